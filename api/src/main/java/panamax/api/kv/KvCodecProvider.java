@@ -1,0 +1,23 @@
+package panamax.api.kv;
+
+/**
+ * A KV codec plugin, found with {@link java.util.ServiceLoader}. Declares its parameters and
+ * planes so the planner can size a cache before anything is allocated.
+ */
+public interface KvCodecProvider {
+    /** Stable id users select with {@code --kv-codec}, e.g. {@code affine}. */
+    String id();
+
+    KvCodecCapabilities capabilities();
+
+    /**
+     * The planes for {@code headDim} under resolved {@code params}.
+     *
+     * @throws panamax.api.error.InvalidParameterException when the head dimension does not suit
+     *         the parameters (e.g. not divisible by the group size), naming both
+     */
+    CodecShape shape(PluginParams params, int headDim);
+
+    /** A codec instance for one layer, owned by the caller. Params are already resolved. */
+    KvCodec create(PluginParams params, CodecContext context);
+}

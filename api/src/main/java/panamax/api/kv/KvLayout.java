@@ -1,0 +1,79 @@
+package panamax.api.kv;
+
+import java.util.List;
+import panamax.api.tensor.AttentionMask;
+import panamax.api.tensor.Tensor;
+
+/**
+ * One attention layer's KV cache for a batch of rows, following mlx-lm's cache contract. It owns
+ * per-row positions (offset and left padding), the codec planes, and the attention mask. Tensor
+ * arguments are borrowed; returned tensors are owned by the caller. Not thread-safe.
+ */
+public interface KvLayout extends AutoCloseable {
+    /** Number of rows in the batch. */
+    int rows();
+
+    /** Per row, the position the next appended token will take (its RoPE position). */
+    int[] offsets();
+
+    /** Per row, the padding columns before its first real token. */
+    int[] leftPadding();
+
+    /**
+     * Appends {@code keys, values [rows, kvHeads, T, headDim]} at each row's end, encoding them
+     * through the codec.
+     */
+    void append(Tensor keys, Tensor values);
+
+    /**
+     * Attention of {@code queries [rows, Hq, T, headDim]} (the last T appended tokens) over the
+     * cache, with the layout's causal / padding / window mask. Returns {@code [rows, Hq, T, headDim]}.
+     */
+    Tensor attend(Tensor queries, double scale);
+
+    /** The mask {@link #attend} uses for a query of {@code queryLength} tokens; explicit tensors are owned by the caller. */
+    AttentionMask mask(int queryLength);
+
+    /** Removes up to {@code n} trailing tokens from every row; returns how many were removed. */
+    int trim(int n);
+
+    /** Whether {@link #trim} can still remove tokens (a rotating layout stops once it wraps). */
+    boolean isTrimmable();
+
+    /**
+     * Prepares a prefill cohort: row r holds {@code lengths[r]} real tokens between
+     * {@code leftPadding[r]} and {@code rightPadding[r]} padding columns.
+     */
+    void preparePrefill(int[] lengths, int[] leftPadding, int[] rightPadding);
+
+    /** Rolls right padding into left padding after a prefill, so every row ends at the last column. */
+    void finalizePrefill();
+
+    /** Keeps only the given rows, in that order, dropping padding that all kept rows share. */
+    void filterRows(int[] keep);
+
+    /** A new layout with this layout's rows followed by the others', left-padded to a common width. */
+    KvLayout merge(List<KvLayout> others);
+
+    /** A new single-row layout holding row {@code r} without padding. */
+    KvLayout extractRow(int r);
+
+    /** Begins a speculative round: appends after this may be rolled back per row. */
+    void beginRound();
+
+    /** Accepts everything appended in the round. */
+    void commitRound();
+
+    /** Keeps {@code keep[r]} of the tokens row r appended in the round and drops the rest. */
+    void rollback(int[] keep);
+
+    /** Bytes stored per token across all rows' heads (keys and values). */
+    long bytesPerToken();
+
+    /** Bytes the layout would hold for {@code tokens} tokens per row, including growth slack. */
+    long projectedBytes(long tokens);
+
+    /** Releases all planes and the codec. */
+    @Override
+    void close();
+}

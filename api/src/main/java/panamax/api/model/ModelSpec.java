@@ -1,0 +1,22 @@
+package panamax.api.model;
+
+import java.util.List;
+import panamax.api.tensor.DType;
+
+/**
+ * A model as the planner sees it, read from its config without loading weights.
+ *
+ * @param name            a display name (folder name or preset)
+ * @param architecture    the HF {@code model_type}, e.g. {@code llama}
+ * @param layers          per attention layer, what it needs from the KV cache
+ * @param activationType  dtype of activations and identity KV
+ * @param weightBytes     bytes of weights as stored
+ * @param vocabSize       vocabulary size
+ * @param maxPositions    the longest context the model was trained for
+ */
+public record ModelSpec(String name, String architecture, List<LayerKvNeed> layers, DType activationType,
+                        long weightBytes, int vocabSize, int maxPositions) {
+    public ModelSpec {
+        layers = List.copyOf(layers);
+    }
+}

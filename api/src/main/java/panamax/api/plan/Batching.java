@@ -1,0 +1,6 @@
+package panamax.api.plan;
+
+/** How requests share the engine: one at a time, or admitted into a running batch. */
+public enum Batching {
+    SERIAL, CONTINUOUS
+}

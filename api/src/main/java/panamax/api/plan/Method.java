@@ -1,0 +1,6 @@
+package panamax.api.plan;
+
+/** How tokens are produced. */
+public enum Method {
+    AUTOREGRESSIVE, SPECULATIVE
+}

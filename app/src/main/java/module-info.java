@@ -1,0 +1,4 @@
+/** The panamax CLI and launcher. */
+module panamax.app {
+    requires panamax.engine;
+}

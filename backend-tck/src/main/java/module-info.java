@@ -1,0 +1,4 @@
+/** The backend conformance suite (TCK). */
+module panamax.backend.tck {
+    requires panamax.api;
+}

@@ -1,0 +1,3 @@
+module panamax.bench {
+    requires panamax.api;
+}

@@ -1,0 +1,4 @@
+/** KV codec plugins: identity, affine (MLX-exact) and TurboQuant. */
+module panamax.kv.codecs {
+    requires panamax.api;
+}
