@@ -1,3 +1,0 @@
-module panamax.bench {
-    requires panamax.api;
-}
