@@ -1,0 +1,213 @@
+package panamax.backend.tck;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import java.util.Arrays;
+import java.util.EnumSet;
+import java.util.Set;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.TestInstance;
+import org.quicktheories.QuickTheory;
+import panamax.api.tensor.Backend;
+import panamax.api.tensor.BackendOptions;
+import panamax.api.tensor.BackendProvider;
+import panamax.api.tensor.DType;
+import panamax.api.tensor.Ops;
+import panamax.api.tensor.Tensor;
+
+/**
+ * The base of every TCK class: creates one backend per test class from {@link #provider()}, closes
+ * it after the class, and after every test checks that {@code memoryStats().activeBytes()} is back
+ * at its value before the test (every tensor closed). A provider that reports itself unavailable
+ * skips the class.
+ *
+ * <p><b>Tolerance rule.</b> A reference value {@code r} is computed in float64 from the exact
+ * (dtype-rounded) inputs, together with a magnitude {@code m ≥ 0}: the size of the terms the op
+ * combines (Σ|terms| for sums and dot products, the input size for elementwise functions, plus a
+ * first-order bound on error that f32 math cannot avoid, such as angle error in RoPE). A result
+ * {@code a} passes when
+ * <ul>
+ *   <li>F32: {@code |a − r| ≤ 1e-5·(|r| + m)};</li>
+ *   <li>BF16 / F16: {@code |a − round(r)| ≤ ulp(r) + 1e-5·(|r| + m)}, where {@code round} rounds to
+ *       the result dtype (nearest even) and {@code ulp} is that dtype's spacing at {@code max(|r|, |a|)}:
+ *       the result of f32 math rounded once to the narrow type;</li>
+ *   <li>integer and BOOL results, data movement (views, copies, gathers) and affine packed words,
+ *       scales and biases: exactly equal.</li>
+ * </ul>
+ *
+ * <p>QuickTheories runs with a fixed seed (system property {@code panamax.tck.seed}, default
+ * {@value #DEFAULT_SEED}) so runs are reproducible; {@code -Dpanamax.tck.seed=random} draws a new one.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+public abstract class BackendTck {
+    /** The relative tolerance of f32 math. */
+    public static final double RTOL = 1e-5;
+    static final long DEFAULT_SEED = 20_261_129L;
+
+    private Backend backend;
+    private long baselineBytes;
+
+    /** The provider of the backend under test; called once per test class. */
+    protected abstract BackendProvider provider();
+
+    /** Options the backend is created with; defaults to {@link BackendOptions#defaults()}. */
+    protected BackendOptions options() {
+        return BackendOptions.defaults();
+    }
+
+    @BeforeAll
+    final void createBackend() {
+        BackendProvider provider = provider();
+        Assumptions.assumeTrue(provider.unavailableReason().isEmpty(),
+                () -> "backend " + provider.id() + " unavailable: " + provider.unavailableReason().orElse(""));
+        backend = provider.create(options());
+    }
+
+    @AfterAll
+    final void closeBackend() {
+        if (backend != null) backend.close();
+    }
+
+    @BeforeEach
+    final void recordBaselineBytes() {
+        baselineBytes = backend.memoryStats().activeBytes();
+    }
+
+    @AfterEach
+    final void everyTensorWasClosed() {
+        assertEquals(baselineBytes, backend.memoryStats().activeBytes(),
+                "active bytes after the test differ from before it: a tensor was leaked (or freed twice)");
+    }
+
+    protected final Backend backend() {
+        return backend;
+    }
+
+    protected final Ops ops() {
+        return backend.ops();
+    }
+
+    /** A QuickTheories runner with the suite's seed and {@code examples} cases. */
+    protected static QuickTheory qt(int examples) {
+        String seed = System.getProperty("panamax.tck.seed", Long.toString(DEFAULT_SEED));
+        QuickTheory qt = QuickTheory.qt().withExamples(examples).withShrinkCycles(200);
+        return seed.equals("random") ? qt : qt.withFixedSeed(Long.parseLong(seed));
+    }
+
+    /** The floating dtypes the backend stores, among {@code candidates}. */
+    protected final Set<DType> supported(DType... candidates) {
+        Set<DType> out = EnumSet.noneOf(DType.class);
+        for (DType d : candidates) if (backend.capabilities().storageTypes().contains(d)) out.add(d);
+        return out;
+    }
+
+    /** A new contiguous tensor holding {@code values} in {@code dtype}. Owned by the caller. */
+    protected final Tensor input(Ref values, DType dtype) {
+        return dtype.isFloating()
+                ? backend.fromFloats(values.toFloats(), values.shape(), dtype)
+                : backend.fromInts(values.toInts(), values.shape(), dtype);
+    }
+
+    /**
+     * A new tensor holding {@code values} in {@code dtype}, laid out as {@code layout} (a view when
+     * not contiguous; the storage it views is already released by the TCK). Owned by the caller.
+     */
+    protected final Tensor input(Ref values, DType dtype, InputLayout layout) {
+        int rank = values.rank();
+        if (layout == InputLayout.TRANSPOSED && rank >= 2) {
+            int[] reverse = new int[rank];
+            for (int i = 0; i < rank; i++) reverse[i] = rank - 1 - i;
+            try (Tensor stored = input(values.transpose(reverse), dtype)) {
+                return ops().transpose(stored, reverse);
+            }
+        }
+        if (layout != InputLayout.CONTIGUOUS && rank >= 1) {
+            int[] paddedDims = values.dims().clone();
+            paddedDims[rank - 1] += 3;
+            Ref padded = Ref.zeros(paddedDims).map(z -> dtype.isFloating() ? -77.0 : 7.0);
+            for (int f = 0; f < values.size(); f++) {
+                int[] idx = Ref.unravel(f, values.dims());
+                idx[rank - 1] += 1;
+                padded.values()[Ref.ravel(idx, paddedDims)] = values.values()[f];
+            }
+            try (Tensor stored = input(padded, dtype)) {
+                return ops().slice(stored, -1, 1, 1 + values.dim(-1));
+            }
+        }
+        return input(values, dtype);
+    }
+
+    /** The tensor's values read back through {@code toFloats}, with its dims. */
+    protected final Ref read(Tensor t) {
+        backend.eval(t);
+        float[] f = backend.toFloats(t);
+        double[] d = new double[f.length];
+        for (int i = 0; i < f.length; i++) d[i] = f[i];
+        return new Ref(t.shape().dims(), d);
+    }
+
+    /** Asserts the tensor's dtype and shape. */
+    protected static void assertShape(String what, Tensor actual, DType dtype, int[] dims) {
+        assertEquals(dtype, actual.dtype(), what + ": dtype");
+        assertArrayEquals(dims, actual.shape().dims(), () -> what + ": expected shape " + Arrays.toString(dims)
+                + ", found " + actual.shape());
+    }
+
+    /** Asserts dtype, shape and values within the class tolerance rule; {@code magnitude} may be null (all 0). */
+    protected final void assertClose(String what, Tensor actual, DType dtype, Ref expected, double[] magnitude) {
+        assertShape(what, actual, dtype, expected.dims());
+        Ref got = read(actual);
+        StringBuilder failures = new StringBuilder();
+        int bad = 0;
+        for (int i = 0; i < expected.size(); i++) {
+            double r = expected.values()[i];
+            double a = got.values()[i];
+            double m = magnitude == null ? 0 : magnitude[i];
+            double target = Numerics.round(r, dtype);
+            double tol = RTOL * (Math.abs(r) + m);
+            if (dtype != DType.F32) tol += Numerics.ulp(Math.max(Math.abs(r), Math.abs(a)), dtype);
+            boolean ok = Double.isNaN(r) ? Double.isNaN(a)
+                    : Double.isInfinite(target) ? a == target : Math.abs(a - target) <= tol;
+            if (!ok && bad++ < 5) {
+                failures.append("\n  at ").append(Arrays.toString(Ref.unravel(i, expected.dims())))
+                        .append(": expected ").append(r).append(" (±").append((float) tol).append("), found ").append(a);
+            }
+        }
+        if (bad > 0) {
+            fail(what + ": " + bad + " of " + expected.size() + " elements of " + dtype + " " + expected.shape()
+                    + " outside tolerance" + failures);
+        }
+    }
+
+    /** Asserts dtype, shape and values exactly equal to {@code expected} rounded to {@code dtype}. */
+    protected final void assertExact(String what, Tensor actual, DType dtype, Ref expected) {
+        assertShape(what, actual, dtype, expected.dims());
+        if (dtype.isFloating()) {
+            Ref got = read(actual);
+            for (int i = 0; i < expected.size(); i++) {
+                double want = Numerics.round(expected.values()[i], dtype);
+                double found = got.values()[i];
+                if (!(want == found || Double.isNaN(want) && Double.isNaN(found))) {
+                    fail(what + ": at " + Arrays.toString(Ref.unravel(i, expected.dims())) + " of " + expected.shape()
+                            + " expected " + want + ", found " + found);
+                }
+            }
+        } else {
+            backend.eval(actual);
+            int[] got = backend.toInts(actual);
+            int[] want = expected.toInts();
+            for (int i = 0; i < want.length; i++) {
+                if (want[i] != got[i]) {
+                    fail(what + ": at " + Arrays.toString(Ref.unravel(i, expected.dims())) + " of " + expected.shape()
+                            + " expected " + want[i] + ", found " + got[i]);
+                }
+            }
+        }
+    }
+}
