@@ -1,4 +1,23 @@
-/** The engine: plugin registry, execution planner, generation loop. */
+/**
+ * The engine: finds plugins (boot layer and a plugins folder), wires them with Guice and resolves
+ * execution plans from their declared capabilities.
+ */
 module panamax.engine {
     requires transitive panamax.api;
+    requires com.google.guice;
+    requires jakarta.inject;
+    requires com.fasterxml.jackson.databind;
+
+    exports panamax.engine.plugins;
+    exports panamax.engine.plan;
+    exports panamax.engine.wiring;
+
+    // Guice reflects on the injected constructors of these packages.
+    opens panamax.engine.plan;
+    opens panamax.engine.wiring;
+
+    uses panamax.api.tensor.BackendProvider;
+    uses panamax.api.kv.KvCodecProvider;
+    uses panamax.api.kv.KvLayoutProvider;
+    uses panamax.api.model.ModelPlugin;
 }
