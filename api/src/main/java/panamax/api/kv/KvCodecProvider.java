@@ -18,6 +18,18 @@ public interface KvCodecProvider {
      */
     CodecShape shape(PluginParams params, int headDim);
 
+    /**
+     * The planes for {@code headDim} when keys and values arrive in {@code activationType}. Codecs
+     * whose planes follow the activation dtype (e.g. affine scales and biases) override this; the
+     * default is {@link #shape(PluginParams, int)}.
+     *
+     * @throws panamax.api.error.InvalidParameterException as {@link #shape(PluginParams, int)}
+     * @since 0.1
+     */
+    default CodecShape shape(PluginParams params, int headDim, panamax.api.tensor.DType activationType) {
+        return shape(params, headDim);
+    }
+
     /** A codec instance for one layer, owned by the caller. Params are already resolved. */
     KvCodec create(PluginParams params, CodecContext context);
 }
