@@ -20,6 +20,7 @@ import panamax.api.plan.LayerPlan;
 import panamax.api.plan.Refusal;
 import panamax.api.plan.ResolvedExecution;
 import panamax.api.tensor.BackendProvider;
+import panamax.api.tensor.DType;
 import panamax.engine.plugins.PluginKind;
 import panamax.engine.plugins.PluginRegistry;
 
@@ -68,10 +69,11 @@ public final class ExecutionPlanner {
         SequencedSet<Refusal> refusals = new LinkedHashSet<>();
         String backendId = chooseBackend(requirements, refusals);
         String codecId = requirements.kv().codec();
-        CodecChoice codec = codec(codecId, requirements.kv().codecParams(), refusals);
+        DType activations = requirements.model().activationType();
+        CodecChoice codec = codec(codecId, requirements.kv().codecParams(), activations, refusals);
         CodecChoice identity = null;
         if (requirements.kv().quantizedStart().isPresent()) {
-            identity = codec("identity", Map.of(), refusals); // rows start in full precision
+            identity = codec("identity", Map.of(), activations, refusals); // rows start in full precision
         }
         LayerPlanner layerPlanner = new LayerPlanner(layouts, requirements.kv(), codec, identity, refusals);
         List<LayerChoice> choices = new ArrayList<>();
@@ -124,16 +126,20 @@ public final class ExecutionPlanner {
             BACKEND_PREFERENCE.stream().filter(backends::containsKey).forEach(order::add);
             sorted(backends.keySet()).stream().filter(id -> !order.contains(id)).forEach(order::add);
         }
+        // Every candidate is checked, so the plan lists each unavailable backend, not only those before the choice.
+        String chosen = null;
         for (String id : order) {
             Optional<String> unavailable = unavailableReason(backends.get(id));
+            DType dtype = requirements.model().activationType();
             if (unavailable.isPresent()) {
                 refusals.add(new Refusal("backend " + id, unavailable.get()));
-                continue;
+            } else if (!backends.get(id).capabilities().storageTypes().contains(dtype)) {
+                refusals.add(new Refusal("backend " + id, "does not declare storage type " + dtype + ", which the model's activations use"));
+            } else if (chosen == null) {
+                chosen = id;
             }
-            var dtype = requirements.model().activationType();
-            if (backends.get(id).capabilities().storageTypes().contains(dtype)) return id;
-            refusals.add(new Refusal("backend " + id, "does not declare storage type " + dtype + ", which the model's activations use"));
         }
+        if (chosen != null) return chosen;
         throw new UnsupportedCombinationException(order.isEmpty() ? "no backend plugin is installed" : "no backend is available",
                 refusals.stream().map(r -> r.option() + ": " + r.reason()).toList());
     }
@@ -146,7 +152,11 @@ public final class ExecutionPlanner {
         }
     }
 
-    private CodecChoice codec(String id, Map<String, String> params, SequencedSet<Refusal> refusals) {
+    /**
+     * The codec {@code id} with resolved params. A codec that declares a {@code dtype} parameter
+     * (identity) stores the model's activation dtype unless the user chose one.
+     */
+    private CodecChoice codec(String id, Map<String, String> params, DType activations, SequencedSet<Refusal> refusals) {
         KvCodecProvider provider = codecs.get(id);
         if (provider == null) {
             refusals.add(new Refusal("codec " + id, "not installed: no codec plugin with id '" + id + "' was found"
@@ -154,7 +164,12 @@ public final class ExecutionPlanner {
             throw new UnsupportedCombinationException("cannot store the KV cache with codec '" + id + "'",
                     refusals.stream().map(r -> r.option() + ": " + r.reason()).toList());
         }
-        PluginParams resolved = PluginParams.of(params).resolve(id, provider.capabilities().params());
+        Map<String, String> wanted = new java.util.HashMap<>(params);
+        String dtype = activations.name().toLowerCase(java.util.Locale.ROOT);
+        provider.capabilities().params().stream()
+                .filter(spec -> spec.name().equals("dtype") && (spec.allowed().isEmpty() || spec.allowed().contains(dtype)))
+                .findFirst().ifPresent(spec -> wanted.putIfAbsent("dtype", dtype));
+        PluginParams resolved = PluginParams.of(wanted).resolve(id, provider.capabilities().params());
         return new CodecChoice(id, provider, resolved);
     }
 
