@@ -1,0 +1,43 @@
+package panamax.example.fp8;
+
+import java.util.List;
+import panamax.api.kv.CodecContext;
+import panamax.api.kv.CodecShape;
+import panamax.api.kv.KvCodec;
+import panamax.api.kv.KvCodecCapabilities;
+import panamax.api.kv.KvCodecProvider;
+import panamax.api.kv.PlaneSpec;
+import panamax.api.kv.PluginParams;
+import panamax.api.tensor.DType;
+
+/**
+ * The {@code fp8} codec plugin: keys and values as FP8 E4M3 codes with one f32 scale per token and
+ * head ({@code amax / 448}). It takes no parameters. Stateless and thread-safe.
+ */
+public final class Fp8CodecProvider implements KvCodecProvider {
+    /** The id users pass to {@code --kv-codec}. */
+    public static final String ID = "fp8";
+
+    @Override
+    public String id() {
+        return ID;
+    }
+
+    @Override
+    public KvCodecCapabilities capabilities() {
+        return new KvCodecCapabilities("FP8 E4M3 with one f32 scale per token and head (an example third-party plugin)",
+                List.of(), false, false);
+    }
+
+    /** Planes of one key or value: {@code codes} U8 {@code [headDim]} and {@code scale} F32 {@code [1]}. */
+    @Override
+    public CodecShape shape(PluginParams params, int headDim) {
+        List<PlaneSpec> planes = List.of(new PlaneSpec("codes", headDim, DType.U8), new PlaneSpec("scale", 1, DType.F32));
+        return new CodecShape(headDim, planes, planes);
+    }
+
+    @Override
+    public KvCodec create(PluginParams params, CodecContext context) {
+        return new Fp8Codec(shape(params, context.headDim()), context.activationType());
+    }
+}
