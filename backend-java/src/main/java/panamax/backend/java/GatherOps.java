@@ -1,0 +1,171 @@
+package panamax.backend.java;
+
+import java.lang.foreign.MemorySegment;
+import java.util.Arrays;
+import panamax.api.tensor.DType;
+
+/** Index-driven data movement: take, take/put along an axis, slice update. Results are new tensors. */
+final class GatherOps {
+    private final JavaBackend backend;
+    private final ViewOps views;
+
+    GatherOps(JavaBackend backend, ViewOps views) {
+        this.backend = backend;
+        this.views = views;
+    }
+
+    /** The indices as longs in row-major order; they must be an integer dtype. */
+    static long[] indices(JavaTensor idx, String op) {
+        if (idx.dtype.isFloating()) throw new IllegalArgumentException(op + ": indices must be an integer dtype, found " + idx.dtype);
+        int[] v = idx.backend.toInts(idx);
+        long[] out = new long[v.length];
+        boolean unsigned = idx.dtype == DType.U32;
+        for (int i = 0; i < v.length; i++) out[i] = unsigned ? v[i] & 0xffffffffL : v[i];
+        return out;
+    }
+
+    private static void checkIndex(long i, int dim, String op, JavaTensor x, int axis) {
+        if (i < 0 || i >= dim) {
+            throw new IndexOutOfBoundsException(op + ": index " + i + " out of range [0, " + dim + ") on axis " + axis + " of " + x.shape);
+        }
+    }
+
+    JavaTensor take(JavaTensor x, JavaTensor idx, int axis) {
+        int a = x.shape.normalizeAxis(axis);
+        long[] ix = indices(idx, "take");
+        for (long i : ix) checkIndex(i, x.dims[a], "take", x, axis);
+        int[] dims = new int[x.rank() - 1 + idx.rank()];
+        System.arraycopy(x.dims, 0, dims, 0, a);
+        System.arraycopy(idx.dims, 0, dims, a, idx.rank());
+        System.arraycopy(x.dims, a + 1, dims, a + idx.rank(), x.rank() - a - 1);
+        JavaTensor out = backend.allocate(dims, x.dtype);
+        int[] innerDims = Arrays.copyOfRange(x.dims, a + 1, x.rank());
+        long[] innerStrides = Arrays.copyOfRange(x.strides, a + 1, x.rank());
+        long innerCount = 1;
+        for (int d : innerDims) innerCount *= d;
+        StridedLoop inner = new StridedLoop(innerDims, new long[] {0, 0}, innerStrides, JavaTensor.rowMajorStrides(innerDims));
+        long ss = inner.innerStrides[0];
+        long ds = inner.innerStrides[1];
+        int bytes = x.dtype.byteSize();
+        MemorySegment s = x.segment();
+        MemorySegment d = out.segment();
+        int[] outerDims = Arrays.copyOf(x.dims, a);
+        long outer = 1;
+        for (int v : outerDims) outer *= v;
+        long[] shift = new long[2];
+        for (long o = 0; o < outer; o++) {
+            long xBase = x.offset;
+            long rest = o;
+            for (int i = a - 1; i >= 0; i--) {
+                xBase += (rest % outerDims[i]) * x.strides[i];
+                rest /= outerDims[i];
+            }
+            for (int k = 0; k < ix.length; k++) {
+                shift[0] = xBase + ix[k] * x.strides[a];
+                shift[1] = (o * ix.length + k) * innerCount;
+                inner.runAll(shift, (base, n) -> RowIo.copyRaw(s, base[0], ss, d, base[1], ds, n, bytes));
+            }
+        }
+        return out;
+    }
+
+    JavaTensor takeAlongAxis(JavaTensor x, JavaTensor idx, int axis) {
+        int a = x.shape.normalizeAxis(axis);
+        if (idx.rank() != x.rank()) {
+            throw new IllegalArgumentException("takeAlongAxis: indices rank must equal x rank: " + idx.shape + " vs " + x.shape);
+        }
+        if (idx.dtype.isFloating()) throw new IllegalArgumentException("takeAlongAxis: indices must be an integer dtype, found " + idx.dtype);
+        int[] dims = new int[x.rank()];
+        for (int i = 0; i < dims.length; i++) {
+            if (i == a) dims[i] = idx.dims[i];
+            else if (x.dims[i] == idx.dims[i] || idx.dims[i] == 1) dims[i] = x.dims[i];
+            else if (x.dims[i] == 1) dims[i] = idx.dims[i];
+            else throw new IllegalArgumentException("takeAlongAxis: shapes do not broadcast off axis " + axis + ": " + x.shape + " and " + idx.shape);
+        }
+        JavaTensor out = backend.allocate(dims, x.dtype);
+        long[] xs = new long[dims.length];
+        long[] is = new long[dims.length];
+        for (int i = 0; i < dims.length; i++) {
+            xs[i] = i == a || x.dims[i] == 1 ? 0 : x.strides[i];
+            is[i] = idx.dims[i] == 1 ? 0 : idx.strides[i];
+        }
+        MemorySegment s = x.segment();
+        MemorySegment si = idx.segment();
+        MemorySegment d = out.segment();
+        int bytes = x.dtype.byteSize();
+        long axisStride = x.strides[a];
+        int axisDim = x.dims[a];
+        StridedLoop loop = new StridedLoop(dims, new long[] {x.offset, idx.offset, 0}, xs, is, out.strides);
+        long[] in = loop.innerStrides;
+        try {
+            loop.runAll(new long[3], (base, n) -> {
+            for (int i = 0; i < n; i++) {
+                long j = RowIo.getLong(si, idx.dtype, base[1] + i * in[1]);
+                checkIndex(j, axisDim, "takeAlongAxis", x, axis);
+                RowIo.copyRaw(s, base[0] + i * in[0] + j * axisStride, 1, d, base[2] + i * in[2], 1, 1, bytes);
+            }
+            });
+        } catch (RuntimeException e) {
+            out.close();
+            throw e;
+        }
+        return out;
+    }
+
+    JavaTensor putAlongAxis(JavaTensor x, JavaTensor idx, JavaTensor values, int axis) {
+        int a = x.shape.normalizeAxis(axis);
+        if (idx.rank() != x.rank()) {
+            throw new IllegalArgumentException("putAlongAxis: indices rank must equal x rank: " + idx.shape + " vs " + x.shape);
+        }
+        if (idx.dtype.isFloating()) throw new IllegalArgumentException("putAlongAxis: indices must be an integer dtype, found " + idx.dtype);
+        int[] dims = x.dims.clone();
+        dims[a] = idx.dims[a];
+        long[] is = ViewOps.broadcastStrides(idx, dims, "putAlongAxis (indices)");
+        long[] vs = ViewOps.broadcastStrides(values, dims, "putAlongAxis (values)");
+        long[] os = new long[dims.length];
+        JavaTensor out = views.copy(x);
+        for (int i = 0; i < dims.length; i++) os[i] = i == a ? 0 : out.strides[i];
+        MemorySegment si = idx.segment();
+        MemorySegment sv = values.segment();
+        MemorySegment d = out.segment();
+        long axisStride = out.strides[a];
+        int axisDim = x.dims[a];
+        boolean integer = !x.dtype.isFloating() && !values.dtype.isFloating();
+        StridedLoop loop = new StridedLoop(dims, new long[] {idx.offset, values.offset, 0}, is, vs, os);
+        long[] in = loop.innerStrides;
+        try {
+            loop.runAll(new long[3], (base, n) -> {
+            for (int i = 0; i < n; i++) {
+                long j = RowIo.getLong(si, idx.dtype, base[0] + i * in[0]);
+                checkIndex(j, axisDim, "putAlongAxis", x, axis);
+                long at = base[2] + i * in[2] + j * axisStride;
+                long v = base[1] + i * in[1];
+                if (integer) RowIo.setLong(d, x.dtype, at, DTypes.wrap(RowIo.getLong(sv, values.dtype, v), x.dtype));
+                else RowIo.setFloat(d, x.dtype, at, RowIo.getFloat(sv, values.dtype, v));
+            }
+            });
+        } catch (RuntimeException e) {
+            out.close();
+            throw e;
+        }
+        return out;
+    }
+
+    JavaTensor sliceUpdate(JavaTensor x, JavaTensor update, int... starts) {
+        if (starts.length != x.rank() || update.rank() != x.rank()) {
+            throw new IllegalArgumentException("sliceUpdate: expected rank " + x.rank() + " update and starts, found update "
+                    + update.shape + " and starts " + Arrays.toString(starts));
+        }
+        long offset = 0;
+        for (int i = 0; i < starts.length; i++) {
+            if (starts[i] < 0 || starts[i] + update.dims[i] > x.dims[i]) {
+                throw new IllegalArgumentException("sliceUpdate: update " + update.shape + " at " + Arrays.toString(starts)
+                        + " does not fit in " + x.shape);
+            }
+        }
+        JavaTensor out = views.copy(x);
+        for (int i = 0; i < starts.length; i++) offset += starts[i] * out.strides[i];
+        views.convertInto(update, out, offset, out.strides);
+        return out;
+    }
+}

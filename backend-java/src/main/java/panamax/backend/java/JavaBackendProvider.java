@@ -1,0 +1,47 @@
+package panamax.backend.java;
+
+import java.util.EnumSet;
+import java.util.Optional;
+import java.util.Set;
+import panamax.api.tensor.Backend;
+import panamax.api.tensor.BackendCapabilities;
+import panamax.api.tensor.BackendOptions;
+import panamax.api.tensor.BackendProvider;
+import panamax.api.tensor.DType;
+import panamax.api.error.UnsupportedCombinationException;
+
+/**
+ * Provides the embedded pure-Java backend ({@code java}): always available, CPU only, eager.
+ * Instantiation is free; {@link #create} starts the worker pool, owned by the returned backend.
+ */
+public final class JavaBackendProvider implements BackendProvider {
+    static final String ID = "java";
+
+    private static final BackendCapabilities CAPABILITIES = new BackendCapabilities(
+            EnumSet.allOf(DType.class), Set.of(2, 3, 4, 5, 6, 8), Set.of(32, 64, 128), false, Set.of("cpu"));
+
+    @Override
+    public String id() {
+        return ID;
+    }
+
+    @Override
+    public BackendCapabilities capabilities() {
+        return CAPABILITIES;
+    }
+
+    @Override
+    public Optional<String> unavailableReason() {
+        return Optional.empty();
+    }
+
+    @Override
+    public Backend create(BackendOptions options) {
+        if (options.device().isPresent() && !options.device().get().equals("cpu")) {
+            throw new UnsupportedCombinationException("java backend",
+                    java.util.List.of("device: expected cpu, found " + options.device().get()));
+        }
+        int threads = options.threads() == 0 ? Runtime.getRuntime().availableProcessors() : options.threads();
+        return new JavaBackend(CAPABILITIES, threads);
+    }
+}

@@ -1,0 +1,162 @@
+package panamax.backend.java;
+
+import java.lang.foreign.MemorySegment;
+import panamax.api.tensor.DType;
+import panamax.backend.java.kernel.Gemm;
+import panamax.backend.java.kernel.MatVec;
+import panamax.backend.java.kernel.Parallel;
+
+/**
+ * {@code matmul} with broadcast batch axes. Per batch it picks: a dot-per-row kernel when the
+ * left side has few rows and the right side is a transposed row-major matrix (x·Wᵀ), an axpy
+ * kernel for few rows against a row-major right side, and the blocked GEMM otherwise.
+ */
+final class MatmulOps {
+    /** Left operands with at most this many rows use the matrix-vector kernels. */
+    static final int SMALL_M = 4;
+
+    private final JavaBackend backend;
+
+    MatmulOps(JavaBackend backend) {
+        this.backend = backend;
+    }
+
+    JavaTensor matmul(JavaTensor a, JavaTensor b) {
+        if (a.rank() < 2 || b.rank() < 2) {
+            throw new IllegalArgumentException("matmul: expected operands of rank >= 2, found " + a.shape + " and " + b.shape);
+        }
+        int m = a.dims[a.rank() - 2];
+        int k = a.dims[a.rank() - 1];
+        int n = b.dims[b.rank() - 1];
+        if (b.dims[b.rank() - 2] != k) {
+            throw new IllegalArgumentException("matmul: inner dimensions differ: " + a.shape + " × " + b.shape);
+        }
+        int[] batch = broadcastBatch(a, b);
+        int[] dims = new int[batch.length + 2];
+        System.arraycopy(batch, 0, dims, 0, batch.length);
+        dims[batch.length] = m;
+        dims[batch.length + 1] = n;
+        DType type = DTypes.promote(a.dtype, b.dtype);
+        JavaTensor out = backend.allocate(dims, type);
+        long[] aBatch = batchStrides(a, batch);
+        long[] bBatch = batchStrides(b, batch);
+        int batches = 1;
+        for (int d : batch) batches *= d;
+        long flops = 2L * m * n * k;
+        Parallel par = backend.parallel;
+        int count = batches;
+        if (batches > 1 && flops < 8_000_000) {
+            par.forRange(batches, (int) Math.max(1, 2_000_000 / Math.max(flops, 1)),
+                    (from, to) -> { for (int i = from; i < to; i++) one(a, b, out, i, batch, aBatch, bBatch, m, k, n); });
+        } else {
+            for (int i = 0; i < count; i++) one(a, b, out, i, batch, aBatch, bBatch, m, k, n);
+        }
+        return out;
+    }
+
+    private static int[] broadcastBatch(JavaTensor a, JavaTensor b) {
+        int ra = a.rank() - 2;
+        int rb = b.rank() - 2;
+        int r = Math.max(ra, rb);
+        int[] out = new int[r];
+        for (int i = 0; i < r; i++) {
+            int da = i - (r - ra) >= 0 ? a.dims[i - (r - ra)] : 1;
+            int db = i - (r - rb) >= 0 ? b.dims[i - (r - rb)] : 1;
+            if (da != db && da != 1 && db != 1) {
+                throw new IllegalArgumentException("matmul: batch axes do not broadcast: " + a.shape + " × " + b.shape);
+            }
+            out[i] = da == 1 ? db : da;
+        }
+        return out;
+    }
+
+    /** Strides of x's batch axes aligned to {@code batch} (0 where broadcast). */
+    static long[] batchStrides(JavaTensor x, int[] batch) {
+        int rx = x.rank() - 2;
+        long[] s = new long[batch.length];
+        for (int i = 0; i < batch.length; i++) {
+            int xi = i - (batch.length - rx);
+            if (xi >= 0 && x.dims[xi] != 1) s[i] = x.strides[xi];
+        }
+        return s;
+    }
+
+    static long batchOffset(int index, int[] batch, long[] strides) {
+        long off = 0;
+        int rest = index;
+        for (int i = batch.length - 1; i >= 0; i--) {
+            off += (long) (rest % batch[i]) * strides[i];
+            rest /= batch[i];
+        }
+        return off;
+    }
+
+    private void one(JavaTensor a, JavaTensor b, JavaTensor out, int index, int[] batch, long[] aBatch, long[] bBatch,
+                     int m, int k, int n) {
+        long aOff = a.offset + batchOffset(index, batch, aBatch);
+        long bOff = b.offset + batchOffset(index, batch, bBatch);
+        float[] x = rows(a, aOff, m, k);
+        float[] c = new float[m * n];
+        long sk = b.strides[b.rank() - 2];
+        long sn = b.strides[b.rank() - 1];
+        multiply(x, m, k, n, b.segment(), b.dtype, bOff, sk, sn, c);
+        store(out, (long) index * m * n, c);
+    }
+
+    /**
+     * {@code c[m, n] = x[m, k] · B} with B[kk, j] at element {@code bOff + kk·sk + j·sn} of {@code seg}.
+     */
+    void multiply(float[] x, int m, int k, int n, MemorySegment seg, DType dtype, long bOff, long sk, long sn, float[] c) {
+        Parallel par = backend.parallel;
+        if (m <= SMALL_M && (sk == 1 || k == 1) && dtype.isFloating() && n > 0) {
+            int bytes = dtype.byteSize();
+            long wOff = bOff * bytes;
+            long ld = sn * bytes;
+            int grain = Math.max(1, 32768 / Math.max(k, 1));
+            switch (dtype) {
+                case BF16 -> {
+                    float[] xi = new float[m * k];
+                    for (int r = 0; r < m; r++) MatVec.interleaveForBf16(x, r * k, k, xi, r * k);
+                    par.forEvenSplit(n, grain, (n0, n1) -> MatVec.bf16(seg, wOff, ld, k, xi, m, n0, n1, c, 0, n));
+                }
+                case F32 -> par.forEvenSplit(n, grain, (n0, n1) -> MatVec.f32(seg, wOff, ld, k, x, m, n0, n1, c, 0, n));
+                default -> par.forEvenSplit(n, grain, (n0, n1) -> MatVec.f16(seg, wOff, ld, k, x, m, n0, n1, c, 0, n));
+            }
+            return;
+        }
+        if (m <= SMALL_M && (sn == 1 || n == 1)) {
+            int grain = Math.max(256, 65536 / Math.max(k, 1));
+            par.forRange(n, grain, (n0, n1) -> {
+                int w = n1 - n0;
+                float[] row = new float[w];
+                float[] acc = new float[m * w];
+                for (int kk = 0; kk < k; kk++) {
+                    RowIo.load(seg, dtype, bOff + kk * sk + n0 * sn, sn, w, row);
+                    for (int r = 0; r < m; r++) MatVec.axpy(x[r * k + kk], row, 0, acc, r * w, w);
+                }
+                for (int r = 0; r < m; r++) System.arraycopy(acc, r * w, c, r * n + n0, w);
+            });
+            return;
+        }
+        Gemm.multiply(par, m, n, k, x, k, new TensorPanels(seg, dtype, bOff, sk, sn), c, n);
+    }
+
+    /** The [m, k] matrix at {@code off} of x (last two axes) as row-major f32. */
+    static float[] rows(JavaTensor x, long off, int m, int k) {
+        float[] out = new float[m * k];
+        long sm = x.strides[x.rank() - 2];
+        long sk = x.strides[x.rank() - 1];
+        MemorySegment s = x.segment();
+        float[] row = new float[k];
+        for (int i = 0; i < m; i++) {
+            RowIo.load(s, x.dtype, off + i * sm, sk, k, row);
+            System.arraycopy(row, 0, out, i * k, k);
+        }
+        return out;
+    }
+
+    /** Writes f32 values into contiguous {@code out} at element {@code at}, rounding to its dtype. */
+    static void store(JavaTensor out, long at, float[] values) {
+        RowIo.store(out.segment(), out.dtype, out.offset + at, 1, values.length, values);
+    }
+}

@@ -1,0 +1,146 @@
+package panamax.backend.java;
+
+import java.lang.foreign.MemorySegment;
+import java.util.Arrays;
+import panamax.api.tensor.DType;
+import panamax.backend.java.kernel.AffineCodes;
+import panamax.backend.java.kernel.BPanelSource;
+import panamax.backend.java.kernel.Gemm;
+import panamax.backend.java.kernel.MatVec;
+import panamax.backend.java.kernel.Parallel;
+import panamax.backend.java.kernel.QuantMatVec;
+import panamax.backend.java.kernel.RowScales;
+
+/**
+ * {@code x · W(ᵀ)} against an affine-quantized W, possibly batched ([..., N, K·b/32] with leading
+ * axes broadcasting against x's). Few x rows use the matrix-vector kernels (vectorized for 2/4/8
+ * bits); more rows feed the blocked GEMM with panels dequantized on the fly, never the whole W.
+ */
+final class QuantMatmul {
+    private QuantMatmul() {
+    }
+
+    static JavaTensor run(JavaBackend backend, MatmulOps matmul, JavaTensor x, JavaTensor packed, JavaTensor scales, JavaTensor biases,
+                          int rows, int cols, int groupSize, int bits, long rowBytes, boolean transpose, QuantOps.ScalesAt scalesAt) {
+        int k = transpose ? cols : rows;
+        int n = transpose ? rows : cols;
+        if (x.rank() == 0 || x.dims[x.rank() - 1] != k) {
+            throw new IllegalArgumentException("quantizedMatmul: expected x [..., " + k + "] for a " + (transpose ? "transposed " : "")
+                    + "quantized matrix of " + rows + "×" + cols + ", found " + x.shape);
+        }
+        DType type = DTypes.promote(x.dtype, scales.dtype);
+        int[] wBatch = Arrays.copyOf(packed.dims, packed.rank() - 2);
+        JavaTensor xm;
+        int[] outDims;
+        int[] batch;
+        if (wBatch.length == 0) {
+            long r = x.elementCount() / Math.max(k, 1);
+            xm = new ViewOps(backend).reshape(x, panamax.api.tensor.Shape.of((int) r, k));
+            outDims = x.dims.clone();
+            outDims[outDims.length - 1] = n;
+            batch = new int[0];
+        } else {
+            xm = x.rank() == 1 ? x.view(new int[] {1, k}, new long[] {0, x.strides[0]}, x.offset) : x.view(x.dims, x.strides, x.offset);
+            int rb = Math.max(xm.rank() - 2, wBatch.length);
+            batch = new int[rb];
+            for (int i = 0; i < rb; i++) {
+                int xi = i - (rb - (xm.rank() - 2));
+                int wi = i - (rb - wBatch.length);
+                int dx = xi >= 0 ? xm.dims[xi] : 1;
+                int dw = wi >= 0 ? wBatch[wi] : 1;
+                if (dx != dw && dx != 1 && dw != 1) {
+                    throw new IllegalArgumentException("quantizedMatmul: batch axes of x " + x.shape + " and w " + packed.shape + " do not broadcast");
+                }
+                batch[i] = dx == 1 ? dw : dx;
+            }
+            outDims = Arrays.copyOf(batch, rb + 2);
+            outDims[rb] = xm.dims[xm.rank() - 2];
+            outDims[rb + 1] = n;
+        }
+        try (JavaTensor xv = xm) {
+            int m = xv.dims[xv.rank() - 2];
+            JavaTensor out = backend.allocate(outDims, type);
+            long[] xb = MatmulOps.batchStrides(xv, batch);
+            long[] pb = MatmulOps.batchStrides(packed, batch);
+            long[] sb = MatmulOps.batchStrides(scales, batch);
+            long[] bb = MatmulOps.batchStrides(biases, batch);
+            int matrices = 1;
+            for (int d : batch) matrices *= d;
+            MemorySegment ps = packed.segment();
+            Parallel.Range body = (from, to) -> {
+                for (int i = from; i < to; i++) {
+                    float[] xr = MatmulOps.rows(xv, xv.offset + MatmulOps.batchOffset(i, batch, xb), m, k);
+                    RowScales params = scalesAt.at(scales.offset + MatmulOps.batchOffset(i, batch, sb),
+                            biases.offset + MatmulOps.batchOffset(i, batch, bb));
+                    long base = (packed.offset + MatmulOps.batchOffset(i, batch, pb)) * 4;
+                    float[] c = new float[m * n];
+                    multiply(backend.parallel, ps, base, rowBytes, bits, groupSize, params, xr, m, k, n, transpose, c);
+                    MatmulOps.store(out, (long) i * m * n, c);
+                }
+            };
+            long flops = 2L * m * n * k;
+            if (matrices > 1 && flops < 8_000_000) backend.parallel.forRange(matrices, (int) Math.max(1, 2_000_000 / Math.max(flops, 1)), body);
+            else body.run(0, matrices);
+            return out;
+        }
+    }
+
+    private static void multiply(Parallel par, MemorySegment ps, long base, long rowBytes, int bits, int gs, RowScales params,
+                                 float[] x, int m, int k, int n, boolean transpose, float[] c) {
+        int groupsPerRow = (transpose ? k : n) / gs;
+        if (transpose && m <= MatmulOps.SMALL_M) {
+            int grain = Math.max(1, 65536 / Math.max(k, 1));
+            if (QuantMatVec.supports(bits, k, gs)) {
+                float[] xa = new float[m * k];
+                float[] sums = new float[m * (k / gs)];
+                for (int r = 0; r < m; r++) {
+                    QuantMatVec.arrange(x, r * k, k, bits, xa, r * k);
+                    QuantMatVec.groupSums(x, r * k, k, gs, sums, r * (k / gs));
+                }
+                par.forEvenSplit(n, grain, (n0, n1) -> QuantMatVec.vector(ps, base, rowBytes, bits, gs, k, params, xa, sums, m, n0, n1, c, n));
+            } else {
+                par.forEvenSplit(n, grain, (n0, n1) -> QuantMatVec.generic(ps, base, rowBytes, bits, gs, k, params, x, m, n0, n1, c, n));
+            }
+            return;
+        }
+        if (!transpose && m <= MatmulOps.SMALL_M) {
+            par.forRange(n, Math.max(gs, 65536 / Math.max(k, 1)), (n0, n1) -> {
+                int w = n1 - n0;
+                float[] s = new float[groupsPerRow];
+                float[] b = new float[groupsPerRow];
+                int[] codes = new int[w];
+                float[] row = new float[w];
+                float[] acc = new float[m * w];
+                for (int kk = 0; kk < k; kk++) {
+                    params.load(kk, s, b);
+                    AffineCodes.dequantize(ps, base + kk * rowBytes, bits, gs, s, b, n0, n1, codes, row, 0);
+                    for (int r = 0; r < m; r++) MatVec.axpy(x[r * k + kk], row, 0, acc, r * w, w);
+                }
+                for (int r = 0; r < m; r++) System.arraycopy(acc, r * w, c, r * n + n0, w);
+            });
+            return;
+        }
+        BPanelSource panels = (k0, kc, n0, nr, dst, off, width) -> {
+            float[] s = new float[groupsPerRow];
+            float[] b = new float[groupsPerRow];
+            if (transpose) {
+                int[] codes = new int[kc];
+                float[] row = new float[kc];
+                for (int j = 0; j < nr; j++) {
+                    params.load(n0 + j, s, b);
+                    AffineCodes.dequantize(ps, base + (n0 + j) * rowBytes, bits, gs, s, b, k0, k0 + kc, codes, row, 0);
+                    for (int kk = 0; kk < kc; kk++) dst[off + kk * width + j] = row[kk];
+                }
+                for (int kk = 0; kk < kc; kk++) Arrays.fill(dst, off + kk * width + nr, off + kk * width + width, 0f);
+            } else {
+                int[] codes = new int[nr];
+                for (int kk = 0; kk < kc; kk++) {
+                    params.load(k0 + kk, s, b);
+                    AffineCodes.dequantize(ps, base + (k0 + kk) * rowBytes, bits, gs, s, b, n0, n0 + nr, codes, dst, off + kk * width);
+                    Arrays.fill(dst, off + kk * width + nr, off + kk * width + width, 0f);
+                }
+            }
+        };
+        Gemm.multiply(par, m, n, k, x, k, panels, c, n);
+    }
+}

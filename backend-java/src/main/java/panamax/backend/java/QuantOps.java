@@ -1,0 +1,185 @@
+package panamax.backend.java;
+
+import java.lang.foreign.MemorySegment;
+import java.util.Arrays;
+import java.util.Set;
+import panamax.api.error.InvalidParameterException;
+import panamax.api.tensor.DType;
+import panamax.api.tensor.QuantizedMatrix;
+import panamax.backend.java.kernel.AffineCodes;
+import panamax.backend.java.kernel.RowScales;
+
+/** MLX affine {@code quantize}, {@code dequantize} and {@code quantizedMatmul} (CPU rules, bit-exact). */
+final class QuantOps {
+    private static final Set<Integer> BITS = Set.of(2, 3, 4, 5, 6, 8);
+    private static final Set<Integer> GROUPS = Set.of(32, 64, 128);
+
+    private final JavaBackend backend;
+    private final ViewOps views;
+    private final MatmulOps matmul;
+
+    QuantOps(JavaBackend backend, ViewOps views, MatmulOps matmul) {
+        this.backend = backend;
+        this.views = views;
+        this.matmul = matmul;
+    }
+
+    private static void checkFormat(int groupSize, int bits) {
+        if (!BITS.contains(bits)) throw new InvalidParameterException("bits", bits, "2, 3, 4, 5, 6, 8");
+        if (!GROUPS.contains(groupSize)) throw new InvalidParameterException("groupSize", groupSize, "32, 64, 128");
+    }
+
+    QuantizedMatrix quantize(JavaTensor w, int groupSize, int bits) {
+        checkFormat(groupSize, bits);
+        if (w.rank() < 2) throw new IllegalArgumentException("quantize: expected w [..., rows, cols], found " + w.shape);
+        if (!w.dtype.isFloating()) throw new IllegalArgumentException("quantize: expected a floating w, found " + w.dtype);
+        int cols = w.dims[w.rank() - 1];
+        if (cols % groupSize != 0) {
+            throw new InvalidParameterException("groupSize", groupSize, "a divisor of the last axis " + cols + " of " + w.shape);
+        }
+        int rows = (int) (w.elementCount() / Math.max(cols, 1));
+        int words = cols * bits / 32;
+        int groups = cols / groupSize;
+        int[] pd = w.dims.clone();
+        pd[pd.length - 1] = words;
+        int[] sd = w.dims.clone();
+        sd[sd.length - 1] = groups;
+        JavaTensor packed = backend.allocate(pd, DType.U32);
+        JavaTensor scales = backend.allocate(sd, w.dtype);
+        JavaTensor biases = backend.allocate(sd, w.dtype);
+        float[] all = backend.toFloats(w);
+        MemorySegment ps = packed.segment();
+        MemorySegment ss = scales.segment();
+        MemorySegment bs = biases.segment();
+        backend.parallel.forRange(rows, Math.max(1, 65536 / Math.max(cols, 1)), (r0, r1) -> {
+            int[] codes = new int[cols];
+            float[] row = new float[cols];
+            float[] s = new float[groups];
+            float[] b = new float[groups];
+            for (int r = r0; r < r1; r++) {
+                System.arraycopy(all, r * cols, row, 0, cols);
+                AffineCodes.quantizeRow(row, cols, groupSize, bits, codes, s, b);
+                AffineCodes.packRow(codes, cols, bits, ps, (long) r * words);
+                RowIo.store(ss, w.dtype, (long) r * groups, 1, groups, s);
+                RowIo.store(bs, w.dtype, (long) r * groups, 1, groups, b);
+            }
+        });
+        return new QuantizedMatrix(packed, scales, biases, groupSize, bits);
+    }
+
+    /** Validated geometry of a quantized matrix's three tensors (contiguous copies where needed). */
+    private record Parts(JavaTensor packed, JavaTensor scales, JavaTensor biases, int rows, int cols, int groupSize, int bits) {
+        long rowBytes() {
+            return packed.strides[packed.rank() - 2] * 4;
+        }
+    }
+
+    private Parts parts(QuantizedMatrix w) {
+        JavaTensor p = backend.check(w.packed(), "w.packed");
+        JavaTensor s = backend.check(w.scales(), "w.scales");
+        JavaTensor b = backend.check(w.biases(), "w.biases");
+        checkFormat(w.groupSize(), w.bits());
+        if (p.rank() < 2 || s.rank() != p.rank()) {
+            throw new IllegalArgumentException("quantized matrix: expected packed [..., rows, words] and scales of equal rank, found "
+                    + p.shape + " and " + s.shape);
+        }
+        int cols = s.dims[s.rank() - 1] * w.groupSize();
+        if ((long) cols * w.bits() / 32 != p.dims[p.rank() - 1]) {
+            throw new IllegalArgumentException("quantized matrix: packed " + p.shape + " does not hold " + cols + " " + w.bits()
+                    + "-bit codes per row (scales " + s.shape + ", group " + w.groupSize() + ")");
+        }
+        if (!s.dtype.isFloating() || b.dtype != s.dtype) {
+            throw new IllegalArgumentException("quantized matrix: expected floating scales and biases of one dtype, found "
+                    + s.dtype + " and " + b.dtype);
+        }
+        return new Parts(p, s, b, p.dims[p.rank() - 2], cols, w.groupSize(), w.bits());
+    }
+
+    /** Scales and biases of matrix {@code batchIndex} (batch offsets given) as f32 rows. */
+    private static RowScales rowScales(Parts q, long sOff, long bOff) {
+        JavaTensor s = q.scales;
+        JavaTensor b = q.biases;
+        long rs = s.strides[s.rank() - 2];
+        long cs = s.strides[s.rank() - 1];
+        long rb = b.strides[b.rank() - 2];
+        long cb = b.strides[b.rank() - 1];
+        int groups = q.cols / q.groupSize;
+        MemorySegment ss = s.segment();
+        MemorySegment bs = b.segment();
+        return (row, scales, biases) -> {
+            RowIo.load(ss, s.dtype, sOff + row * rs, cs, groups, scales);
+            RowIo.load(bs, b.dtype, bOff + row * rb, cb, groups, biases);
+        };
+    }
+
+    JavaTensor dequantize(QuantizedMatrix w) {
+        Parts q = contiguousWords(parts(w));
+        try {
+            int[] dims = q.packed.dims.clone();
+            dims[dims.length - 1] = q.cols;
+            DType t = q.scales.dtype;
+            JavaTensor out = backend.allocate(dims, t);
+            int matrices = (int) (q.packed.elementCount() / Math.max(1, (long) q.rows * q.packed.dims[dims.length - 1]));
+            int[] batch = Arrays.copyOf(dims, dims.length - 2);
+            long[] pb = MatmulOps.batchStrides(q.packed, batch);
+            long[] sb = MatmulOps.batchStrides(q.scales, batch);
+            long[] bb = MatmulOps.batchStrides(q.biases, batch);
+            MemorySegment ps = q.packed.segment();
+            MemorySegment os = out.segment();
+            int rows = q.rows;
+            int cols = q.cols;
+            int total = matrices * rows;
+            backend.parallel.forRange(total, Math.max(1, 65536 / Math.max(cols, 1)), (from, to) -> {
+                int[] codes = new int[cols];
+                float[] values = new float[cols];
+                float[] s = new float[cols / q.groupSize];
+                float[] b = new float[cols / q.groupSize];
+                for (int i = from; i < to; i++) {
+                    int mtx = i / Math.max(rows, 1);
+                    int r = i % Math.max(rows, 1);
+                    RowScales params = rowScales(q, q.scales.offset + MatmulOps.batchOffset(mtx, batch, sb),
+                            q.biases.offset + MatmulOps.batchOffset(mtx, batch, bb));
+                    params.load(r, s, b);
+                    long rowBytes = (q.packed.offset + MatmulOps.batchOffset(mtx, batch, pb)) * 4 + r * q.rowBytes();
+                    AffineCodes.unpack(ps, rowBytes, q.bits, 0, cols, codes);
+                    for (int c = 0; c < cols; c++) {
+                        int g = c / q.groupSize;
+                        float prod = DTypes.round(codes[c] * s[g], t);
+                        values[c] = DTypes.round(prod + b[g], t);
+                    }
+                    RowIo.store(os, t, (long) i * cols, 1, cols, values);
+                }
+            });
+            return out;
+        } finally {
+            releaseCopies(q, w);
+        }
+    }
+
+    /** Packed words must be unit-stride along a row; copies the tensor otherwise. */
+    private Parts contiguousWords(Parts q) {
+        JavaTensor p = q.packed;
+        if (p.strides[p.rank() - 1] == 1 || p.dims[p.rank() - 1] == 1) return q;
+        return new Parts(views.copy(p), q.scales, q.biases, q.rows, q.cols, q.groupSize, q.bits);
+    }
+
+    private static void releaseCopies(Parts q, QuantizedMatrix w) {
+        if (q.packed != w.packed()) q.packed.close();
+    }
+
+    JavaTensor quantizedMatmul(JavaTensor x, QuantizedMatrix w, boolean transpose) {
+        Parts q = contiguousWords(parts(w));
+        try {
+            return QuantMatmul.run(backend, matmul, x, q.packed, q.scales, q.biases, q.rows, q.cols, q.groupSize, q.bits,
+                    q.rowBytes(), transpose, (sOff, bOff) -> rowScales(q, sOff, bOff));
+        } finally {
+            releaseCopies(q, w);
+        }
+    }
+
+    /** Makes the {@link RowScales} of one matrix from its scales' and biases' element offsets. */
+    @FunctionalInterface
+    interface ScalesAt {
+        RowScales at(long scalesOffset, long biasesOffset);
+    }
+}

@@ -1,0 +1,90 @@
+package panamax.backend.java.kernel;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
+
+/**
+ * MLX affine codes: each row is a little-endian uint32 bit stream, element {@code i} in bits
+ * {@code [i·bits, (i+1)·bits)} (3, 5 and 6-bit codes straddle words). Quantization follows MLX's
+ * CPU path exactly (f32 math, {@code rint} = round half to even). Stateless.
+ */
+public final class AffineCodes {
+    private static final ValueLayout.OfInt U32 = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+
+    private AffineCodes() {
+    }
+
+    /**
+     * Quantizes one row of {@code cols} values into {@code codes} (as ints) and the groups'
+     * scales and biases in f32 (before rounding to the storage dtype).
+     */
+    public static void quantizeRow(float[] w, int cols, int groupSize, int bits, int[] codes, float[] scales, float[] biases) {
+        float nBins = (1 << bits) - 1;
+        for (int g = 0, start = 0; start < cols; g++, start += groupSize) {
+            float wMin = Float.POSITIVE_INFINITY;
+            float wMax = Float.NEGATIVE_INFINITY;
+            for (int i = start; i < start + groupSize; i++) {
+                wMax = Math.max(wMax, w[i]);
+                wMin = Math.min(wMin, w[i]);
+            }
+            boolean minIsEdge = Math.abs(wMin) > Math.abs(wMax);
+            float scale = Math.max((wMax - wMin) / nBins, 1e-7f);
+            scale = minIsEdge ? scale : -scale;
+            float edge = minIsEdge ? wMin : wMax;
+            float q0 = (float) Math.rint(edge / scale);
+            float bias = 0;
+            if (q0 != 0) {
+                scale = edge / q0;
+                bias = edge;
+            }
+            for (int i = start; i < start + groupSize; i++) {
+                float q = (float) Math.rint((w[i] - bias) / scale);
+                codes[i] = (int) Math.min(Math.max(q, 0f), nBins);
+            }
+            scales[g] = scale;
+            biases[g] = bias;
+        }
+    }
+
+    /** Packs {@code codes[0, cols)} into {@code cols·bits/32} words at element {@code wordBase} of {@code dst}. */
+    public static void packRow(int[] codes, int cols, int bits, MemorySegment dst, long wordBase) {
+        int words = cols * bits / 32;
+        int[] out = new int[words];
+        for (int i = 0; i < cols; i++) {
+            long bit = (long) i * bits;
+            int word = (int) (bit >>> 5);
+            int shift = (int) (bit & 31);
+            out[word] |= codes[i] << shift;
+            if (shift + bits > 32) out[word + 1] |= codes[i] >>> (32 - shift);
+        }
+        for (int i = 0; i < words; i++) dst.setAtIndex(U32, wordBase + i, out[i]);
+    }
+
+    /** Reads codes {@code [from, to)} of the row whose first word is at byte {@code rowBytes}. */
+    public static void unpack(MemorySegment packed, long rowBytes, int bits, int from, int to, int[] dst) {
+        int mask = (1 << bits) - 1;
+        for (int i = from; i < to; i++) {
+            long bit = (long) i * bits;
+            long word = rowBytes + ((bit >>> 5) << 2);
+            int shift = (int) (bit & 31);
+            int v = packed.get(U32, word) >>> shift;
+            if (shift + bits > 32) v |= packed.get(U32, word + 4) << (32 - shift);
+            dst[i - from] = v & mask;
+        }
+    }
+
+    /**
+     * Dequantized f32 values {@code q·scale + bias} (two f32 roundings, no fused multiply-add, as
+     * MLX) of codes {@code [from, to)} of one row; {@code from} is group-aligned or not, any range.
+     */
+    public static void dequantize(MemorySegment packed, long rowBytes, int bits, int groupSize, float[] scales, float[] biases,
+                                  int from, int to, int[] scratch, float[] dst, int dstOff) {
+        unpack(packed, rowBytes, bits, from, to, scratch);
+        for (int i = from; i < to; i++) {
+            int g = i / groupSize;
+            float prod = scratch[i - from] * scales[g];
+            dst[dstOff + i - from] = prod + biases[g];
+        }
+    }
+}

@@ -1,0 +1,166 @@
+package panamax.backend.java.kernel;
+
+import jdk.incubator.vector.FloatVector;
+import jdk.incubator.vector.VectorSpecies;
+
+/**
+ * Blocked f32 matrix product {@code C[M, N] = A[M, K] · B[K, N]}. A is packed once into
+ * MR-row panels; each task packs KC×NR panels of B (converting from their storage) into a buffer
+ * that stays in L1, then sweeps the MR×NR register-tile kernel down its rows. Tasks split the
+ * output into row chunks × column groups on the backend's pool. C is row-major f32 on the heap.
+ */
+public final class Gemm {
+    private static final VectorSpecies<Float> S = FloatVector.SPECIES_PREFERRED;
+    private static final int F = S.length();
+    /** Rows of the register tile. */
+    static final int MR = 6;
+    /** Columns of the register tile: two vectors. */
+    static final int NR = 2 * F;
+    private static final int KC = 256;
+    private static final int ROW_CHUNK = 96;
+    private static final int PANELS_PER_TASK = 4;
+
+    private Gemm() {
+    }
+
+    /**
+     * @param a   A row-major, {@code a[i·lda + k]}
+     * @param b   the panels of B
+     * @param c   output, {@code c[i·ldc + j]}, overwritten
+     */
+    public static void multiply(Parallel parallel, int m, int n, int k, float[] a, int lda, BPanelSource b, float[] c, int ldc) {
+        if (m == 0 || n == 0) return;
+        if (k == 0) {
+            for (int i = 0; i < m; i++) java.util.Arrays.fill(c, i * ldc, i * ldc + n, 0f);
+            return;
+        }
+        int mPad = (m + MR - 1) / MR * MR;
+        float[] ap = packA(a, lda, m, mPad, k);
+        int panels = (n + NR - 1) / NR;
+        int rowChunks = (m + ROW_CHUNK - 1) / ROW_CHUNK;
+        int panelGroups = (panels + PANELS_PER_TASK - 1) / PANELS_PER_TASK;
+        int tasks = rowChunks * panelGroups;
+        long flopsPerTask = 2L * Math.min(m, ROW_CHUNK) * NR * PANELS_PER_TASK * k;
+        int grain = flopsPerTask > 4_000_000 ? 1 : (int) Math.max(1, 4_000_000 / flopsPerTask);
+        parallel.forRange(tasks, grain, (from, to) -> {
+            float[] bp = new float[KC * NR];
+            float[] tile = new float[MR * NR];
+            for (int t = from; t < to; t++) {
+                int rc = t % rowChunks;
+                int pg = t / rowChunks;
+                int i0 = rc * ROW_CHUNK;
+                int i1 = Math.min(m, i0 + ROW_CHUNK);
+                int p1 = Math.min(panels, (pg + 1) * PANELS_PER_TASK);
+                for (int k0 = 0; k0 < k; k0 += KC) {
+                    int kc = Math.min(KC, k - k0);
+                    for (int p = pg * PANELS_PER_TASK; p < p1; p++) {
+                        int j0 = p * NR;
+                        int nr = Math.min(NR, n - j0);
+                        b.pack(k0, kc, j0, nr, bp, 0, NR);
+                        for (int i = i0; i < i1; i += MR) {
+                            int aOff = k0 * mPad + i * kc;
+                            kernel(ap, aOff, bp, kc, c, i * ldc + j0, ldc, k0 > 0, Math.min(MR, m - i), nr, tile);
+                        }
+                    }
+                }
+            }
+        });
+    }
+
+    /** Packs A into {@code [k-block][row panel][kk][MR]} with zero rows past m. */
+    private static float[] packA(float[] a, int lda, int m, int mPad, int k) {
+        float[] ap = new float[mPad * k];
+        for (int k0 = 0; k0 < k; k0 += KC) {
+            int kc = Math.min(KC, k - k0);
+            for (int i = 0; i < m; i++) {
+                int panelBase = k0 * mPad + (i / MR) * MR * kc + i % MR;
+                int src = i * lda + k0;
+                for (int kk = 0; kk < kc; kk++) ap[panelBase + kk * MR] = a[src + kk];
+            }
+        }
+        return ap;
+    }
+
+    /** The MR×NR register tile: C[rows, cols] (+)= Ap[kc, MR]ᵀ · Bp[kc, NR]. */
+    private static void kernel(float[] ap, int aOff, float[] bp, int kc, float[] c, int cOff, int ldc,
+                               boolean accumulate, int rows, int cols, float[] tile) {
+        FloatVector c00 = FloatVector.zero(S), c01 = FloatVector.zero(S);
+        FloatVector c10 = FloatVector.zero(S), c11 = FloatVector.zero(S);
+        FloatVector c20 = FloatVector.zero(S), c21 = FloatVector.zero(S);
+        FloatVector c30 = FloatVector.zero(S), c31 = FloatVector.zero(S);
+        FloatVector c40 = FloatVector.zero(S), c41 = FloatVector.zero(S);
+        FloatVector c50 = FloatVector.zero(S), c51 = FloatVector.zero(S);
+        for (int kk = 0; kk < kc; kk++) {
+            FloatVector b0 = FloatVector.fromArray(S, bp, kk * NR);
+            FloatVector b1 = FloatVector.fromArray(S, bp, kk * NR + F);
+            int ai = aOff + kk * MR;
+            FloatVector a0 = FloatVector.broadcast(S, ap[ai]);
+            c00 = b0.fma(a0, c00);
+            c01 = b1.fma(a0, c01);
+            FloatVector a1 = FloatVector.broadcast(S, ap[ai + 1]);
+            c10 = b0.fma(a1, c10);
+            c11 = b1.fma(a1, c11);
+            FloatVector a2 = FloatVector.broadcast(S, ap[ai + 2]);
+            c20 = b0.fma(a2, c20);
+            c21 = b1.fma(a2, c21);
+            FloatVector a3 = FloatVector.broadcast(S, ap[ai + 3]);
+            c30 = b0.fma(a3, c30);
+            c31 = b1.fma(a3, c31);
+            FloatVector a4 = FloatVector.broadcast(S, ap[ai + 4]);
+            c40 = b0.fma(a4, c40);
+            c41 = b1.fma(a4, c41);
+            FloatVector a5 = FloatVector.broadcast(S, ap[ai + 5]);
+            c50 = b0.fma(a5, c50);
+            c51 = b1.fma(a5, c51);
+        }
+        if (rows == MR && cols == NR) {
+            storeRow(c, cOff, c00, c01, accumulate);
+            storeRow(c, cOff + ldc, c10, c11, accumulate);
+            storeRow(c, cOff + 2 * ldc, c20, c21, accumulate);
+            storeRow(c, cOff + 3 * ldc, c30, c31, accumulate);
+            storeRow(c, cOff + 4 * ldc, c40, c41, accumulate);
+            storeRow(c, cOff + 5 * ldc, c50, c51, accumulate);
+            return;
+        }
+        c00.intoArray(tile, 0);
+        c01.intoArray(tile, F);
+        c10.intoArray(tile, NR);
+        c11.intoArray(tile, NR + F);
+        c20.intoArray(tile, 2 * NR);
+        c21.intoArray(tile, 2 * NR + F);
+        c30.intoArray(tile, 3 * NR);
+        c31.intoArray(tile, 3 * NR + F);
+        c40.intoArray(tile, 4 * NR);
+        c41.intoArray(tile, 4 * NR + F);
+        c50.intoArray(tile, 5 * NR);
+        c51.intoArray(tile, 5 * NR + F);
+        for (int r = 0; r < rows; r++) {
+            for (int j = 0; j < cols; j++) {
+                int at = cOff + r * ldc + j;
+                c[at] = accumulate ? c[at] + tile[r * NR + j] : tile[r * NR + j];
+            }
+        }
+    }
+
+    private static void storeRow(float[] c, int off, FloatVector v0, FloatVector v1, boolean accumulate) {
+        if (accumulate) {
+            v0 = v0.add(FloatVector.fromArray(S, c, off));
+            v1 = v1.add(FloatVector.fromArray(S, c, off + F));
+        }
+        v0.intoArray(c, off);
+        v1.intoArray(c, off + F);
+    }
+
+    /** Scalar twin of {@link #multiply}: the test oracle. */
+    public static void multiplyScalar(int m, int n, int k, float[] a, int lda, BPanelSource b, float[] c, int ldc) {
+        float[] col = new float[k];
+        for (int j = 0; j < n; j++) {
+            b.pack(0, k, j, 1, col, 0, 1);
+            for (int i = 0; i < m; i++) {
+                float s = 0;
+                for (int kk = 0; kk < k; kk++) s += a[i * lda + kk] * col[kk];
+                c[i * ldc + j] = s;
+            }
+        }
+    }
+}

@@ -1,0 +1,127 @@
+package panamax.backend.java.kernel;
+
+import java.lang.foreign.MemorySegment;
+import jdk.incubator.vector.FloatVector;
+import jdk.incubator.vector.IntVector;
+import jdk.incubator.vector.VectorMask;
+import jdk.incubator.vector.VectorOperators;
+import jdk.incubator.vector.VectorSpecies;
+
+/**
+ * {@code out[m, n] = Σ_k x[m, k]·(q[n, k]·s + b)} for affine-quantized rows W[n] with 2, 4 or
+ * 8-bit codes (no straddling). Per group the sum is refactored as {@code s·Σ x·q + b·Σ x}: each
+ * chunk of V words is loaded once, every code position is a shift-and-mask, a conversion and an
+ * fma against x pre-arranged by {@link #arrange} (lane l of position j holds element l·(32/bits)+j),
+ * and the group sums of x come from {@link #groupSums}. Other widths use {@link #generic}.
+ */
+public final class QuantMatVec {
+    private static final VectorSpecies<Integer> IS = IntVector.SPECIES_PREFERRED;
+    private static final VectorSpecies<Float> S = FloatVector.SPECIES_PREFERRED;
+    private static final int V = IS.length();
+    private static final java.nio.ByteOrder LE = java.nio.ByteOrder.LITTLE_ENDIAN;
+
+    private QuantMatVec() {
+    }
+
+    /** True when the vector kernel handles {@code bits} with rows of {@code k} codes. */
+    public static boolean supports(int bits, int k, int groupSize) {
+        if (bits != 2 && bits != 4 && bits != 8 || S.length() != V) return false;
+        int perChunk = V * (32 / bits);
+        int wordsPerGroup = groupSize * bits / 32;
+        return k % perChunk == 0 && (wordsPerGroup % V == 0 || V % wordsPerGroup == 0);
+    }
+
+    /** Rearranges {@code k} values of x so chunk c, code position j, lane l holds {@code x[c·E + l·cpw + j]}. */
+    public static void arrange(float[] x, int xOff, int k, int bits, float[] dst, int dstOff) {
+        int cpw = 32 / bits;
+        int perChunk = V * cpw;
+        for (int c = 0; c < k; c += perChunk) {
+            for (int j = 0; j < cpw; j++) {
+                for (int l = 0; l < V; l++) dst[dstOff + c + j * V + l] = x[xOff + c + l * cpw + j];
+            }
+        }
+    }
+
+    /** Sums of x over each group of {@code groupSize}. */
+    public static void groupSums(float[] x, int xOff, int k, int groupSize, float[] dst, int dstOff) {
+        for (int g = 0; g < k / groupSize; g++) {
+            float s = 0;
+            for (int i = 0; i < groupSize; i++) s += x[xOff + g * groupSize + i];
+            dst[dstOff + g] = s;
+        }
+    }
+
+    /**
+     * Rows {@code [n0, n1)} of W against {@code rows} x rows. Row n's words start at byte
+     * {@code base + n·rowBytes}; xa holds arranged x rows (stride k), sums their group sums
+     * (stride k/groupSize); results go to {@code out[m·ldo + n]}.
+     */
+    public static void vector(MemorySegment packed, long base, long rowBytes, int bits, int groupSize, int k, RowScales params,
+                              float[] xa, float[] sums, int rows, int n0, int n1, float[] out, int ldo) {
+        int groups = k / groupSize;
+        float[] scales = new float[groups];
+        float[] biases = new float[groups];
+        int cpw = 32 / bits;
+        int mask = (1 << bits) - 1;
+        int perChunk = V * cpw;
+        int wordsPerGroup = groupSize * bits / 32;
+        int groupsPerChunk = Math.max(1, V / wordsPerGroup);
+        VectorMask<Float>[] laneMasks = laneMasks(wordsPerGroup, groupsPerChunk);
+        for (int n = n0; n < n1; n++) {
+            params.load(n, scales, biases);
+            long row = base + n * rowBytes;
+            for (int m = 0; m < rows; m++) {
+                int xo = m * k;
+                FloatVector acc = FloatVector.zero(S);
+                for (int c = 0, word = 0; c < k; c += perChunk, word += V) {
+                    IntVector w = IntVector.fromMemorySegment(IS, packed, row + 4L * word, LE);
+                    FloatVector t = FloatVector.zero(S);
+                    for (int j = 0; j < cpw; j++) {
+                        IntVector codes = j == 0 ? w.and(mask) : w.lanewise(VectorOperators.LSHR, j * bits).and(mask);
+                        FloatVector q = (FloatVector) codes.convert(VectorOperators.I2F, 0);
+                        t = q.fma(FloatVector.fromArray(S, xa, xo + c + j * V), t);
+                    }
+                    int g0 = word / wordsPerGroup;
+                    FloatVector sv = FloatVector.broadcast(S, scales[g0]);
+                    for (int q = 1; q < groupsPerChunk; q++) {
+                        sv = sv.blend(scales[g0 + q], laneMasks[q]);
+                    }
+                    acc = t.fma(sv, acc);
+                }
+                float sum = acc.reduceLanes(VectorOperators.ADD);
+                int so = m * groups;
+                for (int g = 0; g < groups; g++) sum += biases[g] * sums[so + g];
+                out[m * ldo + n] = sum;
+            }
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private static VectorMask<Float>[] laneMasks(int wordsPerGroup, int groupsPerChunk) {
+        VectorMask<Float>[] masks = new VectorMask[groupsPerChunk];
+        for (int q = 1; q < groupsPerChunk; q++) {
+            boolean[] bits = new boolean[V];
+            for (int l = q * wordsPerGroup; l < V; l++) bits[l] = true;
+            masks[q] = VectorMask.fromArray(S, bits, 0);
+        }
+        return masks;
+    }
+
+    /**
+     * Any width: dequantizes each row to f32 ({@code q·s + b}, MLX's rounding) then takes dot
+     * products. Also the scalar twin of {@link #vector} for tests. x rows in natural order, stride k.
+     */
+    public static void generic(MemorySegment packed, long base, long rowBytes, int bits, int groupSize, int k, RowScales params,
+                               float[] x, int rows, int n0, int n1, float[] out, int ldo) {
+        int groups = k / groupSize;
+        float[] scales = new float[groups];
+        float[] biases = new float[groups];
+        int[] codes = new int[k];
+        float[] w = new float[k];
+        for (int n = n0; n < n1; n++) {
+            params.load(n, scales, biases);
+            AffineCodes.dequantize(packed, base + n * rowBytes, bits, groupSize, scales, biases, 0, k, codes, w, 0);
+            for (int m = 0; m < rows; m++) out[m * ldo + n] = MatVec.dot(w, 0, x, m * k, k);
+        }
+    }
+}
