@@ -157,7 +157,8 @@ final class PluginListing {
         }
     }
 
-    private static List<String> sorted(java.util.Collection<?> values) {
-        return values.stream().map(String::valueOf).sorted().toList();
+    /** Values in their natural order (numbers numerically, enums by declaration), as text. */
+    private static <T extends Comparable<? super T>> List<String> sorted(java.util.Collection<T> values) {
+        return values.stream().sorted().map(String::valueOf).toList();
     }
 }

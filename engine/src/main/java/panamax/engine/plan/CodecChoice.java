@@ -10,6 +10,7 @@ import panamax.api.kv.KvCodecCapabilities;
 import panamax.api.kv.KvCodecProvider;
 import panamax.api.kv.PluginParams;
 import panamax.api.model.LayerKvNeed;
+import panamax.api.tensor.DType;
 
 /**
  * A codec the planner settled on, with its resolved params and its shapes per head dimension.
@@ -20,9 +21,11 @@ final class CodecChoice {
     private final KvCodecProvider provider;
     private final PluginParams params;
     private final KvCodecCapabilities capabilities;
+    private final DType activationType;
     private final Map<Integer, CodecShape> shapes = new HashMap<>();
 
-    CodecChoice(String id, KvCodecProvider provider, PluginParams params) {
+    CodecChoice(String id, KvCodecProvider provider, PluginParams params, DType activationType) {
+        this.activationType = activationType;
         this.id = id;
         this.provider = provider;
         this.params = params;
@@ -50,7 +53,7 @@ final class CodecChoice {
         CodecShape shape = shapes.get(need.headDim());
         if (shape == null) {
             try {
-                shape = provider.shape(params, need.headDim());
+                shape = provider.shape(params, need.headDim(), activationType);
             } catch (InvalidParameterException e) {
                 throw new UnsupportedCombinationException("codec " + id + " (" + params + ") cannot encode layer "
                         + need.layer() + " (head dim " + need.headDim() + ")", List.of(e.getMessage()));

@@ -67,17 +67,34 @@ public final class ExecutionPlanner {
      */
     public ResolvedExecution resolve(ExecutionRequirements requirements, List<ChosenPlugin> extraPlugins) {
         SequencedSet<Refusal> refusals = new LinkedHashSet<>();
+        List<String> problems = new ArrayList<>(); // every stage is checked so one run reports all of them
         String backendId = chooseBackend(requirements, refusals);
+        if (backendId == null) problems.add("no backend is available");
         String codecId = requirements.kv().codec();
         DType activations = requirements.model().activationType();
         CodecChoice codec = codec(codecId, requirements.kv().codecParams(), activations, refusals);
+        if (codec == null) problems.add("codec '" + codecId + "' is not installed");
         CodecChoice identity = null;
         if (requirements.kv().quantizedStart().isPresent()) {
             identity = codec("identity", Map.of(), activations, refusals); // rows start in full precision
+            if (identity == null) problems.add("--quantized-kv-start needs the identity codec, which is not installed");
         }
-        LayerPlanner layerPlanner = new LayerPlanner(layouts, requirements.kv(), codec, identity, refusals);
         List<LayerChoice> choices = new ArrayList<>();
-        for (LayerKvNeed need : requirements.model().layers()) choices.add(layerPlanner.plan(need));
+        if (codec != null && (identity != null || requirements.kv().quantizedStart().isEmpty())) {
+            LayerPlanner layerPlanner = new LayerPlanner(layouts, requirements.kv(), codec, identity, refusals);
+            for (LayerKvNeed need : requirements.model().layers()) {
+                Optional<LayerChoice> choice = layerPlanner.plan(need);
+                if (choice.isEmpty()) {
+                    problems.add("no layout can hold layer " + need.layer() + " with codec " + codecId);
+                    break; // later layers would repeat the same refusals
+                }
+                choices.add(choice.get());
+            }
+        }
+        if (!problems.isEmpty()) {
+            throw new UnsupportedCombinationException("cannot resolve a plan: " + String.join("; ", problems),
+                    refusals.stream().map(r -> r.option() + ": " + r.reason()).toList());
+        }
 
         MemoryProjection memory = new MemoryProjection(choices);
         int rows = requirements.batchSize();
@@ -113,13 +130,15 @@ public final class ExecutionPlanner {
         return requirements.memoryBudget() > 0 ? Math.min(max, maxContext) : max;
     }
 
+    /** The chosen backend id, or null after recording why each candidate was refused. */
     private String chooseBackend(ExecutionRequirements requirements, SequencedSet<Refusal> refusals) {
         List<String> order = new ArrayList<>();
         if (requirements.backend().isPresent()) {
             String wanted = requirements.backend().get();
             if (!backends.containsKey(wanted)) {
-                throw new UnsupportedCombinationException("backend '" + wanted + "' is not installed",
-                        List.of("installed backends: " + (backends.isEmpty() ? "none" : String.join(", ", sorted(backends.keySet())))));
+                refusals.add(new Refusal("backend " + wanted, "not installed: no backend plugin with id '" + wanted + "' was found (installed: "
+                        + (backends.isEmpty() ? "none" : String.join(", ", sorted(backends.keySet()))) + ")"));
+                return null;
             }
             order.add(wanted);
         } else {
@@ -139,9 +158,8 @@ public final class ExecutionPlanner {
                 chosen = id;
             }
         }
-        if (chosen != null) return chosen;
-        throw new UnsupportedCombinationException(order.isEmpty() ? "no backend plugin is installed" : "no backend is available",
-                refusals.stream().map(r -> r.option() + ": " + r.reason()).toList());
+        if (order.isEmpty()) refusals.add(new Refusal("backend", "no backend plugin is installed"));
+        return chosen;
     }
 
     private static Optional<String> unavailableReason(BackendProvider provider) {
@@ -153,7 +171,7 @@ public final class ExecutionPlanner {
     }
 
     /**
-     * The codec {@code id} with resolved params. A codec that declares a {@code dtype} parameter
+     * The codec {@code id} with resolved params, or null (with a refusal) when it is not installed. A codec that declares a {@code dtype} parameter
      * (identity) stores the model's activation dtype unless the user chose one.
      */
     private CodecChoice codec(String id, Map<String, String> params, DType activations, SequencedSet<Refusal> refusals) {
@@ -161,8 +179,7 @@ public final class ExecutionPlanner {
         if (provider == null) {
             refusals.add(new Refusal("codec " + id, "not installed: no codec plugin with id '" + id + "' was found"
                     + (codecs.isEmpty() ? " (no codec plugins are installed)" : " (installed: " + String.join(", ", sorted(codecs.keySet())) + ")")));
-            throw new UnsupportedCombinationException("cannot store the KV cache with codec '" + id + "'",
-                    refusals.stream().map(r -> r.option() + ": " + r.reason()).toList());
+            return null;
         }
         Map<String, String> wanted = new java.util.HashMap<>(params);
         String dtype = activations.name().toLowerCase(java.util.Locale.ROOT);
@@ -170,7 +187,7 @@ public final class ExecutionPlanner {
                 .filter(spec -> spec.name().equals("dtype") && (spec.allowed().isEmpty() || spec.allowed().contains(dtype)))
                 .findFirst().ifPresent(spec -> wanted.putIfAbsent("dtype", dtype));
         PluginParams resolved = PluginParams.of(wanted).resolve(id, provider.capabilities().params());
-        return new CodecChoice(id, provider, resolved);
+        return new CodecChoice(id, provider, resolved, activations);
     }
 
     private ChosenPlugin chosen(PluginKind kind, String id) {

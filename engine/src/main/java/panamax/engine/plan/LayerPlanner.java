@@ -49,11 +49,11 @@ final class LayerPlanner {
     }
 
     /**
-     * The layout of one layer.
+     * The layout of one layer, or empty when every candidate was refused (the refusals say why).
      *
-     * @throws UnsupportedCombinationException listing every refusal when no layout can hold the layer
+     * @throws UnsupportedCombinationException naming the layer when the codec cannot encode its head dimension
      */
-    LayerChoice plan(LayerKvNeed need) {
+    Optional<LayerChoice> plan(LayerKvNeed need) {
         Storage storage = storageFor(need);
         long bytes = codec.bytesPerToken(need);
         boolean delayed = kv.quantizedStart().isPresent();
@@ -64,14 +64,13 @@ final class LayerPlanner {
             Optional<PluginParams> params = delayed ? hostParams(id, storage) : storageParams(id, storage);
             if (params.isPresent()) {
                 String reason = need.hasDonor() ? "reads layer " + need.donor() + "'s cache" : storage.reason();
-                if (!delayed) return new LayerChoice(need, id, layouts.get(id), params.get(), bytes, bytes, -1, reason);
+                if (!delayed) return Optional.of(new LayerChoice(need, id, layouts.get(id), params.get(), bytes, bytes, -1, reason));
                 long start = kv.quantizedStart().getAsInt();
-                return new LayerChoice(need, id, layouts.get(id), params.get(), bytes, identity.bytesPerToken(need), start,
-                        "--quantized-kv-start " + start + " over " + storage.reason());
+                return Optional.of(new LayerChoice(need, id, layouts.get(id), params.get(), bytes, identity.bytesPerToken(need), start,
+                        "--quantized-kv-start " + start + " over " + storage.reason()));
             }
         }
-        throw new UnsupportedCombinationException("no layout can hold layer " + need.layer() + " (" + storage.reason()
-                + ") with codec " + codec.id(), refusals.stream().map(r -> r.option() + ": " + r.reason()).toList());
+        return Optional.empty();
     }
 
     private Storage storageFor(LayerKvNeed need) {

@@ -82,7 +82,9 @@ public final class PlanText {
     }
 
     private static String withParams(String id, PluginParams params) {
-        return params.values().isEmpty() ? id : id + "(" + params + ")";
+        if (params.values().isEmpty()) return id;
+        return id + "(" + params.values().entrySet().stream().sorted(java.util.Map.Entry.comparingByKey())
+                .map(e -> e.getKey() + "=" + e.getValue()).collect(java.util.stream.Collectors.joining(", ")) + ")";
     }
 
     private static void row(StringBuilder out, String key, String value) {

@@ -179,4 +179,17 @@ class ExecutionPlannerTest {
         assertTrue(standardPlanner().resolve(requirements(Presets.get("gemma3-1b"), identity, max, budget)).projectedKvBytes() <= budget);
         assertThrows(MemoryBudgetException.class, () -> standardPlanner().resolve(requirements(Presets.get("gemma3-1b"), identity, max + 1, budget)));
     }
+
+    @Test
+    void withNothingInstalledOneErrorListsTheMissingBackendCodecAndLayoutTogether() {
+        var empty = Fakes.planner(Fakes.registry(List.of()));
+        var e = assertThrows(UnsupportedCombinationException.class, () -> empty.resolve(requirements(Presets.get("1b"), affine4(), 0, 0)));
+        assertTrue(e.getMessage().startsWith("cannot resolve a plan: no backend is available; codec 'affine' is not installed"), e.getMessage());
+        assertEquals(List.of("backend: no backend plugin is installed",
+                "codec affine: not installed: no codec plugin with id 'affine' was found (no codec plugins are installed)"), e.reasons());
+        var codecOnly = Fakes.planner(Fakes.registry(List.of(Fakes.backend("java"), Fakes.affine())));
+        var layoutsMissing = assertThrows(UnsupportedCombinationException.class,
+                () -> codecOnly.resolve(requirements(Presets.get("1b"), affine4(), 0, 0)));
+        assertTrue(layoutsMissing.getMessage().startsWith("cannot resolve a plan: no layout can hold layer 0 with codec affine:"), layoutsMissing.getMessage());
+    }
 }
