@@ -185,6 +185,11 @@ public abstract class BackendTck {
         }
     }
 
+    /** Asserts dtype, shape and values within the tolerance rule of an {@link Expected} result. */
+    protected final void assertClose(String what, Tensor actual, DType dtype, Expected expected) {
+        assertClose(what, actual, dtype, expected.value(), expected.magnitude());
+    }
+
     /** Asserts dtype, shape and values exactly equal to {@code expected} rounded to {@code dtype}. */
     protected final void assertExact(String what, Tensor actual, DType dtype, Ref expected) {
         assertShape(what, actual, dtype, expected.dims());

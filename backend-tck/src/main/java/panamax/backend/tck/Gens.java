@@ -47,12 +47,12 @@ public final class Gens {
 
     /** Dims of rank in [minRank, maxRank], each in [0, maxDim] (see {@link #dim}). */
     public static Gen<int[]> dims(int minRank, int maxRank, int maxDim) {
-        return Generate.intArrays(integers().between(minRank, maxRank), dim(maxDim));
+        return described(Generate.intArrays(integers().between(minRank, maxRank), dim(maxDim)));
     }
 
     /** Dims with every dim at least 1. */
     public static Gen<int[]> nonEmptyDims(int minRank, int maxRank, int maxDim) {
-        return Generate.intArrays(integers().between(minRank, maxRank), positiveDim(maxDim));
+        return described(Generate.intArrays(integers().between(minRank, maxRank), positiveDim(maxDim)));
     }
 
     /** One value of the given spread, in float64 (not yet rounded to a dtype). */
@@ -102,12 +102,12 @@ public final class Gens {
 
     /** One of {@code choices}. */
     public static <T> Gen<T> oneOf(List<T> choices) {
-        return Generate.pick(new ArrayList<>(choices));
+        return described(Generate.pick(new ArrayList<>(choices)));
     }
 
     /** A permutation of {@code 0..n-1}. */
     public static Gen<int[]> permutations(int n) {
-        return in -> {
+        return described(in -> {
             int[] p = new int[n];
             for (int i = 0; i < n; i++) p[i] = i;
             for (int i = n - 1; i > 0; i--) {
@@ -117,6 +117,27 @@ public final class Gens {
                 p[j] = t;
             }
             return p;
-        };
+        });
+    }
+
+    /** {@code gen} reporting arrays (also nested) by their contents when a property fails. */
+    public static <T> Gen<T> described(Gen<T> gen) {
+        return gen.describedAs(Gens::describe);
+    }
+
+    static String describe(Object value) {
+        return value instanceof Object[] a ? java.util.Arrays.deepToString(a)
+                : value instanceof int[] a ? java.util.Arrays.toString(a) : String.valueOf(value);
+    }
+
+    /**
+     * Values uniform in [-amplitude, amplitude] from a seeded {@link java.util.SplittableRandom},
+     * for inputs too large to shrink usefully; rounded to {@code dtype}.
+     */
+    public static Ref uniform(int[] dims, long seed, double amplitude, DType dtype) {
+        java.util.SplittableRandom random = new java.util.SplittableRandom(seed);
+        double[] v = new double[Ref.size(dims)];
+        for (int i = 0; i < v.length; i++) v[i] = Numerics.round(random.nextDouble(-amplitude, amplitude), dtype);
+        return new Ref(dims.clone(), v);
     }
 }
