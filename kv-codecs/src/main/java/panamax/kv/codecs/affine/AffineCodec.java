@@ -1,0 +1,111 @@
+package panamax.kv.codecs.affine;
+
+import java.util.List;
+import panamax.api.kv.CodecShape;
+import panamax.api.kv.KvCodec;
+import panamax.api.kv.KvRole;
+import panamax.api.tensor.AttentionMask;
+import panamax.api.tensor.DType;
+import panamax.api.tensor.Ops;
+import panamax.api.tensor.QuantizedMatrix;
+import panamax.api.tensor.Shape;
+import panamax.api.tensor.Tensor;
+import panamax.kv.codecs.internal.MaskedSoftmax;
+import panamax.kv.codecs.internal.TensorScope;
+
+/**
+ * MLX affine group quantization of keys and values, with attention on the planes: scores are
+ * {@code quantizedMatmul(q·scale, K, transpose)} with the batch axes {@code [B, Hkv]}, grouped
+ * query heads folded into the query rows, softmax in f32, and the output
+ * {@code quantizedMatmul(p, V)} — the cache is never dequantized as a whole. Holds no tensors;
+ * not thread-safe.
+ */
+final class AffineCodec implements KvCodec {
+    private final CodecShape shape;
+    private final int bits;
+    private final int groupSize;
+    private final DType activation;
+
+    AffineCodec(CodecShape shape, int bits, int groupSize, DType activation) {
+        this.shape = shape;
+        this.bits = bits;
+        this.groupSize = groupSize;
+        this.activation = activation;
+    }
+
+    @Override
+    public CodecShape shape() {
+        return shape;
+    }
+
+    @Override
+    public List<Tensor> encode(KvRole role, Tensor x) {
+        if (x.rank() != 4 || x.dim(-1) != shape.headDim()) {
+            throw new IllegalArgumentException("expected [rows, heads, tokens, " + shape.headDim() + "], found " + x.shape());
+        }
+        Ops ops = x.backend().ops();
+        // scales and biases take the input's dtype; the planes must carry the activation dtype
+        if (x.dtype() != activation) {
+            try (Tensor cast = ops.astype(x, activation)) {
+                QuantizedMatrix q = ops.quantize(cast, groupSize, bits);
+                return List.of(q.packed(), q.scales(), q.biases());
+            }
+        }
+        QuantizedMatrix q = ops.quantize(x, groupSize, bits);
+        return List.of(q.packed(), q.scales(), q.biases());
+    }
+
+    @Override
+    public Tensor decode(KvRole role, List<Tensor> planes) {
+        return planes.getFirst().backend().ops().dequantize(matrix(planes));
+    }
+
+    @Override
+    public Tensor attend(Tensor queries, List<Tensor> keyPlanes, List<Tensor> valuePlanes, double scale,
+                         AttentionMask mask) {
+        QuantizedMatrix keys = matrix(keyPlanes);
+        QuantizedMatrix values = matrix(valuePlanes);
+        int b = queries.dim(0);
+        int hq = queries.dim(1);
+        int tq = queries.dim(2);
+        int d = queries.dim(3);
+        int hkv = keys.packed().dim(1);
+        int tk = keys.packed().dim(2);
+        if (queries.rank() != 4 || d != shape.headDim() || hq % hkv != 0 || keys.packed().dim(0) != b
+                || !values.packed().shape().equals(keys.packed().shape())) {
+            throw new IllegalArgumentException("queries " + queries.shape() + " do not fit key planes "
+                    + keys.packed().shape() + " and value planes " + values.packed().shape());
+        }
+        int groupRows = hq / hkv * tq; // query heads of one kv head, times query tokens
+        Ops ops = queries.backend().ops();
+        try (TensorScope s = new TensorScope()) {
+            Tensor q = s.add(ops.mul(s.add(ops.astype(queries, DType.F32)), scale));
+            Tensor grouped = s.add(ops.reshape(q, Shape.of(b, hkv, groupRows, d)));
+            Tensor scores = s.add(ops.quantizedMatmul(grouped, keys, true));          // [B, Hkv, rep·Tq, Tk]
+            Tensor perHead = s.add(ops.reshape(scores, Shape.of(b, hq, tq, tk)));
+            Tensor p = s.add(MaskedSoftmax.probabilities(ops, perHead, mask));       // f32
+            Tensor pGrouped = s.add(ops.reshape(p, Shape.of(b, hkv, groupRows, tk)));
+            Tensor out = s.add(ops.quantizedMatmul(pGrouped, values, false));        // [B, Hkv, rep·Tq, D]
+            Tensor outPerHead = s.add(ops.reshape(out, Shape.of(b, hq, tq, d)));
+            return s.keep(ops.astype(outPerHead, queries.dtype()));
+        }
+    }
+
+    /** A borrowed view of planes as a quantized matrix; never closed here (the caller owns the planes). */
+    private QuantizedMatrix matrix(List<Tensor> planes) {
+        if (planes.size() != 3) {
+            throw new IllegalArgumentException("affine expects 3 planes (packed, scales, biases), found " + planes.size());
+        }
+        Tensor packed = planes.get(0);
+        if (packed.rank() != 4 || packed.dim(-1) != shape.headDim() * bits / 32) {
+            throw new IllegalArgumentException("packed plane: expected [rows, heads, tokens, " + shape.headDim() * bits / 32
+                    + "], found " + packed.shape());
+        }
+        return new QuantizedMatrix(packed, planes.get(1), planes.get(2), groupSize, bits);
+    }
+
+    @Override
+    public void close() {
+        // holds no tensors
+    }
+}

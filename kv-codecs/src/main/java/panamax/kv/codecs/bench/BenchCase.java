@@ -1,0 +1,46 @@
+package panamax.kv.codecs.bench;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import panamax.api.kv.KvCodecProvider;
+import panamax.api.kv.PluginParams;
+import panamax.kv.codecs.affine.AffineCodecProvider;
+import panamax.kv.codecs.identity.IdentityCodecProvider;
+import panamax.kv.codecs.turboquant.TurboQuantCodecProvider;
+
+/**
+ * One row of the codec benchmark: a codec, its parameters and a head dimension.
+ *
+ * @param keyBits   bits per key element as the user chose them (16 for bf16 identity)
+ * @param valueBits bits per value element
+ * @param groupSize affine group size, or 0 when the codec has none
+ */
+record BenchCase(KvCodecProvider provider, PluginParams params, int headDim, int keyBits, int valueBits, int groupSize,
+                 boolean qjl) {
+
+    String codec() {
+        return provider.id();
+    }
+
+    /** The cases {@code panamax bench codecs} measures for one head dimension. */
+    static List<BenchCase> defaults(int headDim) {
+        List<BenchCase> cases = new ArrayList<>();
+        cases.add(new BenchCase(new IdentityCodecProvider(), PluginParams.of(Map.of("dtype", "bf16")), headDim, 16, 16, 0, false));
+        var affine = new AffineCodecProvider();
+        for (int bits : new int[] {2, 3, 4, 5, 6, 8}) {
+            cases.add(new BenchCase(affine, PluginParams.of(Map.of("bits", "" + bits, "group_size", "64")), headDim, bits,
+                    bits, 64, false));
+        }
+        var turbo = new TurboQuantCodecProvider();
+        for (int bits = 1; bits <= 4; bits++) {
+            cases.add(new BenchCase(turbo, PluginParams.of(Map.of("key_bits", "" + bits, "value_bits", "" + bits)), headDim,
+                    bits, bits, 0, false));
+        }
+        for (int bits = 2; bits <= 4; bits++) {
+            cases.add(new BenchCase(turbo, PluginParams.of(Map.of("key_bits", "" + bits, "value_bits", "" + bits, "qjl", "true")),
+                    headDim, bits, bits, 0, true));
+        }
+        return cases;
+    }
+}

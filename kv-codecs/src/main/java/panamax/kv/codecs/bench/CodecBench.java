@@ -1,0 +1,145 @@
+package panamax.kv.codecs.bench;
+
+import java.io.PrintStream;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.ServiceLoader;
+import panamax.api.tensor.Backend;
+import panamax.api.tensor.BackendOptions;
+import panamax.api.tensor.BackendProvider;
+
+/**
+ * {@code panamax bench codecs}: for head dims 64 and 128 and every codec setting, measures on
+ * random unit vectors the MSE distortion, the inner-product distortion and bias, the stored bits
+ * and bytes, encode / decode throughput, one decode step of attention over a long encoded cache
+ * (compared with the identity cache of the same length), and the backend's large-copy bandwidth in
+ * the same run. Prints a table, or with {@code --json} one JSON object per line.
+ *
+ * {@snippet :
+ * // what the CLI runs for `panamax bench codecs --json`
+ * int status = CodecBench.run(List.of("--json"), System.out, System.err);
+ * }
+ *
+ * <p>Options: {@code --json}, {@code --backend ID} (default {@code java}), {@code --head-dims 64,128},
+ * {@code --tokens N} (attention cache length, default 8192), {@code --encode-tokens N} (tokens per
+ * timed encode, default 2048), {@code --threads N} (backend threads, default all cores).
+ */
+public final class CodecBench {
+    private CodecBench() {
+    }
+
+    public static void main(String[] args) {
+        int status = run(List.of(args), System.out, System.err);
+        if (status != 0) System.exit(status);
+    }
+
+    /**
+     * Parses {@code args}, creates the backend through {@link ServiceLoader} and prints the results
+     * to {@code out}. Returns the process exit status (2 for bad arguments or a missing backend).
+     */
+    public static int run(List<String> args, PrintStream out, PrintStream err) {
+        BenchOptions options;
+        try {
+            options = BenchOptions.parse(args);
+        } catch (IllegalArgumentException e) {
+            err.println(e.getMessage());
+            err.println(BenchOptions.USAGE);
+            return 2;
+        }
+        if (options.help()) {
+            out.println(BenchOptions.USAGE);
+            return 0;
+        }
+        List<String> found = new ArrayList<>();
+        for (BackendProvider provider : ServiceLoader.load(BackendProvider.class)) {
+            found.add(provider.id());
+            if (!provider.id().equals(options.backend())) continue;
+            var unavailable = provider.unavailableReason();
+            if (unavailable.isPresent()) {
+                err.println("backend " + options.backend() + " is unavailable: " + unavailable.get());
+                return 2;
+            }
+            try (Backend backend = provider.create(new BackendOptions(options.threads(), java.util.Optional.empty(),
+                    java.util.Map.of()))) {
+                run(backend, options, out);
+            }
+            return 0;
+        }
+        err.println("--backend " + options.backend() + ": no such backend; found " + (found.isEmpty() ? "none" : found));
+        return 2;
+    }
+
+    /** Runs every case on a borrowed backend and prints as {@code options} say. */
+    static void run(Backend backend, BenchOptions options, PrintStream out) {
+        CodecMeter meter = new CodecMeter(backend, options.attentionTokens(), options.encodeTokens());
+        double copyGbps = meter.copyGbps();
+        if (!options.json()) {
+            out.printf("backend %s; copy bandwidth %.2f GB/s; attention over %d tokens (B=1, Hq=32, Hkv=8, Tq=1);"
+                            + " throughputs in GB/s of bf16-equivalent K/V%n",
+                    backend.name(), copyGbps, options.attentionTokens());
+            out.println(Measurement.header());
+        }
+        for (int headDim : options.headDims()) {
+            double identityMs = Double.NaN;
+            for (BenchCase c : BenchCase.defaults(headDim)) {
+                Measurement m = meter.measure(c, copyGbps, identityMs);
+                if (c.codec().equals("identity")) {
+                    identityMs = m.attentionMs();
+                    m = meter.withIdentity(m, identityMs);
+                }
+                out.println(options.json() ? m.json() : m.row());
+                out.flush();
+            }
+        }
+    }
+
+    /**
+     * Command-line options of the benchmark.
+     */
+    record BenchOptions(boolean json, boolean help, String backend, int[] headDims, int attentionTokens, int encodeTokens,
+                        int threads) {
+        static final String USAGE = "usage: panamax bench codecs [--json] [--backend ID] [--head-dims 64,128]"
+                + " [--tokens N] [--encode-tokens N] [--threads N]";
+
+        static BenchOptions parse(List<String> args) {
+            boolean json = false;
+            boolean help = false;
+            String backend = "java";
+            int[] headDims = {64, 128};
+            int tokens = 8192;
+            int encodeTokens = 2048;
+            int threads = 0;
+            for (int i = 0; i < args.size(); i++) {
+                String a = args.get(i);
+                switch (a) {
+                    case "--json" -> json = true;
+                    case "--help", "-h" -> help = true;
+                    case "--backend" -> backend = value(args, ++i, a);
+                    case "--head-dims" -> headDims = Arrays.stream(value(args, ++i, a).split(","))
+                            .mapToInt(s -> positive(s.trim(), a)).toArray();
+                    case "--tokens" -> tokens = positive(value(args, ++i, a), a);
+                    case "--encode-tokens" -> encodeTokens = positive(value(args, ++i, a), a);
+                    case "--threads" -> threads = positive(value(args, ++i, a), a);
+                    default -> throw new IllegalArgumentException("unknown option " + a);
+                }
+            }
+            return new BenchOptions(json, help, backend, headDims, tokens, encodeTokens, threads);
+        }
+
+        private static String value(List<String> args, int i, String option) {
+            if (i >= args.size()) throw new IllegalArgumentException(option + ": missing value");
+            return args.get(i);
+        }
+
+        private static int positive(String s, String option) {
+            try {
+                int v = Integer.parseInt(s);
+                if (v > 0) return v;
+            } catch (NumberFormatException e) {
+                // reported below
+            }
+            throw new IllegalArgumentException(option + ": expected a positive integer, found " + s);
+        }
+    }
+}

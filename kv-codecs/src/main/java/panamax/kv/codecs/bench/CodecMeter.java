@@ -1,0 +1,193 @@
+package panamax.kv.codecs.bench;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Supplier;
+import panamax.api.kv.CodecContext;
+import panamax.api.kv.CodecShape;
+import panamax.api.kv.KvCodec;
+import panamax.api.kv.KvRole;
+import panamax.api.tensor.AttentionMask;
+import panamax.api.tensor.Backend;
+import panamax.api.tensor.DType;
+import panamax.api.tensor.Shape;
+import panamax.api.tensor.Tensor;
+import panamax.kv.codecs.internal.SplitMix64;
+
+/**
+ * Runs the measurements of {@link CodecBench} on one backend. Inputs are seeded random unit
+ * vectors in bf16, identical for every codec. Times are medians of a few repetitions after a
+ * warm-up. Host read-back ({@code toFloats}) is used only to score quality, outside any timing.
+ * Not thread-safe.
+ */
+final class CodecMeter {
+    static final int KV_HEADS = 8;
+    static final int QUERY_HEADS = 32;
+    private static final int QUALITY_TOKENS = 512;
+    private static final int ENCODE_CHUNK = 2048;
+    private static final long COPY_ELEMENTS = 1L << 26; // 128 MiB of bf16
+
+    private final Backend backend;
+    private final int attentionTokens;
+    private final int encodeTokens;
+    private final Map<String, float[]> data = new HashMap<>();
+
+    CodecMeter(Backend backend, int attentionTokens, int encodeTokens) {
+        this.backend = backend;
+        this.attentionTokens = attentionTokens;
+        this.encodeTokens = encodeTokens;
+    }
+
+    /** Bytes per second of {@code Ops.copy} on a large bf16 tensor, in GB/s of source bytes. */
+    double copyGbps() {
+        try (Tensor big = backend.ops().full(Shape.of((int) COPY_ELEMENTS), 0.5, DType.BF16)) {
+            double seconds = medianSeconds(5, () -> List.of(backend.ops().copy(big)));
+            return COPY_ELEMENTS * 2 / seconds / 1e9;
+        }
+    }
+
+    Measurement withIdentity(Measurement m, double identityMs) {
+        return new Measurement(m.c(), m.bitsPerElement(), m.bytesPerTokenPerHead(), m.mse(), m.innerProductError(),
+                m.innerProductBias(), m.encodeGbps(), m.decodeGbps(), m.attentionMs(), identityMs / m.attentionMs(),
+                m.attentionTokens(), m.copyGbps());
+    }
+
+    Measurement measure(BenchCase c, double copyGbps, double identityMs) {
+        int d = c.headDim();
+        CodecShape shape = c.provider().shape(c.params(), d, DType.BF16);
+        var context = new CodecContext(backend, 0, KV_HEADS, d, DType.BF16, 0);
+        try (KvCodec codec = c.provider().create(c.params(), context)) {
+            double[] quality = quality(codec, d);
+            double bytes = (double) KV_HEADS * encodeTokens * d * 2;
+            double encodeGbps;
+            double decodeGbps;
+            try (Tensor x = unitVectors("throughput", d, encodeTokens)) {
+                encodeGbps = bytes / medianSeconds(3, () -> codec.encode(KvRole.KEY, x)) / 1e9;
+                List<Tensor> planes = codec.encode(KvRole.KEY, x);
+                try {
+                    decodeGbps = bytes / medianSeconds(3, () -> List.of(codec.decode(KvRole.KEY, planes))) / 1e9;
+                } finally {
+                    planes.forEach(Tensor::close);
+                }
+            }
+            double attentionMs = attentionMs(codec, d);
+            return new Measurement(c, shape.bitsPerElement(), shape.bytesPerTokenPerHead(), quality[0], quality[1],
+                    quality[2], encodeGbps, decodeGbps, attentionMs, identityMs / attentionMs, attentionTokens, copyGbps);
+        }
+    }
+
+    /** {mse, inner-product distortion, inner-product bias} of key round trips on random unit vectors. */
+    private double[] quality(KvCodec codec, int d) {
+        float[] y = hostUnitVectors("probe", d, QUALITY_TOKENS);
+        try (Tensor x = unitVectors("quality", d, QUALITY_TOKENS)) {
+            List<Tensor> planes = codec.encode(KvRole.KEY, x);
+            float[] xs;
+            float[] xh;
+            try (Tensor decoded = codec.decode(KvRole.KEY, planes)) {
+                xs = backend.toFloats(x);
+                xh = backend.toFloats(decoded);
+            } finally {
+                planes.forEach(Tensor::close);
+            }
+            double mse = 0;
+            double ip = 0;
+            double bias = 0;
+            int vectors = xs.length / d;
+            for (int v = 0; v < vectors; v++) {
+                double err = 0, norm = 0, yx = 0, yxh = 0, xxh = 0;
+                for (int i = v * d; i < (v + 1) * d; i++) {
+                    double e = xs[i] - xh[i];
+                    err += e * e;
+                    norm += (double) xs[i] * xs[i];
+                    yx += (double) y[i] * xs[i];
+                    yxh += (double) y[i] * xh[i];
+                    xxh += (double) xs[i] * xh[i];
+                }
+                mse += err / norm;
+                ip += (yx - yxh) * (yx - yxh);
+                bias += xxh / norm - 1;
+            }
+            return new double[] {mse / vectors, ip / vectors, bias / vectors};
+        }
+    }
+
+    /** Median milliseconds of one decode step: 1 query token of 32 heads over the encoded cache. */
+    private double attentionMs(KvCodec codec, int d) {
+        List<Tensor> keys = new ArrayList<>();
+        List<Tensor> values = new ArrayList<>();
+        try (Tensor k = unitVectors("keys", d, attentionTokens);
+             Tensor v = unitVectors("values", d, attentionTokens);
+             Tensor q = backend.fromFloats(hostUnitVectors("query", d, QUERY_HEADS / KV_HEADS), Shape.of(1, QUERY_HEADS, 1, d),
+                     DType.BF16)) {
+            keys.addAll(encodeInChunks(codec, KvRole.KEY, k));
+            values.addAll(encodeInChunks(codec, KvRole.VALUE, v));
+            double scale = 1 / Math.sqrt(d);
+            return 1e3 * medianSeconds(7, () -> List.of(codec.attend(q, keys, values, scale, AttentionMask.CAUSAL)));
+        } finally {
+            keys.forEach(Tensor::close);
+            values.forEach(Tensor::close);
+        }
+    }
+
+    /** The planes of borrowed {@code x}, encoded {@value #ENCODE_CHUNK} tokens at a time to bound temporaries. */
+    private List<Tensor> encodeInChunks(KvCodec codec, KvRole role, Tensor x) {
+        var ops = backend.ops();
+        int tokens = x.dim(2);
+        List<List<Tensor>> chunks = new ArrayList<>();
+        try {
+            for (int start = 0; start < tokens; start += ENCODE_CHUNK) {
+                try (Tensor part = ops.slice(x, 2, start, Math.min(tokens, start + ENCODE_CHUNK))) {
+                    chunks.add(codec.encode(role, part));
+                }
+            }
+            List<Tensor> planes = new ArrayList<>();
+            for (int p = 0; p < chunks.getFirst().size(); p++) {
+                int plane = p;
+                planes.add(ops.concat(chunks.stream().map(c -> c.get(plane)).toList(), 2));
+            }
+            return planes;
+        } finally {
+            chunks.forEach(c -> c.forEach(Tensor::close));
+        }
+    }
+
+    /** Seeded random unit vectors {@code [1, 8, tokens, d]} in bf16, the same for every codec. */
+    private Tensor unitVectors(String stream, int d, int tokens) {
+        return backend.fromFloats(hostUnitVectors(stream, d, tokens), Shape.of(1, KV_HEADS, tokens, d), DType.BF16);
+    }
+
+    private float[] hostUnitVectors(String stream, int d, int tokens) {
+        return data.computeIfAbsent(stream + "/" + d + "/" + tokens, key -> {
+            SplitMix64 rng = SplitMix64.forStream(key.hashCode());
+            float[] out = new float[KV_HEADS * tokens * d];
+            for (int v = 0; v < out.length / d; v++) {
+                double norm = 0;
+                for (int i = v * d; i < (v + 1) * d; i++) {
+                    out[i] = (float) rng.nextGaussian();
+                    norm += (double) out[i] * out[i];
+                }
+                float inv = (float) (1 / Math.sqrt(norm));
+                for (int i = v * d; i < (v + 1) * d; i++) out[i] *= inv;
+            }
+            return out;
+        }).clone();
+    }
+
+    /** Median wall time of {@code reps} runs after one warm-up; each run's tensors are evaluated, then closed. */
+    private double medianSeconds(int reps, Supplier<List<Tensor>> work) {
+        double[] seconds = new double[reps];
+        for (int r = -1; r < reps; r++) {
+            long t0 = System.nanoTime();
+            List<Tensor> result = work.get();
+            backend.eval(result.toArray(Tensor[]::new));
+            long t1 = System.nanoTime();
+            result.forEach(Tensor::close);
+            if (r >= 0) seconds[r] = (t1 - t0) / 1e9;
+        }
+        Arrays.sort(seconds);
+        return seconds[reps / 2];
+    }
+}
