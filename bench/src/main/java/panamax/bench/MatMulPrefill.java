@@ -27,7 +27,8 @@ import panamax.api.tensor.Tensor;
 @OutputTimeUnit(TimeUnit.MILLISECONDS)
 @Warmup(iterations = 3, time = 1)
 @Measurement(iterations = 5, time = 1)
-@Fork(value = 1, jvmArgsAppend = {"--add-modules", "jdk.incubator.vector", "--enable-native-access=ALL-UNNAMED"})
+@Fork(value = 1, jvmArgsAppend = {"--add-modules", "jdk.incubator.vector", "--enable-native-access=ALL-UNNAMED",
+        "--sun-misc-unsafe-memory-access=allow"})
 public class MatMulPrefill {
     private BenchSession session;
     private Ops ops;

@@ -30,7 +30,8 @@ import panamax.api.tensor.Tensor;
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
 @Warmup(iterations = 3, time = 1)
 @Measurement(iterations = 5, time = 1)
-@Fork(value = 1, jvmArgsAppend = {"--add-modules", "jdk.incubator.vector", "--enable-native-access=ALL-UNNAMED"})
+@Fork(value = 1, jvmArgsAppend = {"--add-modules", "jdk.incubator.vector", "--enable-native-access=ALL-UNNAMED",
+        "--sun-misc-unsafe-memory-access=allow"})
 public class MatVecBf16 {
     /** Output rows: an attention projection (4096) and a Llama-3-8B MLP projection (14336). */
     @Param({"4096", "14336"})

@@ -31,7 +31,8 @@ import panamax.api.tensor.Tensor;
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
 @Warmup(iterations = 3, time = 1)
 @Measurement(iterations = 5, time = 1)
-@Fork(value = 1, jvmArgsAppend = {"--add-modules", "jdk.incubator.vector", "--enable-native-access=ALL-UNNAMED"})
+@Fork(value = 1, jvmArgsAppend = {"--add-modules", "jdk.incubator.vector", "--enable-native-access=ALL-UNNAMED",
+        "--sun-misc-unsafe-memory-access=allow"})
 public class MatVecQ4 {
     @Param({"4096", "14336"})
     public int n;
