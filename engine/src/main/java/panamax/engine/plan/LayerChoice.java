@@ -20,12 +20,16 @@ import panamax.api.model.LayerKvNeed;
 record LayerChoice(LayerKvNeed need, String layoutId, KvLayoutProvider layout, PluginParams layoutParams,
                    long bytesPerToken, long identityBytesPerToken, long quantizedStart, String reason) {
 
-    /** Bytes of one row of this layer at {@code context} tokens. */
+    /** Bytes of one row of this layer at {@code context} tokens, saturating at {@link Long#MAX_VALUE}. */
     long bytesAt(long context) {
         if (need.hasDonor()) return 0;
         long stored = storedAt(context);
         long perToken = quantizedStart >= 0 && context <= quantizedStart ? identityBytesPerToken : bytesPerToken;
-        return Math.multiplyHigh(stored, perToken) != 0 ? Long.MAX_VALUE : stored * perToken;
+        try {
+            return Math.multiplyExact(stored, perToken);
+        } catch (ArithmeticException overflow) {
+            return Long.MAX_VALUE; // saturate: more than any budget
+        }
     }
 
     /** Tokens of one row this layer keeps at {@code context} tokens. */

@@ -32,8 +32,11 @@ final class MemoryProjection {
 
     /** Bytes of {@code rows} rows at {@code context} tokens, saturating. */
     long bytes(long context, int rows) {
-        long perRow = bytesPerRow(context);
-        return Math.multiplyHigh(perRow, rows) != 0 || perRow * rows < 0 ? Long.MAX_VALUE : perRow * rows;
+        try {
+            return Math.multiplyExact(bytesPerRow(context), (long) rows);
+        } catch (ArithmeticException overflow) {
+            return Long.MAX_VALUE;
+        }
     }
 
     /** Bytes the next token adds to one row at {@code context}: only layers still growing count. */

@@ -50,7 +50,9 @@ public final class PlanText {
         table(out, table);
 
         out.append("\nmemory\n");
-        row(out, "bytes per token", ByteSize.grouped(plan.kvBytesPerToken()) + " (one row, all layers, next token at this context)");
+        row(out, "bytes per token", ByteSize.grouped(plan.kvBytesPerToken()) + (plan.kvBytesPerToken() == 0 && !plan.layers().isEmpty()
+                ? " (every layer's window is full at this context; the next token replaces an old one)"
+                : " (one row, all layers, next token at this context)"));
         row(out, "projected KV", ByteSize.grouped(plan.projectedKvBytes()) + " bytes (" + ByteSize.human(plan.projectedKvBytes()) + ") for "
                 + req.batchSize() + " x " + ByteSize.grouped(context) + " tokens");
         row(out, "max context", maxContextText(plan));
