@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.quicktheories.generators.SourceDSL.integers;
 
 import java.lang.foreign.Arena;
@@ -172,6 +173,14 @@ public abstract class CreationTck extends BackendTck {
             MemorySegment seven = arena.allocate(7 * 4);
             assertThrows(IllegalArgumentException.class, () -> backend().fromSegment(seven, Shape.of(2, 3), DType.F32));
         }
+    }
+
+    @Test
+    public void backendNameAndCapabilitiesMatchItsProvider() {
+        assertEquals(provider().id(), backend().name());
+        assertEquals(provider().capabilities(), backend().capabilities());
+        assertTrue(backend().capabilities().storageTypes().contains(DType.F32), "every backend stores F32");
+        backend().eval();
     }
 
     @Test
