@@ -37,8 +37,8 @@ final class AttentionOps {
             throw new IllegalArgumentException("scaledDotProductAttention: query heads " + hq + " must be a multiple of kv heads " + hkv);
         }
         int group = hq / hkv;
-        JavaTensor out = backend.allocate(new int[] {b, hq, tq, dv}, q.dtype);
         MaskReader maskReader = MaskReader.of(mask, b, hq, tq, tk);
+        JavaTensor out = backend.allocate(new int[] {b, hq, tq, dv}, q.dtype);
         int qBlocks = (tq + QUERY_BLOCK - 1) / QUERY_BLOCK;
         int items = b * hkv * qBlocks;
         float fscale = (float) scale;

@@ -19,11 +19,14 @@ import panamax.backend.java.kernel.Parallel;
 final class JavaBackend implements Backend {
     private final BackendCapabilities capabilities;
     private final MemoryAccounting accounting = new MemoryAccounting();
+    /** Recycled buffers: 256 MiB unless {@code extra pool.bytes} says otherwise. */
+    private final SegmentPool pool;
     final Parallel parallel;
     private final JavaOps ops;
 
-    JavaBackend(BackendCapabilities capabilities, int threads) {
+    JavaBackend(BackendCapabilities capabilities, int threads, long poolBytes) {
         this.capabilities = capabilities;
+        this.pool = new SegmentPool(poolBytes);
         this.parallel = new Parallel(threads);
         this.ops = new JavaOps(this);
     }
@@ -43,12 +46,19 @@ final class JavaBackend implements Backend {
         return ops;
     }
 
-    /** A new zeroed contiguous tensor, owned by the caller. */
+    /** A new contiguous tensor with undefined contents (the caller writes every element), owned by the caller. */
     JavaTensor allocate(int[] dims, DType dtype) {
         long n = 1;
         for (int d : dims) n *= d;
-        Storage storage = Storage.allocate(accounting, n * dtype.byteSize());
+        Storage storage = Storage.allocate(accounting, pool, n * dtype.byteSize());
         return new JavaTensor(this, storage, dims.clone(), JavaTensor.rowMajorStrides(dims), 0, dtype);
+    }
+
+    /** A new zero-filled contiguous tensor, owned by the caller. */
+    JavaTensor allocateZeroed(int[] dims, DType dtype) {
+        JavaTensor t = allocate(dims, dtype);
+        t.segment().fill((byte) 0);
+        return t;
     }
 
     /** Checks that {@code t} is an open tensor of this backend; {@code name} names the parameter. */
@@ -172,5 +182,6 @@ final class JavaBackend implements Backend {
     @Override
     public void close() {
         parallel.close();
+        pool.close();
     }
 }

@@ -42,6 +42,13 @@ public final class JavaBackendProvider implements BackendProvider {
                     java.util.List.of("device: expected cpu, found " + options.device().get()));
         }
         int threads = options.threads() == 0 ? Runtime.getRuntime().availableProcessors() : options.threads();
-        return new JavaBackend(CAPABILITIES, threads);
+        String pool = options.extra().getOrDefault("pool.bytes", String.valueOf(256L << 20));
+        long poolBytes;
+        try {
+            poolBytes = Long.parseLong(pool);
+        } catch (NumberFormatException e) {
+            throw new UnsupportedCombinationException("java backend", java.util.List.of("pool.bytes: expected a byte count, found " + pool));
+        }
+        return new JavaBackend(CAPABILITIES, threads, poolBytes);
     }
 }

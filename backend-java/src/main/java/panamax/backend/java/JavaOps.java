@@ -49,7 +49,7 @@ final class JavaOps implements Ops {
 
     @Override
     public Tensor zeros(Shape shape, DType dtype) {
-        return backend.allocate(shape.dims(), dtype);
+        return backend.allocateZeroed(shape.dims(), dtype);
     }
 
     @Override

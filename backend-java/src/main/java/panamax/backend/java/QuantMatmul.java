@@ -40,13 +40,13 @@ final class QuantMatmul {
             outDims[outDims.length - 1] = n;
             batch = new int[0];
         } else {
-            xm = x.rank() == 1 ? x.view(new int[] {1, k}, new long[] {0, x.strides[0]}, x.offset) : x.view(x.dims, x.strides, x.offset);
-            int rb = Math.max(xm.rank() - 2, wBatch.length);
+            int[] xd = x.rank() == 1 ? new int[] {1, k} : x.dims;
+            int rb = Math.max(xd.length - 2, wBatch.length);
             batch = new int[rb];
             for (int i = 0; i < rb; i++) {
-                int xi = i - (rb - (xm.rank() - 2));
+                int xi = i - (rb - (xd.length - 2));
                 int wi = i - (rb - wBatch.length);
-                int dx = xi >= 0 ? xm.dims[xi] : 1;
+                int dx = xi >= 0 ? xd[xi] : 1;
                 int dw = wi >= 0 ? wBatch[wi] : 1;
                 if (dx != dw && dx != 1 && dw != 1) {
                     throw new IllegalArgumentException("quantizedMatmul: batch axes of x " + x.shape + " and w " + packed.shape + " do not broadcast");
@@ -54,7 +54,8 @@ final class QuantMatmul {
                 batch[i] = dx == 1 ? dw : dx;
             }
             outDims = Arrays.copyOf(batch, rb + 2);
-            outDims[rb] = xm.dims[xm.rank() - 2];
+            outDims[rb] = xd[xd.length - 2];
+            xm = x.rank() == 1 ? x.view(xd, new long[] {0, x.strides[0]}, x.offset) : x.view(x.dims, x.strides, x.offset);
             outDims[rb + 1] = n;
         }
         try (JavaTensor xv = xm) {

@@ -64,7 +64,7 @@ final class RowIo {
         if (stride == 1 && t == DType.F32) {
             MemorySegment.copy(s, F32, base * 4, dst, 0, n);
         } else if (stride == 1 && t == DType.BF16) {
-            for (int i = 0; i < n; i++) dst[i] = Float.intBitsToFloat(s.getAtIndex(I16, base + i) << 16);
+            Floats.bf16ToFloats(s, base * 2, n, dst, 0);
         } else if (stride == 0) {
             java.util.Arrays.fill(dst, 0, n, getFloat(s, t, base));
         } else {

@@ -1,38 +1,43 @@
 package panamax.backend.java;
 
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * Reference-counted bytes behind one or more {@link JavaTensor} handles. Owned storage lives in
- * its own shared {@link Arena} (closed when the last handle is released); wrapped storage borrows a
- * caller's segment (e.g. a memory-mapped weight file) and never frees it. Thread-safe.
+ * Reference-counted bytes behind one or more {@link JavaTensor} handles. Owned storage is a buffer
+ * with its own shared {@link java.lang.foreign.Arena}, handed back to the backend's
+ * {@link SegmentPool} when the last handle is released (the pool closes the arena or recycles the
+ * buffer); wrapped storage borrows a caller's segment (e.g. a memory-mapped weight file) and never
+ * frees it. Thread-safe.
  */
 final class Storage {
     private final MemoryAccounting accounting;
     private final MemorySegment segment;
-    private final Arena arena; // null for wrapped segments
+    private final SegmentPool pool; // null for wrapped segments
+    private final SegmentPool.Buffer buffer; // null for wrapped segments
     private final AtomicInteger references = new AtomicInteger(1);
 
-    private Storage(MemoryAccounting accounting, MemorySegment segment, Arena arena) {
+    private Storage(MemoryAccounting accounting, MemorySegment segment, SegmentPool pool, SegmentPool.Buffer buffer) {
         this.accounting = accounting;
         this.segment = segment;
-        this.arena = arena;
+        this.pool = pool;
+        this.buffer = buffer;
     }
 
-    /** Fresh zeroed storage of {@code bytes}, owned by the returned object (one reference). */
-    static Storage allocate(MemoryAccounting accounting, long bytes) {
-        Arena arena = Arena.ofShared();
-        MemorySegment segment = arena.allocate(Math.max(bytes, 1), 64).asSlice(0, bytes);
+    /**
+     * Storage of {@code bytes} from the pool, owned by the returned object (one reference). Its
+     * contents are undefined: callers overwrite every byte (or zero it).
+     */
+    static Storage allocate(MemoryAccounting accounting, SegmentPool pool, long bytes) {
+        SegmentPool.Buffer buffer = pool.take(bytes);
         accounting.allocated(bytes);
-        return new Storage(accounting, segment, arena);
+        return new Storage(accounting, buffer.segment(), pool, buffer);
     }
 
     /** Storage over a borrowed native segment; its scope must outlive every handle. */
     static Storage wrap(MemoryAccounting accounting, MemorySegment segment) {
         accounting.mapped(segment.byteSize());
-        return new Storage(accounting, segment, null);
+        return new Storage(accounting, segment, null, null);
     }
 
     MemorySegment segment() {
@@ -48,9 +53,9 @@ final class Storage {
     void release() {
         int left = references.decrementAndGet();
         if (left == 0) {
-            if (arena != null) {
-                arena.close();
+            if (buffer != null) {
                 accounting.freed(segment.byteSize());
+                pool.give(buffer);
             } else {
                 accounting.unmapped(segment.byteSize());
             }

@@ -17,7 +17,6 @@ public final class Gemm {
     /** Columns of the register tile: two vectors. */
     static final int NR = 2 * F;
     private static final int KC = 256;
-    private static final int ROW_CHUNK = 96;
     private static final int PANELS_PER_TASK = 4;
 
     private Gemm() {
@@ -37,23 +36,31 @@ public final class Gemm {
         int mPad = (m + MR - 1) / MR * MR;
         float[] ap = packA(a, lda, m, mPad, k);
         int panels = (n + NR - 1) / NR;
-        int rowChunks = (m + ROW_CHUNK - 1) / ROW_CHUNK;
-        int panelGroups = (panels + PANELS_PER_TASK - 1) / PANELS_PER_TASK;
+        int threads = parallel.threads();
+        // every packed B panel should serve as many rows as possible: split rows only when there
+        // are too few column panels to keep every worker busy
+        int panelsPerTask = Math.max(1, Math.min(PANELS_PER_TASK, panels / (2 * threads)));
+        int panelGroups = (panels + panelsPerTask - 1) / panelsPerTask;
+        int rowChunks = panelGroups >= 2 * threads ? 1 : Math.max(1, Math.min((m + MR - 1) / MR, 2 * threads / panelGroups));
+        int rowChunk = ((m + rowChunks - 1) / rowChunks + MR - 1) / MR * MR;
+        rowChunks = (m + rowChunk - 1) / rowChunk;
         int tasks = rowChunks * panelGroups;
-        long flopsPerTask = 2L * Math.min(m, ROW_CHUNK) * NR * PANELS_PER_TASK * k;
+        long flopsPerTask = 2L * Math.min(m, rowChunk) * NR * panelsPerTask * k;
         int grain = flopsPerTask > 4_000_000 ? 1 : (int) Math.max(1, 4_000_000 / flopsPerTask);
+        int chunks = rowChunks;
+        int perTask = panelsPerTask;
         parallel.forRange(tasks, grain, (from, to) -> {
             float[] bp = new float[KC * NR];
             float[] tile = new float[MR * NR];
             for (int t = from; t < to; t++) {
-                int rc = t % rowChunks;
-                int pg = t / rowChunks;
-                int i0 = rc * ROW_CHUNK;
-                int i1 = Math.min(m, i0 + ROW_CHUNK);
-                int p1 = Math.min(panels, (pg + 1) * PANELS_PER_TASK);
+                int rc = t % chunks;
+                int pg = t / chunks;
+                int i0 = rc * rowChunk;
+                int i1 = Math.min(m, i0 + rowChunk);
+                int p1 = Math.min(panels, (pg + 1) * perTask);
                 for (int k0 = 0; k0 < k; k0 += KC) {
                     int kc = Math.min(KC, k - k0);
-                    for (int p = pg * PANELS_PER_TASK; p < p1; p++) {
+                    for (int p = pg * perTask; p < p1; p++) {
                         int j0 = p * NR;
                         int nr = Math.min(NR, n - j0);
                         b.pack(k0, kc, j0, nr, bp, 0, NR);
@@ -113,13 +120,34 @@ public final class Gemm {
             c50 = b0.fma(a5, c50);
             c51 = b1.fma(a5, c51);
         }
+        if (rows == MR && cols == NR && !accumulate) {
+            c00.intoArray(c, cOff);
+            c01.intoArray(c, cOff + F);
+            c10.intoArray(c, cOff + ldc);
+            c11.intoArray(c, cOff + ldc + F);
+            c20.intoArray(c, cOff + 2 * ldc);
+            c21.intoArray(c, cOff + 2 * ldc + F);
+            c30.intoArray(c, cOff + 3 * ldc);
+            c31.intoArray(c, cOff + 3 * ldc + F);
+            c40.intoArray(c, cOff + 4 * ldc);
+            c41.intoArray(c, cOff + 4 * ldc + F);
+            c50.intoArray(c, cOff + 5 * ldc);
+            c51.intoArray(c, cOff + 5 * ldc + F);
+            return;
+        }
         if (rows == MR && cols == NR) {
-            storeRow(c, cOff, c00, c01, accumulate);
-            storeRow(c, cOff + ldc, c10, c11, accumulate);
-            storeRow(c, cOff + 2 * ldc, c20, c21, accumulate);
-            storeRow(c, cOff + 3 * ldc, c30, c31, accumulate);
-            storeRow(c, cOff + 4 * ldc, c40, c41, accumulate);
-            storeRow(c, cOff + 5 * ldc, c50, c51, accumulate);
+            c00.add(FloatVector.fromArray(S, c, cOff)).intoArray(c, cOff);
+            c01.add(FloatVector.fromArray(S, c, cOff + F)).intoArray(c, cOff + F);
+            c10.add(FloatVector.fromArray(S, c, cOff + ldc)).intoArray(c, cOff + ldc);
+            c11.add(FloatVector.fromArray(S, c, cOff + ldc + F)).intoArray(c, cOff + ldc + F);
+            c20.add(FloatVector.fromArray(S, c, cOff + 2 * ldc)).intoArray(c, cOff + 2 * ldc);
+            c21.add(FloatVector.fromArray(S, c, cOff + 2 * ldc + F)).intoArray(c, cOff + 2 * ldc + F);
+            c30.add(FloatVector.fromArray(S, c, cOff + 3 * ldc)).intoArray(c, cOff + 3 * ldc);
+            c31.add(FloatVector.fromArray(S, c, cOff + 3 * ldc + F)).intoArray(c, cOff + 3 * ldc + F);
+            c40.add(FloatVector.fromArray(S, c, cOff + 4 * ldc)).intoArray(c, cOff + 4 * ldc);
+            c41.add(FloatVector.fromArray(S, c, cOff + 4 * ldc + F)).intoArray(c, cOff + 4 * ldc + F);
+            c50.add(FloatVector.fromArray(S, c, cOff + 5 * ldc)).intoArray(c, cOff + 5 * ldc);
+            c51.add(FloatVector.fromArray(S, c, cOff + 5 * ldc + F)).intoArray(c, cOff + 5 * ldc + F);
             return;
         }
         c00.intoArray(tile, 0);
@@ -140,15 +168,6 @@ public final class Gemm {
                 c[at] = accumulate ? c[at] + tile[r * NR + j] : tile[r * NR + j];
             }
         }
-    }
-
-    private static void storeRow(float[] c, int off, FloatVector v0, FloatVector v1, boolean accumulate) {
-        if (accumulate) {
-            v0 = v0.add(FloatVector.fromArray(S, c, off));
-            v1 = v1.add(FloatVector.fromArray(S, c, off + F));
-        }
-        v0.intoArray(c, off);
-        v1.intoArray(c, off + F);
     }
 
     /** Scalar twin of {@link #multiply}: the test oracle. */

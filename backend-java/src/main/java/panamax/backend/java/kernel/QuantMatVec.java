@@ -61,9 +61,6 @@ public final class QuantMatVec {
         int groups = k / groupSize;
         float[] scales = new float[groups];
         float[] biases = new float[groups];
-        int cpw = 32 / bits;
-        int mask = (1 << bits) - 1;
-        int perChunk = V * cpw;
         int wordsPerGroup = groupSize * bits / 32;
         int groupsPerChunk = Math.max(1, V / wordsPerGroup);
         VectorMask<Float>[] laneMasks = laneMasks(wordsPerGroup, groupsPerChunk);
@@ -72,28 +69,109 @@ public final class QuantMatVec {
             long row = base + n * rowBytes;
             for (int m = 0; m < rows; m++) {
                 int xo = m * k;
-                FloatVector acc = FloatVector.zero(S);
-                for (int c = 0, word = 0; c < k; c += perChunk, word += V) {
-                    IntVector w = IntVector.fromMemorySegment(IS, packed, row + 4L * word, LE);
-                    FloatVector t = FloatVector.zero(S);
-                    for (int j = 0; j < cpw; j++) {
-                        IntVector codes = j == 0 ? w.and(mask) : w.lanewise(VectorOperators.LSHR, j * bits).and(mask);
-                        FloatVector q = (FloatVector) codes.convert(VectorOperators.I2F, 0);
-                        t = q.fma(FloatVector.fromArray(S, xa, xo + c + j * V), t);
-                    }
-                    int g0 = word / wordsPerGroup;
-                    FloatVector sv = FloatVector.broadcast(S, scales[g0]);
-                    for (int q = 1; q < groupsPerChunk; q++) {
-                        sv = sv.blend(scales[g0 + q], laneMasks[q]);
-                    }
-                    acc = t.fma(sv, acc);
-                }
-                float sum = acc.reduceLanes(VectorOperators.ADD);
+                float sum = switch (bits) {
+                    case 4 -> row4(packed, row, k, xa, xo, scales, wordsPerGroup, groupsPerChunk, laneMasks);
+                    case 8 -> row8(packed, row, k, xa, xo, scales, wordsPerGroup, groupsPerChunk, laneMasks);
+                    default -> row2(packed, row, k, xa, xo, scales, wordsPerGroup, groupsPerChunk, laneMasks);
+                };
                 int so = m * groups;
                 for (int g = 0; g < groups; g++) sum += biases[g] * sums[so + g];
                 out[m * ldo + n] = sum;
             }
         }
+    }
+
+    private static FloatVector code(IntVector w, int shift, int mask) {
+        return (FloatVector) w.lanewise(VectorOperators.LSHR, shift).and(mask).convert(VectorOperators.I2F, 0);
+    }
+
+    private static float row4(MemorySegment packed, long row, int k, float[] xa, int xo, float[] scales,
+                              int wordsPerGroup, int groupsPerChunk, VectorMask<Float>[] masks) {
+        VectorMask<Float> m1 = groupsPerChunk > 1 ? masks[1] : null;
+        VectorMask<Float> m2 = groupsPerChunk > 2 ? masks[2] : null;
+        VectorMask<Float> m3 = groupsPerChunk > 3 ? masks[3] : null;
+        FloatVector acc = FloatVector.zero(S);
+        for (int c = 0, word = 0; c < k; c += 8 * V, word += V) {
+            IntVector w = IntVector.fromMemorySegment(IS, packed, row + 4L * word, LE);
+            int x = xo + c;
+            FloatVector t0 = code(w, 0, 15).mul(FloatVector.fromArray(S, xa, x));
+            FloatVector t1 = code(w, 4, 15).mul(FloatVector.fromArray(S, xa, x + V));
+            t0 = code(w, 8, 15).fma(FloatVector.fromArray(S, xa, x + 2 * V), t0);
+            t1 = code(w, 12, 15).fma(FloatVector.fromArray(S, xa, x + 3 * V), t1);
+            t0 = code(w, 16, 15).fma(FloatVector.fromArray(S, xa, x + 4 * V), t0);
+            t1 = code(w, 20, 15).fma(FloatVector.fromArray(S, xa, x + 5 * V), t1);
+            t0 = code(w, 24, 15).fma(FloatVector.fromArray(S, xa, x + 6 * V), t0);
+            t1 = ((FloatVector) w.lanewise(VectorOperators.LSHR, 28).convert(VectorOperators.I2F, 0))
+                    .fma(FloatVector.fromArray(S, xa, x + 7 * V), t1);
+            int g0 = word / wordsPerGroup;
+            FloatVector sv = FloatVector.broadcast(S, scales[g0]);
+            if (groupsPerChunk > 1) {
+                sv = sv.blend(scales[g0 + 1], m1);
+                if (groupsPerChunk > 2) {
+                    sv = sv.blend(scales[g0 + 2], m2).blend(scales[g0 + 3], m3);
+                    for (int q = 4; q < groupsPerChunk; q++) sv = sv.blend(scales[g0 + q], masks[q]);
+                }
+            }
+            acc = t0.add(t1).fma(sv, acc);
+        }
+        return acc.reduceLanes(VectorOperators.ADD);
+    }
+
+    private static float row8(MemorySegment packed, long row, int k, float[] xa, int xo, float[] scales,
+                              int wordsPerGroup, int groupsPerChunk, VectorMask<Float>[] masks) {
+        VectorMask<Float> m1 = groupsPerChunk > 1 ? masks[1] : null;
+        VectorMask<Float> m2 = groupsPerChunk > 2 ? masks[2] : null;
+        VectorMask<Float> m3 = groupsPerChunk > 3 ? masks[3] : null;
+        FloatVector acc = FloatVector.zero(S);
+        for (int c = 0, word = 0; c < k; c += 4 * V, word += V) {
+            IntVector w = IntVector.fromMemorySegment(IS, packed, row + 4L * word, LE);
+            int x = xo + c;
+            FloatVector t0 = code(w, 0, 255).mul(FloatVector.fromArray(S, xa, x));
+            FloatVector t1 = code(w, 8, 255).mul(FloatVector.fromArray(S, xa, x + V));
+            t0 = code(w, 16, 255).fma(FloatVector.fromArray(S, xa, x + 2 * V), t0);
+            t1 = ((FloatVector) w.lanewise(VectorOperators.LSHR, 24).convert(VectorOperators.I2F, 0))
+                    .fma(FloatVector.fromArray(S, xa, x + 3 * V), t1);
+            int g0 = word / wordsPerGroup;
+            FloatVector sv = FloatVector.broadcast(S, scales[g0]);
+            if (groupsPerChunk > 1) {
+                sv = sv.blend(scales[g0 + 1], m1);
+                if (groupsPerChunk > 2) {
+                    sv = sv.blend(scales[g0 + 2], m2).blend(scales[g0 + 3], m3);
+                    for (int q = 4; q < groupsPerChunk; q++) sv = sv.blend(scales[g0 + q], masks[q]);
+                }
+            }
+            acc = t0.add(t1).fma(sv, acc);
+        }
+        return acc.reduceLanes(VectorOperators.ADD);
+    }
+
+    private static float row2(MemorySegment packed, long row, int k, float[] xa, int xo, float[] scales,
+                              int wordsPerGroup, int groupsPerChunk, VectorMask<Float>[] masks) {
+        VectorMask<Float> m1 = groupsPerChunk > 1 ? masks[1] : null;
+        VectorMask<Float> m2 = groupsPerChunk > 2 ? masks[2] : null;
+        VectorMask<Float> m3 = groupsPerChunk > 3 ? masks[3] : null;
+        FloatVector acc = FloatVector.zero(S);
+        for (int c = 0, word = 0; c < k; c += 16 * V, word += V) {
+            IntVector w = IntVector.fromMemorySegment(IS, packed, row + 4L * word, LE);
+            int x = xo + c;
+            FloatVector t0 = code(w, 0, 3).mul(FloatVector.fromArray(S, xa, x));
+            FloatVector t1 = code(w, 2, 3).mul(FloatVector.fromArray(S, xa, x + V));
+            for (int j = 2; j < 16; j += 2) {
+                t0 = code(w, 2 * j, 3).fma(FloatVector.fromArray(S, xa, x + j * V), t0);
+                t1 = code(w, 2 * j + 2, 3).fma(FloatVector.fromArray(S, xa, x + (j + 1) * V), t1);
+            }
+            int g0 = word / wordsPerGroup;
+            FloatVector sv = FloatVector.broadcast(S, scales[g0]);
+            if (groupsPerChunk > 1) {
+                sv = sv.blend(scales[g0 + 1], m1);
+                if (groupsPerChunk > 2) {
+                    sv = sv.blend(scales[g0 + 2], m2).blend(scales[g0 + 3], m3);
+                    for (int q = 4; q < groupsPerChunk; q++) sv = sv.blend(scales[g0 + q], masks[q]);
+                }
+            }
+            acc = t0.add(t1).fma(sv, acc);
+        }
+        return acc.reduceLanes(VectorOperators.ADD);
     }
 
     @SuppressWarnings("unchecked")
