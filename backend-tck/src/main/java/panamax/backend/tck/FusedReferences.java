@@ -138,8 +138,10 @@ public final class FusedReferences {
                     for (int j = 0; j < tk; j++) {
                         double dot = 0;
                         double abs = 0;
+                        int qAt = ((b * hq + h) * tq + i) * d;
+                        int kAt = ((b * hkv + kh) * tk + j) * d;
                         for (int e = 0; e < d; e++) {
-                            double prod = q.at(b, h, i, e) * k.at(b, kh, j, e);
+                            double prod = q.values()[qAt + e] * k.values()[kAt + e];
                             dot += prod;
                             abs += Math.abs(prod);
                         }
@@ -158,8 +160,9 @@ public final class FusedReferences {
                         double acc = 0;
                         double m = 0;
                         for (int j = 0; j < tk; j++) {
-                            acc += p[j] / sum * v.at(b, kh, j, e);
-                            m += p[j] / sum * Math.abs(v.at(b, kh, j, e)) * (1 + spread[j]);
+                            double vj = v.values()[((b * hkv + kh) * tk + j) * dv + e];
+                            acc += p[j] / sum * vj;
+                            m += p[j] / sum * Math.abs(vj) * (1 + spread[j]);
                         }
                         int at = ((b * hq + h) * tq + i) * dv + e;
                         out[at] = acc;

@@ -128,6 +128,32 @@ public abstract class MemoryTck extends BackendTck {
     }
 
     @Test
+    public void opsFromSeveralThreadsAtOnceShareBorrowedInputsSafely() throws Exception {
+        Ref a = Gens.uniform(new int[] {48, 96}, 21, 1, DType.F32);
+        Ref b = Gens.uniform(new int[] {96, 64}, 22, 1, DType.F32);
+        Expected product = References.matmul(a, b);
+        Expected softmax = FusedReferences.softmax(a, 1);
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(4);
+        try (Tensor ta = input(a, DType.F32); Tensor tb = input(b, DType.F32)) {
+            List<java.util.concurrent.Future<?>> futures = new java.util.ArrayList<>();
+            for (int thread = 0; thread < 4; thread++) {
+                futures.add(pool.submit(() -> {
+                    for (int i = 0; i < 15; i++) {
+                        try (Tensor p = ops().matmul(ta, tb); Tensor s = ops().softmax(ta, -1)) {
+                            assertClose("matmul on a shared input", p, DType.F32, product);
+                            assertClose("softmax on a shared input", s, DType.F32, softmax);
+                        }
+                    }
+                    return null;
+                }));
+            }
+            for (java.util.concurrent.Future<?> f : futures) f.get(60, java.util.concurrent.TimeUnit.SECONDS);
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
     public void closingABackendTwiceIsHarmless() {
         Backend other = provider().create(options());
         try (Tensor t = other.fromFloats(new float[] {1}, Shape.of(1), DType.F32)) {
