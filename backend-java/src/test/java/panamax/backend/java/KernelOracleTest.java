@@ -1,0 +1,144 @@
+package panamax.backend.java;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+import panamax.backend.java.kernel.AffineCodes;
+import panamax.backend.java.kernel.BPanelSource;
+import panamax.backend.java.kernel.Floats;
+import panamax.backend.java.kernel.Gemm;
+import panamax.backend.java.kernel.MatVec;
+import panamax.backend.java.kernel.Parallel;
+import panamax.backend.java.kernel.QuantMatVec;
+import panamax.backend.java.kernel.RowScales;
+
+/** Every Vector API kernel agrees with its scalar twin on awkward sizes (tails, partial tiles, several threads). */
+class KernelOracleTest {
+    private static final ValueLayout.OfShort I16 = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+    private static final ValueLayout.OfFloat F32 = ValueLayout.JAVA_FLOAT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+    private final Random random = new Random(11);
+
+    private float[] gaussian(int n) {
+        float[] v = new float[n];
+        for (int i = 0; i < n; i++) v[i] = (float) random.nextGaussian();
+        return v;
+    }
+
+    private static void assertNear(float want, float got, double scale, String what) {
+        assertEquals(want, got, 1e-5 * scale + 1e-6, what);
+    }
+
+    @Test
+    void gemmMatchesItsScalarTwinOnPartialTiles() {
+        try (Parallel parallel = new Parallel(3)) {
+            for (int[] mnk : new int[][] {{1, 1, 1}, {7, 33, 5}, {13, 70, 300}, {64, 64, 257}, {6, 32, 512}}) {
+                int m = mnk[0], n = mnk[1], k = mnk[2];
+                float[] a = gaussian(m * k);
+                float[] b = gaussian(k * n);
+                BPanelSource panels = (k0, kc, n0, nr, dst, off, width) -> {
+                    for (int kk = 0; kk < kc; kk++) {
+                        for (int j = 0; j < width; j++) dst[off + kk * width + j] = j < nr ? b[(k0 + kk) * n + n0 + j] : 0f;
+                    }
+                };
+                float[] fast = new float[m * n];
+                float[] slow = new float[m * n];
+                Gemm.multiply(parallel, m, n, k, a, k, panels, fast, n);
+                Gemm.multiplyScalar(m, n, k, a, k, panels, slow, n);
+                for (int i = 0; i < m * n; i++) assertNear(slow[i], fast[i], Math.sqrt(k) * 4, "gemm " + m + "x" + n + "x" + k + " at " + i);
+            }
+        }
+    }
+
+    @Test
+    void matrixVectorKernelsMatchScalarDotsForBf16AndF32Rows() {
+        try (Arena arena = Arena.ofConfined()) {
+            for (int k : new int[] {1, 31, 32, 100, 1024 + 17}) {
+                int n = 9, rows = 3;
+                float[] w = gaussian(n * k);
+                float[] x = gaussian(rows * k);
+                MemorySegment wb = arena.allocate(2L * n * k);
+                MemorySegment wf = arena.allocate(4L * n * k);
+                float[] wRounded = new float[n * k];
+                for (int i = 0; i < n * k; i++) {
+                    wb.setAtIndex(I16, i, Floats.floatToBf16(w[i]));
+                    wRounded[i] = Floats.roundToBf16(w[i]);
+                    wf.setAtIndex(F32, i, w[i]);
+                }
+                float[] xi = new float[rows * k];
+                for (int r = 0; r < rows; r++) MatVec.interleaveForBf16(x, r * k, k, xi, r * k);
+                float[] outB = new float[rows * n];
+                float[] outF = new float[rows * n];
+                MatVec.bf16(wb, 0, 2L * k, k, xi, rows, 0, n, outB, 0, n);
+                MatVec.f32(wf, 0, 4L * k, k, x, rows, 0, n, outF, 0, n);
+                for (int r = 0; r < rows; r++) {
+                    for (int j = 0; j < n; j++) {
+                        assertNear(MatVec.dotScalar(wRounded, j * k, x, r * k, k), outB[r * n + j], Math.sqrt(k) * 4, "bf16 k=" + k);
+                        assertNear(MatVec.dotScalar(w, j * k, x, r * k, k), outF[r * n + j], Math.sqrt(k) * 4, "f32 k=" + k);
+                    }
+                }
+            }
+        }
+    }
+
+    @Test
+    void quantizedVectorKernelMatchesTheDequantizingKernel() {
+        try (Arena arena = Arena.ofConfined()) {
+            for (int bits : new int[] {2, 4, 8}) {
+                for (int gs : new int[] {32, 64, 128}) {
+                    int k = 1024, n = 7, rows = 2, groups = k / gs, words = k * bits / 32;
+                    assertEquals(true, QuantMatVec.supports(bits, k, gs));
+                    MemorySegment packed = arena.allocate(4L * n * words);
+                    float[] scales = new float[n * groups];
+                    float[] biases = new float[n * groups];
+                    int[] codes = new int[k];
+                    float[] s = new float[groups];
+                    float[] b = new float[groups];
+                    for (int r = 0; r < n; r++) {
+                        AffineCodes.quantizeRow(gaussian(k), k, gs, bits, codes, s, b);
+                        AffineCodes.packRow(codes, k, bits, packed, (long) r * words);
+                        System.arraycopy(s, 0, scales, r * groups, groups);
+                        System.arraycopy(b, 0, biases, r * groups, groups);
+                    }
+                    RowScales params = (row, sc, bi) -> {
+                        System.arraycopy(scales, row * groups, sc, 0, groups);
+                        System.arraycopy(biases, row * groups, bi, 0, groups);
+                    };
+                    float[] x = gaussian(rows * k);
+                    float[] xa = new float[rows * k];
+                    float[] sums = new float[rows * groups];
+                    for (int r = 0; r < rows; r++) {
+                        QuantMatVec.arrange(x, r * k, k, bits, xa, r * k);
+                        QuantMatVec.groupSums(x, r * k, k, gs, sums, r * groups);
+                    }
+                    float[] fast = new float[rows * n];
+                    float[] slow = new float[rows * n];
+                    QuantMatVec.vector(packed, 0, 4L * words, bits, gs, k, params, xa, sums, rows, 0, n, fast, n);
+                    QuantMatVec.generic(packed, 0, 4L * words, bits, gs, k, params, x, rows, 0, n, slow, n);
+                    for (int i = 0; i < rows * n; i++) assertNear(slow[i], fast[i], Math.sqrt(k) * 8, "b" + bits + " g" + gs);
+                }
+            }
+        }
+    }
+
+    @Test
+    void packedCodesRoundTripForEveryWidth() {
+        try (Arena arena = Arena.ofConfined()) {
+            for (int bits = 2; bits <= 8; bits++) {
+                if (bits == 7) continue;
+                int cols = 128;
+                int[] codes = new int[cols];
+                for (int i = 0; i < cols; i++) codes[i] = random.nextInt(1 << bits);
+                MemorySegment packed = arena.allocate(4L * cols * bits / 32);
+                AffineCodes.packRow(codes, cols, bits, packed, 0);
+                int[] back = new int[cols - 3];
+                AffineCodes.unpack(packed, 0, bits, 3, cols, back);
+                for (int i = 3; i < cols; i++) assertEquals(codes[i], back[i - 3], "bits " + bits + " element " + i);
+            }
+        }
+    }
+}
