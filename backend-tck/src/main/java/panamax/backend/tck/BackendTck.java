@@ -19,6 +19,7 @@ import panamax.api.tensor.BackendOptions;
 import panamax.api.tensor.BackendProvider;
 import panamax.api.tensor.DType;
 import panamax.api.tensor.Ops;
+import panamax.api.tensor.Shape;
 import panamax.api.tensor.Tensor;
 
 /**
@@ -150,6 +151,18 @@ public abstract class BackendTck {
         double[] d = new double[f.length];
         for (int i = 0; i < f.length; i++) d[i] = f[i];
         return new Ref(t.shape().dims(), d);
+    }
+
+    /**
+     * Asserts that {@code call} throws {@link IllegalArgumentException} whose message names every
+     * one of {@code shapes} (the api requires shape mismatches to name both shapes).
+     */
+    protected static void assertRefusedNaming(org.junit.jupiter.api.function.Executable call, Shape... shapes) {
+        IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class, call);
+        for (Shape shape : shapes) {
+            org.junit.jupiter.api.Assertions.assertTrue(String.valueOf(e.getMessage()).contains(shape.toString()),
+                    () -> "the message \"" + e.getMessage() + "\" does not name shape " + shape);
+        }
     }
 
     /** Asserts the tensor's dtype and shape. */
