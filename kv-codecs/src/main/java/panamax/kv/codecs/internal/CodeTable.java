@@ -11,13 +11,15 @@ import panamax.api.tensor.Tensor;
 /**
  * Maps packed {@code bits}-wide codes to table values through {@link Ops} alone: the words are
  * unpacked by {@link Ops#dequantize} with unit scales and zero biases (the packed layout is MLX's,
- * see {@link BitPacker}), then the codes index the table with {@link Ops#take}. One-bit codes,
- * which MLX's format lacks, are read as 2-bit pairs and looked up in a 4 × 2 pair table.
+ * see {@link BitPacker}), then the codes index the table with {@link Ops#takeAlongAxis}. One-bit
+ * codes, which MLX's format lacks, are read as 2-bit pairs and looked up in two pair tables.
  * Owns its tensors.
  */
 public final class CodeTable implements AutoCloseable {
     private final int bits;
-    private final Tensor table; // F32 [2^bits], or [4, 2] pair table when bits == 1
+    private final Tensor table;     // F32 [2^bits]
+    private final Tensor firstOfPair;  // bits == 1: F32 [4], value of bit 0 of a 2-bit pair code
+    private final Tensor secondOfPair; // bits == 1: F32 [4], value of bit 1
     private final Tensor one;   // F32 [1]
     private final Tensor zero;  // F32 [1]
 
@@ -32,16 +34,20 @@ public final class CodeTable implements AutoCloseable {
             throw new IllegalArgumentException("expected " + (1 << bits) + " table values for " + bits + " bits, found " + values.length);
         }
         this.bits = bits;
+        table = backend.fromFloats(values, Shape.of(values.length), DType.F32);
         if (bits == 1) {
             // pair code v = b0 + 2·b1 (LSB first) → (values[b0], values[b1])
-            float[] pairs = new float[8];
+            float[] first = new float[4];
+            float[] second = new float[4];
             for (int v = 0; v < 4; v++) {
-                pairs[2 * v] = values[v & 1];
-                pairs[2 * v + 1] = values[v >> 1];
+                first[v] = values[v & 1];
+                second[v] = values[v >> 1];
             }
-            table = backend.fromFloats(pairs, Shape.of(4, 2), DType.F32);
+            firstOfPair = backend.fromFloats(first, Shape.of(4), DType.F32);
+            secondOfPair = backend.fromFloats(second, Shape.of(4), DType.F32);
         } else {
-            table = backend.fromFloats(values, Shape.of(values.length), DType.F32);
+            firstOfPair = null;
+            secondOfPair = null;
         }
         one = backend.fromFloats(new float[] {1f}, Shape.of(1), DType.F32);
         zero = backend.fromFloats(new float[] {0f}, Shape.of(1), DType.F32);
@@ -74,31 +80,39 @@ public final class CodeTable implements AutoCloseable {
             Tensor biases = s.add(ops.broadcastTo(zero, groups));
             var matrix = new QuantizedMatrix(packed, scales, biases, group, width); // borrows packed: never closed
             Tensor codes = s.add(ops.dequantize(matrix));
-            Tensor index = s.add(ops.astype(codes, DType.I32));
-            Tensor values = s.add(ops.take(table, index, 0));
-            return s.keep(bits == 1 ? ops.reshape(values, BitPacker.shape(lead, count)) : values);
+            if (bits != 1) return s.keep(gather(ops, s, table, codes));
+            Tensor first = s.add(ops.reshape(s.add(gather(ops, s, firstOfPair, codes)), BitPacker.shape(lead, columns, 1)));
+            Tensor second = s.add(ops.reshape(s.add(gather(ops, s, secondOfPair, codes)), BitPacker.shape(lead, columns, 1)));
+            Tensor pairs = s.add(ops.concat(java.util.List.of(first, second), -1));
+            return s.keep(ops.reshape(pairs, BitPacker.shape(lead, count)));
         }
     }
 
     /** The table values of unpacked codes {@code [...]} (floating or integer): a new F32 tensor of the same shape. */
     public Tensor lookup(Ops ops, Tensor codes) {
-        if (bits == 1) {
-            // the pair table's first column is values[0], values[1] at pair codes 0 and 1
-            try (TensorScope s = new TensorScope()) {
-                Tensor index = s.add(ops.astype(codes, DType.I32));
-                Tensor firstColumn = s.add(ops.slice(table, 1, 0, 1));
-                Tensor picked = s.add(ops.take(firstColumn, index, 0));
-                return s.keep(ops.reshape(picked, codes.shape()));
-            }
+        try (TensorScope s = new TensorScope()) {
+            return s.keep(gather(ops, s, table, codes));
         }
-        try (Tensor index = ops.astype(codes, DType.I32)) {
-            return ops.take(table, index, 0);
-        }
+    }
+
+    /**
+     * {@code values[codes]} elementwise. An element gather along the last axis of the table
+     * (broadcast over the codes' other axes) rather than {@code take}, which gathers whole rows.
+     */
+    public static Tensor gather(Ops ops, TensorScope s, Tensor values, Tensor codes) {
+        Tensor index = s.add(ops.astype(codes, DType.I32));
+        int[] ones = new int[codes.rank()];
+        Arrays.fill(ones, 1);
+        ones[ones.length - 1] = values.dim(0);
+        Tensor row = s.add(ops.reshape(values, Shape.of(ones)));
+        return ops.takeAlongAxis(row, index, -1);
     }
 
     @Override
     public void close() {
         table.close();
+        if (firstOfPair != null) firstOfPair.close();
+        if (secondOfPair != null) secondOfPair.close();
         one.close();
         zero.close();
     }

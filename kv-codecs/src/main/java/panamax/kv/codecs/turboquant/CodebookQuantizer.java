@@ -14,7 +14,7 @@ import panamax.kv.codecs.internal.TensorScope;
  * Quantizes rotated unit-vector coordinates to the Lloyd-Max codebook of their dimension, packs
  * the codes into U32 words, and maps packed codes back to centroids — all through {@link Ops}.
  * Encoding is a branch-free binary search over the sorted decision boundaries: {@code bits} rounds
- * of take-compare-add, so memory stays proportional to the input for any width. Owns its tensors.
+ * of gather-compare-add, so memory stays proportional to the input for any width. Owns its tensors.
  */
 final class CodebookQuantizer implements AutoCloseable {
     private final LloydMaxCodebook codebook;
@@ -41,8 +41,7 @@ final class CodebookQuantizer implements AutoCloseable {
             for (int k = codebook.bits() - 1; k >= 0; k--) {
                 int step = 1 << k;
                 // y lies above at least code + step boundaries iff y > boundaries[code + step − 1]
-                Tensor index = s.add(ops.astype(s.add(ops.add(code, step - 1)), DType.I32));
-                Tensor threshold = s.add(ops.take(boundaries, index, 0));
+                Tensor threshold = s.add(CodeTable.gather(ops, s, boundaries, s.add(ops.add(code, step - 1))));
                 Tensor above = s.add(ops.astype(s.add(ops.compare(Comparison.GREATER, y, threshold)), DType.F32));
                 code = s.add(ops.add(code, s.add(ops.mul(above, step))));
             }

@@ -13,9 +13,9 @@ import panamax.kv.codecs.internal.TensorScope;
 /**
  * The seeded random rotation of each kv head: {@code R x = H·diag(signs)·pad(x)}, with {@code H}
  * the normalized Walsh–Hadamard matrix of the padded dimension n (a power of two) and one seeded
- * ±1 sign vector per head. {@code H} is applied as a fast transform: log₁₆ n stages, each one
- * batched matmul of a normalized 16 × 16 (or smaller) Hadamard block over one group of index bits,
- * so a vector costs O(n log n). {@code H} is symmetric and orthogonal, hence
+ * ±1 sign vector per head. {@code H} is applied as a fast transform: ⌈log₁₆ n⌉ stages, each one
+ * matmul with a normalized 16 × 16 (or smaller) Hadamard block over one group of index bits, so a
+ * vector costs O(n log n) (at most 16 multiply-adds per coordinate per stage). {@code H} is symmetric and orthogonal, hence
  * {@code R⁻¹ y = unpad(signs ⊙ H y)}. Owns its tensors; thread-safe once built.
  */
 final class RandomizedHadamard implements AutoCloseable {
@@ -96,17 +96,32 @@ final class RandomizedHadamard implements AutoCloseable {
         }
     }
 
-    /** The fast normalized Walsh–Hadamard transform along the last axis of borrowed {@code x}. */
+    /**
+     * The fast normalized Walsh–Hadamard transform along the last axis of borrowed {@code x}. Each
+     * stage is one plain 2-D matmul {@code [rows·n/r, r] × H_r} over the stage's index bits, moved
+     * last by a transpose when they are not the lowest ones; backends run such GEMMs far better
+     * than a tiny matrix broadcast over a huge batch.
+     */
     Tensor transform(Ops ops, Tensor x) {
-        long rows = x.size() / paddedDim;
+        int rows = (int) (x.size() / paddedDim);
         try (TensorScope s = new TensorScope()) {
-            Tensor current = x;
+            Tensor current = s.add(ops.reshape(x, Shape.of(rows, paddedDim)));
             int stride = 1;
             for (int i = 0; i < radices.length; i++) {
                 int r = radices[i];
-                // index bits [log2 stride, log2 stride + log2 r) become the axis of length r
-                Tensor blocks = s.add(ops.reshape(current, Shape.of((int) rows, paddedDim / (r * stride), r, stride)));
-                current = s.add(ops.matmul(stages.get(i), blocks));
+                int blocks = rows * (paddedDim / (r * stride));
+                Tensor mixed;
+                if (stride == 1) {
+                    // H is symmetric, so x·H applies it to every row of r consecutive coordinates
+                    mixed = s.add(ops.matmul(s.add(ops.reshape(current, Shape.of(blocks, r))), stages.get(i)));
+                } else {
+                    // index = (block·r + k)·stride + j: bring k last, mix, put it back
+                    Tensor moved = s.add(ops.transpose(s.add(ops.reshape(current, Shape.of(blocks, r, stride))), 0, 2, 1));
+                    Tensor product = s.add(ops.matmul(s.add(ops.reshape(moved, Shape.of(blocks * stride, r))), stages.get(i)));
+                    Tensor back = s.add(ops.transpose(s.add(ops.reshape(product, Shape.of(blocks, stride, r))), 0, 2, 1));
+                    mixed = s.add(ops.copy(back));
+                }
+                current = s.add(ops.reshape(mixed, Shape.of(rows, paddedDim)));
                 stride *= r;
             }
             return s.keep(ops.reshape(current, x.shape()));
