@@ -11,6 +11,7 @@ module panamax.engine {
     exports panamax.engine.plugins;
     exports panamax.engine.plan;
     exports panamax.engine.wiring;
+    exports panamax.engine.runtime;
 
     // Guice reflects on the injected constructors of these packages.
     opens panamax.engine.plan;
