@@ -112,4 +112,20 @@ public final class AffineReference {
         }
         return out;
     }
+
+    /**
+     * {@code |code·scale| + |bias|} of every element: the size of the terms dequantization adds,
+     * which bounds its f32 rounding error even where they cancel.
+     */
+    public static double[] dequantizeMagnitude(int[] codes, double[] scales, double[] biases, int rows, int cols, int groupSize) {
+        int groups = cols / groupSize;
+        double[] out = new double[rows * cols];
+        for (int r = 0; r < rows; r++) {
+            for (int i = 0; i < cols; i++) {
+                int g = r * groups + i / groupSize;
+                out[r * cols + i] = Math.abs(codes[r * cols + i] * scales[g]) + Math.abs(biases[g]);
+            }
+        }
+        return out;
+    }
 }

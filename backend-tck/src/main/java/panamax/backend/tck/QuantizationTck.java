@@ -19,7 +19,8 @@ import panamax.api.tensor.Tensor;
  * inputs, with groups that are random, all equal, all negative, all zero, or one outlier over noise,
  * compared exactly (packed words, scales, biases) with {@link AffineReference}; {@code dequantize}
  * and {@code quantizedMatmul} (transposed or not, batch dims on w) on random codes, compared with
- * the tolerance rule of {@link BackendTck} (dequantize may round q·scale before adding the bias).
+ * the tolerance rule of {@link BackendTck} (dequantize may round q·scale before adding the bias;
+ * quantizedMatmul's magnitude is Σ|x|·(|q·scale| + |bias|), as dequantized weights may cancel).
  */
 public abstract class QuantizationTck extends BackendTck {
 
@@ -125,6 +126,10 @@ public abstract class QuantizationTck extends BackendTck {
         Ref dequantized() {
             return new Ref(dims, AffineReference.dequantize(codes, scales, biases, rows(), cols(), format.groupSize));
         }
+
+        Ref termSizes() {
+            return new Ref(dims, AffineReference.dequantizeMagnitude(codes, scales, biases, rows(), cols(), format.groupSize));
+        }
     }
 
     private static Gen<Codes> codes(Format f, int[] leadAndRows, int groups) {
@@ -202,10 +207,13 @@ public abstract class QuantizationTck extends BackendTck {
         List<DType> types = List.copyOf(supported(DType.F32, DType.BF16));
         qt(150).forAll(matmulCases(formats(types), types)).checkAssert(c -> {
             Ref w = c.w.dequantized();
-            Ref wLogical = c.transpose ? w.transpose(References.swapLast(w.rank())) : w;
+            Ref terms = c.w.termSizes();
+            int[] swap = References.swapLast(w.rank());
             Ref x2 = c.x.rank() == 1 ? c.x.reshape(1, c.x.dim(0)) : c.x;
-            Expected e = References.matmul(x2, wLogical);
-            if (c.x.rank() == 1) e = new Expected(e.value().reshape(e.value().dim(-1)), e.magnitude());
+            Ref product = References.matmul(x2, c.transpose ? w.transpose(swap) : w).value();
+            // magnitude Σ|x|·(|q·s| + |b|): dequantized weights may cancel to nearly 0 in f32
+            double[] mag = References.matmul(x2.map(Math::abs), c.transpose ? terms.transpose(swap) : terms).value().values();
+            Expected e = new Expected(c.x.rank() == 1 ? product.reshape(product.dim(-1)) : product, mag);
             DType result = Numerics.promote(c.xType, c.w.format.dtype);
             try (Tensor tx = input(c.x, c.xType, c.layout); QuantizedMatrix q = matrix(c.w);
                  Tensor r = ops().quantizedMatmul(tx, q, c.transpose)) {
