@@ -73,6 +73,39 @@ public interface KvLayout extends AutoCloseable {
     /** Bytes the layout would hold for {@code tokens} tokens per row, including growth slack. */
     long projectedBytes(long tokens);
 
+    /**
+     * Per row, the RoPE position of the first token of the next {@link #append}: {@link #offsets()}
+     * minus the left padding still to be appended in a prepared prefill (padding tokens take the
+     * positions just before the row's first real token, as in mlx-lm).
+     *
+     * @since 0.1
+     */
+    default int[] ropeOffsets() {
+        return offsets();
+    }
+
+    /**
+     * Re-lays every row in time order so that row r's first real token sits at column
+     * {@code leftPadding[r]}; rows may end at different columns afterwards.
+     *
+     * @throws IllegalArgumentException when the array length is not {@link #rows()} or a value is negative
+     * @throws UnsupportedOperationException when the layout cannot move rows
+     * @since 0.1
+     */
+    default void alignRows(int[] leftPadding) {
+        throw new UnsupportedOperationException(getClass().getName() + " cannot align rows");
+    }
+
+    /**
+     * A view of this layer's KV for a later layer that shares it (donor capture), without copying.
+     *
+     * @throws UnsupportedOperationException when the layout cannot expose its storage
+     * @since 0.1
+     */
+    default KvCapture capture() {
+        throw new UnsupportedOperationException(getClass().getName() + " cannot be captured by another layer");
+    }
+
     /** Releases all planes and the codec. */
     @Override
     void close();

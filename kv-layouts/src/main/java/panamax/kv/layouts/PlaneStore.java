@@ -1,0 +1,272 @@
+package panamax.kv.layouts;
+
+import java.util.ArrayList;
+import java.util.List;
+import panamax.api.kv.CodecShape;
+import panamax.api.kv.KvRole;
+import panamax.api.kv.PlaneSpec;
+import panamax.api.tensor.Backend;
+import panamax.api.tensor.DType;
+import panamax.api.tensor.Ops;
+import panamax.api.tensor.Shape;
+import panamax.api.tensor.Tensor;
+
+/**
+ * One codec's planes for a batch of rows: for each {@link PlaneSpec} of the codec's shape a tensor
+ * {@code [rows, kvHeads, capacity, width]}, stored without knowing what the codec puts in them.
+ * Owns its plane tensors and one reference on the codec. Ops return new tensors, so every write
+ * replaces a plane and closes the old handle; a handle taken by {@link #handles()} keeps the old
+ * contents alive (that is what a capture holds). Not thread-safe.
+ */
+final class PlaneStore implements AutoCloseable {
+    private final Backend backend;
+    private final Ops ops;
+    private final SharedCodec codec;
+    private final CodecShape shape;
+    private List<Tensor> keys = new ArrayList<>();   // per key plane: [rows, heads, capacity, width]
+    private List<Tensor> values = new ArrayList<>(); // per value plane: [rows, heads, capacity, width]
+
+    /** Takes over one reference on {@code codec}. */
+    PlaneStore(Backend backend, SharedCodec codec) {
+        this.backend = backend;
+        this.ops = backend.ops();
+        this.codec = codec;
+        this.shape = codec.codec().shape();
+    }
+
+    SharedCodec codec() {
+        return codec;
+    }
+
+    CodecShape shape() {
+        return shape;
+    }
+
+    boolean allocated() {
+        return !keys.isEmpty();
+    }
+
+    /** Replaces the planes with zeros {@code [rows, heads, capacity, width]}. */
+    void allocate(int rows, int heads, int capacity) {
+        replace(zeros(rows, heads, capacity));
+    }
+
+    /** Takes over {@code planes} (closing the current ones). */
+    void replace(Handles planes) {
+        closePlanes();
+        keys = new ArrayList<>(planes.keys());
+        values = new ArrayList<>(planes.values());
+    }
+
+    /** Grows the column axis to {@code capacity} with zero columns at the end. */
+    void grow(int capacity) {
+        keys = grown(keys, capacity);
+        values = grown(values, capacity);
+    }
+
+    private List<Tensor> grown(List<Tensor> planes, int capacity) {
+        List<Tensor> out = new ArrayList<>(planes.size());
+        for (Tensor p : planes) {
+            int extra = capacity - p.dim(2);
+            try (Tensor zeros = ops.zeros(p.shape().with(2, extra), p.dtype())) {
+                out.add(ops.concat(List.of(p, zeros), 2));
+            }
+            p.close();
+        }
+        return out;
+    }
+
+    /** Encodes borrowed {@code keys, values [rows, heads, T, headDim]} and writes them at {@code targets}. */
+    void write(Tensor newKeys, Tensor newValues, Targets targets) {
+        keys = written(keys, KvRole.KEY, newKeys, targets);
+        values = written(values, KvRole.VALUE, newValues, targets);
+    }
+
+    private List<Tensor> written(List<Tensor> planes, KvRole role, Tensor x, Targets targets) {
+        List<Tensor> encoded = codec.codec().encode(role, x);
+        try (Tensor index = targets.start() >= 0 ? null : columnIndex(targets.columns())) {
+            List<Tensor> out = new ArrayList<>(planes.size());
+            for (int i = 0; i < planes.size(); i++) {
+                Tensor plane = planes.get(i);
+                Tensor update = encoded.get(i);
+                if (targets.start() >= 0) {
+                    out.add(ops.sliceUpdate(plane, update, 0, 0, targets.start(), 0));
+                } else {
+                    try (Tensor idx = ops.broadcastTo(index, update.shape())) {
+                        out.add(ops.putAlongAxis(plane, idx, update, 2));
+                    }
+                }
+                plane.close();
+            }
+            return out;
+        } finally {
+            encoded.forEach(Tensor::close);
+        }
+    }
+
+    /** Re-arranges rows and columns in place; see {@link #rearranged}. */
+    void remap(int[] rowSource, int[][] columnSource, int capacity) {
+        Handles moved = rearranged(rowSource, columnSource, capacity);
+        closePlanes();
+        keys = new ArrayList<>(moved.keys());
+        values = new ArrayList<>(moved.values());
+    }
+
+    /**
+     * New planes (owned by the caller) where row i is old row {@code rowSource[i]} (all rows when
+     * null) and its column c old column {@code columnSource[i][c]} (any column when negative; the
+     * bookkeeping marks it empty), over a new capacity. One gather per plane.
+     */
+    Handles rearranged(int[] rowSource, int[][] columnSource, int capacity) {
+        int rows = columnSource.length;
+        int[] index = new int[rows * capacity];
+        for (int r = 0; r < rows; r++) {
+            for (int c = 0; c < capacity; c++) {
+                int src = c < columnSource[r].length ? columnSource[r][c] : -1;
+                index[r * capacity + c] = Math.max(src, 0);
+            }
+        }
+        return new Handles(remapped(keys, rowSource, index, rows, capacity), remapped(values, rowSource, index, rows, capacity));
+    }
+
+    /** Zero planes {@code [rows, heads, capacity, width]} of this codec's shape, owned by the caller. */
+    Handles zeros(int rows, int heads, int capacity) {
+        List<Tensor> k = new ArrayList<>();
+        List<Tensor> v = new ArrayList<>();
+        for (PlaneSpec s : shape.keyPlanes()) k.add(ops.zeros(Shape.of(rows, heads, capacity, s.width()), s.dtype()));
+        for (PlaneSpec s : shape.valuePlanes()) v.add(ops.zeros(Shape.of(rows, heads, capacity, s.width()), s.dtype()));
+        return new Handles(k, v);
+    }
+
+    private List<Tensor> remapped(List<Tensor> planes, int[] rowSource, int[] index, int rows, int capacity) {
+        List<Tensor> out = new ArrayList<>(planes.size());
+        try (Tensor idx = backend.fromInts(index, Shape.of(rows, 1, capacity, 1), DType.I32);
+             Tensor rowIdx = rowSource == null ? null : backend.fromInts(rowSource, Shape.of(rowSource.length), DType.I32)) {
+            for (Tensor plane : planes) {
+                Tensor picked = rowIdx == null ? null : ops.take(plane, rowIdx, 0);
+                Tensor from = picked == null ? plane : picked;
+                try (Tensor full = ops.broadcastTo(idx, Shape.of(rows, from.dim(1), capacity, from.dim(3)))) {
+                    out.add(ops.takeAlongAxis(from, full, 2));
+                } finally {
+                    if (picked != null) picked.close();
+                }
+            }
+        }
+        return out;
+    }
+
+    /**
+     * Replaces the rows flagged in {@code rows} with {@code source}'s rows re-encoded by this
+     * store's codec (a precision change). {@code source} has the same geometry.
+     */
+    void convertRows(boolean[] rows, PlaneStore source) {
+        int[] flags = new int[rows.length];
+        for (int r = 0; r < rows.length; r++) flags[r] = rows[r] ? 1 : 0;
+        try (Tensor flag = backend.fromInts(flags, Shape.of(rows.length, 1, 1, 1), DType.BOOL)) {
+            keys = converted(keys, flag, KvRole.KEY, source);
+            values = converted(values, flag, KvRole.VALUE, source);
+        }
+    }
+
+    private List<Tensor> converted(List<Tensor> planes, Tensor flag, KvRole role, PlaneStore source) {
+        List<Tensor> encoded;
+        try (Tensor plain = source.decodeAll(role)) {
+            encoded = codec.codec().encode(role, plain);
+        }
+        List<Tensor> out = new ArrayList<>(planes.size());
+        try {
+            for (int i = 0; i < planes.size(); i++) {
+                out.add(ops.where(flag, encoded.get(i), planes.get(i)));
+                planes.get(i).close();
+            }
+        } finally {
+            encoded.forEach(Tensor::close);
+        }
+        return out;
+    }
+
+    private Tensor decodeAll(KvRole role) {
+        return codec.codec().decode(role, role == KvRole.KEY ? keys : values);
+    }
+
+    /** New handles on the current planes (they keep today's contents alive); the caller closes them. */
+    Handles handles() {
+        List<Tensor> k = new ArrayList<>();
+        List<Tensor> v = new ArrayList<>();
+        for (Tensor p : keys) k.add(ops.slice(p, 2, 0, p.dim(2)));
+        for (Tensor p : values) v.add(ops.slice(p, 2, 0, p.dim(2)));
+        return new Handles(k, v);
+    }
+
+    /** The current planes, borrowed; valid until the next change. */
+    Handles current() {
+        return new Handles(keys, values);
+    }
+
+    /** Replaces the planes by the rows of {@code parts} stacked in order (all of equal capacity); closes nothing of the parts. */
+    void stack(List<Handles> parts) {
+        closePlanes();
+        keys = stacked(parts.stream().map(Handles::keys).toList());
+        values = stacked(parts.stream().map(Handles::values).toList());
+    }
+
+    private List<Tensor> stacked(List<List<Tensor>> parts) {
+        List<Tensor> out = new ArrayList<>();
+        for (int i = 0; i < parts.getFirst().size(); i++) {
+            List<Tensor> slices = new ArrayList<>();
+            for (List<Tensor> part : parts) slices.add(part.get(i));
+            out.add(ops.concat(slices, 0));
+        }
+        return out;
+    }
+
+    /** Bytes the planes hold. */
+    long bytes() {
+        long n = 0;
+        for (Tensor t : keys) n += t.size() * t.dtype().byteSize();
+        for (Tensor t : values) n += t.size() * t.dtype().byteSize();
+        return n;
+    }
+
+    int capacity() {
+        return keys.isEmpty() ? 0 : keys.getFirst().dim(2);
+    }
+
+    /** Frees the planes (the store stays usable and is reallocated on the next write). */
+    void closePlanes() {
+        keys.forEach(Tensor::close);
+        values.forEach(Tensor::close);
+        keys = new ArrayList<>();
+        values = new ArrayList<>();
+    }
+
+    /** Closes the planes and releases the codec reference. */
+    @Override
+    public void close() {
+        closePlanes();
+        codec.release();
+    }
+
+    /**
+     * Key and value plane handles in the codec's plane order.
+     *
+     * @param keys   [rows, heads, capacity, width] per key plane
+     * @param values [rows, heads, capacity, width] per value plane
+     */
+    record Handles(List<Tensor> keys, List<Tensor> values) implements AutoCloseable {
+        /** Closes the handles (only for handles the caller owns, see {@link PlaneStore#handles()}). */
+        @Override
+        public void close() {
+            keys.forEach(Tensor::close);
+            values.forEach(Tensor::close);
+        }
+    }
+
+    private Tensor columnIndex(int[][] columns) {
+        int rows = columns.length;
+        int length = rows == 0 ? 0 : columns[0].length;
+        int[] data = new int[rows * length];
+        for (int r = 0; r < rows; r++) System.arraycopy(columns[r], 0, data, r * length, length);
+        return backend.fromInts(data, Shape.of(rows, 1, length, 1), DType.I32);
+    }
+}

@@ -1,0 +1,23 @@
+package panamax.kv.layouts;
+
+import java.util.Map;
+
+/**
+ * A codec the properties run a layout with, and how far its decoded vectors may be from the
+ * originals: the largest relative L2 error per (token, head) vector; 0 means exact.
+ *
+ * @param id        codec plugin id
+ * @param params    its parameters
+ * @param tolerance largest relative L2 error of a decoded vector
+ */
+record CodecChoice(String id, Map<String, String> params, double tolerance) {
+    static final CodecChoice IDENTITY = new CodecChoice("identity", Map.of(), 0);
+    static final CodecChoice AFFINE_8 = new CodecChoice("affine", Map.of("bits", "8", "group_size", "32"), 0.01);
+    static final CodecChoice AFFINE_4 = new CodecChoice("affine", Map.of("bits", "4", "group_size", "32"), 0.15);
+    static final CodecChoice TURBO_4_3 = new CodecChoice("turboquant", Map.of("key_bits", "4", "value_bits", "3"), 0.35);
+
+    @Override
+    public String toString() {
+        return id + params;
+    }
+}
