@@ -45,8 +45,10 @@ public record AttentionCase(int batch, int kvHeads, int queryHeads, int queryTok
                 case 2 -> new AttentionMask.Causal(3);
                 default -> new AttentionMask.Explicit(explicit);
             };
-            List<Tensor> kp = codec.encode(KvRole.KEY, kt);
-            List<Tensor> vp = codec.encode(KvRole.VALUE, vt);
+            // half the cases read the planes as a layout does: views of the first Tk tokens of a larger buffer
+            boolean views = (seed & 1) == 0;
+            List<Tensor> kp = views ? sliced(b, codec, KvRole.KEY, kt) : codec.encode(KvRole.KEY, kt);
+            List<Tensor> vp = views ? sliced(b, codec, KvRole.VALUE, vt) : codec.encode(KvRole.VALUE, vt);
             double scale = 1 / Math.sqrt(headDim);
             try (Tensor onPlanes = codec.attend(qt, kp, vp, scale, mask);
                  Tensor kd = codec.decode(KvRole.KEY, kp);
@@ -61,6 +63,21 @@ public record AttentionCase(int batch, int kvHeads, int queryHeads, int queryTok
             } finally {
                 kp.forEach(Tensor::close);
                 vp.forEach(Tensor::close);
+            }
+        }
+    }
+
+    /** The planes of {@code x} followed by 7 more encoded tokens, as views of the first Tk tokens. */
+    private List<Tensor> sliced(Backend b, KvCodec codec, KvRole role, Tensor x) {
+        var ops = b.ops();
+        float[] extra = JavaBackendFixture.gaussians(seed + 9, batch * kvHeads * 7 * x.dim(3));
+        try (Tensor more = b.fromFloats(extra, Shape.of(batch, kvHeads, 7, x.dim(3)), x.dtype());
+             Tensor longer = ops.concat(List.of(x, more), 2)) {
+            List<Tensor> full = codec.encode(role, longer);
+            try {
+                return full.stream().map(p -> ops.slice(p, 2, 0, keyTokens)).toList();
+            } finally {
+                full.forEach(Tensor::close);
             }
         }
     }

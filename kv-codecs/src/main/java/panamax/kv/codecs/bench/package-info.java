@@ -1,0 +1,8 @@
+/**
+ * The codec benchmark behind {@code panamax bench codecs}; the only exported package of the module.
+ *
+ * {@snippet :
+ * int status = CodecBench.run(List.of("--json", "--head-dims", "128"), System.out, System.err);
+ * }
+ */
+package panamax.kv.codecs.bench;
