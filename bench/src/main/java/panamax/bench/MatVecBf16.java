@@ -23,7 +23,9 @@ import panamax.api.tensor.Tensor;
  * One decode step's linear layer on the Java backend: {@code matmul(x [1, 4096] f32, transpose(W))}
  * with W a bf16 [n, 4096] matrix stored [out, in] as in a Hugging Face Linear, passed as the
  * transposed view models use. Memory bound: bytes per operation = n·4096·2
- * ({@link Workloads#bf16MatrixBytes}); the result, owned by the benchmark, is closed each time.
+ * ({@link Workloads#bf16MatrixBytes}). Successive operations cycle through copies of W adding up to
+ * {@link Workloads#ROTATION_BYTES}, so the weights come from DRAM, not from the last-level cache.
+ * The result, owned by the benchmark, is closed each time.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
@@ -40,20 +42,25 @@ public class MatVecBf16 {
     private BenchSession session;
     private Ops ops;
     private Tensor x;
-    private Tensor weightT;
+    private Tensor[] weightsT;
+    private int next;
 
     @Setup(Level.Trial)
     public void load() {
         session = new BenchSession();
         ops = session.backend().ops();
         Tensor weight = session.randomBf16(Shape.of(n, Workloads.HIDDEN), 0.05, Workloads.SEED);
-        weightT = session.keep(ops.transpose(weight, 1, 0));
+        weightsT = new Tensor[Workloads.copiesFor(Workloads.bf16MatrixBytes(n))];
+        for (int i = 0; i < weightsT.length; i++) {
+            Tensor copy = i == 0 ? weight : session.keep(ops.copy(weight));
+            weightsT[i] = session.keep(ops.transpose(copy, 1, 0));
+        }
         x = session.randomF32(Shape.of(1, Workloads.HIDDEN), Workloads.SEED + 1);
         if (Workloads.storageBytes(weight) != Workloads.bf16MatrixBytes(n) || weight.dtype() != DType.BF16) {
             throw new IllegalStateException("weight: expected " + Workloads.bf16MatrixBytes(n) + " bf16 bytes, found "
                     + Workloads.storageBytes(weight) + " " + weight.dtype());
         }
-        try (Tensor y = ops.matmul(x, weightT)) {
+        try (Tensor y = ops.matmul(x, weightsT[0])) {
             BenchSession.requireShape("matmul(x, transpose(W))", y, Shape.of(1, n));
         }
     }
@@ -65,6 +72,8 @@ public class MatVecBf16 {
 
     @Benchmark
     public void matvec() {
+        Tensor weightT = weightsT[next];
+        next = next + 1 == weightsT.length ? 0 : next + 1;
         try (Tensor y = ops.matmul(x, weightT)) {
             session.backend().eval(y);
         }

@@ -24,7 +24,9 @@ import panamax.api.tensor.Tensor;
  * {@code quantizedMatmul(x [1, 4096], quantize(W, 64, 4), transpose = true)}, W the same bf16
  * [n, 4096] matrix. Bytes per operation = packed codes + bf16 scales + biases
  * ({@link Workloads#quantizedMatrixBytes}, checked against the tensors in setup). The weights are
- * quantized once per trial; the result is closed each time.
+ * quantized once per trial, then copied so that successive operations cycle through
+ * {@link Workloads#ROTATION_BYTES} of quantized weights (read from DRAM, not from the last-level
+ * cache, as in {@link MatVecBf16}); the result is closed each time.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
@@ -40,21 +42,30 @@ public class MatVecQ4 {
     private BenchSession session;
     private Ops ops;
     private Tensor x;
-    private QuantizedMatrix weightQ;
+    private QuantizedMatrix[] weightsQ;
+    private int next;
 
     @Setup(Level.Trial)
     public void load() {
         session = new BenchSession();
         ops = session.backend().ops();
         Tensor weight = session.randomBf16(Shape.of(n, Workloads.HIDDEN), 0.05, Workloads.SEED);
-        weightQ = session.keep(ops.quantize(weight, Workloads.GROUP_SIZE, Workloads.BITS));
+        QuantizedMatrix weightQ = session.keep(ops.quantize(weight, Workloads.GROUP_SIZE, Workloads.BITS));
         long bytes = Workloads.storageBytes(weightQ);
         if (bytes != Workloads.quantizedMatrixBytes(n)) {
             throw new IllegalStateException("quantized weight: expected " + Workloads.quantizedMatrixBytes(n)
                     + " bytes (packed + bf16 scales + biases), found " + bytes);
         }
+        weightsQ = new QuantizedMatrix[Workloads.copiesFor(bytes)];
+        weightsQ[0] = weightQ;
+        for (int i = 1; i < weightsQ.length; i++) {
+            // each copied tensor is kept on its own, so a failure half-way still closes the others
+            weightsQ[i] = new QuantizedMatrix(session.keep(ops.copy(weightQ.packed())),
+                    session.keep(ops.copy(weightQ.scales())), session.keep(ops.copy(weightQ.biases())),
+                    weightQ.groupSize(), weightQ.bits());
+        }
         x = session.randomF32(Shape.of(1, Workloads.HIDDEN), Workloads.SEED + 1);
-        try (Tensor y = ops.quantizedMatmul(x, weightQ, true)) {
+        try (Tensor y = ops.quantizedMatmul(x, weightsQ[0], true)) {
             BenchSession.requireShape("quantizedMatmul(x, Wq, true)", y, Shape.of(1, n));
         }
     }
@@ -66,6 +77,8 @@ public class MatVecQ4 {
 
     @Benchmark
     public void quantizedMatvec() {
+        QuantizedMatrix weightQ = weightsQ[next];
+        next = next + 1 == weightsQ.length ? 0 : next + 1;
         try (Tensor y = ops.quantizedMatmul(x, weightQ, true)) {
             session.backend().eval(y);
         }

@@ -22,7 +22,19 @@ final class Workloads {
     /** Seed of every random weight and activation, so each run measures the same data. */
     static final long SEED = 0x5eed_2026L;
 
+    /**
+     * Minimum bytes a matrix-vector benchmark cycles through: like {@link ReadBandwidth}'s segment,
+     * far beyond any last-level cache (32 MiB on the reference machine, 300 MiB on some servers), so
+     * each operation reads its weights from DRAM as a model's sequence of layers does.
+     */
+    static final long ROTATION_BYTES = 1L << 30;
+
     private Workloads() {
+    }
+
+    /** How many copies of a {@code bytesPerCopy}-byte matrix fill {@link #ROTATION_BYTES}, at least one. */
+    static int copiesFor(long bytesPerCopy) {
+        return (int) Math.max(1, (ROTATION_BYTES + bytesPerCopy - 1) / bytesPerCopy);
     }
 
     /** Bytes of a bf16 weight matrix [n, HIDDEN]: what one matrix-vector product must read. */
