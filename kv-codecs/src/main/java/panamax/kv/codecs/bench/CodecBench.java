@@ -23,7 +23,8 @@ import panamax.api.tensor.BackendProvider;
  *
  * <p>Options: {@code --json}, {@code --backend ID} (default {@code java}), {@code --head-dims 64,128},
  * {@code --tokens N} (attention cache length, default 8192), {@code --encode-tokens N} (tokens per
- * timed encode, default 2048), {@code --threads N} (backend threads, default all cores).
+ * timed encode, default 2048), {@code --threads N} (backend threads, default all cores),
+ * {@code --copy-mib N} (size of the copy that measures bandwidth, default 128).
  */
 public final class CodecBench {
     private CodecBench() {
@@ -72,7 +73,7 @@ public final class CodecBench {
 
     /** Runs every case on a borrowed backend and prints as {@code options} say. */
     static void run(Backend backend, BenchOptions options, PrintStream out) {
-        CodecMeter meter = new CodecMeter(backend, options.attentionTokens(), options.encodeTokens());
+        CodecMeter meter = new CodecMeter(backend, options.attentionTokens(), options.encodeTokens(), options.copyMib());
         double copyGbps = meter.copyGbps();
         if (!options.json()) {
             out.printf("backend %s; copy bandwidth %.2f GB/s; attention over %d tokens (B=1, Hq=32, Hkv=8, Tq=1);"
@@ -98,9 +99,9 @@ public final class CodecBench {
      * Command-line options of the benchmark.
      */
     record BenchOptions(boolean json, boolean help, String backend, int[] headDims, int attentionTokens, int encodeTokens,
-                        int threads) {
+                        int threads, int copyMib) {
         static final String USAGE = "usage: panamax bench codecs [--json] [--backend ID] [--head-dims 64,128]"
-                + " [--tokens N] [--encode-tokens N] [--threads N]";
+                + " [--tokens N] [--encode-tokens N] [--threads N] [--copy-mib N]";
 
         static BenchOptions parse(List<String> args) {
             boolean json = false;
@@ -110,6 +111,7 @@ public final class CodecBench {
             int tokens = 8192;
             int encodeTokens = 2048;
             int threads = 0;
+            int copyMib = 128;
             for (int i = 0; i < args.size(); i++) {
                 String a = args.get(i);
                 switch (a) {
@@ -121,10 +123,11 @@ public final class CodecBench {
                     case "--tokens" -> tokens = positive(value(args, ++i, a), a);
                     case "--encode-tokens" -> encodeTokens = positive(value(args, ++i, a), a);
                     case "--threads" -> threads = positive(value(args, ++i, a), a);
+                    case "--copy-mib" -> copyMib = positive(value(args, ++i, a), a);
                     default -> throw new IllegalArgumentException("unknown option " + a);
                 }
             }
-            return new BenchOptions(json, help, backend, headDims, tokens, encodeTokens, threads);
+            return new BenchOptions(json, help, backend, headDims, tokens, encodeTokens, threads, copyMib);
         }
 
         private static String value(List<String> args, int i, String option) {

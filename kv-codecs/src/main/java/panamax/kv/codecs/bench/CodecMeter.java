@@ -28,24 +28,25 @@ final class CodecMeter {
     static final int QUERY_HEADS = 32;
     private static final int QUALITY_TOKENS = 512;
     private static final int ENCODE_CHUNK = 2048;
-    private static final long COPY_ELEMENTS = 1L << 26; // 128 MiB of bf16
 
     private final Backend backend;
     private final int attentionTokens;
     private final int encodeTokens;
+    private final long copyElements; // bf16 elements of the bandwidth copy
     private final Map<String, float[]> data = new HashMap<>();
 
-    CodecMeter(Backend backend, int attentionTokens, int encodeTokens) {
+    CodecMeter(Backend backend, int attentionTokens, int encodeTokens, int copyMib) {
         this.backend = backend;
+        this.copyElements = (long) copyMib << 19;
         this.attentionTokens = attentionTokens;
         this.encodeTokens = encodeTokens;
     }
 
     /** Bytes per second of {@code Ops.copy} on a large bf16 tensor, in GB/s of source bytes. */
     double copyGbps() {
-        try (Tensor big = backend.ops().full(Shape.of((int) COPY_ELEMENTS), 0.5, DType.BF16)) {
+        try (Tensor big = backend.ops().full(Shape.of((int) copyElements), 0.5, DType.BF16)) {
             double seconds = medianSeconds(5, () -> List.of(backend.ops().copy(big)));
-            return COPY_ELEMENTS * 2 / seconds / 1e9;
+            return copyElements * 2 / seconds / 1e9;
         }
     }
 

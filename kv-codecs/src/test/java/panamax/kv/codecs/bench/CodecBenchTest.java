@@ -1,0 +1,65 @@
+package panamax.kv.codecs.bench;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+
+/** {@code panamax bench codecs} on tiny sizes: the JSON lines carry what the issue asks for. */
+class CodecBenchTest {
+
+    private static String run(List<String> args, int expectedStatus, ByteArrayOutputStream err) {
+        var out = new ByteArrayOutputStream();
+        int status = CodecBench.run(args, new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8));
+        assertEquals(expectedStatus, status, err.toString(StandardCharsets.UTF_8));
+        return out.toString(StandardCharsets.UTF_8);
+    }
+
+    private static double number(String line, String key) {
+        Matcher m = Pattern.compile("\"" + key + "\":(-?[0-9.eE+-]+|null)").matcher(line);
+        assertTrue(m.find(), key + " missing from " + line);
+        return m.group(1).equals("null") ? Double.NaN : Double.parseDouble(m.group(1));
+    }
+
+    @Test
+    void jsonLinesCarryEveryRequiredFieldForEveryCodecSetting() {
+        String out = run(List.of("--json", "--head-dims", "64", "--tokens", "64", "--encode-tokens", "64", "--copy-mib", "4"), 0,
+                new ByteArrayOutputStream());
+        List<String> lines = out.lines().toList();
+        assertEquals(BenchCase.defaults(64).size(), lines.size(), out);
+        for (String line : lines) {
+            for (String key : List.of("key_bits", "value_bits", "head_dim", "mse", "bits_per_element", "encode_gbps",
+                    "decode_gbps", "copy_gbps", "attention_ms", "ip_distortion")) {
+                double v = number(line, key);
+                assertTrue(v >= 0 && Double.isFinite(v), key + " = " + v + " in " + line);
+            }
+            assertTrue(line.contains("\"group_size\":"), line);
+            assertEquals(64, number(line, "head_dim"));
+        }
+        String affine4 = lines.stream().filter(l -> l.contains("\"codec\":\"affine\"") && l.contains("\"key_bits\":4,")).findFirst()
+                .orElseThrow();
+        assertEquals(4.5, number(affine4, "bits_per_element"));
+        assertEquals(64, number(affine4, "group_size"));
+        String tq4 = lines.stream().filter(l -> l.contains("\"codec\":\"turboquant\"") && l.contains("\"key_bits\":4,")
+                && l.contains("\"qjl\":false")).findFirst().orElseThrow();
+        assertTrue(Double.isNaN(number(tq4, "group_size")));
+        assertTrue(Math.abs(number(tq4, "mse") - 0.0091) < 0.001, tq4);
+    }
+
+    @Test
+    void unknownOptionsAndMissingBackendsAreRefusedWithUsage() {
+        var err = new ByteArrayOutputStream();
+        run(List.of("--head-dims", "sixty"), 2, err);
+        assertTrue(err.toString(StandardCharsets.UTF_8).contains("--head-dims: expected a positive integer, found sixty"), err.toString());
+        var err2 = new ByteArrayOutputStream();
+        run(List.of("--backend", "nope"), 2, err2);
+        assertTrue(err2.toString(StandardCharsets.UTF_8).contains("--backend nope: no such backend; found [java"), err2.toString());
+    }
+}
