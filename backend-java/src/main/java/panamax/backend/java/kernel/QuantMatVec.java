@@ -9,10 +9,12 @@ import jdk.incubator.vector.VectorSpecies;
 
 /**
  * {@code out[m, n] = Σ_k x[m, k]·(q[n, k]·s + b)} for affine-quantized rows W[n] with 2, 4 or
- * 8-bit codes (no straddling). Per group the sum is refactored as {@code s·Σ x·q + b·Σ x}: each
- * chunk of V words is loaded once, every code position is a shift-and-mask, a conversion and an
- * fma against x pre-arranged by {@link #arrange} (lane l of position j holds element l·(32/bits)+j),
- * and the group sums of x come from {@link #groupSums}. Other widths use {@link #generic}.
+ * 8-bit codes (no straddling). Per group the sum is refactored as {@code s·Σ x·q + b·Σ x}, and
+ * {@code Σ x·q} as {@code 2^bits·(Σ x·f − Σ x)} with {@code f = 1 + q·2^-bits} built by bit
+ * placement: each chunk of V words is loaded once, every code position costs a shift, one
+ * ternary-logic op and an fma against x pre-arranged by {@link #arrange} (lane l of position j holds
+ * element l·(32/bits)+j); the group sums of x come from {@link #groupSums}. Other widths use
+ * {@link #generic}.
  */
 public final class QuantMatVec {
     private static final VectorSpecies<Integer> IS = IntVector.SPECIES_PREFERRED;
@@ -74,15 +76,25 @@ public final class QuantMatVec {
                     case 8 -> row8(packed, row, k, xa, xo, scales, wordsPerGroup, groupsPerChunk, laneMasks);
                     default -> row2(packed, row, k, xa, xo, scales, wordsPerGroup, groupsPerChunk, laneMasks);
                 };
+                // Σ x·q = 2^bits·(Σ x·(1 + q·2^-bits) − Σ x): the kernels return Σ_g s_g·Σ x·(1 + q·2^-bits)
+                float unit = 1 << bits;
                 int so = m * groups;
-                for (int g = 0; g < groups; g++) sum += biases[g] * sums[so + g];
-                out[m * ldo + n] = sum;
+                float tail = 0;
+                for (int g = 0; g < groups; g++) tail += (biases[g] - unit * scales[g]) * sums[so + g];
+                out[m * ldo + n] = unit * sum + tail;
             }
         }
     }
 
-    private static FloatVector code(IntVector w, int shift, int mask) {
-        return (FloatVector) w.lanewise(VectorOperators.LSHR, shift).and(mask).convert(VectorOperators.I2F, 0);
+    /**
+     * The codes at bit {@code bitPos} of each lane as the floats {@code 1 + q·2^-bits}: the code is
+     * rotated into the top mantissa bits under the exponent of 1.0 (a rotate, so no branch on the
+     * direction), which needs no int-to-float
+     * conversion ({@code and} + {@code or} fuse into one ternary-logic instruction).
+     */
+    private static FloatVector frac(IntVector w, int bitPos, int bits) {
+        return w.lanewise(VectorOperators.ROL, (23 - bits - bitPos) & 31).and(((1 << bits) - 1) << (23 - bits))
+                .or(0x3f800000).reinterpretAsFloats();
     }
 
     private static float row4(MemorySegment packed, long row, int k, float[] xa, int xo, float[] scales,
@@ -94,15 +106,12 @@ public final class QuantMatVec {
         for (int c = 0, word = 0; c < k; c += 8 * V, word += V) {
             IntVector w = IntVector.fromMemorySegment(IS, packed, row + 4L * word, LE);
             int x = xo + c;
-            FloatVector t0 = code(w, 0, 15).mul(FloatVector.fromArray(S, xa, x));
-            FloatVector t1 = code(w, 4, 15).mul(FloatVector.fromArray(S, xa, x + V));
-            t0 = code(w, 8, 15).fma(FloatVector.fromArray(S, xa, x + 2 * V), t0);
-            t1 = code(w, 12, 15).fma(FloatVector.fromArray(S, xa, x + 3 * V), t1);
-            t0 = code(w, 16, 15).fma(FloatVector.fromArray(S, xa, x + 4 * V), t0);
-            t1 = code(w, 20, 15).fma(FloatVector.fromArray(S, xa, x + 5 * V), t1);
-            t0 = code(w, 24, 15).fma(FloatVector.fromArray(S, xa, x + 6 * V), t0);
-            t1 = ((FloatVector) w.lanewise(VectorOperators.LSHR, 28).convert(VectorOperators.I2F, 0))
-                    .fma(FloatVector.fromArray(S, xa, x + 7 * V), t1);
+            FloatVector t0 = FloatVector.zero(S);
+            FloatVector t1 = FloatVector.zero(S);
+            for (int j = 0; j < 8; j += 2) { // two chains hide fma latency; one call site each keeps C2's node budget
+                t0 = frac(w, 4 * j, 4).fma(FloatVector.fromArray(S, xa, x + j * V), t0);
+                t1 = frac(w, 4 * j + 4, 4).fma(FloatVector.fromArray(S, xa, x + (j + 1) * V), t1);
+            }
             int g0 = word / wordsPerGroup;
             FloatVector sv = FloatVector.broadcast(S, scales[g0]);
             if (groupsPerChunk > 1) {
@@ -126,11 +135,12 @@ public final class QuantMatVec {
         for (int c = 0, word = 0; c < k; c += 4 * V, word += V) {
             IntVector w = IntVector.fromMemorySegment(IS, packed, row + 4L * word, LE);
             int x = xo + c;
-            FloatVector t0 = code(w, 0, 255).mul(FloatVector.fromArray(S, xa, x));
-            FloatVector t1 = code(w, 8, 255).mul(FloatVector.fromArray(S, xa, x + V));
-            t0 = code(w, 16, 255).fma(FloatVector.fromArray(S, xa, x + 2 * V), t0);
-            t1 = ((FloatVector) w.lanewise(VectorOperators.LSHR, 24).convert(VectorOperators.I2F, 0))
-                    .fma(FloatVector.fromArray(S, xa, x + 3 * V), t1);
+            FloatVector t0 = FloatVector.zero(S);
+            FloatVector t1 = FloatVector.zero(S);
+            for (int j = 0; j < 4; j += 2) {
+                t0 = frac(w, 8 * j, 8).fma(FloatVector.fromArray(S, xa, x + j * V), t0);
+                t1 = frac(w, 8 * j + 8, 8).fma(FloatVector.fromArray(S, xa, x + (j + 1) * V), t1);
+            }
             int g0 = word / wordsPerGroup;
             FloatVector sv = FloatVector.broadcast(S, scales[g0]);
             if (groupsPerChunk > 1) {
@@ -154,11 +164,11 @@ public final class QuantMatVec {
         for (int c = 0, word = 0; c < k; c += 16 * V, word += V) {
             IntVector w = IntVector.fromMemorySegment(IS, packed, row + 4L * word, LE);
             int x = xo + c;
-            FloatVector t0 = code(w, 0, 3).mul(FloatVector.fromArray(S, xa, x));
-            FloatVector t1 = code(w, 2, 3).mul(FloatVector.fromArray(S, xa, x + V));
-            for (int j = 2; j < 16; j += 2) {
-                t0 = code(w, 2 * j, 3).fma(FloatVector.fromArray(S, xa, x + j * V), t0);
-                t1 = code(w, 2 * j + 2, 3).fma(FloatVector.fromArray(S, xa, x + (j + 1) * V), t1);
+            FloatVector t0 = FloatVector.zero(S);
+            FloatVector t1 = FloatVector.zero(S);
+            for (int j = 0; j < 16; j += 2) {
+                t0 = frac(w, 2 * j, 2).fma(FloatVector.fromArray(S, xa, x + j * V), t0);
+                t1 = frac(w, 2 * j + 2, 2).fma(FloatVector.fromArray(S, xa, x + (j + 1) * V), t1);
             }
             int g0 = word / wordsPerGroup;
             FloatVector sv = FloatVector.broadcast(S, scales[g0]);
