@@ -129,19 +129,27 @@ public abstract class BackendTck {
             }
         }
         if (layout != InputLayout.CONTIGUOUS && rank >= 1) {
-            int[] paddedDims = values.dims().clone();
-            paddedDims[rank - 1] += 3;
-            Ref padded = Ref.zeros(paddedDims).map(z -> dtype.isFloating() ? -77.0 : 7.0);
-            for (int f = 0; f < values.size(); f++) {
-                int[] idx = Ref.unravel(f, values.dims());
-                idx[rank - 1] += 1;
-                padded.values()[Ref.ravel(idx, paddedDims)] = values.values()[f];
-            }
-            try (Tensor stored = input(padded, dtype)) {
+            Ref padded = padLastAxis(values, dtype);
+            InputLayout inner = layout == InputLayout.SLICED_TRANSPOSED ? InputLayout.TRANSPOSED : InputLayout.CONTIGUOUS;
+            try (Tensor stored = input(padded, dtype, inner)) {
                 return ops().slice(stored, -1, 1, 1 + values.dim(-1));
             }
         }
         return input(values, dtype);
+    }
+
+    /** {@code values} with one sentinel before and two after each row of the last axis. */
+    private static Ref padLastAxis(Ref values, DType dtype) {
+        int rank = values.rank();
+        int[] paddedDims = values.dims().clone();
+        paddedDims[rank - 1] += 3;
+        Ref padded = Ref.zeros(paddedDims).map(z -> dtype.isFloating() ? -77.0 : 7.0);
+        for (int f = 0; f < values.size(); f++) {
+            int[] idx = Ref.unravel(f, values.dims());
+            idx[rank - 1] += 1;
+            padded.values()[Ref.ravel(idx, paddedDims)] = values.values()[f];
+        }
+        return padded;
     }
 
     /** The tensor's values read back through {@code toFloats}, with its dims. */

@@ -10,5 +10,7 @@ public enum InputLayout {
     /** A view from {@code transpose}: the storage holds the axes reversed (rank ≥ 2; rank 1 falls back to SLICED). */
     TRANSPOSED,
     /** A view from {@code slice} of a larger tensor padded with sentinel values on its last axis (rank ≥ 1). */
-    SLICED
+    SLICED,
+    /** A view of a view: a slice of a transposed tensor padded on its last logical axis (rank ≥ 2; else SLICED). */
+    SLICED_TRANSPOSED
 }
