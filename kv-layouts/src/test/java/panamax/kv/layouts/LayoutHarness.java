@@ -129,24 +129,43 @@ final class LayoutHarness implements AutoCloseable {
         try (KvLayout cohort = newLayout(n)) {
             cohort.preparePrefill(lengths, left, right);
             int chunk = 1 + Math.floorMod(p.chunk(), 4);
+            List<Integer> live = new ArrayList<>();
+            for (int i = 0; i < n; i++) live.add(i);
             for (int done = 0; done < width; done += chunk) {
                 int length = Math.min(chunk, width - done);
-                int[] expectedRope = new int[n];
-                int[][] ids = new int[n][length];
-                for (int i = 0; i < n; i++) {
-                    expectedRope[i] = cohortRows.get(i).offset() - Math.max(0, left[i] - done);
+                int[] expectedRope = new int[live.size()];
+                int[][] ids = new int[live.size()][length];
+                for (int k = 0; k < live.size(); k++) {
+                    int i = live.get(k);
+                    expectedRope[k] = cohortRows.get(i).offset() - Math.max(0, left[i] - done);
                     for (int t = 0; t < length; t++) {
                         int column = done + t;
                         boolean real = column >= left[i] && column < left[i] + lengths[i];
-                        ids[i][t] = nextToken++;
-                        if (real) cohortRows.get(i).tokens.add(ids[i][t]);
+                        ids[k][t] = nextToken++;
+                        if (real) cohortRows.get(i).tokens.add(ids[k][t]);
                     }
                 }
                 assertArrayEquals(expectedRope, cohort.ropeOffsets(), "RoPE offsets inside the prefill");
                 write(cohort, ids);
                 lastAppend = length;
-                if (p.endEarly()) break;
+                if (p.ending() == LayoutOp.Prefill.END_EARLY) break;
+                if (p.ending() == LayoutOp.Prefill.LONGEST_LEAVES && done == 0 && live.size() > 1) {
+                    // the longest row leaves the cohort; the others finish their own columns
+                    int longest = 0;
+                    for (int k = 1; k < live.size(); k++) {
+                        if (left[live.get(k)] + lengths[live.get(k)] > left[live.get(longest)] + lengths[live.get(longest)]) longest = k;
+                    }
+                    int[] keep = new int[live.size() - 1];
+                    for (int k = 0, m = 0; k < live.size(); k++) if (k != longest) keep[m++] = k;
+                    cohort.filterRows(keep);
+                    live.remove(longest);
+                    width = 0;
+                    for (int i : live) width = Math.max(width, left[i] + lengths[i]);
+                }
             }
+            List<ReferenceRow> remaining = new ArrayList<>();
+            for (int i : live) remaining.add(cohortRows.get(i));
+            cohortRows = remaining;
             cohort.finalizePrefill();
             settleConversions(cohortRows);
             LayoutChecks.check(backend, cohort, cohortRows, setup, 1, -1);

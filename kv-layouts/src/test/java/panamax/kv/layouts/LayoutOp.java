@@ -10,10 +10,15 @@ sealed interface LayoutOp {
     }
 
     /**
-     * Prefills a new cohort of {@code rows} right-padded rows in chunks of {@code chunk} columns
-     * (stopping after the first chunk when {@code endEarly}), finalizes it and merges it into the batch.
+     * Prefills a new cohort of {@code rows} right-padded rows in chunks of {@code chunk} columns,
+     * finalizes it and merges it into the batch. {@code ending}: {@link #COMPLETE}, {@link #END_EARLY}
+     * (finalized after the first chunk) or {@link #LONGEST_LEAVES} (the longest row is filtered out
+     * after the first chunk and the others finish their own columns).
      */
-    record Prefill(int rows, int seed, int chunk, boolean endEarly) implements LayoutOp {
+    record Prefill(int rows, int seed, int chunk, int ending) implements LayoutOp {
+        static final int COMPLETE = 0;
+        static final int END_EARLY = 1;
+        static final int LONGEST_LEAVES = 2;
     }
 
     /** Keeps a non-empty subset of the rows in a shuffled order. */

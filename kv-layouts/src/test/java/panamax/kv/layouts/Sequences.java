@@ -22,8 +22,8 @@ final class Sequences {
     }
 
     static Gen<LayoutOp> prefill() {
-        return Generate.range(0, 2).zip(Generate.range(0, 1000), Generate.range(0, 3), Generate.booleans(),
-                (rows, seed, chunk, early) -> (LayoutOp) new LayoutOp.Prefill(rows, seed, chunk, early));
+        return Generate.range(0, 2).zip(Generate.range(0, 1000), Generate.range(0, 3), Generate.range(0, 2),
+                (rows, seed, chunk, ending) -> (LayoutOp) new LayoutOp.Prefill(rows, seed, chunk, ending));
     }
 
     static Gen<LayoutOp> filter() {
