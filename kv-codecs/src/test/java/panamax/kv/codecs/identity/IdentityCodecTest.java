@@ -66,4 +66,18 @@ class IdentityCodecTest {
             });
         }
     }
+
+    @Test
+    void f32StorageUnderBf16ActivationsAttendsExactlyLikeTheBf16Cache() {
+        for (long seed = 20; seed <= 25; seed++) {
+            long s = seed;
+            leakChecked(b -> {
+                AttentionCase c = AttentionCase.draw(s);
+                try (KvCodec codec = CodecFactory.create(new IdentityCodecProvider(), Map.of("dtype", "f32"), b, c.kvHeads(), 64,
+                        DType.BF16)) {
+                    assertEquals(0.0, c.maxDifference(b, codec, 64, DType.BF16), 0.0, c.toString());
+                }
+            });
+        }
+    }
 }
