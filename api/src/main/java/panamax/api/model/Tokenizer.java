@@ -1,0 +1,64 @@
+package panamax.api.model;
+
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalInt;
+import java.util.Set;
+
+/**
+ * Turns text into token ids and back, and renders chat conversations through the model's chat
+ * template. Implementations are found through {@link TokenizerProvider}. Instances are safe for
+ * use from several threads unless the implementation says otherwise; closing releases native
+ * resources, after which every method may throw {@link IllegalStateException}.
+ *
+ * {@snippet :
+ * try (Tokenizer tokenizer = provider.load(directory)) {
+ *     int[] ids = tokenizer.encode("Hello", true);
+ *     String text = tokenizer.decode(ids, true);
+ * }
+ * }
+ *
+ * @since 0.1
+ */
+public interface Tokenizer extends AutoCloseable {
+    /**
+     * Token ids of {@code text}; with {@code addSpecialTokens} the tokenizer's post-processor adds
+     * what the model expects around a sequence (e.g. a BOS id). Special tokens written in the text
+     * (e.g. {@code <|im_start|>}) map to their ids either way.
+     */
+    int[] encode(String text, boolean addSpecialTokens);
+
+    /** The text of {@code ids}; with {@code skipSpecialTokens} special tokens are left out. */
+    String decode(int[] ids, boolean skipSpecialTokens);
+
+    /** Number of ids, including added tokens: every id is in {@code [0, vocabSize())}. */
+    int vocabSize();
+
+    /** Ids that end a generation (from the tokenizer and generation configs); may be empty. */
+    Set<Integer> eosIds();
+
+    /** The id of the beginning-of-sequence token, if the model has one. */
+    OptionalInt bosId();
+
+    /** Added tokens by content (special and not), e.g. {@code <|im_end|> -> 151645}. */
+    Map<String, Integer> addedTokens();
+
+    /** Ids of the added tokens marked special; {@link #decode} skips them when asked. */
+    Set<Integer> specialIds();
+
+    /** Whether the model ships a chat template. */
+    boolean hasChatTemplate();
+
+    /**
+     * Renders a conversation through the model's chat template, as Hugging Face's
+     * {@code apply_chat_template(messages, tokenize=False, add_generation_prompt=...)} does.
+     *
+     * @throws IllegalStateException when {@link #hasChatTemplate()} is false
+     * @throws IllegalArgumentException when the template rejects the conversation (its
+     *         {@code raise_exception} message is the exception's message)
+     */
+    String renderChat(List<ChatMessage> messages, boolean addGenerationPrompt);
+
+    @Override
+    void close();
+}
