@@ -137,11 +137,13 @@ final class TurboQuantCodec implements KvCodec {
             Tensor scores = null;                                            // [B, Hkv, rep·Tq, Tk]
             if (keyCodes != null) {
                 Tensor centroids = s.add(keyCodes.unpackCentroids(ops, k.codes(), n));
-                scores = s.add(ops.matmul(qr, s.add(ops.transpose(centroids, 0, 1, 3, 2))));
+                // C·(Rq)ᵀ then a transpose of the small [Tk, rows] result, not of the cache-sized centroids
+                scores = s.add(ops.transpose(s.add(ops.matmul(centroids, s.add(ops.transpose(qr, 0, 1, 3, 2)))), 0, 1, 3, 2));
             }
             if (qjl != null) {
                 Tensor z = s.add(qjl.signs(ops, k.qjl()));
-                Tensor sketch = s.add(ops.matmul(s.add(qjl.project(ops, qr)), s.add(ops.transpose(z, 0, 1, 3, 2))));
+                Tensor projected = s.add(ops.transpose(s.add(qjl.project(ops, qr)), 0, 1, 3, 2));
+                Tensor sketch = s.add(ops.transpose(s.add(ops.matmul(z, projected)), 0, 1, 3, 2));
                 Tensor residualNorms = s.add(ops.reshape(k.residualNorm(), Shape.of(b, hkv, 1, tk)));
                 Tensor term = s.add(ops.mul(sketch, s.add(ops.mul(residualNorms, qjl.scale()))));
                 scores = scores == null ? term : s.add(ops.add(scores, term));
