@@ -12,6 +12,7 @@ module panamax.engine {
     exports panamax.engine.plan;
     exports panamax.engine.wiring;
     exports panamax.engine.runtime;
+    exports panamax.engine.parity;
 
     // Guice reflects on the injected constructors of these packages.
     opens panamax.engine.plan;

@@ -1,4 +1,7 @@
-/** Model plugins and Hugging Face loading (config, safetensors, tokenizer, chat template). Filled by the models issue. */
+/**
+ * Model plugins and Hugging Face loading: config.json in both spellings, memory-mapped safetensors
+ * (single, sharded, MLX-quantized), the dense decoder families; tokenizers and chat templates.
+ */
 module panamax.models {
     requires panamax.api;
     requires com.fasterxml.jackson.databind;
@@ -8,8 +11,16 @@ module panamax.models {
     requires jinjava;
     requires java.desktop;
 
+    exports panamax.models.hf;
     exports panamax.models.tokenizer;
     exports panamax.models.template;
+
+    provides panamax.api.model.ModelPlugin with
+            panamax.models.family.LlamaPlugin,
+            panamax.models.family.MistralPlugin,
+            panamax.models.family.Qwen2Plugin,
+            panamax.models.family.Qwen3Plugin,
+            panamax.models.family.Gemma3Plugin;
 
     provides panamax.api.model.TokenizerProvider with panamax.models.tokenizer.HfTokenizerProvider;
 }

@@ -1,0 +1,84 @@
+package panamax.models.decoder;
+
+import java.lang.foreign.Arena;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import panamax.api.model.LayerKvNeed;
+import panamax.api.model.ModelPlugin;
+import panamax.api.model.ModelSpec;
+import panamax.api.model.RuntimeModel;
+import panamax.api.tensor.Backend;
+import panamax.api.tensor.DType;
+import panamax.models.hf.HfConfig;
+import panamax.models.safetensors.WeightFiles;
+
+/**
+ * The base of every dense decoder family plugin: a family is an id, its {@code model_type}s and a
+ * {@link DecoderFamily}. Describes a directory from config.json (sliding layers declared as such,
+ * so the planner gives them a rotating layout) and loads it with the one {@link DenseDecoderGraph}.
+ * Stateless and thread-safe.
+ */
+public abstract class DecoderPlugin implements ModelPlugin {
+    private final DecoderFamily family;
+    private final Set<String> modelTypes;
+
+    protected DecoderPlugin(DecoderFamily family, Set<String> modelTypes) {
+        this.family = family;
+        this.modelTypes = Set.copyOf(modelTypes);
+    }
+
+    @Override
+    public String id() {
+        return family.id();
+    }
+
+    @Override
+    public Set<String> modelTypes() {
+        return modelTypes;
+    }
+
+    /** The family's reading of {@code directory}'s config.json. */
+    public DecoderConfig config(Path directory) {
+        HfConfig hf = HfConfig.read(directory.resolve("config.json"));
+        DecoderConfig config = DecoderConfig.read(hf, family);
+        if (!modelTypes.contains(config.modelType())) {
+            throw hf.bad("model_type", "one of " + modelTypes.stream().sorted().toList() + " for the " + family.id() + " plugin",
+                    "\"" + config.modelType() + "\"");
+        }
+        return config;
+    }
+
+    @Override
+    public ModelSpec describe(Path directory) {
+        return spec(directory, config(directory));
+    }
+
+    private static ModelSpec spec(Path directory, DecoderConfig c) {
+        List<LayerKvNeed> needs = new ArrayList<>();
+        for (int i = 0; i < c.layers(); i++) {
+            int window = c.attention().get(i).window();
+            needs.add(window > 0 ? LayerKvNeed.sliding(i, window, c.kvHeads(), c.headDim()) : LayerKvNeed.full(i, c.kvHeads(), c.headDim()));
+        }
+        Path name = directory.toAbsolutePath().normalize().getFileName();
+        // Activations (and so identity KV) are f32: the Java backend computes in f32 and parity with f32 references needs it.
+        return new ModelSpec(name == null ? directory.toString() : name.toString(), c.modelType(), needs, DType.F32,
+                WeightFiles.storedBytes(directory), c.vocab(), c.maxPositions());
+    }
+
+    @Override
+    public RuntimeModel load(Path directory, Backend backend) {
+        DecoderConfig c = config(directory);
+        ModelSpec spec = spec(directory, c);
+        Arena arena = Arena.ofShared();
+        try {
+            WeightFiles files = WeightFiles.open(directory, arena);
+            DecoderWeights weights = DecoderWeights.load(c, new WeightLoader(files, backend, c.quantization()));
+            return new DecoderModel(spec, weights, new DenseDecoderGraph(c, weights, backend), arena);
+        } catch (RuntimeException e) {
+            arena.close();
+            throw e;
+        }
+    }
+}

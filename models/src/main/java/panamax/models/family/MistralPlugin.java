@@ -1,0 +1,16 @@
+package panamax.models.family;
+
+import java.util.Set;
+import panamax.api.tensor.UnaryOp;
+import panamax.models.decoder.DecoderFamily;
+import panamax.models.decoder.DecoderFamily.SlidingPolicy;
+import panamax.models.decoder.DecoderPlugin;
+
+/** Mistral: Llama blocks with a sliding window on every layer when {@code sliding_window} is set. */
+public final class MistralPlugin extends DecoderPlugin {
+    static final DecoderFamily FAMILY = new DecoderFamily("mistral", false, false, false, false, UnaryOp.SILU, false, false, SlidingPolicy.EVERY_LAYER);
+
+    public MistralPlugin() {
+        super(FAMILY, Set.of("mistral"));
+    }
+}

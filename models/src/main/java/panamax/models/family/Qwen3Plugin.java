@@ -1,0 +1,16 @@
+package panamax.models.family;
+
+import java.util.Set;
+import panamax.api.tensor.UnaryOp;
+import panamax.models.decoder.DecoderFamily;
+import panamax.models.decoder.DecoderFamily.SlidingPolicy;
+import panamax.models.decoder.DecoderPlugin;
+
+/** Qwen3: per-head RMSNorm of q and k before RoPE, and a head dimension decoupled from hidden/heads. */
+public final class Qwen3Plugin extends DecoderPlugin {
+    static final DecoderFamily FAMILY = new DecoderFamily("qwen3", false, true, false, false, UnaryOp.SILU, false, false, SlidingPolicy.FROM_MAX_WINDOW_LAYERS);
+
+    public Qwen3Plugin() {
+        super(FAMILY, Set.of("qwen3"));
+    }
+}
