@@ -65,13 +65,14 @@ final class AffineCodec implements KvCodec {
                          AttentionMask mask) {
         QuantizedMatrix keys = matrix(keyPlanes);
         QuantizedMatrix values = matrix(valuePlanes);
+        if (queries.rank() != 4) throw new IllegalArgumentException("queries: expected [B, Hq, Tq, D], found " + queries.shape());
         int b = queries.dim(0);
         int hq = queries.dim(1);
         int tq = queries.dim(2);
         int d = queries.dim(3);
         int hkv = keys.packed().dim(1);
         int tk = keys.packed().dim(2);
-        if (queries.rank() != 4 || d != shape.headDim() || hq % hkv != 0 || keys.packed().dim(0) != b
+        if (d != shape.headDim() || hq % hkv != 0 || keys.packed().dim(0) != b
                 || !values.packed().shape().equals(keys.packed().shape())) {
             throw new IllegalArgumentException("queries " + queries.shape() + " do not fit key planes "
                     + keys.packed().shape() + " and value planes " + values.packed().shape());

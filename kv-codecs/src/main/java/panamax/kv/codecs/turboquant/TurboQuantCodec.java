@@ -116,13 +116,14 @@ final class TurboQuantCodec implements KvCodec {
                          AttentionMask mask) {
         Planes k = Planes.of(KvRole.KEY, keyPlanes, shape);
         Planes v = Planes.of(KvRole.VALUE, valuePlanes, shape);
+        if (queries.rank() != 4) throw new IllegalArgumentException("queries: expected [B, Hq, Tq, D], found " + queries.shape());
         int b = queries.dim(0);
         int hq = queries.dim(1);
         int tq = queries.dim(2);
         int d = queries.dim(3);
         int hkv = k.norm().dim(1);
         int tk = k.norm().dim(2);
-        if (queries.rank() != 4 || d != config.headDim() || hkv != context.kvHeads() || hq % hkv != 0
+        if (d != config.headDim() || hkv != context.kvHeads() || hq % hkv != 0
                 || k.norm().dim(0) != b || !v.norm().shape().equals(k.norm().shape())) {
             throw new IllegalArgumentException("queries " + queries.shape() + " do not fit key norms " + k.norm().shape()
                     + " and value norms " + v.norm().shape());
