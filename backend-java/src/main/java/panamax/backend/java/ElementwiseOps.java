@@ -257,7 +257,12 @@ final class ElementwiseOps {
             long[] lx = new long[StridedLoop.CHUNK];
             long[] ly = new long[StridedLoop.CHUNK];
             return (base, n) -> {
-                RowIo.load(sc, cond.dtype, base[0], in[0], n, c);
+                if (cond.dtype.isFloating()) {
+                    RowIo.load(sc, cond.dtype, base[0], in[0], n, x);
+                    for (int i = 0; i < n; i++) c[i] = x[i] != 0 ? 1 : 0;
+                } else {
+                    RowIo.load(sc, cond.dtype, base[0], in[0], n, c);
+                }
                 if (type.isFloating()) {
                     RowIo.load(sa, a.dtype, base[1], in[1], n, x);
                     RowIo.load(sb, b.dtype, base[2], in[2], n, y);

@@ -57,12 +57,15 @@ final class JavaOps implements Ops {
         JavaTensor out = backend.allocate(shape.dims(), dtype);
         long n = out.elementCount();
         var s = out.segment();
-        if (dtype.isFloating()) {
-            float v = (float) value;
-            for (long i = 0; i < n; i++) RowIo.setFloat(s, dtype, i, v);
-        } else {
-            long v = DTypes.fromFloat(value, dtype);
-            for (long i = 0; i < n; i++) RowIo.setLong(s, dtype, i, v);
+        // write one chunk element by element, then copy it over the rest
+        int first = (int) Math.min(n, StridedLoop.CHUNK);
+        for (int i = 0; i < first; i++) {
+            if (dtype.isFloating()) RowIo.setFloat(s, dtype, i, (float) value);
+            else RowIo.setLong(s, dtype, i, DTypes.fromFloat(value, dtype));
+        }
+        long chunkBytes = (long) first * dtype.byteSize();
+        for (long at = chunkBytes; at < s.byteSize(); at += chunkBytes) {
+            java.lang.foreign.MemorySegment.copy(s, 0, s, at, Math.min(chunkBytes, s.byteSize() - at));
         }
         return out;
     }

@@ -30,7 +30,7 @@ public final class QuantMatVec {
         if (bits != 2 && bits != 4 && bits != 8 || S.length() != V) return false;
         int perChunk = V * (32 / bits);
         int wordsPerGroup = groupSize * bits / 32;
-        return k % perChunk == 0 && (wordsPerGroup % V == 0 || V % wordsPerGroup == 0);
+        return k % perChunk == 0 && (wordsPerGroup % V == 0 || V % wordsPerGroup == 0 && V / wordsPerGroup <= 4);
     }
 
     /** Rearranges {@code k} values of x so chunk c, code position j, lane l holds {@code x[c·E + l·cpw + j]}. */
@@ -79,8 +79,15 @@ public final class QuantMatVec {
                 // Σ x·q = 2^bits·(Σ x·(1 + q·2^-bits) − Σ x): the kernels return Σ_g s_g·Σ x·(1 + q·2^-bits)
                 float unit = 1 << bits;
                 int so = m * groups;
-                float tail = 0;
-                for (int g = 0; g < groups; g++) tail += (biases[g] - unit * scales[g]) * sums[so + g];
+                FloatVector tv = FloatVector.zero(S);
+                FloatVector uv = FloatVector.broadcast(S, -unit);
+                int g = 0;
+                for (int bound = S.loopBound(groups); g < bound; g += S.length()) {
+                    FloatVector corrected = FloatVector.fromArray(S, scales, g).fma(uv, FloatVector.fromArray(S, biases, g));
+                    tv = corrected.fma(FloatVector.fromArray(S, sums, so + g), tv);
+                }
+                float tail = tv.reduceLanes(VectorOperators.ADD);
+                for (; g < groups; g++) tail += (biases[g] - unit * scales[g]) * sums[so + g];
                 out[m * ldo + n] = unit * sum + tail;
             }
         }
@@ -99,10 +106,10 @@ public final class QuantMatVec {
 
     private static float row4(MemorySegment packed, long row, int k, float[] xa, int xo, float[] scales,
                               int wordsPerGroup, int groupsPerChunk, VectorMask<Float>[] masks) {
-        VectorMask<Float> m1 = groupsPerChunk > 1 ? masks[1] : null;
-        VectorMask<Float> m2 = groupsPerChunk > 2 ? masks[2] : null;
-        VectorMask<Float> m3 = groupsPerChunk > 3 ? masks[3] : null;
         FloatVector acc = FloatVector.zero(S);
+        FloatVector acc1 = FloatVector.zero(S);
+        FloatVector acc2 = FloatVector.zero(S);
+        FloatVector acc3 = FloatVector.zero(S);
         for (int c = 0, word = 0; c < k; c += 8 * V, word += V) {
             IntVector w = IntVector.fromMemorySegment(IS, packed, row + 4L * word, LE);
             int x = xo + c;
@@ -112,26 +119,33 @@ public final class QuantMatVec {
                 t0 = frac(w, 4 * j, 4).fma(FloatVector.fromArray(S, xa, x + j * V), t0);
                 t1 = frac(w, 4 * j + 4, 4).fma(FloatVector.fromArray(S, xa, x + (j + 1) * V), t1);
             }
+            // one accumulator per group slot of the chunk (no per-lane scale vector to build);
+            // lanes of other slots are dropped by the masked reductions below
             int g0 = word / wordsPerGroup;
-            FloatVector sv = FloatVector.broadcast(S, scales[g0]);
+            FloatVector t = t0.add(t1);
+            acc = t.fma(FloatVector.broadcast(S, scales[g0]), acc);
             if (groupsPerChunk > 1) {
-                sv = sv.blend(scales[g0 + 1], m1);
+                acc1 = t.fma(FloatVector.broadcast(S, scales[g0 + 1]), acc1);
                 if (groupsPerChunk > 2) {
-                    sv = sv.blend(scales[g0 + 2], m2).blend(scales[g0 + 3], m3);
-                    for (int q = 4; q < groupsPerChunk; q++) sv = sv.blend(scales[g0 + q], masks[q]);
+                    acc2 = t.fma(FloatVector.broadcast(S, scales[g0 + 2]), acc2);
+                    acc3 = t.fma(FloatVector.broadcast(S, scales[g0 + 3]), acc3);
                 }
             }
-            acc = t0.add(t1).fma(sv, acc);
         }
-        return acc.reduceLanes(VectorOperators.ADD);
+        if (groupsPerChunk == 1) return acc.reduceLanes(VectorOperators.ADD);
+        float sum = acc.reduceLanes(VectorOperators.ADD, masks[0]) + acc1.reduceLanes(VectorOperators.ADD, masks[1]);
+        if (groupsPerChunk > 2) {
+            sum += acc2.reduceLanes(VectorOperators.ADD, masks[2]) + acc3.reduceLanes(VectorOperators.ADD, masks[3]);
+        }
+        return sum;
     }
 
     private static float row8(MemorySegment packed, long row, int k, float[] xa, int xo, float[] scales,
                               int wordsPerGroup, int groupsPerChunk, VectorMask<Float>[] masks) {
-        VectorMask<Float> m1 = groupsPerChunk > 1 ? masks[1] : null;
-        VectorMask<Float> m2 = groupsPerChunk > 2 ? masks[2] : null;
-        VectorMask<Float> m3 = groupsPerChunk > 3 ? masks[3] : null;
         FloatVector acc = FloatVector.zero(S);
+        FloatVector acc1 = FloatVector.zero(S);
+        FloatVector acc2 = FloatVector.zero(S);
+        FloatVector acc3 = FloatVector.zero(S);
         for (int c = 0, word = 0; c < k; c += 4 * V, word += V) {
             IntVector w = IntVector.fromMemorySegment(IS, packed, row + 4L * word, LE);
             int x = xo + c;
@@ -141,26 +155,33 @@ public final class QuantMatVec {
                 t0 = frac(w, 8 * j, 8).fma(FloatVector.fromArray(S, xa, x + j * V), t0);
                 t1 = frac(w, 8 * j + 8, 8).fma(FloatVector.fromArray(S, xa, x + (j + 1) * V), t1);
             }
+            // one accumulator per group slot of the chunk (no per-lane scale vector to build);
+            // lanes of other slots are dropped by the masked reductions below
             int g0 = word / wordsPerGroup;
-            FloatVector sv = FloatVector.broadcast(S, scales[g0]);
+            FloatVector t = t0.add(t1);
+            acc = t.fma(FloatVector.broadcast(S, scales[g0]), acc);
             if (groupsPerChunk > 1) {
-                sv = sv.blend(scales[g0 + 1], m1);
+                acc1 = t.fma(FloatVector.broadcast(S, scales[g0 + 1]), acc1);
                 if (groupsPerChunk > 2) {
-                    sv = sv.blend(scales[g0 + 2], m2).blend(scales[g0 + 3], m3);
-                    for (int q = 4; q < groupsPerChunk; q++) sv = sv.blend(scales[g0 + q], masks[q]);
+                    acc2 = t.fma(FloatVector.broadcast(S, scales[g0 + 2]), acc2);
+                    acc3 = t.fma(FloatVector.broadcast(S, scales[g0 + 3]), acc3);
                 }
             }
-            acc = t0.add(t1).fma(sv, acc);
         }
-        return acc.reduceLanes(VectorOperators.ADD);
+        if (groupsPerChunk == 1) return acc.reduceLanes(VectorOperators.ADD);
+        float sum = acc.reduceLanes(VectorOperators.ADD, masks[0]) + acc1.reduceLanes(VectorOperators.ADD, masks[1]);
+        if (groupsPerChunk > 2) {
+            sum += acc2.reduceLanes(VectorOperators.ADD, masks[2]) + acc3.reduceLanes(VectorOperators.ADD, masks[3]);
+        }
+        return sum;
     }
 
     private static float row2(MemorySegment packed, long row, int k, float[] xa, int xo, float[] scales,
                               int wordsPerGroup, int groupsPerChunk, VectorMask<Float>[] masks) {
-        VectorMask<Float> m1 = groupsPerChunk > 1 ? masks[1] : null;
-        VectorMask<Float> m2 = groupsPerChunk > 2 ? masks[2] : null;
-        VectorMask<Float> m3 = groupsPerChunk > 3 ? masks[3] : null;
         FloatVector acc = FloatVector.zero(S);
+        FloatVector acc1 = FloatVector.zero(S);
+        FloatVector acc2 = FloatVector.zero(S);
+        FloatVector acc3 = FloatVector.zero(S);
         for (int c = 0, word = 0; c < k; c += 16 * V, word += V) {
             IntVector w = IntVector.fromMemorySegment(IS, packed, row + 4L * word, LE);
             int x = xo + c;
@@ -170,26 +191,34 @@ public final class QuantMatVec {
                 t0 = frac(w, 2 * j, 2).fma(FloatVector.fromArray(S, xa, x + j * V), t0);
                 t1 = frac(w, 2 * j + 2, 2).fma(FloatVector.fromArray(S, xa, x + (j + 1) * V), t1);
             }
+            // one accumulator per group slot of the chunk (no per-lane scale vector to build);
+            // lanes of other slots are dropped by the masked reductions below
             int g0 = word / wordsPerGroup;
-            FloatVector sv = FloatVector.broadcast(S, scales[g0]);
+            FloatVector t = t0.add(t1);
+            acc = t.fma(FloatVector.broadcast(S, scales[g0]), acc);
             if (groupsPerChunk > 1) {
-                sv = sv.blend(scales[g0 + 1], m1);
+                acc1 = t.fma(FloatVector.broadcast(S, scales[g0 + 1]), acc1);
                 if (groupsPerChunk > 2) {
-                    sv = sv.blend(scales[g0 + 2], m2).blend(scales[g0 + 3], m3);
-                    for (int q = 4; q < groupsPerChunk; q++) sv = sv.blend(scales[g0 + q], masks[q]);
+                    acc2 = t.fma(FloatVector.broadcast(S, scales[g0 + 2]), acc2);
+                    acc3 = t.fma(FloatVector.broadcast(S, scales[g0 + 3]), acc3);
                 }
             }
-            acc = t0.add(t1).fma(sv, acc);
         }
-        return acc.reduceLanes(VectorOperators.ADD);
+        if (groupsPerChunk == 1) return acc.reduceLanes(VectorOperators.ADD);
+        float sum = acc.reduceLanes(VectorOperators.ADD, masks[0]) + acc1.reduceLanes(VectorOperators.ADD, masks[1]);
+        if (groupsPerChunk > 2) {
+            sum += acc2.reduceLanes(VectorOperators.ADD, masks[2]) + acc3.reduceLanes(VectorOperators.ADD, masks[3]);
+        }
+        return sum;
     }
 
+    /** Lane masks of the group slots of a chunk: slot q covers lanes {@code [q·wordsPerGroup, (q+1)·wordsPerGroup)}. */
     @SuppressWarnings("unchecked")
     private static VectorMask<Float>[] laneMasks(int wordsPerGroup, int groupsPerChunk) {
-        VectorMask<Float>[] masks = new VectorMask[groupsPerChunk];
-        for (int q = 1; q < groupsPerChunk; q++) {
+        VectorMask<Float>[] masks = new VectorMask[Math.max(groupsPerChunk, 1)];
+        for (int q = 0; q < masks.length; q++) {
             boolean[] bits = new boolean[V];
-            for (int l = q * wordsPerGroup; l < V; l++) bits[l] = true;
+            for (int l = q * wordsPerGroup; l < Math.min(V, (q + 1) * wordsPerGroup); l++) bits[l] = true;
             masks[q] = VectorMask.fromArray(S, bits, 0);
         }
         return masks;
