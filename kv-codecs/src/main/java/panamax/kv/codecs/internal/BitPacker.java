@@ -10,15 +10,15 @@ import panamax.api.tensor.Tensor;
 /**
  * Packs integer codes into uint32 words in MLX's layout — each row one LSB-first bit stream across
  * little-endian words, so 3-bit codes straddle words — using only {@link Ops}, so it runs on any
- * backend. Words are assembled from two 16-bit halves computed exactly in f32; only the final
- * {@code lo + hi·65536} runs in I32, where it relies on two's-complement wrap-around. The packed
+ * backend. Words are assembled from two 16-bit halves computed exactly in f32, then joined as
+ * {@code lo + hi·65536} in U32 arithmetic, where no intermediate exceeds 2³² − 1. The packed
  * words decode with {@link Ops#dequantize} (see {@link CodeTable}). Owns its constant tensors.
  */
 public final class BitPacker implements AutoCloseable {
     private final int bits;
     private final Tensor fieldWeights; // [16/bits] = 2^(bits·i), when bits divides 16
     private final Tensor bitWeights;   // [16] = 2^i, for widths that straddle words
-    private final Tensor halfShift;    // I32 [1] = 65536
+    private final Tensor halfShift;    // U32 [1] = 65536
 
     /**
      * @param backend the backend whose tensors it packs (borrowed)
@@ -38,7 +38,7 @@ public final class BitPacker implements AutoCloseable {
             bitWeights = backend.fromFloats(w, Shape.of(16), DType.F32);
             fieldWeights = null;
         }
-        halfShift = backend.fromInts(new int[] {1 << 16}, Shape.of(1), DType.I32);
+        halfShift = backend.fromInts(new int[] {1 << 16}, Shape.of(1), DType.U32);
     }
 
     public int bits() {
@@ -68,12 +68,11 @@ public final class BitPacker implements AutoCloseable {
                 Tensor stream = s.add(ops.reshape(s.add(bitStream(ops, s, f32)), shape(lead, words, 2, 16)));
                 halves = s.add(ops.sum(s.add(ops.mul(stream, bitWeights)), -1, false));
             }
-            Tensor halvesInt = s.add(ops.astype(halves, DType.I32));
+            Tensor halvesInt = s.add(ops.astype(halves, DType.U32));
             Tensor lo = s.add(ops.slice(halvesInt, -1, 0, 1));
             Tensor hi = s.add(ops.slice(halvesInt, -1, 1, 2));
             Tensor word = s.add(ops.add(lo, s.add(ops.mul(hi, halfShift))));
-            Tensor flat = s.add(ops.reshape(word, shape(lead, words)));
-            return s.keep(ops.astype(flat, DType.U32));
+            return s.keep(ops.reshape(word, shape(lead, words)));
         }
     }
 
