@@ -47,23 +47,27 @@ final class QuantOps {
         JavaTensor packed = backend.allocate(pd, DType.U32);
         JavaTensor scales = backend.allocate(sd, w.dtype);
         JavaTensor biases = backend.allocate(sd, w.dtype);
-        float[] all = backend.toFloats(w);
+        // rows are read straight from a contiguous w (a copy is made for other views), never all at once on the heap
+        JavaTensor src = w.isContiguous() ? w.view(w.dims, w.strides, w.offset) : views.copy(w);
+        MemorySegment ws = src.segment();
         MemorySegment ps = packed.segment();
         MemorySegment ss = scales.segment();
         MemorySegment bs = biases.segment();
-        backend.parallel.forRange(rows, Math.max(1, 65536 / Math.max(cols, 1)), (r0, r1) -> {
-            int[] codes = new int[cols];
-            float[] row = new float[cols];
-            float[] s = new float[groups];
-            float[] b = new float[groups];
-            for (int r = r0; r < r1; r++) {
-                System.arraycopy(all, r * cols, row, 0, cols);
-                AffineCodes.quantizeRow(row, cols, groupSize, bits, codes, s, b);
-                AffineCodes.packRow(codes, cols, bits, ps, (long) r * words);
-                RowIo.store(ss, w.dtype, (long) r * groups, 1, groups, s);
-                RowIo.store(bs, w.dtype, (long) r * groups, 1, groups, b);
-            }
-        });
+        try (src) {
+            backend.parallel.forRange(rows, Math.max(1, 65536 / Math.max(cols, 1)), (r0, r1) -> {
+                int[] codes = new int[cols];
+                float[] row = new float[cols];
+                float[] s = new float[groups];
+                float[] b = new float[groups];
+                for (int r = r0; r < r1; r++) {
+                    RowIo.load(ws, src.dtype, src.offset + (long) r * cols, 1, cols, row);
+                    AffineCodes.quantizeRow(row, cols, groupSize, bits, codes, s, b);
+                    AffineCodes.packRow(codes, cols, bits, ps, (long) r * words);
+                    RowIo.store(ss, w.dtype, (long) r * groups, 1, groups, s);
+                    RowIo.store(bs, w.dtype, (long) r * groups, 1, groups, b);
+                }
+            });
+        }
         return new QuantizedMatrix(packed, scales, biases, groupSize, bits);
     }
 
