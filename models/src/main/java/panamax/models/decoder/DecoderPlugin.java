@@ -39,6 +39,11 @@ public abstract class DecoderPlugin implements ModelPlugin {
         return modelTypes;
     }
 
+    /** The family's flags. */
+    public DecoderFamily family() {
+        return family;
+    }
+
     /** The family's reading of {@code directory}'s config.json. */
     public DecoderConfig config(Path directory) {
         HfConfig hf = HfConfig.read(directory.resolve("config.json"));
