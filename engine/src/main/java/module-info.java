@@ -13,6 +13,7 @@ module panamax.engine {
     exports panamax.engine.wiring;
     exports panamax.engine.runtime;
     exports panamax.engine.parity;
+    exports panamax.engine.generate;
 
     // Guice reflects on the injected constructors of these packages.
     opens panamax.engine.plan;
@@ -22,4 +23,5 @@ module panamax.engine {
     uses panamax.api.kv.KvCodecProvider;
     uses panamax.api.kv.KvLayoutProvider;
     uses panamax.api.model.ModelPlugin;
+    uses panamax.api.model.TokenizerProvider;
 }

@@ -1,0 +1,172 @@
+package panamax.engine.generate;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Set;
+import panamax.api.kv.KvLayout;
+import panamax.api.model.AutoregressiveGraph;
+import panamax.api.model.LogitSelection;
+import panamax.api.model.Tokenizer;
+import panamax.api.tensor.Backend;
+import panamax.api.tensor.DType;
+import panamax.api.tensor.Shape;
+import panamax.api.tensor.Tensor;
+
+/**
+ * The autoregressive loop: prefills prompts in chunks (projecting only the last position's logits),
+ * then decodes one token per row per step until every row hits an EOS id, a stop string or its
+ * token limit. Several prompts run as one batch: shorter prompts are left-padded (through the
+ * layouts' {@link KvLayout#preparePrefill} / {@link KvLayout#finalizePrefill}) and finished rows are
+ * dropped from the cache with {@link KvLayout#filterRows}. Holds no per-call state; one call at a
+ * time per backend is the caller's concern. Borrows the graph, backend and tokenizer.
+ *
+ * {@snippet :
+ * Generator generator = new Generator(model.graph(), backend, (rows, context) -> openCache(rows, context), tokenizer, 512);
+ * GenerationOutput out = generator.generate(List.of(new GenerationRequest(ids, SamplingParams.greedy(), 64,
+ *         tokenizer.eosIds())), GenerationListener.NONE);
+ * }
+ */
+public final class Generator {
+    /** Padding id for left-padded columns; masked out by the layouts, so any valid id works. */
+    private static final int PAD_ID = 0;
+
+    private final AutoregressiveGraph graph;
+    private final Backend backend;
+    private final KvSessionFactory caches;
+    private final Tokenizer tokenizer;
+    private final int prefillChunk;
+
+    /**
+     * @param tokenizer    turns ids into text and stop strings into matches, or null to generate ids only
+     * @param prefillChunk prompt columns per forward pass during prefill (bounds activation memory)
+     */
+    public Generator(AutoregressiveGraph graph, Backend backend, KvSessionFactory caches, Tokenizer tokenizer, int prefillChunk) {
+        if (prefillChunk < 1) throw new IllegalArgumentException("prefill chunk must be at least 1 token, found " + prefillChunk);
+        this.graph = graph;
+        this.backend = backend;
+        this.caches = caches;
+        this.tokenizer = tokenizer;
+        this.prefillChunk = prefillChunk;
+    }
+
+    /** Generates for one request. */
+    public GenerationOutput generate(GenerationRequest request, GenerationListener listener) {
+        return generate(List.of(request), listener);
+    }
+
+    /** Generates for every request as one batch; results come back in request order. */
+    public GenerationOutput generate(List<GenerationRequest> requests, GenerationListener listener) {
+        if (requests.isEmpty()) throw new IllegalArgumentException("no requests to generate for");
+        int rows = requests.size();
+        int width = 0, maxNew = 0, promptTokens = 0;
+        for (GenerationRequest r : requests) {
+            width = Math.max(width, r.promptIds().length);
+            maxNew = Math.max(maxNew, r.maxTokens());
+            promptTokens += r.promptIds().length;
+        }
+        List<RowState> states = new ArrayList<>(rows);
+        for (int r = 0; r < rows; r++) states.add(new RowState(r, requests.get(r), tokenizer));
+
+        backend.resetPeakMemory();
+        long start = System.nanoTime();
+        long peakKv;
+        long prefillEnd;
+        try (KvSession kv = caches.open(rows, width + maxNew)) {
+            Set<KvLayout> layouts = distinctLayouts(kv);
+            float[] logits = prefill(kv, layouts, requests, width, listener);
+            prefillEnd = System.nanoTime();
+            peakKv = kvBytes(layouts, width);
+            int vocab = logits.length / rows;
+            List<RowState> active = new ArrayList<>(states);
+            int columns = width;
+            while (true) {
+                for (int i = 0; i < active.size(); i++) active.get(i).step(logits, i * vocab, vocab, listener);
+                int[] keep = stillActive(active);
+                if (keep.length == 0) break;
+                if (keep.length < active.size()) {
+                    for (KvLayout layout : layouts) layout.filterRows(keep);
+                    List<RowState> kept = new ArrayList<>(keep.length);
+                    for (int k : keep) kept.add(active.get(k));
+                    active = kept;
+                }
+                int[] next = new int[active.size()];
+                for (int i = 0; i < next.length; i++) next[i] = active.get(i).lastToken();
+                logits = forward(kv, next, next.length, 1, true);
+                vocab = logits.length / active.size();
+                columns++;
+                peakKv = Math.max(peakKv, kvBytes(layouts, columns));
+            }
+        }
+        long end = System.nanoTime();
+        int generated = 0;
+        List<GenerationResult> results = new ArrayList<>(rows);
+        for (RowState s : states) {
+            generated += s.generated();
+            results.add(s.result());
+        }
+        GenerationStats stats = new GenerationStats(promptTokens, generated, (prefillEnd - start) / 1e9, (end - prefillEnd) / 1e9,
+                peakKv, backend.memoryStats().peakBytes(), rows);
+        return new GenerationOutput(results, stats);
+    }
+
+    /** Runs the padded prompts through the model in chunks; returns the last column's logits {@code [rows * vocab]}. */
+    private float[] prefill(KvSession kv, Set<KvLayout> layouts, List<GenerationRequest> requests, int width,
+                            GenerationListener listener) {
+        int rows = requests.size();
+        int[] lengths = new int[rows], left = new int[rows];
+        int[] padded = new int[rows * width];
+        boolean padding = false;
+        for (int r = 0; r < rows; r++) {
+            int[] prompt = requests.get(r).promptIds();
+            lengths[r] = prompt.length;
+            left[r] = width - prompt.length;
+            padding |= left[r] > 0;
+            java.util.Arrays.fill(padded, r * width, r * width + left[r], PAD_ID);
+            System.arraycopy(prompt, 0, padded, r * width + left[r], prompt.length);
+        }
+        if (padding) for (KvLayout layout : layouts) layout.preparePrefill(lengths, left, new int[rows]);
+        float[] logits = null;
+        for (int from = 0; from < width; from += prefillChunk) {
+            int n = Math.min(prefillChunk, width - from);
+            int[] chunk = new int[rows * n];
+            for (int r = 0; r < rows; r++) System.arraycopy(padded, r * width + from, chunk, r * n, n);
+            logits = forward(kv, chunk, rows, n, from + n == width);
+            listener.onPrefill(from + n, width);
+        }
+        if (padding) for (KvLayout layout : layouts) layout.finalizePrefill();
+        return logits;
+    }
+
+    /** One forward pass over {@code ids [rows, columns]}; the last column's logits when asked, else null. */
+    private float[] forward(KvSession kv, int[] ids, int rows, int columns, boolean logits) {
+        try (Tensor input = backend.fromInts(ids, Shape.of(rows, columns), DType.I32);
+             Tensor hidden = graph.forwardHidden(input, kv)) {
+            if (!logits) return null;
+            try (Tensor last = graph.projectLogits(hidden, LogitSelection.LAST)) {
+                return backend.toFloats(last);
+            }
+        }
+    }
+
+    private static int[] stillActive(List<RowState> active) {
+        int[] keep = new int[active.size()];
+        int n = 0;
+        for (int i = 0; i < active.size(); i++) if (!active.get(i).finished()) keep[n++] = i;
+        return java.util.Arrays.copyOf(keep, n);
+    }
+
+    /** Each layout once: layers that read a donor's cache share its instance. */
+    private static Set<KvLayout> distinctLayouts(KvSession kv) {
+        Set<KvLayout> layouts = Collections.newSetFromMap(new IdentityHashMap<>());
+        for (int i = 0; i < kv.layers(); i++) layouts.add(kv.layer(i));
+        return layouts;
+    }
+
+    private static long kvBytes(Set<KvLayout> layouts, int columns) {
+        long total = 0;
+        for (KvLayout layout : layouts) total += layout.projectedBytes(columns);
+        return total;
+    }
+}

@@ -1,0 +1,116 @@
+package panamax.engine.generate;
+
+import java.util.Arrays;
+import java.util.SplittableRandom;
+
+/**
+ * Draws token ids from logits under one row's {@link SamplingParams}: repetition penalty, then
+ * greedy argmax at temperature 0, else temperature, top-k, top-p and min-p filters and a draw from
+ * the renormalized distribution. Holds the row's random stream, so a sampler is used by one row
+ * and one thread; the same seed gives the same draws.
+ */
+public final class Sampler {
+    private final SamplingParams params;
+    private final SplittableRandom random;
+
+    public Sampler(SamplingParams params) {
+        this.params = params;
+        this.random = new SplittableRandom(params.seed());
+    }
+
+    public SamplingParams params() {
+        return params;
+    }
+
+    /**
+     * The next token for the logits {@code logits[from, from + vocab)} given the row's
+     * {@code history} (prompt and generated ids, oldest first; only the last
+     * {@code repetitionContext} count). The logits are not modified.
+     */
+    public int next(float[] logits, int from, int vocab, int[] history, int historyLength) {
+        double[] scores = new double[vocab];
+        for (int i = 0; i < vocab; i++) scores[i] = logits[from + i];
+        penalize(scores, history, historyLength, params);
+        if (params.isGreedy()) return argmax(scores);
+        double[] p = probabilities(scores, params);
+        double u = random.nextDouble();
+        double cumulative = 0;
+        int last = -1;
+        for (int i = 0; i < vocab; i++) {
+            if (p[i] == 0) continue;
+            cumulative += p[i];
+            last = i;
+            if (u < cumulative) return i;
+        }
+        return last; // rounding left u just above the total
+    }
+
+    /** Applies the repetition penalty in place (Hugging Face's rule), once per distinct token. */
+    static void penalize(double[] scores, int[] history, int historyLength, SamplingParams params) {
+        if (params.repetitionPenalty() == 1 || params.repetitionContext() == 0) return;
+        boolean[] seen = new boolean[scores.length];
+        for (int i = Math.max(0, historyLength - params.repetitionContext()); i < historyLength; i++) {
+            int id = history[i];
+            if (id < 0 || id >= scores.length || seen[id]) continue;
+            seen[id] = true;
+            scores[id] = scores[id] > 0 ? scores[id] / params.repetitionPenalty() : scores[id] * params.repetitionPenalty();
+        }
+    }
+
+    /** The filtered, renormalized distribution sampling draws from (temperature > 0). */
+    static double[] probabilities(double[] scores, SamplingParams params) {
+        int vocab = scores.length;
+        double max = Double.NEGATIVE_INFINITY;
+        for (double s : scores) max = Math.max(max, s);
+        double[] p = new double[vocab];
+        double total = 0;
+        for (int i = 0; i < vocab; i++) {
+            p[i] = Math.exp((scores[i] - max) / params.temperature());
+            total += p[i];
+        }
+        for (int i = 0; i < vocab; i++) p[i] /= total;
+        Integer[] order = null;
+        if (params.topK() > 0 && params.topK() < vocab) {
+            order = descending(p);
+            for (int r = params.topK(); r < vocab; r++) p[order[r]] = 0;
+        }
+        if (params.topP() < 1) {
+            if (order == null) order = descending(p);
+            double target = params.topP() * sum(p);
+            double cumulative = 0;
+            int r = 0;
+            // Keep the most likely tokens until their mass reaches top_p: the smallest such set.
+            while (r < vocab && cumulative < target) cumulative += p[order[r++]];
+            for (; r < vocab; r++) p[order[r]] = 0;
+        }
+        if (params.minP() > 0) {
+            double best = 0;
+            for (double v : p) best = Math.max(best, v);
+            double floor = params.minP() * best;
+            for (int i = 0; i < vocab; i++) if (p[i] < floor) p[i] = 0;
+        }
+        double kept = sum(p);
+        for (int i = 0; i < vocab; i++) p[i] /= kept;
+        return p;
+    }
+
+    static int argmax(double[] scores) {
+        int best = 0;
+        for (int i = 1; i < scores.length; i++) if (scores[i] > scores[best]) best = i;
+        return best;
+    }
+
+    private static double sum(double[] p) {
+        double s = 0;
+        for (double v : p) s += v;
+        return s;
+    }
+
+    /** Indices by decreasing probability; ties keep the lower id first so results are deterministic. */
+    private static Integer[] descending(double[] p) {
+        Integer[] order = new Integer[p.length];
+        Arrays.setAll(order, i -> i);
+        Arrays.sort(order, (a, b) -> p[a] != p[b] ? Double.compare(p[b], p[a]) : Integer.compare(a, b));
+        return order;
+    }
+}

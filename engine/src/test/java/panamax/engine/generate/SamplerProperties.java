@@ -1,0 +1,142 @@
+package panamax.engine.generate;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.quicktheories.QuickTheory.qt;
+import static org.quicktheories.generators.SourceDSL.doubles;
+import static org.quicktheories.generators.SourceDSL.floats;
+import static org.quicktheories.generators.SourceDSL.integers;
+import static org.quicktheories.generators.SourceDSL.lists;
+import static org.quicktheories.generators.SourceDSL.longs;
+
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.quicktheories.core.Gen;
+
+/** Invariants of every sampling filter over generated logits. */
+class SamplerProperties {
+    private static final Gen<List<Float>> LOGITS = lists().of(floats().between(-8f, 8f)).ofSizeBetween(2, 60);
+
+    private static double[] scores(List<Float> logits) {
+        double[] s = new double[logits.size()];
+        for (int i = 0; i < s.length; i++) s[i] = logits.get(i);
+        return s;
+    }
+
+    private static float[] floatsOf(List<Float> logits) {
+        float[] f = new float[logits.size()];
+        for (int i = 0; i < f.length; i++) f[i] = logits.get(i);
+        return f;
+    }
+
+    private static int kept(double[] p) {
+        int n = 0;
+        for (double v : p) if (v > 0) n++;
+        return n;
+    }
+
+    @Test
+    void topKKeepsTheKMostLikelyTokens() {
+        qt().forAll(LOGITS, integers().between(1, 70)).checkAssert((logits, k) -> {
+            double[] p = Sampler.probabilities(scores(logits), SamplingParams.sample(1, 0).withTopK(k));
+            assertTrue(kept(p) <= Math.min(k, logits.size()));
+            assertTrue(kept(p) >= 1);
+            for (int i = 0; i < p.length; i++) {
+                for (int j = 0; j < p.length; j++) {
+                    if (p[i] == 0 && p[j] > 0) assertTrue(logits.get(i) <= logits.get(j), "a dropped token beats a kept one");
+                }
+            }
+            assertEquals(1, sum(p), 1e-9);
+        });
+    }
+
+    @Test
+    void topPKeepsTheSmallestSetReachingP() {
+        qt().forAll(LOGITS, doubles().between(0.05, 0.99)).checkAssert((logits, topP) -> {
+            double[] full = Sampler.probabilities(scores(logits), SamplingParams.sample(1, 0));
+            double[] p = Sampler.probabilities(scores(logits), SamplingParams.sample(1, 0).withTopP(topP));
+            double mass = 0, smallestKept = Double.MAX_VALUE;
+            for (int i = 0; i < p.length; i++) {
+                if (p[i] > 0) {
+                    mass += full[i];
+                    smallestKept = Math.min(smallestKept, full[i]);
+                }
+            }
+            assertTrue(mass >= topP - 1e-9, "kept mass " + mass + " below " + topP);
+            assertTrue(mass - smallestKept < topP + 1e-9, "dropping the least likely kept token would still reach top_p");
+            for (int i = 0; i < p.length; i++) if (p[i] == 0) assertTrue(full[i] <= smallestKept + 1e-12);
+        });
+    }
+
+    @Test
+    void minPDropsExactlyTheTokensBelowTheScaledMaximum() {
+        qt().forAll(LOGITS, doubles().between(0.0, 1.0)).checkAssert((logits, minP) -> {
+            double[] full = Sampler.probabilities(scores(logits), SamplingParams.sample(1, 0));
+            double[] p = Sampler.probabilities(scores(logits), SamplingParams.sample(1, 0).withMinP(minP));
+            double best = 0;
+            for (double v : full) best = Math.max(best, v);
+            for (int i = 0; i < p.length; i++) assertEquals(full[i] >= minP * best, p[i] > 0, "token " + i);
+        });
+    }
+
+    @Test
+    void theSameSeedDrawsTheSameIds() {
+        qt().forAll(LOGITS, longs().all(), doubles().between(0.1, 2.0)).checkAssert((logits, seed, temperature) -> {
+            float[] f = floatsOf(logits);
+            SamplingParams params = SamplingParams.sample(temperature, seed).withTopP(0.9).withTopK(20);
+            assertArrayEquals(draws(new Sampler(params), f, 30), draws(new Sampler(params), f, 30));
+        });
+    }
+
+    @Test
+    void drawsFollowTheDistribution() {
+        float[] logits = {0f, (float) Math.log(3)};
+        Sampler sampler = new Sampler(SamplingParams.sample(1, 7));
+        int ones = 0, n = 20000;
+        for (int i = 0; i < n; i++) ones += sampler.next(logits, 0, 2, new int[0], 0);
+        assertEquals(0.75, ones / (double) n, 0.02);
+    }
+
+    @Test
+    void greedyIsTheArgmaxWhateverTheSeed() {
+        qt().forAll(LOGITS, longs().all()).checkAssert((logits, seed) -> {
+            float[] f = floatsOf(logits);
+            int best = Sampler.argmax(scores(logits));
+            assertEquals(best, new Sampler(SamplingParams.greedy().withSeed(seed)).next(f, 0, f.length, new int[0], 0));
+        });
+    }
+
+    @Test
+    void repetitionPenaltyNeverMakesASeenTokenMoreLikely() {
+        qt().forAll(LOGITS, doubles().between(1.0, 3.0), integers().between(0, 59)).checkAssert((logits, penalty, seenRaw) -> {
+            int seen = seenRaw % logits.size();
+            double[] before = Sampler.probabilities(scores(logits), SamplingParams.sample(1, 0));
+            double[] s = scores(logits);
+            Sampler.penalize(s, new int[] {seen, seen}, 2, SamplingParams.sample(1, 0).withRepetitionPenalty(penalty, 20));
+            double[] after = Sampler.probabilities(s, SamplingParams.sample(1, 0));
+            assertTrue(s[seen] <= logits.get(seen), "penalized logit went up");
+            assertTrue(after[seen] <= before[seen] + 1e-12, "penalized token became more likely");
+            for (int i = 0; i < s.length; i++) if (i != seen) assertEquals((double) logits.get(i), s[i]);
+        });
+    }
+
+    @Test
+    void repetitionPenaltyOnlyLooksAtTheRecentContext() {
+        double[] s = {2, 2, 2};
+        Sampler.penalize(s, new int[] {0, 1, 2}, 3, SamplingParams.sample(1, 0).withRepetitionPenalty(2, 1));
+        assertArrayEquals(new double[] {2, 2, 1}, s);
+    }
+
+    private static int[] draws(Sampler sampler, float[] logits, int n) {
+        int[] out = new int[n];
+        for (int i = 0; i < n; i++) out[i] = sampler.next(logits, 0, logits.length, out, i);
+        return out;
+    }
+
+    private static double sum(double[] p) {
+        double s = 0;
+        for (double v : p) s += v;
+        return s;
+    }
+}
