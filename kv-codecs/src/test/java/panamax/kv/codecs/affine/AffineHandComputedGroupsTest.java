@@ -92,7 +92,7 @@ class AffineHandComputedGroupsTest {
         assertEquals(15, e.codes()[0]);
         assertEquals(-8f, e.decoded()[31]);
         for (int i = 0; i < 32; i++) {
-            assertEquals((float) (e.codes()[i] * e.scale()) + e.bias(), e.decoded()[i], 1e-6f);
+            assertEquals(e.codes()[i] * e.scale() + e.bias(), e.decoded()[i], 1e-6f);
             assertEquals(g[i], e.decoded()[i], e.scale() / 2 + 1e-6f);
         }
     }
