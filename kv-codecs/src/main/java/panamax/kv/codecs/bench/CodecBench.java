@@ -19,6 +19,8 @@ import panamax.api.tensor.BackendProvider;
  * {@snippet :
  * // what the CLI runs for `panamax bench codecs --json`
  * int status = CodecBench.run(List.of("--json"), System.out, System.err);
+ * // or on a backend the CLI already holds
+ * int same = CodecBench.run(List.of("--json"), backend, System.out, System.err);
  * }
  *
  * <p>Options: {@code --json}, {@code --backend ID} (default {@code java}), {@code --head-dims 64,128},
@@ -69,6 +71,27 @@ public final class CodecBench {
         }
         err.println("--backend " + options.backend() + ": no such backend; found " + (found.isEmpty() ? "none" : found));
         return 2;
+    }
+
+    /**
+     * Like {@link #run(List, PrintStream, PrintStream)} on a backend the caller already created
+     * (borrowed, left open); {@code --backend} and {@code --threads} are then ignored.
+     */
+    public static int run(List<String> args, Backend backend, PrintStream out, PrintStream err) {
+        BenchOptions options;
+        try {
+            options = BenchOptions.parse(args);
+        } catch (IllegalArgumentException e) {
+            err.println(e.getMessage());
+            err.println(BenchOptions.USAGE);
+            return 2;
+        }
+        if (options.help()) {
+            out.println(BenchOptions.USAGE);
+            return 0;
+        }
+        run(backend, options, out);
+        return 0;
     }
 
     /** Runs every case on a borrowed backend and prints as {@code options} say. */

@@ -62,4 +62,17 @@ class CodecBenchTest {
         run(List.of("--backend", "nope"), 2, err2);
         assertTrue(err2.toString(StandardCharsets.UTF_8).contains("--backend nope: no such backend; found [java"), err2.toString());
     }
+
+    @Test
+    void runsOnABackendTheCallerHolds() {
+        var out = new ByteArrayOutputStream();
+        var err = new ByteArrayOutputStream();
+        int status = CodecBench.run(List.of("--head-dims", "64", "--tokens", "32", "--encode-tokens", "64", "--copy-mib", "1"),
+                panamax.kv.codecs.JavaBackendFixture.backend(), new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8));
+        assertEquals(0, status, err.toString(StandardCharsets.UTF_8));
+        String table = out.toString(StandardCharsets.UTF_8);
+        assertTrue(table.startsWith("backend java; copy bandwidth"), table);
+        assertEquals(2 + BenchCase.defaults(64).size(), table.lines().count(), table);
+    }
 }
