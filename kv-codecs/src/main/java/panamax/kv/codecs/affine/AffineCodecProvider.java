@@ -21,8 +21,8 @@ import panamax.kv.codecs.internal.CodecParams;
  * with groups of 64 on bf16 cost exactly 4 + 2·16/64 = 4.5 bits per element. Attention runs on the
  * planes through {@link panamax.api.tensor.Ops#quantizedMatmul}.
  *
- * <p>{@code bits} defaults to 4: mlx-lm's {@code --kv-bits} has no default (it means "quantize"),
- * and 4 bits with groups of 64 is the setting its documentation and most users pick.
+ * <p>{@code bits} defaults to 4: mlx-lm's {@code --kv-bits} has no default (giving it is what turns
+ * quantization on), so one had to be picked; 4 bits is the common middle choice.
  */
 public final class AffineCodecProvider implements KvCodecProvider {
     public static final String ID = "affine";
