@@ -1,0 +1,92 @@
+package panamax.app.cli;
+
+import java.io.PrintWriter;
+import java.util.ArrayList;
+import java.util.List;
+import panamax.api.model.ChatMessage;
+import panamax.api.model.Tokenizer;
+import panamax.api.plan.KvScheme;
+import panamax.engine.generate.GenerationOutput;
+import panamax.engine.generate.GenerationRequest;
+import panamax.engine.generate.ModelSession;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code panamax generate}: continues one prompt, streaming the text to standard output, and ends
+ * with a stats line. Loading stages and prefill progress go to standard error.
+ */
+@Command(name = "generate", mixinStandardHelpOptions = true, sortOptions = false,
+        description = "Generate text from a prompt with a Hugging Face model directory, streaming it to standard output.")
+public final class GenerateCommand implements Runnable {
+    @Spec
+    CommandSpec spec;
+
+    @Mixin
+    ModelOptions model;
+
+    @Option(names = "--prompt", paramLabel = "TEXT", required = true, description = "the prompt")
+    String prompt;
+
+    @Option(names = "--system", paramLabel = "TEXT", description = "a system message (with the chat template)")
+    String system;
+
+    @Option(names = "--chat-template", negatable = true, defaultValue = "true", fallbackValue = "true",
+            description = "wrap the prompt as a user turn through the model's chat template when it has one (default: on)")
+    boolean chatTemplate;
+
+    @Mixin
+    SamplingOptions sampling;
+
+    @Mixin
+    KvFlags kv;
+
+    @Mixin
+    PluginsDirOption plugins;
+
+    @Override
+    public void run() {
+        String problem = sampling.problem();
+        if (problem != null) throw usage(problem);
+        if (system != null && !chatTemplate) throw usage("--system needs the chat template; drop --no-chat-template");
+        KvScheme scheme;
+        try {
+            scheme = kv.scheme();
+        } catch (IllegalArgumentException e) {
+            throw usage(e.getMessage());
+        }
+        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
+        try (ModelSession session = model.open(plugins.resolve(), scheme, sampling.prefillChunk, err)) {
+            Tokenizer tokenizer = session.tokenizer();
+            int[] ids = promptIds(tokenizer, err);
+            GenerationRequest request = new GenerationRequest(ids, sampling.params(), sampling.maxTokens, tokenizer.eosIds(), sampling.stops);
+            GenerationOutput output = session.generator().generate(request, new StreamPrinter(out, err, sampling.prefillChunk));
+            out.println();
+            out.println("[" + output.results().getFirst().finish().name().toLowerCase(java.util.Locale.ROOT) + "] "
+                    + output.stats().summary());
+            out.flush();
+        }
+    }
+
+    private int[] promptIds(Tokenizer tokenizer, PrintWriter err) {
+        if (chatTemplate && tokenizer.hasChatTemplate()) {
+            List<ChatMessage> messages = new ArrayList<>();
+            if (system != null) messages.add(new ChatMessage("system", system));
+            messages.add(new ChatMessage("user", prompt));
+            // The template writes the special tokens itself, as transformers' apply_chat_template does.
+            return tokenizer.encode(tokenizer.renderChat(messages, true), false);
+        }
+        if (system != null) throw usage("--system needs a chat template, and " + model.model + " has none");
+        if (chatTemplate) err.println("the model has no chat template; using the prompt as plain text");
+        return tokenizer.encode(prompt, true);
+    }
+
+    private ParameterException usage(String message) {
+        return new ParameterException(spec.commandLine(), message);
+    }
+}

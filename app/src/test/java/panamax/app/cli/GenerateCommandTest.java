@@ -1,0 +1,143 @@
+package panamax.app.cli;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.InputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+import panamax.api.plan.KvScheme;
+import panamax.engine.generate.GenerationOutput;
+import panamax.engine.generate.GenerationListener;
+import panamax.engine.generate.GenerationRequest;
+import panamax.engine.generate.ModelSession;
+import panamax.engine.generate.SamplingParams;
+import panamax.engine.parity.ParityReference;
+import panamax.engine.plugins.PluginRegistry;
+
+/**
+ * {@code panamax generate} and {@code chat} on the llama-tiny fixture, and the generation engine's
+ * greedy ids (single and left-padded batch) against the Hugging Face reference.
+ */
+class GenerateCommandTest {
+    private record Run(int exit, String out, String err) {
+    }
+
+    private static Path fixture(String name) {
+        Path dir = Path.of(System.getProperty("panamax.fixtures", "../shared/fixtures")).resolve(name);
+        assertTrue(Files.isDirectory(dir), "fixture folder missing: " + dir.toAbsolutePath() + " (set -Dpanamax.fixtures)");
+        return dir;
+    }
+
+    private static Run run(String... args) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream(), err = new ByteArrayOutputStream();
+        int exit = Cli.run(args, new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
+        return new Run(exit, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    }
+
+    /** The generated text: everything before the final stats line. */
+    private static String text(Run r) {
+        String out = r.out();
+        int statsLine = out.lastIndexOf("\n[");
+        assertTrue(statsLine >= 0, "no stats line in: " + out);
+        return out.substring(0, statsLine);
+    }
+
+    private static String statsLine(Run r) {
+        return r.out().substring(r.out().lastIndexOf("\n[") + 1).strip();
+    }
+
+    @Test
+    void aFixedSeedGivesTheSameTextTwiceAndEndsWithStats() {
+        String model = fixture("llama-tiny").toString();
+        String[] args = {"generate", "--model", model, "--prompt", "Tell me a story", "--max-tokens", "24", "--temp", "0.9",
+                "--top-p", "0.95", "--seed", "7"};
+        Run first = run(args), second = run(args);
+        assertEquals(0, first.exit(), first.err());
+        assertEquals(text(first), text(second));
+        assertTrue(statsLine(first).matches("\\[(length|eos)] prompt: \\d+ tokens, [\\d.]+ tok/s \\| generation: \\d+ tokens, [\\d.]+ tok/s"
+                + " \\| peak KV: [\\d.]+ \\w?i?B \\| peak memory: [\\d.]+ \\w?i?B"), statsLine(first));
+        assertTrue(first.err().contains("loaded llama-tiny"), first.err());
+        Run otherSeed = run("generate", "--model", model, "--prompt", "Tell me a story", "--max-tokens", "24", "--temp", "0.9",
+                "--top-p", "0.95", "--seed", "8");
+        assertNotEquals(text(first), text(otherSeed));
+    }
+
+    @Test
+    void quantizedKvAndPlainPromptsRun() {
+        Run r = run("generate", "--model", fixture("qwen3-tiny").toString(), "--prompt", "plain text", "--no-chat-template",
+                "--max-tokens", "5", "--kv-bits", "4", "--kv-group-size", "32");
+        assertEquals(0, r.exit(), r.err());
+        assertTrue(statsLine(r).contains("generation: 5 tokens") || statsLine(r).startsWith("[eos]"), statsLine(r));
+    }
+
+    @Test
+    void aCodecThatCannotEncodeTheModelIsAFailureNamingIt() {
+        Run r = run("generate", "--model", fixture("llama-tiny").toString(), "--prompt", "x", "--kv-bits", "4", "--kv-group-size", "32");
+        assertEquals(Cli.FAILED, r.exit());
+        assertTrue(r.err().contains("group_size"), r.err());
+    }
+
+    @Test
+    void badSamplingFlagsAreUsageErrorsNamingTheFlag() {
+        String model = fixture("llama-tiny").toString();
+        Run r = run("generate", "--model", model, "--prompt", "x", "--max-tokens", "0");
+        assertEquals(Cli.USAGE, r.exit());
+        assertTrue(r.err().contains("--max-tokens must be at least 1"), r.err());
+        Run p = run("generate", "--model", model, "--prompt", "x", "--top-p", "1.5");
+        assertEquals(Cli.USAGE, p.exit());
+        assertTrue(p.err().contains("top_p"), p.err());
+    }
+
+    @Test
+    void chatRunsTurnsUntilExit() {
+        InputStream stdin = System.in;
+        try {
+            System.setIn(new ByteArrayInputStream("Hello\n\nHow are you?\n/exit\nnot read\n".getBytes(StandardCharsets.UTF_8)));
+            Run r = run("chat", "--model", fixture("llama-tiny").toString(), "--max-tokens", "6", "--seed", "1", "--temp", "0.5");
+            assertEquals(0, r.exit(), r.err());
+            assertEquals(2, r.err().lines().filter(l -> l.contains("generation:")).count(), r.err());
+        } finally {
+            System.setIn(stdin);
+        }
+    }
+
+    @Test
+    void greedyIdsEqualTheReferenceForOnePromptAndALeftPaddedBatch() {
+        for (String name : List.of("llama-tiny", "qwen3-tiny")) {
+            Path dir = fixture(name);
+            ParityReference ref = ParityReference.read(dir.resolve("reference.safetensors"));
+            try (ModelSession session = ModelSession.open(PluginRegistry.discover(Optional.empty()), dir, KvScheme.identity(),
+                    Optional.empty())) {
+                int n = ref.singleGreedy().length;
+                GenerationOutput single = session.generator().generate(
+                        new GenerationRequest(ref.singleIds(), SamplingParams.greedy(), n, Set.of()), GenerationListener.NONE);
+                assertArrayEquals(ref.singleGreedy(), single.results().getFirst().tokens(), name + " single");
+
+                List<GenerationRequest> rows = new ArrayList<>();
+                for (int r = 0; r < ref.batchIds().length; r++) {
+                    int pad = 0;
+                    while (ref.batchMask()[r][pad] == 0) pad++;
+                    int[] prompt = Arrays.copyOfRange(ref.batchIds()[r], pad, ref.batchIds()[r].length);
+                    rows.add(new GenerationRequest(prompt, SamplingParams.greedy(), ref.batchGreedy()[r].length, Set.of()));
+                }
+                GenerationOutput batch = session.generator().generate(rows, GenerationListener.NONE);
+                for (int r = 0; r < rows.size(); r++) {
+                    assertArrayEquals(ref.batchGreedy()[r], batch.results().get(r).tokens(), name + " batch row " + r);
+                }
+            }
+        }
+    }
+}
