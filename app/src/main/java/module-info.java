@@ -4,6 +4,9 @@ module panamax.app {
     requires info.picocli;
     requires com.fasterxml.jackson.databind;
 
+    // `panamax bench NAME` runs the JDK tool panamax-bench-NAME that some module provides.
+    uses java.util.spi.ToolProvider;
+
     // picocli reflects on the annotated command classes.
     opens panamax.app.cli to info.picocli;
 }

@@ -15,4 +15,7 @@ module panamax.kv.codecs {
             panamax.kv.codecs.identity.IdentityCodecProvider,
             panamax.kv.codecs.affine.AffineCodecProvider,
             panamax.kv.codecs.turboquant.TurboQuantCodecProvider;
+
+    // `panamax bench codecs` finds the benchmark as a JDK tool, so the CLI never requires this module.
+    provides java.util.spi.ToolProvider with panamax.kv.codecs.bench.CodecBenchTool;
 }
