@@ -87,10 +87,11 @@ final class RowMoves {
         int shift = Integer.MAX_VALUE;
         int width = 0;
         for (int r : keep) {
-            shift = Math.min(shift, p.leftPadding(r));
+            // a row without tokens holds only padding, so it does not stop the others' padding from going
+            if (p.lastRealColumn(r) >= 0) shift = Math.min(shift, p.leftPadding(r));
             width = Math.max(width, p.end(r));
         }
-        if (keep.length == 0) shift = width = 0;
+        if (shift == Integer.MAX_VALUE) shift = width;
         width -= shift;
         int[][] columnSource = new int[keep.length][width];
         int[] end = new int[keep.length];

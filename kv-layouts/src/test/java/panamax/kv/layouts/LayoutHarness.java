@@ -187,6 +187,10 @@ final class LayoutHarness implements AutoCloseable {
         List<ReferenceRow> kept = new ArrayList<>();
         for (int i : keep) kept.add(reference.get(i));
         reference = kept;
+        int[] padding = layout.leftPadding();
+        int shared = Integer.MAX_VALUE;
+        for (int i = 0; i < padding.length; i++) if (reference.get(i).offset() > 0) shared = Math.min(shared, padding[i]);
+        if (shared != Integer.MAX_VALUE) assertEquals(0, shared, "padding shared by every kept row is dropped");
     }
 
     private void extract(LayoutOp.Extract e) {
