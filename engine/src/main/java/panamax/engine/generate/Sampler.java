@@ -28,6 +28,11 @@ public final class Sampler {
      * {@code repetitionContext} count). The logits are not modified.
      */
     public int next(float[] logits, int from, int vocab, int[] history, int historyLength) {
+        if (params.isGreedy() && params.repetitionPenalty() == 1) {
+            int best = from;
+            for (int i = from + 1; i < from + vocab; i++) if (logits[i] > logits[best]) best = i;
+            return best - from;
+        }
         double[] scores = new double[vocab];
         for (int i = 0; i < vocab; i++) scores[i] = logits[from + i];
         penalize(scores, history, historyLength, params);
@@ -69,19 +74,25 @@ public final class Sampler {
             total += p[i];
         }
         for (int i = 0; i < vocab; i++) p[i] /= total;
-        Integer[] order = null;
         if (params.topK() > 0 && params.topK() < vocab) {
-            order = descending(p);
-            for (int r = params.topK(); r < vocab; r++) p[order[r]] = 0;
+            Integer[] top = mostLikely(p, params.topK(), 0);
+            boolean[] keep = new boolean[vocab];
+            for (int i : top) keep[i] = true;
+            for (int i = 0; i < vocab; i++) if (!keep[i]) p[i] = 0;
         }
         if (params.topP() < 1) {
-            if (order == null) order = descending(p);
+            // Tokens below epsilon can never enter the nucleus: the tokens at or above it already
+            // hold more than 1 - vocab * epsilon > top_p of the mass. So only those are sorted.
+            double epsilon = (1 - params.topP()) / (2.0 * vocab);
+            Integer[] order = mostLikely(p, vocab, epsilon * sum(p));
             double target = params.topP() * sum(p);
             double cumulative = 0;
             int r = 0;
             // Keep the most likely tokens until their mass reaches top_p: the smallest such set.
-            while (r < vocab && cumulative < target) cumulative += p[order[r++]];
-            for (; r < vocab; r++) p[order[r]] = 0;
+            while (r < order.length && cumulative < target) cumulative += p[order[r++]];
+            boolean[] keep = new boolean[vocab];
+            for (int i = 0; i < r; i++) keep[order[i]] = true;
+            for (int i = 0; i < vocab; i++) if (!keep[i]) p[i] = 0;
         }
         if (params.minP() > 0) {
             double best = 0;
@@ -106,11 +117,25 @@ public final class Sampler {
         return s;
     }
 
-    /** Indices by decreasing probability; ties keep the lower id first so results are deterministic. */
-    private static Integer[] descending(double[] p) {
-        Integer[] order = new Integer[p.length];
-        Arrays.setAll(order, i -> i);
-        Arrays.sort(order, (a, b) -> p[a] != p[b] ? Double.compare(p[b], p[a]) : Integer.compare(a, b));
+    /**
+     * Up to {@code k} indices of probabilities at least {@code floor}, by decreasing probability;
+     * ties keep the lower id first so results are deterministic.
+     */
+    private static Integer[] mostLikely(double[] p, int k, double floor) {
+        java.util.Comparator<Integer> likelierFirst = (a, b) -> p[a] != p[b] ? Double.compare(p[b], p[a]) : Integer.compare(a, b);
+        // A bounded heap whose head is the least likely kept index: O(vocab log k).
+        java.util.PriorityQueue<Integer> heap = new java.util.PriorityQueue<>(Math.min(k, p.length) + 1, likelierFirst.reversed());
+        for (int i = 0; i < p.length; i++) {
+            if (p[i] < floor || p[i] == 0) continue;
+            if (heap.size() < k) {
+                heap.add(i);
+            } else if (likelierFirst.compare(i, heap.peek()) < 0) {
+                heap.poll();
+                heap.add(i);
+            }
+        }
+        Integer[] order = heap.toArray(new Integer[0]);
+        Arrays.sort(order, likelierFirst);
         return order;
     }
 }

@@ -76,4 +76,37 @@ class ChatTemplateTest {
                 .render(List.of(), false));
         assertEquals("x y ", new ChatTemplate("{% for r in ['x', 'y'] %}{{ r }} {% endfor %}", "", "").render(List.of(), false));
     }
+
+    /** Gemma's template: slices, role alternation check, {@code | trim}, conditional expressions. */
+    private static final String GEMMA = "{{ bos_token }}{% if messages[0]['role'] == 'system' %}{% set first_user_prefix = "
+            + "messages[0]['content'] + '\\n\\n' %}{% set loop_messages = messages[1:] %}{% else %}{% set first_user_prefix = \"\" %}"
+            + "{% set loop_messages = messages %}{% endif %}{% for message in loop_messages %}{% if (message['role'] == 'user') != "
+            + "(loop.index0 % 2 == 0) %}{{ raise_exception(\"Conversation roles must alternate user/assistant/user/assistant/...\") }}"
+            + "{% endif %}{% if (message['role'] == 'assistant') %}{% set role = \"model\" %}{% else %}{% set role = message['role'] %}"
+            + "{% endif %}{{ '<start_of_turn>' + role + '\\n' + (first_user_prefix if loop.first else \"\") }}"
+            + "{{ message['content'] | trim }}{{ '<end_of_turn>\\n' }}{% endfor %}{% if add_generation_prompt %}"
+            + "{{'<start_of_turn>model\\n'}}{% endif %}\n";
+
+    @Test
+    void gemmaStyleTemplateRendersAndRejectsNonAlternatingRoles() {
+        ChatTemplate gemma = new ChatTemplate(GEMMA, "<bos>", "<eos>");
+        assertEquals("<bos><start_of_turn>user\nS\n\nHi<end_of_turn>\n<start_of_turn>model\nYo<end_of_turn>\n"
+                + "<start_of_turn>user\nQ<end_of_turn>\n<start_of_turn>model\n", gemma.render(List.of(new ChatMessage("system", "S"),
+                new ChatMessage("user", " Hi "), new ChatMessage("assistant", "Yo"), new ChatMessage("user", "Q")), true));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> gemma.render(List.of(
+                new ChatMessage("user", "a"), new ChatMessage("user", "b")), true));
+        assertEquals("Conversation roles must alternate user/assistant/user/assistant/...", e.getMessage());
+    }
+
+    /** Llama 3's header layout with {@code strftime_now} and {@code is not defined} defaults. */
+    @Test
+    void llama3StyleHeadersAndDefaults() {
+        String template = "{{- bos_token }}\n{%- if not date_string is defined %}\n    {%- set date_string = strftime_now(\"%d %b %Y\") %}\n"
+                + "{%- endif %}\n{%- for message in messages %}\n    {{- '<|start_header_id|>' + message['role'] + '<|end_header_id|>\\n\\n'"
+                + " + message['content'] | trim + '<|eot_id|>' }}\n{%- endfor %}\n{%- if add_generation_prompt %}\n"
+                + "    {{- '<|start_header_id|>assistant<|end_header_id|>\\n\\n' }}\n{%- endif %}\n";
+        String out = new ChatTemplate(template, "<|begin_of_text|>", "<|eot_id|>").render(List.of(new ChatMessage("user", "Hi ")), true);
+        assertEquals("<|begin_of_text|><|start_header_id|>user<|end_header_id|>\n\nHi<|eot_id|>"
+                + "<|start_header_id|>assistant<|end_header_id|>\n\n", out);
+    }
 }
