@@ -1,0 +1,10 @@
+/**
+ * GPT-2 as a third-party model plugin, depending on panamax.api only.
+ *
+ * {@snippet :
+ * try (RuntimeModel model = new Gpt2Plugin().load(Path.of("gpt2"), backend)) {
+ *     Tensor hidden = model.graph().forwardHidden(ids, kvState);
+ * }
+ * }
+ */
+package panamax.example.gpt2;
