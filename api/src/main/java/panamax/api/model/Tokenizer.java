@@ -28,7 +28,12 @@ public interface Tokenizer extends AutoCloseable {
      */
     int[] encode(String text, boolean addSpecialTokens);
 
-    /** The text of {@code ids}; with {@code skipSpecialTokens} special tokens are left out. */
+    /**
+     * The text of {@code ids}; with {@code skipSpecialTokens} special tokens are left out. Ids at or
+     * past {@link #vocabSize()} (a model's padded embedding rows) decode to nothing.
+     *
+     * @throws IllegalArgumentException when an id is negative
+     */
     String decode(int[] ids, boolean skipSpecialTokens);
 
     /** Number of ids, including added tokens: every id is in {@code [0, vocabSize())}. */

@@ -39,9 +39,9 @@ final class HfTokenizer implements Tokenizer {
     public String decode(int[] ids, boolean skipSpecialTokens) {
         long[] wide = new long[ids.length];
         for (int i = 0; i < ids.length; i++) {
-            if (ids[i] < 0 || ids[i] >= files.vocabSize()) {
-                throw new IllegalArgumentException("token id " + ids[i] + " at index " + i + " is outside [0, " + files.vocabSize() + ")");
-            }
+            // Ids past the tokenizer's vocabulary (models pad their embedding rows) decode to
+            // nothing, as in the tokenizers library; negative ids are a caller's bug.
+            if (ids[i] < 0) throw new IllegalArgumentException("token id " + ids[i] + " at index " + i + " is negative");
             wide[i] = ids[i];
         }
         return tokenizer.decode(wide, skipSpecialTokens);

@@ -91,6 +91,8 @@ class TokenizerFixturesTest {
                         int[] ids = tokenizer.encode(text, false);
                         assertEquals(text, tokenizer.decode(ids, false));
                         for (int id : ids) assertTrue(id >= 0 && id < tokenizer.vocabSize());
+                        // Models may pad their vocabulary past the tokenizer's: such ids decode to nothing.
+                        assertEquals("", tokenizer.decode(new int[] {tokenizer.vocabSize() + 3}, true));
                     }
                 }));
     }
