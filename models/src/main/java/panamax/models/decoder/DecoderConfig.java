@@ -26,13 +26,15 @@ import panamax.models.hf.HfConfig;
  * @param outputBias      the attention output projection has a bias
  * @param mlpBias         MLP projections have biases
  * @param attentionScale  scale of q·k
+ * @param embeddingScale  factor applied to embeddings (Gemma: √hidden rounded to the checkpoint dtype, like HF's buffer; else 1)
  * @param finalSoftcap    logits become {@code cap·tanh(logits/cap)} when positive
  * @param attention       per layer, its window and rope
  * @param quantization    MLX affine weight quantization, when the checkpoint is quantized
  */
 public record DecoderConfig(DecoderFamily family, String modelType, int hidden, int layers, int heads, int kvHeads, int headDim,
                             int intermediate, int vocab, double normEps, int maxPositions, boolean tiedEmbeddings,
-                            boolean qkvBias, boolean outputBias, boolean mlpBias, double attentionScale, double finalSoftcap,
+                            boolean qkvBias, boolean outputBias, boolean mlpBias, double attentionScale, double embeddingScale,
+                            double finalSoftcap,
                             List<LayerAttention> attention, Optional<QuantizationConfig> quantization) {
     private static final int MAX = 1 << 24;
 
@@ -97,7 +99,8 @@ public record DecoderConfig(DecoderFamily family, String modelType, int hidden, 
             attention.add(new LayerAttention(sliding ? window : 0, RopeReader.roundedTo(rope, storedAs)));
         }
         return new DecoderConfig(family, modelType, hidden, layers, heads, kvHeads, headDim, intermediate, vocab, eps, maxPositions,
-                tied, qkvBias, outputBias, mlpBias, scale, softcap, attention, QuantizationConfig.read(config));
+                tied, qkvBias, outputBias, mlpBias, scale, family.scaledEmbedding() ? RopeReader.round((float) Math.sqrt(hidden), storedAs) : 1.0,
+                softcap, attention, QuantizationConfig.read(config));
     }
 
     /** The dtype config.json says the checkpoint is stored in ({@code dtype}, or the older {@code torch_dtype}); f32 when absent. */

@@ -30,8 +30,7 @@ final class DenseDecoderGraph implements AutoregressiveGraph {
         this.weights = weights;
         this.backend = backend;
         this.ops = backend.ops();
-        // Gemma multiplies by √hidden rounded to the activation dtype; in f32 that is the f32 value.
-        this.embeddingScale = config.family().scaledEmbedding() ? (float) Math.sqrt(config.hidden()) : 1.0;
+        this.embeddingScale = config.embeddingScale();
     }
 
     @Override

@@ -57,7 +57,9 @@ final class RopeReader {
         return new RopeSpec(spec.dims(), spec.base(), spec.traditional(), 1.0, Optional.of(f));
     }
 
-    private static float round(float v, panamax.api.tensor.DType dtype) {
+    /** {@code v} rounded to {@code dtype} (nearest, ties to even); unchanged for f32. */
+    static float round(float v, panamax.api.tensor.DType dtype) {
+        if (dtype == panamax.api.tensor.DType.F32) return v;
         if (dtype == panamax.api.tensor.DType.F16) return Float.float16ToFloat(Float.floatToFloat16(v));
         int bits = Float.floatToRawIntBits(v);
         return Float.intBitsToFloat((bits + 0x7FFF + ((bits >>> 16) & 1)) & 0xFFFF0000);

@@ -67,6 +67,9 @@ class ConfigReadingTest {
         // sliding layers rotate with the local base, the full layer with rope_theta
         assertTrue(modern.attention().get(0).rope().frequencies().get()[1] > modern.attention().get(5).rope().frequencies().get()[1]);
         assertEquals(1.0 / Math.sqrt(16), modern.attentionScale());
+        assertEquals(8.0, modern.embeddingScale());
+        // HF keeps √hidden in a buffer cast with a bf16 model: √1152 = 33.94 becomes 34
+        assertEquals(34.0, read(gemma().replace("\"hidden_size\": 64", "\"hidden_size\": 1152"), new Gemma3Plugin().family()).embeddingScale());
     }
 
     @Test
