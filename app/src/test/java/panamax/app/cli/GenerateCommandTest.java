@@ -116,27 +116,32 @@ class GenerateCommandTest {
 
     @Test
     void greedyIdsEqualTheReferenceForOnePromptAndALeftPaddedBatch() {
-        for (String name : List.of("llama-tiny", "qwen3-tiny")) {
-            Path dir = fixture(name);
-            ParityReference ref = ParityReference.read(dir.resolve("reference.safetensors"));
-            try (ModelSession session = ModelSession.open(PluginRegistry.discover(Optional.empty()), dir, KvScheme.identity(),
-                    Optional.empty())) {
-                int n = ref.singleGreedy().length;
-                GenerationOutput single = session.generator().generate(
-                        new GenerationRequest(ref.singleIds(), SamplingParams.greedy(), n, Set.of()), GenerationListener.NONE);
-                assertArrayEquals(ref.singleGreedy(), single.results().getFirst().tokens(), name + " single");
+        for (String name : List.of("llama-tiny", "qwen3-tiny", "gemma3-tiny")) {
+            // Chunks of 3 columns make the padded prefill span several forward passes.
+            for (int chunk : new int[] {ModelSession.DEFAULT_PREFILL_CHUNK, 3}) checkGreedy(name, chunk);
+        }
+    }
 
-                List<GenerationRequest> rows = new ArrayList<>();
-                for (int r = 0; r < ref.batchIds().length; r++) {
-                    int pad = 0;
-                    while (ref.batchMask()[r][pad] == 0) pad++;
-                    int[] prompt = Arrays.copyOfRange(ref.batchIds()[r], pad, ref.batchIds()[r].length);
-                    rows.add(new GenerationRequest(prompt, SamplingParams.greedy(), ref.batchGreedy()[r].length, Set.of()));
-                }
-                GenerationOutput batch = session.generator().generate(rows, GenerationListener.NONE);
-                for (int r = 0; r < rows.size(); r++) {
-                    assertArrayEquals(ref.batchGreedy()[r], batch.results().get(r).tokens(), name + " batch row " + r);
-                }
+    private static void checkGreedy(String name, int chunk) {
+        Path dir = fixture(name);
+        ParityReference ref = ParityReference.read(dir.resolve("reference.safetensors"));
+        try (ModelSession session = ModelSession.open(PluginRegistry.discover(Optional.empty()), dir, KvScheme.identity(),
+                Optional.empty(), chunk, line -> { })) {
+            int n = ref.singleGreedy().length;
+            GenerationOutput single = session.generator().generate(
+                    new GenerationRequest(ref.singleIds(), SamplingParams.greedy(), n, Set.of()), GenerationListener.NONE);
+            assertArrayEquals(ref.singleGreedy(), single.results().getFirst().tokens(), name + " single, chunk " + chunk);
+
+            List<GenerationRequest> rows = new ArrayList<>();
+            for (int r = 0; r < ref.batchIds().length; r++) {
+                int pad = 0;
+                while (ref.batchMask()[r][pad] == 0) pad++;
+                int[] prompt = Arrays.copyOfRange(ref.batchIds()[r], pad, ref.batchIds()[r].length);
+                rows.add(new GenerationRequest(prompt, SamplingParams.greedy(), ref.batchGreedy()[r].length, Set.of()));
+            }
+            GenerationOutput batch = session.generator().generate(rows, GenerationListener.NONE);
+            for (int r = 0; r < rows.size(); r++) {
+                assertArrayEquals(ref.batchGreedy()[r], batch.results().get(r).tokens(), name + " batch row " + r + ", chunk " + chunk);
             }
         }
     }
