@@ -11,7 +11,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.OptionalInt;
 import panamax.api.error.UnsupportedCombinationException;
 import panamax.api.kv.CodecContext;
 import panamax.api.kv.CodecShape;

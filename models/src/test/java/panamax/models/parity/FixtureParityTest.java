@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
-import java.nio.file.Path;
 import java.util.Optional;
 import java.util.Set;
 import java.util.stream.Stream;
@@ -49,9 +48,5 @@ class FixtureParityTest {
             assertEquals(0, report.decisiveMismatches(), dir + " greedy ids: " + report.toJson());
             assertTrue(report.greedyPositions() > 0);
         }));
-    }
-
-    static Path fixture(String name) {
-        return Fixtures.root().resolve(name);
     }
 }
