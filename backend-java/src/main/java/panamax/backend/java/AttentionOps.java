@@ -2,20 +2,18 @@ package panamax.backend.java;
 
 import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
-import jdk.incubator.vector.FloatVector;
-import jdk.incubator.vector.VectorOperators;
-import jdk.incubator.vector.VectorSpecies;
 import panamax.api.tensor.AttentionMask;
 import panamax.api.tensor.DType;
 import panamax.backend.java.kernel.MatVec;
+import panamax.backend.java.kernel.VectorMath;
 
 /**
  * Fused scaled-dot-product attention with grouped-query heads. Work items are (row, kv head,
- * block of queries); each converts its kv head's keys and values to f32 once and serves every
- * query head of the group. Scores, masking and softmax stay in a per-query f32 buffer.
+ * block of queries); each streams its kv head's keys once through the matrix-vector kernels for
+ * every query row of the group (all query heads × the block), then its values once, one f32 row at
+ * a time, into the rows' accumulators. Scores, masking and softmax stay in per-item f32 buffers.
  */
 final class AttentionOps {
-    private static final VectorSpecies<Float> S = FloatVector.SPECIES_PREFERRED;
     private static final int QUERY_BLOCK = 32;
 
     private final JavaBackend backend;
@@ -43,93 +41,114 @@ final class AttentionOps {
         int items = b * hkv * qBlocks;
         float fscale = (float) scale;
         MemorySegment os = out.segment();
+        int window = mask instanceof AttentionMask.Causal c ? c.window() : 0;
+        boolean causal = mask instanceof AttentionMask.Causal;
         backend.parallel.forRange(items, 1, (from, to) -> {
-            float[] keys = new float[tk * d];
-            float[] values = new float[tk * dv];
+            int maxRows = group * Math.min(QUERY_BLOCK, tq);
+            float[] queries = new float[maxRows * d];
+            float[] arranged = new float[maxRows * d];
+            float[] scores = new float[maxRows * tk];
+            float[] acc = new float[maxRows * dv];
+            float[] valueRow = new float[dv];
             float[] query = new float[d];
-            float[] scores = new float[tk];
-            float[] acc = new float[dv];
+            int[] lo = new int[maxRows];
+            int[] hi = new int[maxRows];
             for (int item = from; item < to; item++) {
                 int qb = item % qBlocks;
                 int h = (item / qBlocks) % hkv;
                 int bi = item / qBlocks / hkv;
-                load(k, bi, h, tk, d, keys);
-                load(v, bi, h, tk, dv, values);
                 int i0 = qb * QUERY_BLOCK;
-                int i1 = Math.min(tq, i0 + QUERY_BLOCK);
-                for (int g = 0; g < group; g++) {
-                    int head = h * group + g;
-                    for (int i = i0; i < i1; i++) {
-                        RowIo.load(q.segment(), q.dtype, q.offset + bi * q.strides[0] + head * q.strides[1] + i * q.strides[2],
-                                q.strides[3], d, query);
-                        int lo = 0;
-                        int hi = tk - 1;
-                        if (mask instanceof AttentionMask.Causal c) {
-                            hi = tk - tq + i;
-                            if (c.window() > 0) lo = Math.max(0, hi - c.window() + 1);
-                            hi = Math.min(hi, tk - 1);
-                        }
-                        Arrays.fill(acc, 0f);
-                        if (hi >= lo) {
-                            float max = Float.NEGATIVE_INFINITY;
-                            for (int j = lo; j <= hi; j++) {
-                                float s = MatVec.dot(query, 0, keys, j * d, d) * fscale;
-                                if (maskReader != null) s = maskReader.apply(bi, head, i, j, s);
-                                scores[j] = s;
-                                max = Math.max(max, s);
-                            }
-                            if (max != Float.NEGATIVE_INFINITY) {
-                                float sum = expInPlace(scores, lo, hi + 1, max);
-                                float inv = 1 / sum;
-                                for (int j = lo; j <= hi; j++) {
-                                    float p = scores[j] * inv;
-                                    if (p != 0) MatVec.axpy(p, values, j * dv, acc, 0, dv);
-                                }
-                            }
-                        }
-                        long at = (((long) bi * hq + head) * tq + i) * dv;
-                        RowIo.store(os, q.dtype, at, 1, dv, acc);
+                int block = Math.min(tq, i0 + QUERY_BLOCK) - i0;
+                int rows = group * block; // row r = g·block + (i − i0)
+                for (int r = 0; r < rows; r++) {
+                    int head = h * group + r / block;
+                    int i = i0 + r % block;
+                    RowIo.load(q.segment(), q.dtype, q.offset + bi * q.strides[0] + head * q.strides[1] + i * q.strides[2],
+                            q.strides[3], d, query);
+                    System.arraycopy(query, 0, queries, r * d, d);
+                    lo[r] = 0;
+                    hi[r] = tk - 1;
+                    if (causal) {
+                        hi[r] = Math.min(tk - 1, tk - tq + i);
+                        if (window > 0) lo[r] = Math.max(0, tk - tq + i - window + 1);
                     }
+                }
+                scores(k, bi, h, queries, arranged, rows, d, tk, scores);
+                int first = tk;
+                int last = -1;
+                for (int r = 0; r < rows; r++) {
+                    int head = h * group + r / block;
+                    int i = i0 + r % block;
+                    int off = r * tk;
+                    float max = Float.NEGATIVE_INFINITY;
+                    for (int j = lo[r]; j <= hi[r]; j++) {
+                        float sc = scores[off + j] * fscale;
+                        if (maskReader != null) sc = maskReader.apply(bi, head, i, j, sc);
+                        scores[off + j] = sc;
+                        max = Math.max(max, sc);
+                    }
+                    if (hi[r] < lo[r] || max == Float.NEGATIVE_INFINITY) {
+                        hi[r] = -1; // every key masked: the row's output is zero
+                        continue;
+                    }
+                    float inv = 1 / VectorMath.expShifted(scores, off + lo[r], off + hi[r] + 1, max);
+                    for (int j = lo[r]; j <= hi[r]; j++) scores[off + j] *= inv;
+                    first = Math.min(first, lo[r]);
+                    last = Math.max(last, hi[r]);
+                }
+                Arrays.fill(acc, 0, rows * dv, 0f);
+                long vBase = v.offset + bi * v.strides[0] + h * v.strides[1];
+                for (int j = first; j <= last; j++) {
+                    RowIo.load(v.segment(), v.dtype, vBase + j * v.strides[2], v.strides[3], dv, valueRow);
+                    for (int r = 0; r < rows; r++) {
+                        if (j < lo[r] || j > hi[r]) continue;
+                        float p = scores[r * tk + j];
+                        if (p != 0) MatVec.axpy(p, valueRow, 0, acc, r * dv, dv);
+                    }
+                }
+                for (int r = 0; r < rows; r++) {
+                    int head = h * group + r / block;
+                    int i = i0 + r % block;
+                    long at = (((long) bi * hq + head) * tq + i) * dv;
+                    System.arraycopy(acc, r * dv, valueRow, 0, dv);
+                    RowIo.store(os, q.dtype, at, 1, dv, valueRow);
                 }
             }
         });
         return out;
     }
 
-    /** {@code s[j] = exp(s[j] − max)} for j in [from, to), returning the sum. */
-    private static float expInPlace(float[] s, int from, int to, float max) {
-        FloatVector m = FloatVector.broadcast(S, max);
-        FloatVector sum = FloatVector.zero(S);
-        int j = from;
-        int bound = from + S.loopBound(to - from);
-        for (; j < bound; j += S.length()) {
-            FloatVector e = FloatVector.fromArray(S, s, j).sub(m).lanewise(VectorOperators.EXP);
-            e.intoArray(s, j);
-            sum = sum.add(e);
+    /**
+     * {@code scores[r·tk + j] = q_r · k_j} for the kv head (b, h): straight from the key storage with
+     * the matrix-vector kernels when keys are unit-stride along D (each key row is read once for all
+     * query rows of the group), else from f32 copies of the key rows.
+     */
+    private static void scores(JavaTensor k, int b, int h, float[] queries, float[] arranged, int rows, int d, int tk, float[] scores) {
+        long base = k.offset + b * k.strides[0] + h * k.strides[1];
+        MemorySegment s = k.segment();
+        if (k.strides[3] == 1 || d == 1) {
+            long bytes = k.dtype.byteSize();
+            switch (k.dtype) {
+                case BF16 -> {
+                    for (int r = 0; r < rows; r++) MatVec.interleaveForBf16(queries, r * d, d, arranged, r * d);
+                    MatVec.bf16(s, base * bytes, k.strides[2] * bytes, d, arranged, rows, 0, tk, scores, 0, tk);
+                    return;
+                }
+                case F32 -> {
+                    MatVec.f32(s, base * bytes, k.strides[2] * bytes, d, queries, rows, 0, tk, scores, 0, tk);
+                    return;
+                }
+                case F16 -> {
+                    MatVec.f16(s, base * bytes, k.strides[2] * bytes, d, queries, rows, 0, tk, scores, 0, tk);
+                    return;
+                }
+                default -> { }
+            }
         }
-        float total = sum.reduceLanes(VectorOperators.ADD);
-        for (; j < to; j++) {
-            float e = (float) Math.exp(s[j] - max);
-            s[j] = e;
-            total += e;
-        }
-        return total;
-    }
-
-    /** Rows [t, dim] of head h of row b of x as row-major f32. */
-    private static void load(JavaTensor x, int b, int h, int t, int dim, float[] dst) {
-        MemorySegment s = x.segment();
-        long base = x.offset + b * x.strides[0] + h * x.strides[1];
-        long rowStride = x.strides[2];
-        long colStride = x.strides[3];
-        if (x.dtype == DType.F32 && colStride == 1 && rowStride == dim) {
-            MemorySegment.copy(s, RowIo.F32, base * 4, dst, 0, t * dim);
-            return;
-        }
-        float[] row = new float[dim];
-        for (int j = 0; j < t; j++) {
-            RowIo.load(s, x.dtype, base + j * rowStride, colStride, dim, row);
-            System.arraycopy(row, 0, dst, j * dim, dim);
+        float[] key = new float[d];
+        for (int j = 0; j < tk; j++) {
+            RowIo.load(s, k.dtype, base + j * k.strides[2], k.strides[3], d, key);
+            for (int r = 0; r < rows; r++) scores[r * tk + j] = MatVec.dot(queries, r * d, key, 0, d);
         }
     }
 

@@ -29,6 +29,7 @@ final class JavaBackend implements Backend {
         this.pool = new SegmentPool(poolBytes);
         this.parallel = new Parallel(threads);
         this.ops = new JavaOps(this);
+        panamax.backend.java.kernel.Warmup.startOnce();
     }
 
     @Override

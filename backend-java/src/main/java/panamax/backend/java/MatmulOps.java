@@ -45,7 +45,8 @@ final class MatmulOps {
         long flops = 2L * m * n * k;
         Parallel par = backend.parallel;
         int count = batches;
-        if (batches > 1 && flops < 8_000_000) {
+        // many matrices (attention heads): one per task; few big ones: split inside each
+        if (batches >= 2 * par.threads() || batches > 1 && flops < 8_000_000) {
             par.forRange(batches, (int) Math.max(1, 2_000_000 / Math.max(flops, 1)),
                     (from, to) -> { for (int i = from; i < to; i++) one(a, b, out, i, batch, aBatch, bBatch, m, k, n); });
         } else {

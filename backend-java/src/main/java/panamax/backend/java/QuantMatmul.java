@@ -80,7 +80,7 @@ final class QuantMatmul {
                 }
             };
             long flops = 2L * m * n * k;
-            if (matrices > 1 && flops < 8_000_000) backend.parallel.forRange(matrices, (int) Math.max(1, 2_000_000 / Math.max(flops, 1)), body);
+            if (matrices >= 2 * backend.parallel.threads() || matrices > 1 && flops < 8_000_000) backend.parallel.forRange(matrices, (int) Math.max(1, 2_000_000 / Math.max(flops, 1)), body);
             else body.run(0, matrices);
             return out;
         }

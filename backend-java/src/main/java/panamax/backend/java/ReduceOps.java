@@ -239,13 +239,8 @@ final class ReduceOps {
             Arrays.fill(v, 0, n, 0f);
             return;
         }
-        double sum = 0;
-        for (int i = 0; i < n; i++) {
-            float e = (float) Math.exp(v[i] - max);
-            v[i] = e;
-            sum += e;
-        }
-        float inv = (float) (1 / sum);
+        float sum = panamax.backend.java.kernel.VectorMath.expShifted(v, 0, n, max);
+        float inv = 1 / sum;
         for (int i = 0; i < n; i++) v[i] *= inv;
     }
 }

@@ -63,14 +63,17 @@ public final class AffineCodes {
 
     /** Reads codes {@code [from, to)} of the row whose first word is at byte {@code rowBytes}. */
     public static void unpack(MemorySegment packed, long rowBytes, int bits, int from, int to, int[] dst) {
+        if (to <= from) return;
         int mask = (1 << bits) - 1;
-        for (int i = from; i < to; i++) {
-            long bit = (long) i * bits;
-            long word = rowBytes + ((bit >>> 5) << 2);
-            int shift = (int) (bit & 31);
-            int v = packed.get(U32, word) >>> shift;
-            if (shift + bits > 32) v |= packed.get(U32, word + 4) << (32 - shift);
-            dst[i - from] = v & mask;
+        int firstWord = (int) (((long) from * bits) >>> 5);
+        int lastWord = (int) (((long) to * bits - 1) >>> 5);
+        int[] words = new int[lastWord - firstWord + 2]; // one spare word: straddling reads never branch
+        MemorySegment.copy(packed, U32, rowBytes + 4L * firstWord, words, 0, lastWord - firstWord + 1);
+        long bit = (long) from * bits - 32L * firstWord;
+        for (int i = 0; i < to - from; i++, bit += bits) {
+            int w = (int) (bit >>> 5);
+            long pair = (words[w] & 0xffffffffL) | ((long) words[w + 1] << 32);
+            dst[i] = (int) (pair >>> (bit & 31)) & mask;
         }
     }
 
@@ -81,8 +84,9 @@ public final class AffineCodes {
     public static void dequantize(MemorySegment packed, long rowBytes, int bits, int groupSize, float[] scales, float[] biases,
                                   int from, int to, int[] scratch, float[] dst, int dstOff) {
         unpack(packed, rowBytes, bits, from, to, scratch);
+        int shift = Integer.numberOfTrailingZeros(groupSize); // group sizes are powers of two
         for (int i = from; i < to; i++) {
-            int g = i / groupSize;
+            int g = i >>> shift;
             float prod = scratch[i - from] * scales[g];
             dst[dstOff + i - from] = prod + biases[g];
         }

@@ -119,8 +119,8 @@ public final class QuantMatVec {
                 t0 = frac(w, 4 * j, 4).fma(FloatVector.fromArray(S, xa, x + j * V), t0);
                 t1 = frac(w, 4 * j + 4, 4).fma(FloatVector.fromArray(S, xa, x + (j + 1) * V), t1);
             }
-            // one accumulator per group slot of the chunk (no per-lane scale vector to build);
-            // lanes of other slots are dropped by the masked reductions below
+            // one accumulator per group slot of the chunk (no per-lane scale vector to build); each
+            // slot's own lanes are blended together before the final reduction
             int g0 = word / wordsPerGroup;
             FloatVector t = t0.add(t1);
             acc = t.fma(FloatVector.broadcast(S, scales[g0]), acc);
@@ -132,12 +132,11 @@ public final class QuantMatVec {
                 }
             }
         }
-        if (groupsPerChunk == 1) return acc.reduceLanes(VectorOperators.ADD);
-        float sum = acc.reduceLanes(VectorOperators.ADD, masks[0]) + acc1.reduceLanes(VectorOperators.ADD, masks[1]);
-        if (groupsPerChunk > 2) {
-            sum += acc2.reduceLanes(VectorOperators.ADD, masks[2]) + acc3.reduceLanes(VectorOperators.ADD, masks[3]);
+        if (groupsPerChunk > 1) {
+            acc = acc.blend(acc1, masks[1]);
+            if (groupsPerChunk > 2) acc = acc.blend(acc2, masks[2]).blend(acc3, masks[3]);
         }
-        return sum;
+        return acc.reduceLanes(VectorOperators.ADD);
     }
 
     private static float row8(MemorySegment packed, long row, int k, float[] xa, int xo, float[] scales,
@@ -155,8 +154,8 @@ public final class QuantMatVec {
                 t0 = frac(w, 8 * j, 8).fma(FloatVector.fromArray(S, xa, x + j * V), t0);
                 t1 = frac(w, 8 * j + 8, 8).fma(FloatVector.fromArray(S, xa, x + (j + 1) * V), t1);
             }
-            // one accumulator per group slot of the chunk (no per-lane scale vector to build);
-            // lanes of other slots are dropped by the masked reductions below
+            // one accumulator per group slot of the chunk (no per-lane scale vector to build); each
+            // slot's own lanes are blended together before the final reduction
             int g0 = word / wordsPerGroup;
             FloatVector t = t0.add(t1);
             acc = t.fma(FloatVector.broadcast(S, scales[g0]), acc);
@@ -168,12 +167,11 @@ public final class QuantMatVec {
                 }
             }
         }
-        if (groupsPerChunk == 1) return acc.reduceLanes(VectorOperators.ADD);
-        float sum = acc.reduceLanes(VectorOperators.ADD, masks[0]) + acc1.reduceLanes(VectorOperators.ADD, masks[1]);
-        if (groupsPerChunk > 2) {
-            sum += acc2.reduceLanes(VectorOperators.ADD, masks[2]) + acc3.reduceLanes(VectorOperators.ADD, masks[3]);
+        if (groupsPerChunk > 1) {
+            acc = acc.blend(acc1, masks[1]);
+            if (groupsPerChunk > 2) acc = acc.blend(acc2, masks[2]).blend(acc3, masks[3]);
         }
-        return sum;
+        return acc.reduceLanes(VectorOperators.ADD);
     }
 
     private static float row2(MemorySegment packed, long row, int k, float[] xa, int xo, float[] scales,
@@ -191,8 +189,8 @@ public final class QuantMatVec {
                 t0 = frac(w, 2 * j, 2).fma(FloatVector.fromArray(S, xa, x + j * V), t0);
                 t1 = frac(w, 2 * j + 2, 2).fma(FloatVector.fromArray(S, xa, x + (j + 1) * V), t1);
             }
-            // one accumulator per group slot of the chunk (no per-lane scale vector to build);
-            // lanes of other slots are dropped by the masked reductions below
+            // one accumulator per group slot of the chunk (no per-lane scale vector to build); each
+            // slot's own lanes are blended together before the final reduction
             int g0 = word / wordsPerGroup;
             FloatVector t = t0.add(t1);
             acc = t.fma(FloatVector.broadcast(S, scales[g0]), acc);
@@ -204,12 +202,11 @@ public final class QuantMatVec {
                 }
             }
         }
-        if (groupsPerChunk == 1) return acc.reduceLanes(VectorOperators.ADD);
-        float sum = acc.reduceLanes(VectorOperators.ADD, masks[0]) + acc1.reduceLanes(VectorOperators.ADD, masks[1]);
-        if (groupsPerChunk > 2) {
-            sum += acc2.reduceLanes(VectorOperators.ADD, masks[2]) + acc3.reduceLanes(VectorOperators.ADD, masks[3]);
+        if (groupsPerChunk > 1) {
+            acc = acc.blend(acc1, masks[1]);
+            if (groupsPerChunk > 2) acc = acc.blend(acc2, masks[2]).blend(acc3, masks[3]);
         }
-        return sum;
+        return acc.reduceLanes(VectorOperators.ADD);
     }
 
     /** Lane masks of the group slots of a chunk: slot q covers lanes {@code [q·wordsPerGroup, (q+1)·wordsPerGroup)}. */
