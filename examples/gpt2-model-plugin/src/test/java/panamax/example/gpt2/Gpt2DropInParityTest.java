@@ -37,10 +37,18 @@ class Gpt2DropInParityTest {
 
         List<String> modulePath = new ArrayList<>();
         String testClasses = null;
+        Path own = Path.of(System.getProperty("gpt2.classes")).toAbsolutePath().normalize();
         for (String entry : System.getProperty("java.class.path").split(File.pathSeparator)) {
-            String name = Path.of(entry).getFileName().toString();
-            if (entry.endsWith("test-classes")) testClasses = entry;
-            if (name.endsWith(".jar") && NOT_MODULES.stream().noneMatch(name::startsWith)) modulePath.add(entry);
+            Path path = Path.of(entry).toAbsolutePath().normalize();
+            String name = path.getFileName().toString();
+            if (name.equals("test-classes")) {
+                testClasses = entry;
+            } else if (path.equals(own)) {
+                continue; // the plugin itself must come from plugins/ only
+            } else if (name.endsWith(".jar") ? NOT_MODULES.stream().noneMatch(name::startsWith)
+                    : Files.isRegularFile(path.resolve("module-info.class"))) {
+                modulePath.add(entry); // a reactor build without packaging passes sibling modules as classes folders
+            }
         }
         List<String> command = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "--enable-native-access=ALL-UNNAMED", "--add-modules", "jdk.incubator.vector,ALL-MODULE-PATH",
