@@ -78,6 +78,7 @@ public final class ChatCommand implements Runnable {
                 if (line.isBlank()) continue;
                 conversation.add(new ChatMessage("user", line));
                 int[] ids = tokenizer.encode(tokenizer.renderChat(conversation, true), false);
+                ModelOptions.warnIfPastTrainedContext(session, ids.length, sampling.maxTokens, err);
                 // Each turn draws from its own stream so a replayed conversation replays its replies.
                 GenerationRequest request = new GenerationRequest(ids, params.withSeed(params.seed() + turn), sampling.maxTokens,
                         tokenizer.eosIds(), sampling.stops);

@@ -64,6 +64,7 @@ public final class GenerateCommand implements Runnable {
         try (ModelSession session = model.open(plugins.resolve(), scheme, sampling.prefillChunk, err)) {
             Tokenizer tokenizer = session.tokenizer();
             int[] ids = promptIds(tokenizer, err);
+            ModelOptions.warnIfPastTrainedContext(session, ids.length, sampling.maxTokens, err);
             GenerationRequest request = new GenerationRequest(ids, sampling.params(), sampling.maxTokens, tokenizer.eosIds(), sampling.stops);
             GenerationOutput output = session.generator().generate(request, new StreamPrinter(out, err, sampling.prefillChunk));
             out.println();

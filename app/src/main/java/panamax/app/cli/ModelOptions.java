@@ -23,4 +23,14 @@ public final class ModelOptions {
         err.println("loading " + model + " ...");
         return ModelSession.open(registry, model, kv, Optional.ofNullable(backend), prefillChunk, line -> err.println(line));
     }
+
+    /** Warns on {@code err} when a call would run past the positions the model was trained for. */
+    static void warnIfPastTrainedContext(ModelSession session, int promptTokens, int maxTokens, PrintWriter err) {
+        long total = (long) promptTokens + maxTokens;
+        int trained = session.spec().maxPositions();
+        if (trained > 0 && total > trained) {
+            err.println("warning: " + promptTokens + " prompt tokens + --max-tokens " + maxTokens + " = " + total
+                    + " exceeds the " + trained + " positions the model was trained for; text past them may degrade");
+        }
+    }
 }

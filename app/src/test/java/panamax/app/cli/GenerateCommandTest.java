@@ -84,6 +84,13 @@ class GenerateCommandTest {
     }
 
     @Test
+    void runningPastTheTrainedContextWarnsOnStandardError() {
+        Run r = run("generate", "--model", fixture("llama-tiny").toString(), "--prompt", "x", "--max-tokens", "250", "--stop", "zzzz");
+        assertEquals(0, r.exit(), r.err());
+        assertTrue(r.err().contains("exceeds the 256 positions the model was trained for"), r.err());
+    }
+
+    @Test
     void aCodecThatCannotEncodeTheModelIsAFailureNamingIt() {
         Run r = run("generate", "--model", fixture("llama-tiny").toString(), "--prompt", "x", "--kv-bits", "4", "--kv-group-size", "32");
         assertEquals(Cli.FAILED, r.exit());
