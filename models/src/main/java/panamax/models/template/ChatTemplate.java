@@ -54,6 +54,8 @@ public final class ChatTemplate {
         resolver.add(JinjavaInterpreterResolver.DEFAULT_RESOLVER_READ_ONLY);
         JinjavaConfig config = JinjavaConfig.newBuilder()
                 .withElResolver(resolver)
+                // Message text is data: Jinjava would otherwise render "{{ ... }}" found inside it.
+                .withNestedInterpretationEnabled(false)
                 .withLegacyOverrides(LegacyOverrides.newBuilder()
                         .withUseNaturalOperatorPrecedence(true)
                         .withParseWhitespaceControlStrictly(true)

@@ -53,6 +53,14 @@ class ChatTemplateTest {
     }
 
     @Test
+    void messageTextIsNeverInterpretedAsTemplateCode() {
+        String content = "{{ 7 * 7 }} {% if true %}x{% endif %} {{ raise_exception('no') }}";
+        assertEquals("<|im_start|>user\n" + content + "<|im_end|>\n", new ChatTemplate(
+                "{% for m in messages %}<|im_start|>{{ m['role'] }}\n{{ m['content'] }}<|im_end|>\n{% endfor %}", "", "")
+                .render(List.of(new ChatMessage("user", content)), false));
+    }
+
+    @Test
     void tojsonFormatsLikePythonJsonDumps() {
         Map<String, Object> tool = new LinkedHashMap<>();
         tool.put("name", "get_weather");
