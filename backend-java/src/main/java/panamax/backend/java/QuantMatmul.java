@@ -104,6 +104,29 @@ final class QuantMatmul {
             }
             return;
         }
+        if (!transpose && m <= MatmulOps.SMALL_M && QuantMatVec.supports(bits, n, gs)) {
+            // whole rows decoded by vector ops in arranged order; accumulate there, reorder once
+            float[] acc = new float[m * n];
+            par.forRange(k, Math.max(64, 262144 / Math.max(n, 1)), (k0, k1) -> {
+                float[] s = new float[groupsPerRow];
+                float[] b = new float[groupsPerRow];
+                float[] row = new float[n];
+                float[] part = new float[m * n];
+                for (int kk = k0; kk < k1; kk++) {
+                    params.load(kk, s, b);
+                    QuantMatVec.dequantizeArranged(ps, base + kk * rowBytes, bits, gs, n, s, b, row);
+                    for (int r = 0; r < m; r++) {
+                        float xv = x[r * k + kk];
+                        if (xv != 0) MatVec.axpy(xv, row, 0, part, r * n, n);
+                    }
+                }
+                synchronized (acc) {
+                    MatVec.axpy(1f, part, 0, acc, 0, m * n);
+                }
+            });
+            for (int r = 0; r < m; r++) QuantMatVec.unarrange(acc, r * n, n, bits, c, r * n);
+            return;
+        }
         if (!transpose && m <= MatmulOps.SMALL_M) {
             par.forRange(n, Math.max(gs, 65536 / Math.max(k, 1)), (n0, n1) -> {
                 int w = n1 - n0;

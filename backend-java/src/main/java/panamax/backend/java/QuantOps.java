@@ -7,6 +7,7 @@ import panamax.api.error.InvalidParameterException;
 import panamax.api.tensor.DType;
 import panamax.api.tensor.QuantizedMatrix;
 import panamax.backend.java.kernel.AffineCodes;
+import panamax.backend.java.kernel.Floats;
 import panamax.backend.java.kernel.RowScales;
 
 /** MLX affine {@code quantize}, {@code dequantize} and {@code quantizedMatmul} (CPU rules, bit-exact). */
@@ -133,23 +134,42 @@ final class QuantOps {
             int rows = q.rows;
             int cols = q.cols;
             int total = matrices * rows;
+            int shift = Integer.numberOfTrailingZeros(q.groupSize);
             backend.parallel.forRange(total, Math.max(1, 65536 / Math.max(cols, 1)), (from, to) -> {
                 int[] codes = new int[cols];
                 float[] values = new float[cols];
                 float[] s = new float[cols / q.groupSize];
                 float[] b = new float[cols / q.groupSize];
+                RowScales params = null;
+                int current = -1;
                 for (int i = from; i < to; i++) {
                     int mtx = i / Math.max(rows, 1);
                     int r = i % Math.max(rows, 1);
-                    RowScales params = rowScales(q, q.scales.offset + MatmulOps.batchOffset(mtx, batch, sb),
-                            q.biases.offset + MatmulOps.batchOffset(mtx, batch, bb));
+                    if (mtx != current) {
+                        params = rowScales(q, q.scales.offset + MatmulOps.batchOffset(mtx, batch, sb),
+                                q.biases.offset + MatmulOps.batchOffset(mtx, batch, bb));
+                        current = mtx;
+                    }
                     params.load(r, s, b);
                     long rowBytes = (q.packed.offset + MatmulOps.batchOffset(mtx, batch, pb)) * 4 + r * q.rowBytes();
                     AffineCodes.unpack(ps, rowBytes, q.bits, 0, cols, codes);
-                    for (int c = 0; c < cols; c++) {
-                        int g = c / q.groupSize;
-                        float prod = DTypes.round(codes[c] * s[g], t);
-                        values[c] = DTypes.round(prod + b[g], t);
+                    // MLX: T(q)·scale, then + bias, each rounded to T (no fused multiply-add)
+                    switch (t) {
+                        case F32 -> {
+                            for (int c = 0; c < cols; c++) values[c] = codes[c] * s[c >>> shift] + b[c >>> shift];
+                        }
+                        case BF16 -> {
+                            for (int c = 0; c < cols; c++) {
+                                float prod = Floats.roundToBf16(codes[c] * s[c >>> shift]);
+                                values[c] = Floats.roundToBf16(prod + b[c >>> shift]);
+                            }
+                        }
+                        default -> {
+                            for (int c = 0; c < cols; c++) {
+                                float prod = Floats.roundToF16(codes[c] * s[c >>> shift]);
+                                values[c] = Floats.roundToF16(prod + b[c >>> shift]);
+                            }
+                        }
                     }
                     RowIo.store(os, t, (long) i * cols, 1, cols, values);
                 }

@@ -101,8 +101,9 @@ class MatmulAndAttentionTest {
         for (int bits : new int[] {3, 4, 8}) {
             for (boolean transpose : new boolean[] {true, false}) {
                 for (int m : new int[] {1, 7}) {
-                    int[] wDims = transpose ? new int[] {1, 3, 24, 128} : new int[] {1, 3, 128, 64};
-                    int k = 128, n = transpose ? 24 : 64;
+                    // n = 128 without transpose: 4- and 8-bit rows take the arranged vector decode, 3-bit the generic one
+                    int[] wDims = transpose ? new int[] {1, 3, 24, 128} : new int[] {1, 3, 128, 128};
+                    int k = 128, n = transpose ? 24 : 128;
                     try (Tensor w = random(DType.F32, wDims);
                          QuantizedMatrix q = ops.quantize(w, 32, bits);
                          Tensor deq = ops.dequantize(q);

@@ -222,6 +222,51 @@ public final class QuantMatVec {
     }
 
     /**
+     * Dequantizes one row of {@code n} codes (2, 4 or 8 bits, {@link #supports}) into {@code dst} in
+     * the arranged order of {@link #arrange} (chunk c, position j, lane l ↔ element c + l·cpw + j),
+     * as {@code 2^b·s·f + (b − 2^b·s)} with {@code f = 1 + q·2^-b}: within an ulp or two of MLX's
+     * {@code q·s + b}. Used for {@code x·W} where W's rows run along the output axis.
+     */
+    public static void dequantizeArranged(MemorySegment packed, long rowBytes, int bits, int groupSize, int n,
+                                          float[] scales, float[] biases, float[] dst) {
+        int cpw = 32 / bits;
+        int wordsPerGroup = groupSize * bits / 32;
+        float unit = 1 << bits;
+        for (int c = 0, word = 0; c < n; c += cpw * V, word += V) {
+            IntVector w = IntVector.fromMemorySegment(IS, packed, rowBytes + 4L * word, LE);
+            FloatVector sv;
+            FloatVector bv;
+            if (wordsPerGroup >= V) {
+                int g = word / wordsPerGroup;
+                sv = FloatVector.broadcast(S, unit * scales[g]);
+                bv = FloatVector.broadcast(S, biases[g] - unit * scales[g]);
+            } else {
+                float[] ls = new float[V];
+                float[] lb = new float[V];
+                for (int l = 0; l < V; l++) {
+                    int g = (word + l) / wordsPerGroup;
+                    ls[l] = unit * scales[g];
+                    lb[l] = biases[g] - unit * scales[g];
+                }
+                sv = FloatVector.fromArray(S, ls, 0);
+                bv = FloatVector.fromArray(S, lb, 0);
+            }
+            for (int j = 0; j < cpw; j++) frac(w, j * bits, bits).fma(sv, bv).intoArray(dst, c + j * V);
+        }
+    }
+
+    /** Inverse of {@link #arrange}: natural order from arranged order. */
+    public static void unarrange(float[] src, int srcOff, int k, int bits, float[] dst, int dstOff) {
+        int cpw = 32 / bits;
+        int perChunk = V * cpw;
+        for (int c = 0; c < k; c += perChunk) {
+            for (int j = 0; j < cpw; j++) {
+                for (int l = 0; l < V; l++) dst[dstOff + c + l * cpw + j] = src[srcOff + c + j * V + l];
+            }
+        }
+    }
+
+    /**
      * Any width: dequantizes each row to f32 ({@code q·s + b}, MLX's rounding) then takes dot
      * products. Also the scalar twin of {@link #vector} for tests. x rows in natural order, stride k.
      */
