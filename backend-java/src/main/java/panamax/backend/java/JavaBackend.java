@@ -17,6 +17,9 @@ import panamax.backend.java.kernel.Parallel;
  * {@link JavaBackendProvider}; owned by its creator, who closes it after its tensors. Thread-safe.
  */
 final class JavaBackend implements Backend {
+    /** A never-started thread: a segment it may access is accessible from every thread. */
+    private static final Thread NOT_THE_OWNER = Thread.ofPlatform().unstarted(() -> { });
+
     private final BackendCapabilities capabilities;
     private final MemoryAccounting accounting = new MemoryAccounting();
     /** Recycled buffers: 256 MiB unless {@code extra pool.bytes} says otherwise. */
@@ -113,7 +116,8 @@ final class JavaBackend implements Backend {
                     + ", found " + data.byteSize());
         }
         int[] dims = shape.dims();
-        if (data.isNative()) {
+        // wrap only memory the worker threads may read: a thread-confined segment is copied
+        if (data.isNative() && data.isAccessibleBy(NOT_THE_OWNER)) {
             return new JavaTensor(this, Storage.wrap(accounting, data), dims, JavaTensor.rowMajorStrides(dims), 0, dtype);
         }
         JavaTensor t = allocate(dims, dtype);

@@ -122,7 +122,14 @@ class TensorViewsTest {
 
     @Test
     void fromSegmentWrapsNativeMemoryWithoutCopyingAndCopiesHeapMemory() {
-        try (Arena arena = Arena.ofConfined()) {
+        try (Arena confined = Arena.ofConfined()) {
+            MemorySegment mine = confined.allocate(16, 4);
+            try (Tensor t = backend.fromSegment(mine, Shape.of(4), DType.F32)) {
+                assertEquals(16, backend.memoryStats().activeBytes(), "workers cannot read a confined segment: copied");
+                assertEquals(0, backend.memoryStats().mappedBytes());
+            }
+        }
+        try (Arena arena = Arena.ofShared()) {
             MemorySegment native_ = arena.allocate(16, 4);
             for (int i = 0; i < 4; i++) native_.setAtIndex(ValueLayout.JAVA_FLOAT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN), i, i);
             try (Tensor t = backend.fromSegment(native_, Shape.of(4), DType.F32)) {
