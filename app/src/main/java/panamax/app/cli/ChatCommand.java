@@ -14,6 +14,7 @@ import panamax.api.plan.KvScheme;
 import panamax.engine.generate.GenerationOutput;
 import panamax.engine.generate.GenerationRequest;
 import panamax.engine.generate.ModelSession;
+import panamax.engine.generate.PrefixCache;
 import panamax.engine.generate.SamplingParams;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -61,7 +62,8 @@ public final class ChatCommand implements Runnable {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
-        try (ModelSession session = model.open(plugins.resolve(), scheme, sampling.prefillChunk, err)) {
+        try (ModelSession session = model.open(plugins.resolve(), scheme, sampling.prefillChunk, err);
+             PrefixCache cache = session.prefixCache()) {
             Tokenizer tokenizer = session.tokenizer();
             if (!tokenizer.hasChatTemplate()) {
                 throw usage(model.model + " has no chat template (tokenizer_config.json chat_template or chat_template.jinja); use 'panamax generate'");
@@ -82,7 +84,8 @@ public final class ChatCommand implements Runnable {
                 // Each turn draws from its own stream so a replayed conversation replays its replies.
                 GenerationRequest request = new GenerationRequest(ids, params.withSeed(params.seed() + turn), sampling.maxTokens,
                         tokenizer.eosIds(), sampling.stops);
-                GenerationOutput output = session.generator().generate(request, new StreamPrinter(out, err, sampling.prefillChunk));
+                // The KV cache is kept between turns: only the tokens the last turn's cache lacks are prefilled.
+                GenerationOutput output = cache.generate(request, new StreamPrinter(out, err, sampling.prefillChunk));
                 out.println();
                 out.flush();
                 conversation.add(new ChatMessage("assistant", output.results().getFirst().text()));

@@ -18,11 +18,13 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
+import panamax.api.model.ChatMessage;
 import panamax.api.plan.KvScheme;
 import panamax.engine.generate.GenerationOutput;
 import panamax.engine.generate.GenerationListener;
 import panamax.engine.generate.GenerationRequest;
 import panamax.engine.generate.ModelSession;
+import panamax.engine.generate.PrefixCache;
 import panamax.engine.generate.SamplingParams;
 import panamax.engine.parity.ParityReference;
 import panamax.engine.plugins.PluginRegistry;
@@ -118,6 +120,27 @@ class GenerateCommandTest {
             assertEquals(2, r.err().lines().filter(l -> l.contains("generation:")).count(), r.err());
         } finally {
             System.setIn(stdin);
+        }
+    }
+
+    @Test
+    void aChatTurnOnTheKeptCacheGivesTheSameReplyAsAFreshPrefill() {
+        try (ModelSession session = ModelSession.open(PluginRegistry.discover(Optional.empty()), fixture("qwen3-tiny"),
+                KvScheme.identity(), Optional.empty());
+             PrefixCache cache = session.prefixCache()) {
+            var tokenizer = session.tokenizer();
+            List<ChatMessage> chat = new ArrayList<>(List.of(new ChatMessage("user", "Hello there")));
+            int[] first = tokenizer.encode(tokenizer.renderChat(chat, true), false);
+            var reply = cache.generate(new GenerationRequest(first, SamplingParams.greedy(), 12, tokenizer.eosIds()),
+                    GenerationListener.NONE).results().getFirst();
+            chat.add(new ChatMessage("assistant", reply.text()));
+            chat.add(new ChatMessage("user", "And then?"));
+            int[] second = tokenizer.encode(tokenizer.renderChat(chat, true), false);
+            GenerationRequest next = new GenerationRequest(second, SamplingParams.greedy(), 12, tokenizer.eosIds());
+            GenerationOutput reused = cache.generate(next, GenerationListener.NONE);
+            GenerationOutput fresh = session.generator().generate(next, GenerationListener.NONE);
+            assertTrue(reused.stats().cachedTokens() >= first.length - 1, "cached " + reused.stats().cachedTokens());
+            assertArrayEquals(fresh.results().getFirst().tokens(), reused.results().getFirst().tokens());
         }
     }
 

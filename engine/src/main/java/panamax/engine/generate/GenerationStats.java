@@ -6,17 +6,19 @@ import java.util.Locale;
  * Measurements of one {@link Generator#generate} call.
  *
  * @param promptTokens     real prompt tokens over all rows (padding excluded)
+ * @param cachedTokens     prompt tokens already in a reused cache, so not prefilled
  * @param generatedTokens  tokens generated over all rows
  * @param prefillSeconds   time from the start to the first logits
  * @param decodeSeconds    time after the first logits until the end
  * @param peakKvBytes      the most bytes the KV layouts held (their projection for the columns in use)
  * @param peakMemoryBytes  the backend's peak tensor memory during the call (weights mapped from files excluded)
+ * @param rows             rows generated together
  */
-public record GenerationStats(int promptTokens, int generatedTokens, double prefillSeconds, double decodeSeconds,
+public record GenerationStats(int promptTokens, int cachedTokens, int generatedTokens, double prefillSeconds, double decodeSeconds,
                               long peakKvBytes, long peakMemoryBytes, int rows) {
-    /** Prompt tokens per second of prefill. */
+    /** Prefilled prompt tokens (cached ones excluded) per second of prefill. */
     public double prefillTokensPerSecond() {
-        return prefillSeconds > 0 ? promptTokens / prefillSeconds : 0;
+        return prefillSeconds > 0 ? (promptTokens - cachedTokens) / prefillSeconds : 0;
     }
 
     /** Tokens per second of the decode loop: tokens after each row's first, which prefill produced. */
@@ -28,8 +30,8 @@ public record GenerationStats(int promptTokens, int generatedTokens, double pref
     /** One line for people: {@code prompt 12 tokens, 230.1 tok/s | decode ...}. */
     public String summary() {
         return String.format(Locale.ROOT,
-                "prompt: %d tokens, %.1f tok/s | generation: %d tokens, %.1f tok/s | peak KV: %s | peak memory: %s",
-                promptTokens, prefillTokensPerSecond(), generatedTokens, decodeTokensPerSecond(),
+                "prompt: %d tokens%s, %.1f tok/s | generation: %d tokens, %.1f tok/s | peak KV: %s | peak memory: %s",
+                promptTokens, cachedTokens > 0 ? " (" + cachedTokens + " cached)" : "", prefillTokensPerSecond(), generatedTokens, decodeTokensPerSecond(),
                 bytes(peakKvBytes), bytes(peakMemoryBytes));
     }
 

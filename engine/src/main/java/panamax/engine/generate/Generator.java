@@ -59,45 +59,67 @@ public final class Generator {
     /** Generates for every request as one batch; results come back in request order. */
     public GenerationOutput generate(List<GenerationRequest> requests, GenerationListener listener) {
         if (requests.isEmpty()) throw new IllegalArgumentException("no requests to generate for");
-        int rows = requests.size();
-        int width = 0, maxNew = 0, promptTokens = 0;
+        int width = 0, maxNew = 0;
         for (GenerationRequest r : requests) {
             width = Math.max(width, r.promptIds().length);
             maxNew = Math.max(maxNew, r.maxTokens());
-            promptTokens += r.promptIds().length;
+        }
+        try (KvSession kv = caches.open(requests.size(), width + maxNew)) {
+            return run(kv, requests, 0, listener);
+        }
+    }
+
+    /** A new KV cache from this generator's factory, owned by the caller. */
+    KvSession open(int rows, int contextTokens) {
+        return caches.open(rows, contextTokens);
+    }
+
+    /**
+     * Generates on {@code kv}, which already holds the first {@code cached} prompt tokens of the
+     * single request (0 for an empty cache of {@code requests.size()} rows). Leaves the prompt and
+     * every generated token but the last in the cache.
+     */
+    GenerationOutput run(KvSession kv, List<GenerationRequest> requests, int cached, GenerationListener listener) {
+        int rows = requests.size();
+        if (cached > 0 && (rows != 1 || cached >= requests.getFirst().promptIds().length)) {
+            throw new IllegalArgumentException("a cached prefix needs one request with at least one new prompt token");
+        }
+        int[][] prompts = new int[rows][];
+        int width = 0, promptTokens = 0;
+        for (int r = 0; r < rows; r++) {
+            int[] ids = requests.get(r).promptIds();
+            prompts[r] = java.util.Arrays.copyOfRange(ids, cached, ids.length);
+            width = Math.max(width, prompts[r].length);
+            promptTokens += ids.length;
         }
         List<RowState> states = new ArrayList<>(rows);
         for (int r = 0; r < rows; r++) states.add(new RowState(r, requests.get(r), tokenizer));
 
         backend.resetPeakMemory();
         long start = System.nanoTime();
-        long peakKv;
-        long prefillEnd;
-        try (KvSession kv = caches.open(rows, width + maxNew)) {
-            Set<KvLayout> layouts = distinctLayouts(kv);
-            float[] logits = prefill(kv, layouts, requests, width, listener);
-            prefillEnd = System.nanoTime();
-            peakKv = kvBytes(layouts, width);
-            int vocab = logits.length / rows;
-            List<RowState> active = new ArrayList<>(states);
-            int columns = width;
-            while (true) {
-                for (int i = 0; i < active.size(); i++) active.get(i).step(logits, i * vocab, vocab, listener);
-                int[] keep = stillActive(active);
-                if (keep.length == 0) break;
-                if (keep.length < active.size()) {
-                    for (KvLayout layout : layouts) layout.filterRows(keep);
-                    List<RowState> kept = new ArrayList<>(keep.length);
-                    for (int k : keep) kept.add(active.get(k));
-                    active = kept;
-                }
-                int[] next = new int[active.size()];
-                for (int i = 0; i < next.length; i++) next[i] = active.get(i).lastToken();
-                logits = forward(kv, next, next.length, 1, true);
-                vocab = logits.length / active.size();
-                columns++;
-                peakKv = Math.max(peakKv, kvBytes(layouts, columns));
+        Set<KvLayout> layouts = distinctLayouts(kv);
+        float[] logits = prefill(kv, layouts, prompts, width, listener);
+        long prefillEnd = System.nanoTime();
+        int columns = cached + width;
+        long peakKv = kvBytes(layouts, columns);
+        int vocab = logits.length / rows;
+        List<RowState> active = new ArrayList<>(states);
+        while (true) {
+            for (int i = 0; i < active.size(); i++) active.get(i).step(logits, i * vocab, vocab, listener);
+            int[] keep = stillActive(active);
+            if (keep.length == 0) break;
+            if (keep.length < active.size()) {
+                for (KvLayout layout : layouts) layout.filterRows(keep);
+                List<RowState> kept = new ArrayList<>(keep.length);
+                for (int k : keep) kept.add(active.get(k));
+                active = kept;
             }
+            int[] next = new int[active.size()];
+            for (int i = 0; i < next.length; i++) next[i] = active.get(i).lastToken();
+            logits = forward(kv, next, next.length, 1, true);
+            vocab = logits.length / active.size();
+            columns++;
+            peakKv = Math.max(peakKv, kvBytes(layouts, columns));
         }
         long end = System.nanoTime();
         int generated = 0;
@@ -106,20 +128,19 @@ public final class Generator {
             generated += s.generated();
             results.add(s.result());
         }
-        GenerationStats stats = new GenerationStats(promptTokens, generated, (prefillEnd - start) / 1e9, (end - prefillEnd) / 1e9,
-                peakKv, backend.memoryStats().peakBytes(), rows);
+        GenerationStats stats = new GenerationStats(promptTokens, cached, generated, (prefillEnd - start) / 1e9,
+                (end - prefillEnd) / 1e9, peakKv, backend.memoryStats().peakBytes(), rows);
         return new GenerationOutput(results, stats);
     }
 
-    /** Runs the padded prompts through the model in chunks; returns the last column's logits {@code [rows * vocab]}. */
-    private float[] prefill(KvSession kv, Set<KvLayout> layouts, List<GenerationRequest> requests, int width,
-                            GenerationListener listener) {
-        int rows = requests.size();
+    /** Runs the left-padded prompts through the model in chunks; returns the last column's logits {@code [rows * vocab]}. */
+    private float[] prefill(KvSession kv, Set<KvLayout> layouts, int[][] prompts, int width, GenerationListener listener) {
+        int rows = prompts.length;
         int[] lengths = new int[rows], left = new int[rows];
         int[] padded = new int[rows * width];
         boolean padding = false;
         for (int r = 0; r < rows; r++) {
-            int[] prompt = requests.get(r).promptIds();
+            int[] prompt = prompts[r];
             lengths[r] = prompt.length;
             left[r] = width - prompt.length;
             padding |= left[r] > 0;

@@ -134,6 +134,11 @@ public final class ModelSession implements AutoCloseable {
                 (rows, context) -> KvSession.of(factory.create(plan(rows, context), backend, rows)), tokenizer, prefillChunk);
     }
 
+    /** A generator for one row that keeps its KV cache between calls (chat turns); owned by the caller. */
+    public PrefixCache prefixCache() {
+        return new PrefixCache(generator(), 0);
+    }
+
     public Tokenizer tokenizer() {
         return tokenizer;
     }

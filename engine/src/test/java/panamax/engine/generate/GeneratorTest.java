@@ -177,4 +177,49 @@ class GeneratorTest {
         assertTrue(stats.prefillTokensPerSecond() > 0 && stats.decodeTokensPerSecond() > 0, stats.summary());
         assertEquals(before, backend.memoryStats().activeBytes(), "KV cache and activations are freed");
     }
+
+    @Test
+    void aPrefixCacheReusesTheSharedPrefixAndGivesTheSameTokensAsAFreshCache() {
+        PositionGraph graph = new PositionGraph(backend, VOCAB);
+        Generator generator = generator(graph, 512);
+        int[] first = prompt("turn one");
+        try (PrefixCache cache = new PrefixCache(generator, 0)) {
+            GenerationResult one = cache.generate(new GenerationRequest(first, SamplingParams.greedy(), 6, Set.of()),
+                    GenerationListener.NONE).results().getFirst();
+            assertEquals(first.length + 5, cache.cachedTokens());
+            // The next turn: the first prompt, the reply, then new text.
+            int[] second = concat(first, one.tokens(), prompt(" and two"));
+            int calls = graph.forwardCalls;
+            GenerationOutput two = cache.generate(new GenerationRequest(second, SamplingParams.greedy(), 6, Set.of()),
+                    GenerationListener.NONE);
+            assertEquals(first.length + 5, two.stats().cachedTokens(), "everything the cache held was reused");
+            assertEquals(6, graph.forwardCalls - calls, "one prefill pass of the new tokens, then decode");
+            assertArrayEquals(expected(graph, second, 6, Set.of()), two.results().getFirst().tokens());
+
+            // A prompt that diverges inside the cached text trims back to the common prefix.
+            int[] third = concat(first, prompt("!"));
+            GenerationOutput three = cache.generate(new GenerationRequest(third, SamplingParams.greedy(), 4, Set.of()),
+                    GenerationListener.NONE);
+            assertEquals(first.length, three.stats().cachedTokens());
+            assertArrayEquals(expected(graph, third, 4, Set.of()), three.results().getFirst().tokens());
+
+            // The same prompt again reuses all but its last token, which must run to give logits.
+            GenerationOutput again = cache.generate(new GenerationRequest(third, SamplingParams.greedy(), 4, Set.of()),
+                    GenerationListener.NONE);
+            assertEquals(third.length - 1, again.stats().cachedTokens());
+            assertArrayEquals(three.results().getFirst().tokens(), again.results().getFirst().tokens());
+        }
+    }
+
+    private static int[] concat(int[]... parts) {
+        int n = 0;
+        for (int[] p : parts) n += p.length;
+        int[] out = new int[n];
+        int at = 0;
+        for (int[] p : parts) {
+            System.arraycopy(p, 0, out, at, p.length);
+            at += p.length;
+        }
+        return out;
+    }
 }
