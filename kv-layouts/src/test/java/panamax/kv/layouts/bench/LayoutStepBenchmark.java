@@ -102,6 +102,14 @@ public class LayoutStepBenchmark {
         return out;
     }
 
+    /** Attention alone over the same cache, to separate the append's cost from the step's. */
+    @Benchmark
+    public float[] attendOnly() {
+        try (Tensor attended = cache.attend(queries, 1 / Math.sqrt(HEAD_DIM))) {
+            return backend.toFloats(attended);
+        }
+    }
+
     @TearDown
     public void tearDown() {
         keys.close();
