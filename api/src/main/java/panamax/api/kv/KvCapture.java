@@ -28,7 +28,12 @@ public interface KvCapture extends AutoCloseable {
     /** Attention of {@code queries [rows, Hq, T, headDim]} over the captured KV with {@link #mask}{@code (T)}. */
     Tensor attend(Tensor queries, double scale);
 
-    /** The captured keys or values decoded to {@code [rows, kvHeads, columns, headDim]}; padding columns hold arbitrary values. */
+    /**
+     * The captured keys or values decoded to {@code [rows, kvHeads, columns, headDim]}; padding
+     * columns hold arbitrary values.
+     *
+     * @throws IllegalStateException when nothing had been appended when the capture was taken
+     */
     Tensor decode(KvRole role);
 
     /** Releases the handles on the donor's planes. Idempotent. */
