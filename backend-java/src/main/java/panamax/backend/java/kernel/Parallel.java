@@ -4,12 +4,15 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.ForkJoinTask;
-import java.util.concurrent.ForkJoinWorkerThread;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
- * The worker pool of one backend: splits an index range into chunks run on a {@link ForkJoinPool}
- * of {@code threads} workers, the caller running one chunk itself. Calls made from a worker run
- * inline (no nested splitting). Owned by the backend, shut down by {@link #close()}.
+ * The worker pool of one backend: {@code threads − 1} fork-join workers plus the calling thread,
+ * so exactly {@code threads} threads compute. A range is cut into chunks that the participants
+ * claim one by one from a shared counter, which keeps them balanced when other processes steal a
+ * core. Calls made while a range is running on the same thread (from a worker or from the caller
+ * inside a chunk) run inline. Owned by the backend, shut down by {@link #close()}.
  */
 public final class Parallel implements AutoCloseable {
     /** Work on the half-open range {@code [from, to)}. */
@@ -18,12 +21,14 @@ public final class Parallel implements AutoCloseable {
         void run(int from, int to);
     }
 
+    private static final ThreadLocal<Boolean> INSIDE = ThreadLocal.withInitial(() -> Boolean.FALSE);
+
     private final int threads;
     private final ForkJoinPool pool;
 
     public Parallel(int threads) {
         this.threads = threads;
-        this.pool = threads > 1 ? new ForkJoinPool(threads) : null;
+        this.pool = threads > 1 ? new ForkJoinPool(threads - 1) : null;
     }
 
     public int threads() {
@@ -36,40 +41,40 @@ public final class Parallel implements AutoCloseable {
      */
     public void forRange(int n, int grain, Range body) {
         int chunks = (int) Math.min((long) threads * 4, (n + (long) grain - 1) / Math.max(grain, 1));
-        if (pool == null || chunks <= 1 || Thread.currentThread() instanceof ForkJoinWorkerThread w && w.getPool() == pool) {
+        if (pool == null || chunks <= 1 || INSIDE.get()) {
             if (n > 0) body.run(0, n);
             return;
         }
-        List<ForkJoinTask<?>> tasks = new ArrayList<>(chunks - 1);
-        for (int c = 1; c < chunks; c++) {
-            int from = (int) ((long) n * c / chunks);
-            int to = (int) ((long) n * (c + 1) / chunks);
-            tasks.add(pool.submit(() -> body.run(from, to)));
-        }
-        RuntimeException failure = null;
-        try {
-            body.run(0, (int) ((long) n / chunks));
-        } catch (RuntimeException e) {
-            failure = e;
-        }
-        for (ForkJoinTask<?> t : tasks) {
+        AtomicInteger next = new AtomicInteger();
+        AtomicReference<RuntimeException> failure = new AtomicReference<>();
+        Runnable participant = () -> {
+            boolean outer = INSIDE.get();
+            INSIDE.set(Boolean.TRUE);
             try {
-                t.join();
-            } catch (RuntimeException e) {
-                if (failure == null) failure = e;
+                for (int c; (c = next.getAndIncrement()) < chunks; ) {
+                    int from = (int) ((long) n * c / chunks);
+                    int to = (int) ((long) n * (c + 1) / chunks);
+                    try {
+                        body.run(from, to);
+                    } catch (RuntimeException e) {
+                        failure.compareAndSet(null, e);
+                    }
+                }
+            } finally {
+                INSIDE.set(outer);
             }
-        }
-        if (failure != null) throw failure;
+        };
+        int helpers = Math.min(threads - 1, chunks - 1);
+        List<ForkJoinTask<?>> tasks = new ArrayList<>(helpers);
+        for (int i = 0; i < helpers; i++) tasks.add(pool.submit(participant));
+        participant.run();
+        for (ForkJoinTask<?> t : tasks) t.join();
+        if (failure.get() != null) throw failure.get();
     }
 
-    /** Like {@link #forRange} with exactly {@code min(threads, n)} even chunks (bandwidth-bound kernels). */
+    /** Like {@link #forRange} for bandwidth-bound kernels: chunks of at least {@code minPerChunk}. */
     public void forEvenSplit(int n, int minPerChunk, Range body) {
-        int chunks = Math.min(threads, Math.max(1, n / Math.max(minPerChunk, 1)));
-        if (chunks <= 1) {
-            forRange(n, Integer.MAX_VALUE, body);
-            return;
-        }
-        forRange(n, (n + chunks - 1) / chunks, body);
+        forRange(n, Math.max(minPerChunk, (n + 4 * threads - 1) / (4 * threads)), body);
     }
 
     @Override
