@@ -7,6 +7,8 @@ module panamax.engine {
     requires com.google.guice;
     requires jakarta.inject;
     requires com.fasterxml.jackson.databind;
+    // bench decode's read-bandwidth and FMA probes
+    requires jdk.incubator.vector;
 
     exports panamax.engine.plugins;
     exports panamax.engine.plan;
@@ -24,4 +26,7 @@ module panamax.engine {
     uses panamax.api.kv.KvLayoutProvider;
     uses panamax.api.model.ModelPlugin;
     uses panamax.api.model.TokenizerProvider;
+
+    // panamax bench decode (app's BenchCommand finds benchmarks as JDK tools in the boot layer)
+    provides java.util.spi.ToolProvider with panamax.engine.bench.DecodeBenchTool;
 }

@@ -1,0 +1,47 @@
+package panamax.engine.bench;
+
+import java.util.Locale;
+
+/**
+ * One line of the decode benchmark's result: a measured rate, its floor and, where issue 5 sets one,
+ * the target and whether it was met. Immutable.
+ *
+ * @param weights        weight format label
+ * @param phase          {@code decode} or {@code prefill}
+ * @param batch          rows
+ * @param context        cached tokens per row when timing began (prefill: tokens prefilled)
+ * @param tokensPerSecond aggregate tokens per second over all rows
+ * @param floorTokensPerSecond the same rate at the floor
+ * @param memoryBound    whether the floor is set by read bandwidth
+ * @param target         the target in words, or empty
+ * @param met            whether the target is met (meaningless without one)
+ */
+record BenchRow(String weights, String phase, int batch, int context, double tokensPerSecond, double floorTokensPerSecond,
+                boolean memoryBound, String target, boolean met) {
+
+    double fractionOfFloor() {
+        return tokensPerSecond / floorTokensPerSecond;
+    }
+
+    String result() {
+        return target.isEmpty() ? "" : met ? "PASS" : "MISS";
+    }
+
+    String json() {
+        return String.format(Locale.ROOT, "{\"weights\":\"%s\",\"phase\":\"%s\",\"batch\":%d,\"context\":%d,\"tok_per_s\":%.4f,"
+                        + "\"floor_tok_per_s\":%.4f,\"fraction_of_floor\":%.4f,\"bound\":\"%s\",\"target\":\"%s\",\"result\":\"%s\"}",
+                weights, phase, batch, context, tokensPerSecond, floorTokensPerSecond, fractionOfFloor(),
+                memoryBound ? "memory" : "compute", target, result());
+    }
+
+    static String tableHeader() {
+        return "| weights | phase   | batch | context | tok/s (all rows) | floor tok/s | % of floor | floor set by | target                | result |\n"
+             + "| ------- | ------- | ----- | ------- | ---------------- | ----------- | ---------- | ------------ | --------------------- | ------ |";
+    }
+
+    String tableLine() {
+        return String.format(Locale.ROOT, "| %-7s | %-7s | %5d | %7d | %16.2f | %11.2f | %9.1f%% | %-12s | %-21s | %-6s |",
+                weights, phase, batch, context, tokensPerSecond, floorTokensPerSecond, 100 * fractionOfFloor(),
+                memoryBound ? "read bw" : "FMA peak", target, result());
+    }
+}

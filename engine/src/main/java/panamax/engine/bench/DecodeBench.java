@@ -1,0 +1,166 @@
+package panamax.engine.bench;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.stream.Stream;
+import panamax.api.model.ModelPlugin;
+import panamax.api.model.RuntimeModel;
+import panamax.api.tensor.Backend;
+import panamax.api.tensor.BackendOptions;
+import panamax.engine.plan.ModelResolver;
+import panamax.engine.plugins.PluginRegistry;
+import panamax.engine.wiring.Engine;
+
+/**
+ * {@code panamax bench decode}: for each weight format, writes a random Llama checkpoint to a
+ * temporary Hugging Face directory, loads it through the engine's model resolution and the model
+ * plugin (as {@code panamax generate} would), times a batch-1 prefill and decode at each batch size,
+ * and compares every rate with the floor from read bandwidth and FMA peak measured in this JVM.
+ * The temporary directory is deleted afterwards, also on failure.
+ */
+public final class DecodeBench {
+    private DecodeBench() {
+    }
+
+    /** Runs the benchmark; returns 0, 1 on a failed run, 2 on bad arguments. */
+    public static int run(List<String> args, PrintStream out, PrintStream err) {
+        if (args.contains("--help") || args.contains("-h")) {
+            out.print(DecodeOptions.USAGE);
+            return 0;
+        }
+        DecodeOptions o;
+        try {
+            o = DecodeOptions.parse(args);
+        } catch (IllegalArgumentException e) {
+            err.println("panamax bench decode: " + e.getMessage());
+            return 2;
+        }
+        try {
+            return run(o, out, err);
+        } catch (IOException | RuntimeException e) {
+            err.println("panamax bench decode: " + e);
+            return 1;
+        }
+    }
+
+    private static int run(DecodeOptions o, PrintStream out, PrintStream err) throws IOException {
+        String loadBefore = loadAverage();
+        PluginRegistry registry = PluginRegistry.discover(Optional.empty());
+        Engine engine = Engine.start(registry);
+        var backendProvider = registry.backends().stream().filter(b -> b.id().equals("java")).findFirst()
+                .or(() -> registry.backends().stream().findFirst())
+                .orElseThrow(() -> new IllegalStateException("no backend is installed (the panamax.backend.java module is missing)"));
+        err.println("model: " + o.shape().describe());
+        err.printf(Locale.ROOT, "probing read bandwidth (%d MiB, %d threads) and FMA peak...%n", o.probeBytes() >> 20, o.threads());
+        MachineProbes.Yardsticks y = MachineProbes.measure(o.probeBytes(), o.threads(), 5);
+        String header = String.format(Locale.ROOT, "read bandwidth %.1f GB/s (best of 5 passes over %d MiB, %d threads), "
+                        + "f32 FMA peak %.1f GFLOP/s (12 chains x %d lanes, %d threads)",
+                y.readBytesPerSecond() / 1e9, o.probeBytes() >> 20, o.threads(), y.flopsPerSecond() / 1e9, y.lanes(), o.threads());
+        err.println(header);
+        List<BenchRow> rows = new ArrayList<>();
+        try (Backend backend = backendProvider.provider().create(BackendOptions.defaults())) {
+            for (WeightFormat f : o.weights()) rows.addAll(runFormat(o, f, engine, backend, y, err));
+        }
+        String loadAfter = loadAverage();
+        if (o.json()) {
+            out.printf(Locale.ROOT, "{\"kind\":\"machine\",\"read_bytes_per_s\":%.1f,\"fma_flops_per_s\":%.1f,\"threads\":%d,"
+                            + "\"lanes\":%d,\"cores\":%d,\"load_before\":\"%s\",\"load_after\":\"%s\",\"model\":\"%s\",\"backend\":\"%s\"}%n",
+                    y.readBytesPerSecond(), y.flopsPerSecond(), o.threads(), y.lanes(), Runtime.getRuntime().availableProcessors(),
+                    loadBefore, loadAfter, o.shape().describe(), backendProvider.id());
+            for (BenchRow r : rows) out.println(r.json());
+        } else {
+            out.println("panamax bench decode, " + Instant.now().truncatedTo(ChronoUnit.SECONDS) + ", preset " + o.presetName()
+                    + ": " + o.shape().describe());
+            out.println("machine: " + Runtime.getRuntime().availableProcessors() + " cores; java " + Runtime.version()
+                    + "; backend " + backendProvider.id() + "; KV " + o.kv().codec() + o.kv().codecParams()
+                    + "; load average (1/5/15 min) before: " + loadBefore + ", after: " + loadAfter);
+            out.println(header);
+            out.println();
+            out.println(BenchRow.tableHeader());
+            for (BenchRow r : rows) out.println(r.tableLine());
+            out.println();
+            out.println("floor = max(bytes streamed per pass / read bandwidth, FLOPs per pass / FMA peak); decode bytes ="
+                    + " all weights + every row's KV cache; tok/s counts every row.");
+        }
+        return 0;
+    }
+
+    private static List<BenchRow> runFormat(DecodeOptions o, WeightFormat f, Engine engine, Backend backend,
+                                            MachineProbes.Yardsticks y, PrintStream err) throws IOException {
+        Files.createDirectories(o.tmp());
+        Path dir = Files.createTempDirectory(o.tmp(), "panamax-bench-decode-");
+        try {
+            long start = System.nanoTime();
+            long bytes = RandomCheckpoint.write(dir, o.shape(), f, o.seed(), backend);
+            err.printf(Locale.ROOT, "%s: wrote %.2f GB of random weights to %s in %.1f s%n", f.label, bytes / 1e9, dir,
+                    (System.nanoTime() - start) / 1e9);
+            ModelResolver resolved = ModelResolver.resolve(dir, engine.models());
+            ModelPlugin plugin = engine.models().get(resolved.plugin());
+            try (RuntimeModel model = plugin.load(dir, backend)) {
+                DecodeMeasurement m = new DecodeMeasurement(engine, resolved.spec(), o.kv(), model.graph(), backend, o.seed());
+                // A short untimed pass first, so the timed ones run compiled code.
+                m.decode(1, Math.min(o.context(), 32), 2, 2, false);
+                return measure(o, f, m, y, err);
+            }
+        } finally {
+            deleteRecursively(dir);
+        }
+    }
+
+    private static List<BenchRow> measure(DecodeOptions o, WeightFormat f, DecodeMeasurement m, MachineProbes.Yardsticks y,
+                                          PrintStream err) {
+        List<BenchRow> rows = new ArrayList<>();
+        if (o.prefillTokens() > 0) {
+            DecodeMeasurement.Prefill p = m.prefill(o.prefillTokens());
+            Floor floor = Floor.prefill(o.shape(), f, p.tokens(), y);
+            rows.add(new BenchRow(f.label, "prefill", 1, p.tokens(), p.tokensPerSecond(), floor.tokensPerSecond(p.tokens()),
+                    floor.memoryBound(), "", false));
+            err.printf(Locale.ROOT, "%s: prefill %d tokens in %.2f s%n", f.label, p.tokens(), p.seconds());
+        }
+        double batchOne = Double.NaN;
+        for (int batch : o.batches()) {
+            DecodeMeasurement.Decode d = m.decode(batch, o.context(), o.warmup(), o.steps(), o.realPrefill());
+            double midContext = o.context() + o.warmup() + o.steps() / 2.0;
+            Floor floor = Floor.decodeStep(o.shape(), f, batch, midContext, d.kvBytesPerToken(), y);
+            double rate = d.aggregateTokensPerSecond(), floorRate = floor.tokensPerSecond(batch);
+            String target = "";
+            boolean met = false;
+            if (batch == 1) {
+                batchOne = rate;
+                target = String.format(Locale.ROOT, ">= %.0f%% of floor", 100 * f.batchOneTarget());
+                met = rate >= f.batchOneTarget() * floorRate;
+            } else if (batch == 8 && !Double.isNaN(batchOne)) {
+                target = String.format(Locale.ROOT, ">= 5x batch 1 (%.1fx)", rate / batchOne);
+                met = rate >= 5 * batchOne;
+            }
+            rows.add(new BenchRow(f.label, "decode", batch, o.context(), rate, floorRate, floor.memoryBound(), target, met));
+            err.printf(Locale.ROOT, "%s: decode batch %d: %d steps in %.2f s%n", f.label, batch, d.steps(), d.seconds());
+        }
+        return rows;
+    }
+
+    private static void deleteRecursively(Path dir) throws IOException {
+        if (!Files.exists(dir)) return;
+        try (Stream<Path> walk = Files.walk(dir)) {
+            for (Path p : walk.sorted(Comparator.reverseOrder()).toList()) Files.deleteIfExists(p);
+        }
+    }
+
+    private static String loadAverage() {
+        try {
+            String[] parts = Files.readString(Path.of("/proc/loadavg")).trim().split("\\s+");
+            return parts[0] + " " + parts[1] + " " + parts[2];
+        } catch (IOException | RuntimeException e) {
+            return "unknown (" + e.getMessage() + ")"; // no /proc: not Linux
+        }
+    }
+}
