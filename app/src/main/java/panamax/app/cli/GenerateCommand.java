@@ -6,6 +6,7 @@ import java.util.List;
 import panamax.api.model.ChatMessage;
 import panamax.api.model.Tokenizer;
 import panamax.api.plan.KvScheme;
+import panamax.engine.generate.GenerationListener;
 import panamax.engine.generate.GenerationOutput;
 import panamax.engine.generate.GenerationRequest;
 import panamax.engine.generate.ModelSession;
@@ -17,8 +18,8 @@ import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code panamax generate}: continues one prompt, streaming the text to standard output, and ends
- * with a stats line. Loading stages and prefill progress go to standard error.
+ * {@code panamax generate}: continues one prompt, streaming the text to standard output (several
+ * prompts run as one batch and print when done), and ends with a stats line. Loading stages and prefill progress go to standard error.
  */
 @Command(name = "generate", mixinStandardHelpOptions = true, sortOptions = false,
         description = "Generate text from a prompt with a Hugging Face model directory, streaming it to standard output.")
@@ -29,8 +30,9 @@ public final class GenerateCommand implements Runnable {
     @Mixin
     ModelOptions model;
 
-    @Option(names = "--prompt", paramLabel = "TEXT", required = true, description = "the prompt")
-    String prompt;
+    @Option(names = "--prompt", paramLabel = "TEXT", required = true,
+            description = "the prompt; repeat it to generate for several prompts as one left-padded batch (printed when done)")
+    List<String> prompts;
 
     @Option(names = "--system", paramLabel = "TEXT", description = "a system message (with the chat template)")
     String system;
@@ -63,18 +65,27 @@ public final class GenerateCommand implements Runnable {
         PrintWriter err = spec.commandLine().getErr();
         try (ModelSession session = model.open(plugins.resolve(), scheme, sampling.prefillChunk, err)) {
             Tokenizer tokenizer = session.tokenizer();
-            int[] ids = promptIds(tokenizer, err);
-            ModelOptions.warnIfPastTrainedContext(session, ids.length, sampling.maxTokens, err);
-            GenerationRequest request = new GenerationRequest(ids, sampling.params(), sampling.maxTokens, tokenizer.eosIds(), sampling.stops);
-            GenerationOutput output = session.generator().generate(request, new StreamPrinter(out, err, sampling.prefillChunk));
-            out.println();
-            out.println("[" + output.results().getFirst().finish().name().toLowerCase(java.util.Locale.ROOT) + "] "
-                    + output.stats().summary());
+            List<GenerationRequest> requests = new ArrayList<>();
+            for (String prompt : prompts) {
+                int[] ids = promptIds(tokenizer, prompt, err);
+                ModelOptions.warnIfPastTrainedContext(session, ids.length, sampling.maxTokens, err);
+                requests.add(new GenerationRequest(ids, sampling.params(), sampling.maxTokens, tokenizer.eosIds(), sampling.stops));
+            }
+            boolean single = requests.size() == 1;
+            GenerationOutput output = session.generator().generate(requests,
+                    single ? new StreamPrinter(out, err, sampling.prefillChunk) : GenerationListener.NONE);
+            if (single) {
+                out.println();
+            } else {
+                for (int r = 0; r < requests.size(); r++) out.println("--- " + (r + 1) + " ---\n" + output.results().get(r).text());
+            }
+            out.println("[" + String.join(",", output.results().stream()
+                    .map(result -> result.finish().name().toLowerCase(java.util.Locale.ROOT)).toList()) + "] " + output.stats().summary());
             out.flush();
         }
     }
 
-    private int[] promptIds(Tokenizer tokenizer, PrintWriter err) {
+    private int[] promptIds(Tokenizer tokenizer, String prompt, PrintWriter err) {
         if (chatTemplate && tokenizer.hasChatTemplate()) {
             List<ChatMessage> messages = new ArrayList<>();
             if (system != null) messages.add(new ChatMessage("system", system));

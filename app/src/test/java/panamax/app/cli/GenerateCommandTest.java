@@ -78,6 +78,17 @@ class GenerateCommandTest {
     }
 
     @Test
+    void severalPromptsRunAsOneBatchWithTheSameTextAsAlone() {
+        String model = fixture("llama-tiny").toString();
+        Run batch = run("generate", "--model", model, "--prompt", "Hi", "--prompt", "A much longer second prompt", "--max-tokens", "8");
+        Run alone = run("generate", "--model", model, "--prompt", "A much longer second prompt", "--max-tokens", "8");
+        assertEquals(0, batch.exit(), batch.err());
+        String second = text(batch).substring(text(batch).indexOf("--- 2 ---\n") + "--- 2 ---\n".length());
+        assertEquals(text(alone), second);
+        assertTrue(statsLine(batch).matches("\\[(length|eos),(length|eos)] prompt: .*"), statsLine(batch));
+    }
+
+    @Test
     void quantizedKvAndPlainPromptsRun() {
         Run r = run("generate", "--model", fixture("qwen3-tiny").toString(), "--prompt", "plain text", "--no-chat-template",
                 "--max-tokens", "5", "--kv-bits", "4", "--kv-group-size", "32");
@@ -87,7 +98,7 @@ class GenerateCommandTest {
 
     @Test
     void runningPastTheTrainedContextWarnsOnStandardError() {
-        Run r = run("generate", "--model", fixture("llama-tiny").toString(), "--prompt", "x", "--max-tokens", "250", "--stop", "zzzz");
+        Run r = run("generate", "--model", fixture("llama-tiny").toString(), "--prompt", "many words ".repeat(150), "--max-tokens", "2");
         assertEquals(0, r.exit(), r.err());
         assertTrue(r.err().contains("exceeds the 256 positions the model was trained for"), r.err());
     }
