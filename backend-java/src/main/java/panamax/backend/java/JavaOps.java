@@ -40,7 +40,7 @@ final class JavaOps implements Ops {
         this.matmul = new MatmulOps(backend);
         this.norm = new NormOps(backend);
         this.attention = new AttentionOps(backend);
-        this.quant = new QuantOps(backend, views, matmul);
+        this.quant = new QuantOps(backend, views);
     }
 
     private JavaTensor t(Tensor x, String name) {

@@ -20,7 +20,7 @@ final class QuantMatmul {
     private QuantMatmul() {
     }
 
-    static JavaTensor run(JavaBackend backend, MatmulOps matmul, JavaTensor x, JavaTensor packed, JavaTensor scales, JavaTensor biases,
+    static JavaTensor run(JavaBackend backend, JavaTensor x, JavaTensor packed, JavaTensor scales, JavaTensor biases,
                           int rows, int cols, int groupSize, int bits, long rowBytes, boolean transpose, QuantOps.ScalesAt scalesAt) {
         int k = transpose ? cols : rows;
         int n = transpose ? rows : cols;

@@ -17,12 +17,10 @@ final class QuantOps {
 
     private final JavaBackend backend;
     private final ViewOps views;
-    private final MatmulOps matmul;
 
-    QuantOps(JavaBackend backend, ViewOps views, MatmulOps matmul) {
+    QuantOps(JavaBackend backend, ViewOps views) {
         this.backend = backend;
         this.views = views;
-        this.matmul = matmul;
     }
 
     private static void checkFormat(int groupSize, int bits) {
@@ -194,7 +192,7 @@ final class QuantOps {
     JavaTensor quantizedMatmul(JavaTensor x, QuantizedMatrix w, boolean transpose) {
         Parts q = contiguousWords(parts(w));
         try {
-            return QuantMatmul.run(backend, matmul, x, q.packed, q.scales, q.biases, q.rows, q.cols, q.groupSize, q.bits,
+            return QuantMatmul.run(backend, x, q.packed, q.scales, q.biases, q.rows, q.cols, q.groupSize, q.bits,
                     q.rowBytes(), transpose, (sOff, bOff) -> rowScales(q, sOff, bOff));
         } finally {
             releaseCopies(q, w);

@@ -210,7 +210,7 @@ public final class QuantMatVec {
     }
 
     /** Lane masks of the group slots of a chunk: slot q covers lanes {@code [q·wordsPerGroup, (q+1)·wordsPerGroup)}. */
-    @SuppressWarnings("unchecked")
+    @SuppressWarnings({"unchecked", "rawtypes"})
     private static VectorMask<Float>[] laneMasks(int wordsPerGroup, int groupsPerChunk) {
         VectorMask<Float>[] masks = new VectorMask[Math.max(groupsPerChunk, 1)];
         for (int q = 0; q < masks.length; q++) {
