@@ -67,8 +67,9 @@ public final class DecodeBench {
                 y.readBytesPerSecond() / 1e9, o.probeBytes() >> 20, o.threads(), y.flopsPerSecond() / 1e9, y.lanes(), o.threads());
         err.println(header);
         List<BenchRow> rows = new ArrayList<>();
+        List<OpShare> shares = new ArrayList<>();
         try (Backend backend = backendProvider.provider().create(BackendOptions.defaults())) {
-            for (WeightFormat f : o.weights()) rows.addAll(runFormat(o, f, engine, backend, y, err));
+            for (WeightFormat f : o.weights()) rows.addAll(runFormat(o, f, engine, backend, y, err, shares));
         }
         String loadAfter = loadAverage();
         if (o.json()) {
@@ -77,6 +78,7 @@ public final class DecodeBench {
                     y.readBytesPerSecond(), y.flopsPerSecond(), o.threads(), y.lanes(), Runtime.getRuntime().availableProcessors(),
                     loadBefore, loadAfter, o.shape().describe(), backendProvider.id());
             for (BenchRow r : rows) out.println(r.json());
+            for (OpShare op : shares) out.println(op.json());
         } else {
             out.println("panamax bench decode, " + Instant.now().truncatedTo(ChronoUnit.SECONDS) + ", preset " + o.presetName()
                     + ": " + o.shape().describe());
@@ -90,12 +92,19 @@ public final class DecodeBench {
             out.println();
             out.println("floor = max(bytes streamed per pass / read bandwidth, FLOPs per pass / FMA peak); decode bytes ="
                     + " all weights + every row's KV cache; tok/s counts every row.");
+            if (!shares.isEmpty()) {
+                out.println();
+                out.println("wall-clock time per decode step by backend op (instrumented run; ops under 1% left out):");
+                out.println();
+                out.println(OpShare.tableHeader());
+                for (OpShare op : shares) if (op.share() >= 0.01) out.println(op.tableLine());
+            }
         }
         return 0;
     }
 
     private static List<BenchRow> runFormat(DecodeOptions o, WeightFormat f, Engine engine, Backend backend,
-                                            MachineProbes.Yardsticks y, PrintStream err) throws IOException {
+                                            MachineProbes.Yardsticks y, PrintStream err, List<OpShare> shares) throws IOException {
         Files.createDirectories(o.tmp());
         Path dir = Files.createTempDirectory(o.tmp(), "panamax-bench-decode-");
         try {
@@ -109,7 +118,9 @@ public final class DecodeBench {
                 DecodeMeasurement m = new DecodeMeasurement(engine, resolved.spec(), o.kv(), model.graph(), backend, o.seed());
                 // A short untimed pass first, so the timed ones run compiled code.
                 m.decode(1, Math.min(o.context(), 32), 2, 2, false);
-                return measure(o, f, m, y, err);
+                List<BenchRow> rows = measure(o, f, m, y, err);
+                if (o.breakdown()) shares.addAll(breakdown(o, f, engine, backend, dir, resolved, err));
+                return rows;
             }
         } finally {
             deleteRecursively(dir);
@@ -146,6 +157,29 @@ public final class DecodeBench {
             err.printf(Locale.ROOT, "%s: decode batch %d: %d steps in %.2f s%n", f.label, batch, d.steps(), d.seconds());
         }
         return rows;
+    }
+
+    /** Loads the model again over a timing backend and times each op of the decode steps, per batch. */
+    private static List<OpShare> breakdown(DecodeOptions o, WeightFormat f, Engine engine, Backend backend, Path dir,
+                                           ModelResolver resolved, PrintStream err) {
+        OpTimer timer = new OpTimer();
+        Backend timed = timer.wrap(backend);
+        List<OpShare> out = new ArrayList<>();
+        try (RuntimeModel model = engine.models().get(resolved.plugin()).load(dir, timed)) {
+            DecodeMeasurement m = new DecodeMeasurement(engine, resolved.spec(), o.kv(), model.graph(), timed, o.seed())
+                    .recordingInto(timer);
+            for (int batch : o.batches()) {
+                DecodeMeasurement.Decode d = m.decode(batch, o.context(), o.warmup(), o.steps(), o.realPrefill());
+                double stepSeconds = d.seconds() / d.steps();
+                for (var e : timer.drain()) {
+                    double perStep = e.getValue().nanos / 1e9 / d.steps();
+                    out.add(new OpShare(f.label, batch, e.getKey(), perStep * 1e3, (double) e.getValue().calls / d.steps(),
+                            perStep / stepSeconds, stepSeconds * 1e3));
+                }
+                err.printf(Locale.ROOT, "%s: breakdown of batch %d: %.1f ms per step%n", f.label, batch, stepSeconds * 1e3);
+            }
+        }
+        return out;
     }
 
     private static void deleteRecursively(Path dir) throws IOException {

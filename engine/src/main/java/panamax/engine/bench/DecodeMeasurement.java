@@ -47,6 +47,7 @@ final class DecodeMeasurement {
     private final Backend backend;
     private final KvStateFactory factory;
     private final SplittableRandom random;
+    private OpTimer timer;
 
     DecodeMeasurement(Engine engine, ModelSpec spec, KvScheme kv, AutoregressiveGraph graph, Backend backend, long seed) {
         this.engine = engine;
@@ -56,6 +57,12 @@ final class DecodeMeasurement {
         this.backend = backend;
         this.factory = KvStateFactory.of(engine.registry());
         this.random = new SplittableRandom(seed);
+    }
+
+    /** Records the ops of the timed decode steps (not the fill or warm-up) into {@code timer}. */
+    DecodeMeasurement recordingInto(OpTimer timer) {
+        this.timer = timer;
+        return this;
     }
 
     /** Caches for {@code rows} rows of up to {@code tokens} tokens, as the planner lays them out for the scheme. */
@@ -92,9 +99,11 @@ final class DecodeMeasurement {
                 next = randomIds(rows, 1);
             }
             for (int i = 0; i < warmup; i++) next = forward(next, rows, 1, caches);
+            if (timer != null) timer.recording = true;
             long start = System.nanoTime();
             for (int i = 0; i < steps; i++) next = forward(next, rows, 1, caches);
             double seconds = (System.nanoTime() - start) / 1e9;
+            if (timer != null) timer.recording = false;
             return new Decode(rows, context, steps, seconds, caches.bytesPerToken());
         }
     }

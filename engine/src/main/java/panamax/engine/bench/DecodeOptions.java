@@ -28,26 +28,29 @@ import panamax.api.plan.KvScheme;
  * @param json          one JSON object per line instead of the table
  * @param seed          seed of weights, ids and keys/values
  * @param tmp           the folder the temporary checkpoints go under
+ * @param breakdown     also time each backend op of the decode steps (a second, instrumented run per batch)
  */
 record DecodeOptions(ModelShape shape, String presetName, List<WeightFormat> weights, List<Integer> batches, int context,
                      int steps, int warmup, int prefillTokens, boolean realPrefill, KvScheme kv, int threads,
-                     long probeBytes, boolean json, long seed, Path tmp) {
+                     long probeBytes, boolean json, long seed, Path tmp, boolean breakdown) {
 
     static final String USAGE = """
             usage: panamax bench decode [--preset 1b|125m|tiny] [--layers N --hidden N --heads N --kv-heads N
                    --head-dim N --intermediate N --vocab N] [--weights bf16,q8,q4] [--batches 1,4,8] [--context 512]
                    [--steps 16] [--warmup 3] [--prefill-tokens 512] [--fill random|prefill] [--kv-bits B
                    --kv-group-size G --kv-codec ID] [--threads N] [--probe-mib 1024] [--seed S] [--tmp DIR] [--json]
+                   [--breakdown]
             """;
 
     /** @throws IllegalArgumentException naming the flag, what was expected and what was found */
     static DecodeOptions parse(List<String> args) {
         Map<String, String> values = new LinkedHashMap<>();
-        boolean json = false;
+        boolean json = false, breakdown = false;
         for (int i = 0; i < args.size(); i++) {
             String a = args.get(i);
-            if (a.equals("--json")) {
-                json = true;
+            if (a.equals("--json") || a.equals("--breakdown")) {
+                json |= a.equals("--json");
+                breakdown |= a.equals("--breakdown");
                 continue;
             }
             if (!KNOWN.contains(a)) throw new IllegalArgumentException("unknown option " + a + "\n" + USAGE);
@@ -80,7 +83,7 @@ record DecodeOptions(ModelShape shape, String presetName, List<WeightFormat> wei
                 intOr(values, "--steps", 16), nonNegative(values, "--warmup", 3), nonNegative(values, "--prefill-tokens", 512),
                 fill.equals("prefill"), kvScheme(values), threads, probeMib << 20, json,
                 Long.parseLong(values.getOrDefault("--seed", "42")),
-                Path.of(values.getOrDefault("--tmp", System.getProperty("java.io.tmpdir"))));
+                Path.of(values.getOrDefault("--tmp", System.getProperty("java.io.tmpdir"))), breakdown);
     }
 
     private static final java.util.Set<String> KNOWN = java.util.Set.of("--preset", "--layers", "--hidden", "--heads",

@@ -1,0 +1,90 @@
+package panamax.engine.bench;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The decode benchmark's parts that need no model plugin (the end-to-end run is app's
+ * {@code BenchDecodeTest}, where the llama plugin is installed): the streaming safetensors writer,
+ * option checking and the floor arithmetic.
+ */
+class DecodeBenchPartsTest {
+    @Test
+    void safetensorsWriterStreamsTensorsAfterAnAlignedHeader(@TempDir Path dir) throws IOException {
+        Path file = dir.resolve("model.safetensors");
+        List<SafetensorsWriter.Entry> entries = List.of(new SafetensorsWriter.Entry("a", "BF16", new long[] {2, 3}, 12),
+                new SafetensorsWriter.Entry("b", "U32", new long[] {2}, 8));
+        try (SafetensorsWriter w = new SafetensorsWriter(file, entries)) {
+            w.write(ByteBuffer.wrap(new byte[] {1, 2, 3, 4, 5, 6}));
+            w.write(ByteBuffer.wrap(new byte[] {7, 8, 9, 10, 11, 12})); // a tensor may arrive in pieces
+            w.write(ByteBuffer.wrap(new byte[] {13, 14, 15, 16, 17, 18, 19, 20}));
+        }
+        byte[] bytes = Files.readAllBytes(file);
+        long headerLength = ByteBuffer.wrap(bytes, 0, 8).order(ByteOrder.LITTLE_ENDIAN).getLong();
+        assertEquals(0, (8 + headerLength) % 8, "data starts 8-aligned");
+        JsonNode header = new ObjectMapper().readTree(new String(bytes, 8, (int) headerLength, StandardCharsets.UTF_8));
+        assertEquals("[12,20]", header.get("b").get("data_offsets").toString());
+        assertEquals("[2,3]", header.get("a").get("shape").toString());
+        assertEquals(8 + headerLength + 20, bytes.length);
+        assertEquals(13, bytes[(int) (8 + headerLength + 12)]);
+    }
+
+    @Test
+    void safetensorsWriterRefusesMissingOrExtraBytes(@TempDir Path dir) throws IOException {
+        List<SafetensorsWriter.Entry> one = List.of(new SafetensorsWriter.Entry("a", "F32", new long[] {1}, 4));
+        SafetensorsWriter short_ = new SafetensorsWriter(dir.resolve("short.safetensors"), one);
+        assertTrue(assertThrows(IllegalStateException.class, short_::close).getMessage().contains("tensor a was not written"));
+        try (SafetensorsWriter w = new SafetensorsWriter(dir.resolve("long.safetensors"), one)) {
+            assertThrows(IllegalStateException.class, () -> w.write(ByteBuffer.wrap(new byte[5])));
+            w.write(ByteBuffer.wrap(new byte[4]));
+        }
+        assertThrows(IllegalArgumentException.class, () -> new SafetensorsWriter.Entry("x", "BF16", new long[] {3}, 4));
+    }
+
+    @Test
+    void optionsNameTheFlagAndExpectedValue() {
+        for (List<String> args : List.of(List.of("--preset", "7b"), List.of("--weights", "bf16,fp8"), List.of("--batches", "1,0"),
+                List.of("--fill", "zeros"), List.of("--steps", "many"), List.of("--hidden", "100"), List.of("--kv-heads", "5"),
+                List.of("--context"), List.of("--frobnicate", "1"))) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> DecodeOptions.parse(args), args.toString());
+            assertTrue(e.getMessage().contains(args.getFirst()) || e.getMessage().contains("unknown option"), e.getMessage());
+        }
+        DecodeOptions o = DecodeOptions.parse(List.of("--preset", "125m", "--layers", "3", "--weights", "q4", "--kv-bits", "4", "--json"));
+        assertEquals(3, o.shape().layers());
+        assertEquals(768, o.shape().hidden());
+        assertEquals(List.of(WeightFormat.Q4), o.weights());
+        assertEquals("affine", o.kv().codec());
+        assertEquals("4", o.kv().codecParams().get("bits"));
+        assertTrue(o.json());
+    }
+
+    @Test
+    void theFloorIsTheSlowerOfStreamingAndComputing() {
+        ModelShape s = ModelShape.preset("1b");
+        MachineProbes.Yardsticks y = new MachineProbes.Yardsticks(50e9, 200e9, 1 << 30, 2, 16);
+        // bf16 batch 1: 2·params bytes over 50 GB/s dwarfs 2·params FLOPs over 200 GFLOP/s
+        Floor one = Floor.decodeStep(s, WeightFormat.BF16, 1, 512, 0, y);
+        assertTrue(one.memoryBound());
+        assertEquals(Floor.weightBytes(s, WeightFormat.BF16) / 50e9, one.seconds(), one.seconds() * 0.01);
+        // 4-bit weights stream about 3.5x fewer bytes than bf16 (codes plus a scale and bias per 64)
+        double ratio = Floor.weightBytes(s, WeightFormat.BF16) / Floor.weightBytes(s, WeightFormat.Q4);
+        assertTrue(ratio > 3.4 && ratio < 3.7, "bf16/q4 bytes " + ratio);
+        // a 512-token prefill is compute-bound
+        assertTrue(!Floor.prefill(s, WeightFormat.BF16, 512, y).memoryBound());
+        // the KV cache adds to the bytes of a step
+        assertTrue(Floor.decodeStep(s, WeightFormat.BF16, 8, 512, 1 << 20, y).bytes() > one.bytes() + 512.0 * (1 << 20));
+    }
+}
