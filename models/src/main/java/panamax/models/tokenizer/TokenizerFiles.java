@@ -57,7 +57,12 @@ record TokenizerFiles(int vocabSize, Map<String, Integer> addedTokens, Set<Integ
         JsonNode config = readJson(configPath).orElse(JSON.createObjectNode());
         // added_tokens_decoder may list tokens tokenizer.json lacks (older exports); merge them in.
         config.path("added_tokens_decoder").properties().forEach(e -> {
-            int id = Integer.parseInt(e.getKey());
+            int id;
+            try {
+                id = Integer.parseInt(e.getKey());
+            } catch (NumberFormatException notAnId) {
+                throw new BadModelFileException(configPath, "added_tokens_decoder", "token ids as keys", "\"" + e.getKey() + "\"");
+            }
             added.putIfAbsent(e.getValue().path("content").asText(), id);
             if (e.getValue().path("special").asBoolean(false)) special.add(id);
         });
