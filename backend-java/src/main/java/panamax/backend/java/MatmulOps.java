@@ -37,6 +37,15 @@ final class MatmulOps {
         dims[batch.length] = m;
         dims[batch.length + 1] = n;
         DType type = DTypes.promote(a.dtype, b.dtype);
+        if (b.rank() == 2 && a.rank() > 2) {
+            // one right-hand matrix for every batch: fold the batch into rows, so W is streamed
+            // once for all of them (batched decode) instead of once per batch entry
+            int rows = (int) (a.elementCount() / Math.max(k, 1));
+            try (JavaTensor flat = new ViewOps(backend).reshape(a, panamax.api.tensor.Shape.of(rows, k));
+                 JavaTensor product = matmul(flat, b)) {
+                return product.view(dims, JavaTensor.rowMajorStrides(dims), product.offset);
+            }
+        }
         JavaTensor out = backend.allocate(dims, type);
         long[] aBatch = batchStrides(a, batch);
         long[] bBatch = batchStrides(b, batch);

@@ -83,6 +83,20 @@ class MatmulAndAttentionTest {
     }
 
     @Test
+    void batchedRowsAgainstOneWeightMatrixAreFoldedIntoOnePass() {
+        try (Tensor x = random(DType.F32, 3, 2, 96);
+             Tensor w = random(DType.BF16, 50, 96);
+             Tensor wT = ops.transpose(w, 1, 0);
+             Tensor xs = ops.slice(x, 1, 1, 2);          // [3, 1, 96], not contiguous
+             Tensor y = ops.matmul(xs, wT);
+             Tensor xc = ops.copy(xs);
+             Tensor wc = ops.copy(wT)) {
+            assertEquals(Shape.of(3, 1, 50), y.shape());
+            assertClose(reference(backend.toFloats(xc), backend.toFloats(wc), 1, 3, 96, 50), backend.toFloats(y), 1e-4, "folded");
+        }
+    }
+
+    @Test
     void batchAxesBroadcast() {
         try (Tensor a = random(DType.F32, 2, 1, 5, 16);
              Tensor b = random(DType.F32, 3, 16, 7);
