@@ -111,7 +111,12 @@ public final class PerformanceReport {
                 .append(Runtime.version()).append("; preferred vector species ").append(FmaPeak.lanes() * 32)
                 .append(" bits\n");
         text.append("load average (1/5/15 min) before: ").append(loadBefore).append(", after: ").append(loadAfter)
-                .append('\n').append('\n');
+                .append('\n');
+        if (busy(loadBefore, cores) || busy(loadAfter, cores)) {
+            text.append("WARNING: other processes were running (1-minute load above half the cores):"
+                    + " the yardsticks and ratios below are not reliable; re-run on a quiet machine\n");
+        }
+        text.append('\n');
 
         MarkdownTable table = new MarkdownTable("benchmark", "time/op", "rate", "ratio", "target", "result");
         Score read = scores.get("ReadBandwidth");
@@ -171,6 +176,15 @@ public final class PerformanceReport {
 
     private static String rate(double rate, String unit, double scale) {
         return Double.isNaN(rate) ? "-" : String.format(Locale.ROOT, "%.1f %s", rate / scale, unit);
+    }
+
+    /** True when the 1-minute load average (first field) exceeds half the cores; false when unknown. */
+    static boolean busy(String loadAverage, int cores) {
+        try {
+            return Double.parseDouble(loadAverage.split(" ")[0]) > cores / 2.0;
+        } catch (NumberFormatException e) {
+            return false;
+        }
     }
 
     private static String cpuModel() {

@@ -1,6 +1,7 @@
 package panamax.bench;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -67,6 +68,14 @@ class PerformanceReportTest {
         assertTrue(q4Row.contains("MISSING"), q4Row);
         String bf16Row = Arrays.stream(report.split("\n")).filter(l -> l.contains("matvec bf16 [1,4096]x[4096,4096]")).findFirst().orElseThrow();
         assertTrue(bf16Row.contains("no reference"), bf16Row);
+    }
+
+    @Test
+    void aBusyMachineIsFlaggedInTheReport() {
+        String busy = PerformanceReport.render(scoresAt(1.0), Instant.EPOCH, "0.1 0 0", (CORES * 2) + ".5 0 0");
+        String quiet = PerformanceReport.render(scoresAt(1.0), Instant.EPOCH, "0.1 0 0", "unknown");
+        assertTrue(busy.contains("WARNING: other processes were running"), busy);
+        assertFalse(quiet.contains("WARNING"), quiet);
     }
 
     @Test
