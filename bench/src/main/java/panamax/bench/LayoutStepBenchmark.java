@@ -1,4 +1,4 @@
-package panamax.kv.layouts.bench;
+package panamax.bench;
 
 import java.util.Map;
 import java.util.Optional;
@@ -7,6 +7,7 @@ import java.util.ServiceLoader;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
@@ -34,8 +35,10 @@ import panamax.api.tensor.Tensor;
  * {@code --max-kv-size 4096} (window 4096, keep 4); {@code delayed} is {@code --kv-bits 4
  * --quantized-kv-start context/2}, so at the measured context every row is affine 4-bit. The context
  * is held constant by trimming the appended token after each step where the layout can trim.
- * Plugins are found through ServiceLoader only, so the class can move to the bench module as is.
+ * Plugins are found through ServiceLoader only. Run with {@code ./dev bench LayoutStepBenchmark}.
  */
+@Fork(value = 1, jvmArgsAppend = {"--add-modules", "jdk.incubator.vector", "--enable-native-access=ALL-UNNAMED",
+        "--sun-misc-unsafe-memory-access=allow"})
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MILLISECONDS)
@@ -138,8 +141,4 @@ public class LayoutStepBenchmark {
         throw new IllegalStateException("no " + service.getSimpleName() + " " + id);
     }
 
-    /** Runs from the test class path: {@code java -cp ... panamax.kv.layouts.bench.LayoutStepBenchmark [jmh args]}. */
-    public static void main(String[] args) throws Exception {
-        org.openjdk.jmh.Main.main(args.length > 0 ? args : new String[] {LayoutStepBenchmark.class.getName()});
-    }
 }
