@@ -61,6 +61,29 @@ public interface Ops {
     /** A copy of {@code x} with {@code update} written at offset {@code starts} (one per axis). */
     Tensor sliceUpdate(Tensor x, Tensor update, int... starts);
 
+    /**
+     * Writes {@code update} (converted to target's dtype as {@link #astype} would) into
+     * {@code target} in place at offset {@code starts} (one per axis): the only ops that mutate a
+     * tensor, so that appending to a KV cache costs the appended tokens, not the whole cache.
+     *
+     * <p>Ownership: {@code target} is borrowed but written. The caller must own its storage
+     * exclusively: every view that shares the storage (slices, transposes, reshapes of it, handles
+     * given out earlier) observes the write, so a caller that handed out a view whose contents must
+     * not change copies first. {@code target} may be a strided view (e.g. a slice); it must not be a
+     * broadcast view, a read-only mapped tensor, nor overlap {@code update}'s storage. Lazy
+     * backends make the write visible to everything evaluated after this call.
+     *
+     * @throws IllegalArgumentException when ranks differ or the block does not fit, naming both shapes
+     */
+    void writeSlice(Tensor target, Tensor update, int... starts);
+
+    /**
+     * In-place {@link #putAlongAxis}: writes {@code values} at {@code indices} along {@code axis}
+     * of {@code target} (indices and values broadcast against target off that axis), with the
+     * ownership rules of {@link #writeSlice}. Used where rows write to different columns.
+     */
+    void writeAlongAxis(Tensor target, Tensor indices, Tensor values, int axis);
+
     /** Converts to {@code dtype} (float to float rounds to nearest even; float to int truncates). */
     Tensor astype(Tensor x, DType dtype);
 

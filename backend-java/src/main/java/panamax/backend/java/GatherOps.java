@@ -4,7 +4,11 @@ import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
 import panamax.api.tensor.DType;
 
-/** Index-driven data movement: take, take/put along an axis, slice update. Results are new tensors. */
+/**
+ * Index-driven data movement: take, take/put along an axis, slice update (results are new
+ * tensors) and the in-place writes {@code writeSlice} / {@code writeAlongAxis}, which mutate a
+ * target the caller owns exclusively.
+ */
 final class GatherOps {
     private final JavaBackend backend;
     private final ViewOps views;
@@ -113,37 +117,9 @@ final class GatherOps {
     }
 
     JavaTensor putAlongAxis(JavaTensor x, JavaTensor idx, JavaTensor values, int axis) {
-        int a = x.shape.normalizeAxis(axis);
-        if (idx.rank() != x.rank()) {
-            throw new IllegalArgumentException("putAlongAxis: indices rank must equal x rank: " + idx.shape + " vs " + x.shape);
-        }
-        if (idx.dtype.isFloating()) throw new IllegalArgumentException("putAlongAxis: indices must be an integer dtype, found " + idx.dtype);
-        int[] dims = x.dims.clone();
-        dims[a] = idx.dims[a];
-        long[] is = ViewOps.broadcastStrides(idx, dims, "putAlongAxis (indices)");
-        long[] vs = ViewOps.broadcastStrides(values, dims, "putAlongAxis (values)");
-        long[] os = new long[dims.length];
         JavaTensor out = views.copy(x);
-        for (int i = 0; i < dims.length; i++) os[i] = i == a ? 0 : out.strides[i];
-        MemorySegment si = idx.segment();
-        MemorySegment sv = values.segment();
-        MemorySegment d = out.segment();
-        long axisStride = out.strides[a];
-        int axisDim = x.dims[a];
-        boolean integer = !x.dtype.isFloating() && !values.dtype.isFloating();
-        StridedLoop loop = new StridedLoop(dims, new long[] {idx.offset, values.offset, 0}, is, vs, os);
-        long[] in = loop.innerStrides;
         try {
-            loop.runAll(new long[3], (base, n) -> {
-            for (int i = 0; i < n; i++) {
-                long j = RowIo.getLong(si, idx.dtype, base[0] + i * in[0]);
-                checkIndex(j, axisDim, "putAlongAxis", x, axis);
-                long at = base[2] + i * in[2] + j * axisStride;
-                long v = base[1] + i * in[1];
-                if (integer) RowIo.setLong(d, x.dtype, at, DTypes.wrap(RowIo.getLong(sv, values.dtype, v), x.dtype));
-                else RowIo.setFloat(d, x.dtype, at, RowIo.getFloat(sv, values.dtype, v));
-            }
-            });
+            writeAlongAxis(out, idx, values, axis, "putAlongAxis");
         } catch (RuntimeException e) {
             out.close();
             throw e;
@@ -151,21 +127,85 @@ final class GatherOps {
         return out;
     }
 
-    JavaTensor sliceUpdate(JavaTensor x, JavaTensor update, int... starts) {
-        if (starts.length != x.rank() || update.rank() != x.rank()) {
-            throw new IllegalArgumentException("sliceUpdate: expected rank " + x.rank() + " update and starts, found update "
-                    + update.shape + " and starts " + Arrays.toString(starts));
+    /** Writes {@code values} at {@code idx} along {@code axis} of {@code target} in place (see {@code Ops.writeAlongAxis}). */
+    void writeAlongAxis(JavaTensor target, JavaTensor idx, JavaTensor values, int axis, String op) {
+        int a = target.shape.normalizeAxis(axis);
+        if (idx.rank() != target.rank()) {
+            throw new IllegalArgumentException(op + ": indices rank must equal x rank: " + idx.shape + " vs " + target.shape);
         }
-        long offset = 0;
+        if (idx.dtype.isFloating()) throw new IllegalArgumentException(op + ": indices must be an integer dtype, found " + idx.dtype);
+        int[] dims = target.dims.clone();
+        dims[a] = idx.dims[a];
+        long[] is = ViewOps.broadcastStrides(idx, dims, op + " (indices)");
+        long[] vs = ViewOps.broadcastStrides(values, dims, op + " (values)");
+        long[] os = new long[dims.length];
+        for (int i = 0; i < dims.length; i++) os[i] = i == a ? 0 : target.strides[i];
+        MemorySegment si = idx.segment();
+        MemorySegment sv = values.segment();
+        MemorySegment d = writable(target, op);
+        long axisStride = target.strides[a];
+        int axisDim = target.dims[a];
+        boolean integer = !target.dtype.isFloating() && !values.dtype.isFloating();
+        boolean raw = target.dtype == values.dtype;
+        int bytes = target.dtype.byteSize();
+        DType td = target.dtype;
+        StridedLoop loop = new StridedLoop(dims, new long[] {idx.offset, values.offset, target.offset}, is, vs, os);
+        long[] in = loop.innerStrides;
+        // indices are checked first so that a bad index leaves the target untouched
+        loop.runAll(new long[3], (base, n) -> {
+            for (int i = 0; i < n; i++) checkIndex(RowIo.getLong(si, idx.dtype, base[0] + i * in[0]), axisDim, op, target, axis);
+        });
+        loop.runAll(new long[3], (base, n) -> {
+            for (int i = 0; i < n; i++) {
+                long j = RowIo.getLong(si, idx.dtype, base[0] + i * in[0]);
+                long at = base[2] + i * in[2] + j * axisStride;
+                long v = base[1] + i * in[1];
+                if (raw) RowIo.copyRaw(sv, v, 1, d, at, 1, 1, bytes);
+                else if (integer) RowIo.setLong(d, td, at, DTypes.wrap(RowIo.getLong(sv, values.dtype, v), td));
+                else RowIo.setFloat(d, td, at, RowIo.getFloat(sv, values.dtype, v));
+            }
+        });
+    }
+
+    JavaTensor sliceUpdate(JavaTensor x, JavaTensor update, int... starts) {
+        checkFits(x, update, starts, "sliceUpdate");
+        JavaTensor out = views.copy(x);
+        writeSlice(out, update, starts, "sliceUpdate");
+        return out;
+    }
+
+    /** Writes {@code update} into {@code target} at {@code starts} in place (see {@code Ops.writeSlice}). */
+    void writeSlice(JavaTensor target, JavaTensor update, int[] starts, String op) {
+        checkFits(target, update, starts, op);
+        writable(target, op);
+        long offset = target.offset;
+        for (int i = 0; i < starts.length; i++) offset += starts[i] * target.strides[i];
+        views.convertInto(update, target, offset, target.strides);
+    }
+
+    private static void checkFits(JavaTensor x, JavaTensor update, int[] starts, String op) {
+        if (starts.length != x.rank() || update.rank() != x.rank()) {
+            throw new IllegalArgumentException(op + ": expected rank " + x.rank() + " update and starts for " + x.shape
+                    + ", found update " + update.shape + " and starts " + Arrays.toString(starts));
+        }
         for (int i = 0; i < starts.length; i++) {
             if (starts[i] < 0 || starts[i] + update.dims[i] > x.dims[i]) {
-                throw new IllegalArgumentException("sliceUpdate: update " + update.shape + " at " + Arrays.toString(starts)
+                throw new IllegalArgumentException(op + ": update " + update.shape + " at " + Arrays.toString(starts)
                         + " does not fit in " + x.shape);
             }
         }
-        JavaTensor out = views.copy(x);
-        for (int i = 0; i < starts.length; i++) offset += starts[i] * out.strides[i];
-        views.convertInto(update, out, offset, out.strides);
-        return out;
+    }
+
+    /** The target's segment after checking that an in-place write is well defined. */
+    private static MemorySegment writable(JavaTensor target, String op) {
+        for (int i = 0; i < target.rank() && target.elementCount() > 0; i++) {
+            if (target.strides[i] == 0 && target.dims[i] > 1) {
+                throw new IllegalArgumentException(op + ": target " + target.shape + " is a broadcast view (stride 0 on axis " + i
+                        + "); write into a tensor that owns its elements");
+            }
+        }
+        MemorySegment d = target.segment();
+        if (d.isReadOnly()) throw new IllegalArgumentException(op + ": target " + target.shape + " is read-only (mapped) storage");
+        return d;
     }
 }

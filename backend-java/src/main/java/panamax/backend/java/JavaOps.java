@@ -135,6 +135,16 @@ final class JavaOps implements Ops {
     }
 
     @Override
+    public void writeSlice(Tensor target, Tensor update, int... starts) {
+        gather.writeSlice(t(target, "target"), t(update, "update"), starts, "writeSlice");
+    }
+
+    @Override
+    public void writeAlongAxis(Tensor target, Tensor indices, Tensor values, int axis) {
+        gather.writeAlongAxis(t(target, "target"), t(indices, "indices"), t(values, "values"), axis, "writeAlongAxis");
+    }
+
+    @Override
     public Tensor astype(Tensor x, DType dtype) {
         return views.astype(t(x, "x"), dtype);
     }

@@ -12,8 +12,9 @@ import panamax.api.tensor.Tensor;
 
 /**
  * Gathers and scatters: take, takeAlongAxis, putAlongAxis and sliceUpdate, with I32 indices of
- * any rank, broadcast index shapes, empty axes and non-contiguous inputs. All exact (see
- * {@link BackendTck}).
+ * any rank, broadcast index shapes, empty axes and non-contiguous inputs, and the in-place writes
+ * writeSlice and writeAlongAxis (into strided targets, with dtype conversion, without allocating).
+ * All exact (see {@link BackendTck}).
  */
 public abstract class IndexingTck extends BackendTck {
 
@@ -157,6 +158,74 @@ public abstract class IndexingTck extends BackendTck {
     public void sliceUpdateRefusesABlockThatDoesNotFit() {
         try (Tensor x = ops().zeros(Shape.of(3, 3), DType.F32); Tensor u = ops().zeros(Shape.of(2, 2), DType.F32)) {
             assertThrows(IllegalArgumentException.class, () -> ops().sliceUpdate(x, u, 2, 0));
+        }
+    }
+
+    /** The dtype an update is handed in: F32 as is, or BF16 (then the target holds the bf16-rounded values). */
+    private static Gen<DType> updateTypes() {
+        return Gens.oneOf(java.util.List.of(DType.F32, DType.BF16));
+    }
+
+    @Test
+    public void writeSliceWritesInPlaceIntoStridedTargetsWithoutAllocating() {
+        qt(60).forAll(Gens.described(sliceUpdateCases()), Gens.layouts(), Gens.layouts(), updateTypes())
+                .checkAssert((c, xLayout, uLayout, uType) -> {
+            Ref x = (Ref) c[0];
+            Ref update = ((Ref) c[1]).map(v -> Numerics.round(v, uType));
+            int[] starts = (int[]) c[2];
+            try (Tensor target = input(x, DType.F32, xLayout); Tensor ut = input(update, uType, uLayout)) {
+                long before = backend().memoryStats().activeBytes();
+                ops().writeSlice(target, ut, starts);
+                backend().eval(target);
+                org.junit.jupiter.api.Assertions.assertEquals(before, backend().memoryStats().activeBytes(),
+                        "writeSlice allocated memory");
+                assertExact("writeSlice " + update.shape() + " " + uType + " at " + java.util.Arrays.toString(starts) + " into "
+                        + xLayout, target, DType.F32, References.sliceUpdate(x, update, starts));
+            }
+        });
+    }
+
+    @Test
+    public void writeSliceIsSeenByViewsOfTheTarget() {
+        try (Tensor plane = ops().zeros(Shape.of(2, 6), DType.F32);
+             Tensor view = ops().slice(plane, 1, 2, 6);
+             Tensor update = backend().fromFloats(new float[] {1, 2, 3, 4}, Shape.of(2, 2), DType.F32)) {
+            ops().writeSlice(view, update, 0, 1);
+            assertExact("plane seen through its view", plane, DType.F32,
+                    new Ref(new int[] {2, 6}, new double[] {0, 0, 0, 1, 2, 0, 0, 0, 0, 3, 4, 0}));
+        }
+    }
+
+    @Test
+    public void writeAlongAxisWritesValuesAtIndicesInPlace() {
+        qt(60).forAll(alongAxisCases(true), Gens.layouts(), Gens.layouts(), updateTypes()).checkAssert((c, xLayout, vLayout, vType) -> {
+            Ref values = c.values.map(v -> Numerics.round(v, vType));
+            try (Tensor target = input(c.x, DType.F32, xLayout);
+                 Tensor idx = input(c.indices, DType.I32);
+                 Tensor vt = input(values, vType, vLayout)) {
+                long before = backend().memoryStats().activeBytes();
+                ops().writeAlongAxis(target, idx, vt, c.axis);
+                backend().eval(target);
+                org.junit.jupiter.api.Assertions.assertEquals(before, backend().memoryStats().activeBytes(),
+                        "writeAlongAxis allocated memory");
+                assertExact("writeAlongAxis axis " + c.axis + " at " + c.indices, target, DType.F32,
+                        References.putAlongAxis(c.x, c.indices, values, c.axis));
+            }
+        });
+    }
+
+    @Test
+    public void inPlaceWritesRefuseBadTargets() {
+        try (Tensor x = ops().zeros(Shape.of(3, 3), DType.F32);
+             Tensor u = ops().zeros(Shape.of(2, 2), DType.F32);
+             Tensor one = ops().zeros(Shape.of(1, 3), DType.F32);
+             Tensor broadcast = ops().broadcastTo(one, Shape.of(3, 3));
+             Tensor idx = backend().fromInts(new int[] {0, 3, 1}, Shape.of(1, 3), DType.I32);
+             Tensor v = ops().full(Shape.of(1, 3), 5, DType.F32)) {
+            assertRefusedNaming(() -> ops().writeSlice(x, u, 2, 0), Shape.of(3, 3), Shape.of(2, 2));
+            assertThrows(IllegalArgumentException.class, () -> ops().writeSlice(broadcast, u, 0, 0));
+            assertThrows(RuntimeException.class, () -> ops().writeAlongAxis(x, idx, v, 0));
+            assertExact("a refused write leaves the target unchanged", x, DType.F32, Ref.zeros(new int[] {3, 3}));
         }
     }
 }

@@ -14,9 +14,11 @@ import panamax.api.tensor.Tensor;
 /**
  * One codec's planes for a batch of rows: for each {@link PlaneSpec} of the codec's shape a tensor
  * {@code [rows, kvHeads, capacity, width]}, stored without knowing what the codec puts in them.
- * Owns its plane tensors and one reference on the codec. Ops return new tensors, so every write
- * replaces a plane and closes the old handle; a handle taken by {@link #handles()} keeps the old
- * contents alive (that is what a capture holds). Not thread-safe.
+ * Owns its plane tensors (exclusively, so appends write into them in place with
+ * {@link Ops#writeSlice} / {@link Ops#writeAlongAxis}: a decode step costs the new tokens, not the
+ * cache) and one reference on the codec. Handles taken by {@link #handles()} (what a capture holds)
+ * share the planes' storage, so the next write first copies the planes once (copy on write) and
+ * the capture keeps the old contents. Not thread-safe.
  */
 final class PlaneStore implements AutoCloseable {
     private final Backend backend;
@@ -25,6 +27,7 @@ final class PlaneStore implements AutoCloseable {
     private final CodecShape shape;
     private List<Tensor> keys = new ArrayList<>();   // per key plane: [rows, heads, capacity, width]
     private List<Tensor> values = new ArrayList<>(); // per value plane: [rows, heads, capacity, width]
+    private boolean shared; // handles() gave out views of the current planes: copy before writing in place
 
     /** Takes over one reference on {@code codec}. */
     PlaneStore(Backend backend, SharedCodec codec) {
@@ -56,21 +59,25 @@ final class PlaneStore implements AutoCloseable {
         closePlanes();
         keys = new ArrayList<>(planes.keys());
         values = new ArrayList<>(planes.values());
+        shared = false;
     }
 
-    /** Grows the column axis to {@code capacity} with zero columns at the end. */
+    /**
+     * Grows the column axis to {@code capacity} with zero columns at the end: one copy of the
+     * planes per growth step (the layouts grow in 256-column steps), into new planes nobody shares.
+     */
     void grow(int capacity) {
         keys = grown(keys, capacity);
         values = grown(values, capacity);
+        shared = false;
     }
 
     private List<Tensor> grown(List<Tensor> planes, int capacity) {
         List<Tensor> out = new ArrayList<>(planes.size());
         for (Tensor p : planes) {
-            int extra = capacity - p.dim(2);
-            try (Tensor zeros = ops.zeros(p.shape().with(2, extra), p.dtype())) {
-                out.add(ops.concat(List.of(p, zeros), 2));
-            }
+            Tensor bigger = ops.zeros(p.shape().with(2, capacity), p.dtype());
+            ops.writeSlice(bigger, p, 0, 0, 0, 0);
+            out.add(bigger);
             p.close();
         }
         return out;
@@ -78,27 +85,41 @@ final class PlaneStore implements AutoCloseable {
 
     /** Encodes borrowed {@code keys, values [rows, heads, T, headDim]} and writes them at {@code targets}. */
     void write(Tensor newKeys, Tensor newValues, Targets targets) {
-        keys = written(keys, KvRole.KEY, newKeys, targets);
-        values = written(values, KvRole.VALUE, newValues, targets);
+        if (shared) unshare();
+        written(keys, KvRole.KEY, newKeys, targets);
+        written(values, KvRole.VALUE, newValues, targets);
     }
 
-    private List<Tensor> written(List<Tensor> planes, KvRole role, Tensor x, Targets targets) {
+    /** Gives this store private copies of planes that a capture also holds (once per capture). */
+    private void unshare() {
+        keys = copies(keys);
+        values = copies(values);
+        shared = false;
+    }
+
+    private List<Tensor> copies(List<Tensor> planes) {
+        List<Tensor> out = new ArrayList<>(planes.size());
+        for (Tensor p : planes) {
+            out.add(ops.copy(p));
+            p.close();
+        }
+        return out;
+    }
+
+    private void written(List<Tensor> planes, KvRole role, Tensor x, Targets targets) {
         List<Tensor> encoded = codec.codec().encode(role, x);
         try (Tensor index = targets.start() >= 0 ? null : columnIndex(targets.columns())) {
-            List<Tensor> out = new ArrayList<>(planes.size());
             for (int i = 0; i < planes.size(); i++) {
                 Tensor plane = planes.get(i);
                 Tensor update = encoded.get(i);
                 if (targets.start() >= 0) {
-                    out.add(ops.sliceUpdate(plane, update, 0, 0, targets.start(), 0));
+                    ops.writeSlice(plane, update, 0, 0, targets.start(), 0);
                 } else {
                     try (Tensor idx = ops.broadcastTo(index, update.shape())) {
-                        out.add(ops.putAlongAxis(plane, idx, update, 2));
+                        ops.writeAlongAxis(plane, idx, update, 2);
                     }
                 }
-                plane.close();
             }
-            return out;
         } finally {
             encoded.forEach(Tensor::close);
         }
@@ -110,6 +131,7 @@ final class PlaneStore implements AutoCloseable {
         closePlanes();
         keys = new ArrayList<>(moved.keys());
         values = new ArrayList<>(moved.values());
+        shared = false;
     }
 
     /**
@@ -166,6 +188,7 @@ final class PlaneStore implements AutoCloseable {
             keys = converted(keys, flag, KvRole.KEY, source);
             values = converted(values, flag, KvRole.VALUE, source);
         }
+        shared = false;
     }
 
     private List<Tensor> converted(List<Tensor> planes, Tensor flag, KvRole role, PlaneStore source) {
@@ -195,6 +218,7 @@ final class PlaneStore implements AutoCloseable {
         List<Tensor> v = new ArrayList<>();
         for (Tensor p : keys) k.add(ops.slice(p, 2, 0, p.dim(2)));
         for (Tensor p : values) v.add(ops.slice(p, 2, 0, p.dim(2)));
+        shared = true;
         return new Handles(k, v);
     }
 
@@ -208,6 +232,7 @@ final class PlaneStore implements AutoCloseable {
         closePlanes();
         keys = stacked(parts.stream().map(Handles::keys).toList());
         values = stacked(parts.stream().map(Handles::values).toList());
+        shared = false;
     }
 
     private List<Tensor> stacked(List<List<Tensor>> parts) {
@@ -238,6 +263,7 @@ final class PlaneStore implements AutoCloseable {
         values.forEach(Tensor::close);
         keys = new ArrayList<>();
         values = new ArrayList<>();
+        shared = false;
     }
 
     /** Closes the planes and releases the codec reference. */
