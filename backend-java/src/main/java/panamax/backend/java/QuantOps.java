@@ -7,6 +7,7 @@ import panamax.api.error.InvalidParameterException;
 import panamax.api.tensor.DType;
 import panamax.api.tensor.QuantizedMatrix;
 import panamax.backend.java.kernel.AffineCodes;
+import panamax.backend.java.kernel.AffineVectors;
 import panamax.backend.java.kernel.Floats;
 import panamax.backend.java.kernel.RowScales;
 
@@ -53,17 +54,20 @@ final class QuantOps {
         MemorySegment ss = scales.segment();
         MemorySegment bs = biases.segment();
         try (src) {
-            backend.parallel.forRange(rows, Math.max(1, 65536 / Math.max(cols, 1)), (r0, r1) -> {
-                int[] codes = new int[cols];
-                float[] row = new float[cols];
-                float[] s = new float[groups];
-                float[] b = new float[groups];
-                for (int r = r0; r < r1; r++) {
-                    RowIo.load(ws, src.dtype, src.offset + (long) r * cols, 1, cols, row);
-                    AffineCodes.quantizeRow(row, cols, groupSize, bits, codes, s, b);
-                    AffineCodes.packRow(codes, cols, bits, ps, (long) r * words);
-                    RowIo.store(ss, w.dtype, (long) r * groups, 1, groups, s);
-                    RowIo.store(bs, w.dtype, (long) r * groups, 1, groups, b);
+            // rows are word-aligned (cols·bits is a multiple of 32), so a run of rows is one stream of codes and groups
+            int chunkRows = Math.max(1, 4096 / Math.max(cols, 1));
+            backend.parallel.forRange(rows, Math.max(chunkRows, 65536 / Math.max(cols, 1)), (r0, r1) -> {
+                int[] codes = new int[chunkRows * cols];
+                float[] values = new float[chunkRows * cols];
+                float[] s = new float[chunkRows * groups];
+                float[] b = new float[chunkRows * groups];
+                for (int r = r0; r < r1; r += chunkRows) {
+                    int n = Math.min(chunkRows, r1 - r);
+                    RowIo.load(ws, src.dtype, src.offset + (long) r * cols, 1, n * cols, values);
+                    AffineVectors.quantizeGroups(values, n * cols, groupSize, bits, codes, s, b);
+                    AffineVectors.pack(codes, n * cols, bits, ps, (long) r * words);
+                    RowIo.store(ss, w.dtype, (long) r * groups, 1, n * groups, s);
+                    RowIo.store(bs, w.dtype, (long) r * groups, 1, n * groups, b);
                 }
             });
         }
@@ -122,6 +126,10 @@ final class QuantOps {
             dims[dims.length - 1] = q.cols;
             DType t = q.scales.dtype;
             JavaTensor out = backend.allocate(dims, t);
+            if (flat(q) && (t == DType.F32 || t == DType.BF16)) {
+                dequantizeFlat(q, out);
+                return out;
+            }
             int matrices = (int) (q.packed.elementCount() / Math.max(1, (long) q.rows * q.packed.dims[dims.length - 1]));
             int[] batch = Arrays.copyOf(dims, dims.length - 2);
             long[] pb = MatmulOps.batchStrides(q.packed, batch);
@@ -176,6 +184,61 @@ final class QuantOps {
         } finally {
             releaseCopies(q, w);
         }
+    }
+
+    /** True when codes, scales and biases are row-major tensors of one shape: the codes are one stream of 32-code blocks. */
+    private static boolean flat(Parts q) {
+        if (!AffineVectors.supported() || !q.packed.isContiguous() || !q.scales.isContiguous() || !q.biases.isContiguous()) return false;
+        for (int i = 0; i < q.packed.rank() - 1; i++) {
+            if (q.scales.dims[i] != q.packed.dims[i] || q.biases.dims[i] != q.packed.dims[i]) return false;
+        }
+        return q.biases.dims[q.biases.rank() - 1] == q.scales.dims[q.scales.rank() - 1];
+    }
+
+    /** Block-parallel vector dequantize of a {@link #flat} matrix into a row-major f32 or bf16 {@code out}. */
+    private void dequantizeFlat(Parts q, JavaTensor out) {
+        long blocks = q.packed.elementCount() / q.bits; // 32 codes per b words
+        if (blocks > Integer.MAX_VALUE) throw new IllegalArgumentException("dequantize: too many codes in " + q.packed.shape);
+        MemorySegment ps = q.packed.segment();
+        MemorySegment ss = q.scales.segment();
+        MemorySegment bs = q.biases.segment();
+        MemorySegment os = out.segment();
+        DType st = q.scales.dtype;
+        boolean bf16 = out.dtype == DType.BF16;
+        int gs = q.groupSize;
+        int shift = Integer.numberOfTrailingZeros(gs);
+        long p0 = q.packed.offset * 4;
+        long safe = AffineVectors.safeBlocks(ps, p0, q.bits, blocks);
+        backend.parallel.forEvenSplit((int) blocks, 1024, (from, to) -> {
+            final int step = 64; // blocks per sub-chunk: 2048 codes, a few dozen groups of scales
+            float[] s = new float[step * 32 / gs + 2];
+            float[] b = new float[s.length];
+            float[] values = new float[step * 32];
+            int[] codes = new int[step * 32];
+            for (int k0 = from; k0 < to; k0 += step) {
+                int n = Math.min(step, to - k0);
+                long code0 = 32L * k0;
+                long g0 = code0 >>> shift;
+                int groups = (int) (((code0 + 32L * n - 1) >>> shift) - g0 + 1);
+                RowIo.load(ss, st, q.scales.offset + g0, 1, groups, s);
+                RowIo.load(bs, st, q.biases.offset + g0, 1, groups, b);
+                int first = (int) (code0 - (g0 << shift));
+                int fast = (int) Math.max(0, Math.min(n, safe - k0));
+                long byteOff = p0 + 4L * q.bits * k0;
+                if (bf16) AffineVectors.dequantizeBlocksBf16(ps, byteOff, q.bits, fast, s, b, first, shift, os, 2 * code0);
+                else AffineVectors.dequantizeBlocks(ps, byteOff, q.bits, fast, s, b, first, shift, values, 0);
+                if (fast < n) { // the stream's last blocks, where a vector load would run past the buffer
+                    AffineCodes.unpack(ps, byteOff + 4L * q.bits * fast, q.bits, 0, 32 * (n - fast), codes);
+                    for (int i = 32 * fast; i < 32 * n; i++) {
+                        int g = (first + i) >>> shift;
+                        float prod = codes[i - 32 * fast] * s[g];
+                        values[i] = bf16 ? Floats.roundToBf16(Floats.roundToBf16(prod) + b[g]) : prod + b[g];
+                    }
+                }
+                if (!bf16) RowIo.store(os, DType.F32, code0, 1, 32 * n, values);
+                else if (fast < n) RowIo.store(os, DType.BF16, code0 + 32 * fast, 1, 32 * (n - fast), java.util.Arrays.copyOfRange(values, 32 * fast, 32 * n));
+            }
+        });
     }
 
     /** Packed words must be unit-stride along a row; copies the tensor otherwise. */

@@ -64,6 +64,21 @@ public final class AffineCodes {
     /** Reads codes {@code [from, to)} of the row whose first word is at byte {@code rowBytes}. */
     public static void unpack(MemorySegment packed, long rowBytes, int bits, int from, int to, int[] dst) {
         if (to <= from) return;
+        if (AffineVectors.supported() && from % 32 == 0 && (to - from) % 32 == 0) {
+            long byteOff = rowBytes + 4L * (from / 32) * bits;
+            int blocks = (to - from) / 32;
+            int fast = (int) AffineVectors.safeBlocks(packed, byteOff, bits, blocks);
+            AffineVectors.unpackBlocks(packed, byteOff, bits, fast, dst, 0);
+            if (fast == blocks) return;
+            unpackScalar(packed, rowBytes, bits, from + 32 * fast, to, dst, 32 * fast);
+            return;
+        }
+        unpackScalar(packed, rowBytes, bits, from, to, dst, 0);
+    }
+
+    /** The scalar twin of {@link #unpack}, writing from {@code dst[dstOff]}. */
+    static void unpackScalar(MemorySegment packed, long rowBytes, int bits, int from, int to, int[] dst, int dstOff) {
+        if (to <= from) return;
         int mask = (1 << bits) - 1;
         int firstWord = (int) (((long) from * bits) >>> 5);
         int lastWord = (int) (((long) to * bits - 1) >>> 5);
@@ -73,7 +88,7 @@ public final class AffineCodes {
         for (int i = 0; i < to - from; i++, bit += bits) {
             int w = (int) (bit >>> 5);
             long pair = (words[w] & 0xffffffffL) | ((long) words[w + 1] << 32);
-            dst[i] = (int) (pair >>> (bit & 31)) & mask;
+            dst[dstOff + i] = (int) (pair >>> (bit & 31)) & mask;
         }
     }
 
@@ -83,8 +98,17 @@ public final class AffineCodes {
      */
     public static void dequantize(MemorySegment packed, long rowBytes, int bits, int groupSize, float[] scales, float[] biases,
                                   int from, int to, int[] scratch, float[] dst, int dstOff) {
-        unpack(packed, rowBytes, bits, from, to, scratch);
         int shift = Integer.numberOfTrailingZeros(groupSize); // group sizes are powers of two
+        if (AffineVectors.supported() && from % 32 == 0 && (to - from) % 32 == 0 && groupSize >= 32) {
+            long byteOff = rowBytes + 4L * (from / 32) * bits;
+            int blocks = (to - from) / 32;
+            int fast = (int) AffineVectors.safeBlocks(packed, byteOff, bits, blocks);
+            AffineVectors.dequantizeBlocks(packed, byteOff, bits, fast, scales, biases, from, shift, dst, dstOff);
+            if (fast == blocks) return;
+            from += 32 * fast;
+            dstOff += 32 * fast;
+        }
+        unpack(packed, rowBytes, bits, from, to, scratch);
         for (int i = from; i < to; i++) {
             int g = i >>> shift;
             float prod = scratch[i - from] * scales[g];
