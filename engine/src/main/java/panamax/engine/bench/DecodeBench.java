@@ -46,6 +46,9 @@ public final class DecodeBench {
         }
         try {
             return run(o, out, err);
+        } catch (panamax.api.error.PanamaxException e) {
+            err.println("panamax bench decode: " + e.getMessage()); // already names the file, flag or codec
+            return 1;
         } catch (IOException | RuntimeException e) {
             err.println("panamax bench decode: " + e);
             return 1;
