@@ -3,6 +3,7 @@ package panamax.backend.java;
 import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
 import panamax.api.tensor.DType;
+import panamax.backend.java.kernel.TableLookup;
 
 /**
  * Index-driven data movement: take, take/put along an axis, slice update (results are new
@@ -36,8 +37,10 @@ final class GatherOps {
 
     JavaTensor take(JavaTensor x, JavaTensor idx, int axis) {
         int a = x.shape.normalizeAxis(axis);
-        long[] ix = indices(idx, "take");
-        for (long i : ix) checkIndex(i, x.dims[a], "take", x, axis);
+        if (idx.dtype.isFloating()) throw new IllegalArgumentException("take: indices must be an integer dtype, found " + idx.dtype);
+        // U32 indices of 2³¹ or more read as negative ints: out of range either way
+        int[] ix = idx.backend.toInts(idx);
+        for (int i : ix) if (Integer.compareUnsigned(i, x.dims[a]) >= 0) checkIndex(idx.dtype == DType.U32 ? i & 0xffffffffL : i, x.dims[a], "take", x, axis);
         int[] dims = new int[x.rank() - 1 + idx.rank()];
         System.arraycopy(x.dims, 0, dims, 0, a);
         System.arraycopy(idx.dims, 0, dims, a, idx.rank());
@@ -56,20 +59,45 @@ final class GatherOps {
         int[] outerDims = Arrays.copyOf(x.dims, a);
         long outer = 1;
         for (int v : outerDims) outer *= v;
-        long[] shift = new long[2];
-        for (long o = 0; o < outer; o++) {
-            long xBase = x.offset;
-            long rest = o;
-            for (int i = a - 1; i >= 0; i--) {
-                xBase += (rest % outerDims[i]) * x.strides[i];
-                rest /= outerDims[i];
-            }
-            for (int k = 0; k < ix.length; k++) {
-                shift[0] = xBase + ix[k] * x.strides[a];
-                shift[1] = (o * ix.length + k) * innerCount;
-                inner.runAll(shift, (base, n) -> RowIo.copyRaw(s, base[0], ss, d, base[1], ds, n, bytes));
-            }
+        long items = outer * ix.length; // one (outer index, index) pair copies one inner block
+        if (items > Integer.MAX_VALUE) throw new IllegalArgumentException("take: result too large: " + out.shape);
+        long axisStride = x.strides[a];
+        long count = innerCount;
+        if (count == 1 && outer == 1 && bytes == 4 && TableLookup.supported()) {
+            // a 1-D table read per element (e.g. centroids by code): vector lookups over the index array
+            int[] table = new int[x.dims[a]];
+            for (int j = 0; j < table.length; j++) table[j] = s.getAtIndex(RowIo.I32, x.offset + j * axisStride);
+            MemorySegment ixs = MemorySegment.ofArray(ix);
+            backend.parallel.forEvenSplit(ix.length, 1 << 14, (from, to) -> TableLookup.lookup(table, ixs, 4L * from, to - from, d, 4L * from));
+            return out;
         }
+        long grain = Math.max(1, (1L << 14) / Math.max(1, innerCount));
+        backend.parallel.forRange((int) items, (int) Math.min(Integer.MAX_VALUE, grain), (from, to) -> {
+            long[] shift = new long[2];
+            for (int item = from; item < to; item++) {
+                long o = item / ix.length;
+                int k = (int) (item % ix.length);
+                long xBase = x.offset;
+                long rest = o;
+                for (int i = a - 1; i >= 0; i--) {
+                    xBase += (rest % outerDims[i]) * x.strides[i];
+                    rest /= outerDims[i];
+                }
+                long src = xBase + ix[k] * axisStride;
+                long dst = (long) item * count;
+                if (count == 1) { // element gathers (small tables): no per-element run set-up
+                    switch (bytes) {
+                        case 4 -> d.setAtIndex(RowIo.I32, dst, s.getAtIndex(RowIo.I32, src));
+                        case 2 -> d.setAtIndex(RowIo.I16, dst, s.getAtIndex(RowIo.I16, src));
+                        default -> d.set(RowIo.I8, dst, s.get(RowIo.I8, src));
+                    }
+                } else {
+                    shift[0] = src;
+                    shift[1] = dst;
+                    inner.runAll(shift, (base, n) -> RowIo.copyRaw(s, base[0], ss, d, base[1], ds, n, bytes));
+                }
+            }
+        });
         return out;
     }
 
@@ -93,27 +121,49 @@ final class GatherOps {
             xs[i] = i == a || x.dims[i] == 1 ? 0 : x.strides[i];
             is[i] = idx.dims[i] == 1 ? 0 : idx.strides[i];
         }
+        try {
+            boolean table = true; // x varies only along the axis: a small lookup table
+            for (int i = 0; i < dims.length; i++) table &= xs[i] == 0;
+            if (table && x.dtype.byteSize() == 4 && GatherKernels.supported()) {
+                int[] values = new int[x.dims[a]];
+                MemorySegment s = x.segment();
+                for (int j = 0; j < values.length; j++) values[j] = s.getAtIndex(RowIo.I32, x.offset + j * x.strides[a]);
+                StridedLoop loop = new StridedLoop(dims, new long[] {idx.offset, 0}, is, out.strides);
+                GatherKernels.lookup(backend.parallel, loop, out.elementCount(), values, idx, out, axis, x.shape);
+            } else {
+                gatherElements(x, idx, out, dims, xs, is, a, axis);
+            }
+        } catch (RuntimeException e) {
+            out.close();
+            throw e;
+        }
+        return out;
+    }
+
+    /** The general takeAlongAxis: element copies, parallel over runs of the output. */
+    private void gatherElements(JavaTensor x, JavaTensor idx, JavaTensor out, int[] dims, long[] xs, long[] is, int a, int axis) {
         MemorySegment s = x.segment();
         MemorySegment si = idx.segment();
         MemorySegment d = out.segment();
         int bytes = x.dtype.byteSize();
         long axisStride = x.strides[a];
         int axisDim = x.dims[a];
+        DType it = idx.dtype;
         StridedLoop loop = new StridedLoop(dims, new long[] {x.offset, idx.offset, 0}, xs, is, out.strides);
         long[] in = loop.innerStrides;
-        try {
-            loop.runAll(new long[3], (base, n) -> {
+        loop.execute(backend.parallel, out.elementCount(), () -> (base, n) -> {
             for (int i = 0; i < n; i++) {
-                long j = RowIo.getLong(si, idx.dtype, base[1] + i * in[1]);
+                long j = it == DType.I32 ? si.getAtIndex(RowIo.I32, base[1] + i * in[1]) : RowIo.getLong(si, it, base[1] + i * in[1]);
                 checkIndex(j, axisDim, "takeAlongAxis", x, axis);
-                RowIo.copyRaw(s, base[0] + i * in[0] + j * axisStride, 1, d, base[2] + i * in[2], 1, 1, bytes);
+                long from = base[0] + i * in[0] + j * axisStride;
+                long to = base[2] + i * in[2];
+                switch (bytes) {
+                    case 4 -> d.setAtIndex(RowIo.I32, to, s.getAtIndex(RowIo.I32, from));
+                    case 2 -> d.setAtIndex(RowIo.I16, to, s.getAtIndex(RowIo.I16, from));
+                    default -> d.set(RowIo.I8, to, s.get(RowIo.I8, from));
+                }
             }
-            });
-        } catch (RuntimeException e) {
-            out.close();
-            throw e;
-        }
-        return out;
+        });
     }
 
     JavaTensor putAlongAxis(JavaTensor x, JavaTensor idx, JavaTensor values, int axis) {

@@ -126,8 +126,12 @@ final class QuantOps {
             dims[dims.length - 1] = q.cols;
             DType t = q.scales.dtype;
             JavaTensor out = backend.allocate(dims, t);
-            if (flat(q) && (t == DType.F32 || t == DType.BF16)) {
-                dequantizeFlat(q, out);
+            if (AffineVectors.supported() && q.packed.isContiguous() && sameGroupShape(q) && (t == DType.F32 || t == DType.BF16)) {
+                // strided or broadcast scales (e.g. codebook codes decoded with scale 1, bias 0) are copied: 1/group of the codes
+                boolean copy = !q.scales.isContiguous() || !q.biases.isContiguous();
+                try (JavaTensor s = copy ? views.copy(q.scales) : null; JavaTensor b = copy ? views.copy(q.biases) : null) {
+                    dequantizeFlat(copy ? new Parts(q.packed, s, b, q.rows, q.cols, q.groupSize, q.bits) : q, out);
+                }
                 return out;
             }
             int matrices = (int) (q.packed.elementCount() / Math.max(1, (long) q.rows * q.packed.dims[dims.length - 1]));
@@ -186,16 +190,16 @@ final class QuantOps {
         }
     }
 
-    /** True when codes, scales and biases are row-major tensors of one shape: the codes are one stream of 32-code blocks. */
-    private static boolean flat(Parts q) {
-        if (!AffineVectors.supported() || !q.packed.isContiguous() || !q.scales.isContiguous() || !q.biases.isContiguous()) return false;
+    /** True when scales and biases have the codes' shape (one scale per group of each row, no broadcast batch axes). */
+    private static boolean sameGroupShape(Parts q) {
+        if (q.scales.rank() != q.packed.rank() || q.biases.rank() != q.packed.rank()) return false;
         for (int i = 0; i < q.packed.rank() - 1; i++) {
             if (q.scales.dims[i] != q.packed.dims[i] || q.biases.dims[i] != q.packed.dims[i]) return false;
         }
         return q.biases.dims[q.biases.rank() - 1] == q.scales.dims[q.scales.rank() - 1];
     }
 
-    /** Block-parallel vector dequantize of a {@link #flat} matrix into a row-major f32 or bf16 {@code out}. */
+    /** Block-parallel vector dequantize of row-major codes, scales and biases of one shape into a row-major f32 or bf16 {@code out}. */
     private void dequantizeFlat(Parts q, JavaTensor out) {
         long blocks = q.packed.elementCount() / q.bits; // 32 codes per b words
         if (blocks > Integer.MAX_VALUE) throw new IllegalArgumentException("dequantize: too many codes in " + q.packed.shape);

@@ -214,11 +214,22 @@ public final class AffineVectors {
         }
     }
 
-    /** Packs codes {@code [0, n)} LSB-first into {@code n·bits/32} words from element {@code wordBase} of {@code dst}. */
+    /** Packs codes {@code [0, n)} (whole 32-code blocks) LSB-first into {@code n·bits/32} words from element {@code wordBase} of {@code dst}. */
     public static void pack(int[] codes, int n, int bits, MemorySegment dst, long wordBase) {
+        long at = wordBase * 4;
+        if (bits == 2 || bits == 4 || bits == 8) { // whole codes per word: one shift-or chain per word
+            int per = 32 / bits;
+            for (int c = 0; c < n; c += per) {
+                int word = 0;
+                for (int j = 0; j < per; j++) word |= codes[c + j] << (j * bits);
+                dst.set(U32, at, word);
+                at += 4;
+            }
+            return;
+        }
+        // straddling widths: a 64-bit accumulator; the emit pattern repeats every block, so the branch predicts well
         long acc = 0;
         int filled = 0;
-        long at = wordBase * 4;
         for (int i = 0; i < n; i++) {
             acc |= (long) codes[i] << filled;
             filled += bits;

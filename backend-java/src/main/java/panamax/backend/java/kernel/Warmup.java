@@ -13,6 +13,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 public final class Warmup {
     private static final AtomicBoolean STARTED = new AtomicBoolean();
     private static final int ROUNDS = 12_000;
+    private static final int[] WIDTHS = {2, 3, 4, 5, 6, 8};
 
     private Warmup() {
     }
@@ -42,6 +43,12 @@ public final class Warmup {
             BPanelSource panels = (k0, kc, n0, nr, dst, off, width) -> { };
             float[] a = new float[6 * 64];
             float[] c = new float[6 * 64];
+            MemorySegment bf16 = arena.allocate(4L * k, 64);
+            int[] table = new int[16];
+            int[] lookups = new int[64];
+            for (int j = 0; j < lookups.length; j++) lookups[j] = (j * 7) & 15;
+            MemorySegment lookupSegment = MemorySegment.ofArray(lookups);
+            int[] bigTable = new int[64];
             try (Parallel one = new Parallel(1)) {
                 for (int i = 0; i < ROUNDS; i++) {
                     MatVec.bf16(w, 0, 2L * k, k, x, 1 + (i & 3), 0, 1, out, 0, n);
@@ -55,6 +62,15 @@ public final class Warmup {
                     QuantMatVec.vector(w, 0, 4L * k * 2 / 32, 2, 64, k, params, x, s, 1, 0, 1, out, n);
                     AffineCodes.dequantize(w, 0, 4, 32, s, b, 0, 64, codes, acc, 0);
                     if (i % 8 == 0) Gemm.multiply(one, 6, 64, 64, a, 64, panels, c, 64);
+                    int bits = WIDTHS[i % WIDTHS.length];
+                    AffineVectors.quantizeGroups(acc, 64, 32 << (i & 1), bits, codes, s, b);
+                    AffineVectors.pack(codes, 64, bits, w, 0);
+                    AffineVectors.unpackBlocks(w, 0, bits, 2, codes, 0);
+                    AffineVectors.dequantizeBlocks(w, 0, bits, 2, s, b, 0, 5, acc, 0);
+                    AffineVectors.dequantizeBlocksBf16(w, 0, bits, 2, s, b, 0, 5, bf16, 0);
+                    TableLookup.lookup(table, lookupSegment, 0, 64, bf16, 0);
+                    TableLookup.lookup(bigTable, lookupSegment, 0, 64, bf16, 0);
+                    AffineCodes.dequantize(w, 0, bits, 32, s, b, 0, 64, codes, acc, 0);
                 }
             }
         } catch (RuntimeException | Error e) {
