@@ -4,6 +4,7 @@ import java.lang.foreign.MemorySegment;
 import panamax.api.tensor.DType;
 import panamax.backend.java.kernel.Gemm;
 import panamax.backend.java.kernel.MatVec;
+import panamax.backend.java.kernel.MultiRowMatVec;
 import panamax.backend.java.kernel.Parallel;
 
 /**
@@ -14,6 +15,8 @@ import panamax.backend.java.kernel.Parallel;
 final class MatmulOps {
     /** Left operands with at most this many rows use the matrix-vector kernels. */
     static final int SMALL_M = 4;
+    /** bf16 right sides and quantized weights use the register-blocked multi-row matvec up to this many rows. */
+    static final int MULTI_ROW_M = 16;
 
     private final JavaBackend backend;
 
@@ -118,7 +121,7 @@ final class MatmulOps {
      */
     void multiply(float[] x, int m, int k, int n, MemorySegment seg, DType dtype, long bOff, long sk, long sn, float[] c) {
         Parallel par = backend.parallel;
-        if (m <= SMALL_M && (sk == 1 || k == 1) && dtype.isFloating() && n > 0) {
+        if ((m <= SMALL_M || m <= MULTI_ROW_M && dtype == DType.BF16) && (sk == 1 || k == 1) && dtype.isFloating() && n > 0) {
             int bytes = dtype.byteSize();
             long wOff = bOff * bytes;
             long ld = sn * bytes;
@@ -127,7 +130,9 @@ final class MatmulOps {
                 case BF16 -> {
                     float[] xi = new float[m * k];
                     for (int r = 0; r < m; r++) MatVec.interleaveForBf16(x, r * k, k, xi, r * k);
-                    par.forEvenSplit(n, grain, (n0, n1) -> MatVec.bf16(seg, wOff, ld, k, xi, m, n0, n1, c, 0, n));
+                    // multiples of four weight rows per chunk: MultiRowMatVec streams them four at a time
+                    par.forEvenSplit((n + 3) / 4, Math.max(1, grain / 4), (q0, q1) ->
+                            MultiRowMatVec.bf16(seg, wOff, ld, k, xi, m, 4 * q0, Math.min(n, 4 * q1), c, 0, n));
                 }
                 case F32 -> par.forEvenSplit(n, grain, (n0, n1) -> MatVec.f32(seg, wOff, ld, k, x, m, n0, n1, c, 0, n));
                 default -> par.forEvenSplit(n, grain, (n0, n1) -> MatVec.f16(seg, wOff, ld, k, x, m, n0, n1, c, 0, n));

@@ -7,6 +7,7 @@ import panamax.backend.java.kernel.AffineCodes;
 import panamax.backend.java.kernel.BPanelSource;
 import panamax.backend.java.kernel.Gemm;
 import panamax.backend.java.kernel.MatVec;
+import panamax.backend.java.kernel.MultiRowQuantMatVec;
 import panamax.backend.java.kernel.Parallel;
 import panamax.backend.java.kernel.QuantMatVec;
 import panamax.backend.java.kernel.RowScales;
@@ -89,6 +90,14 @@ final class QuantMatmul {
     private static void multiply(Parallel par, MemorySegment ps, long base, long rowBytes, int bits, int gs, RowScales params,
                                  float[] x, int m, int k, int n, boolean transpose, float[] c) {
         int groupsPerRow = (transpose ? k : n) / gs;
+        if (transpose && m > 1 && m <= MatmulOps.MULTI_ROW_M && QuantMatVec.supports(bits, k, gs)) {
+            // decode each weight row once for all m rows
+            float[] xa = new float[m * k];
+            for (int r = 0; r < m; r++) QuantMatVec.arrange(x, r * k, k, bits, xa, r * k);
+            par.forEvenSplit((n + 3) / 4, Math.max(1, 16384 / Math.max(k, 1)), (q0, q1) ->
+                    MultiRowQuantMatVec.vector(ps, base, rowBytes, bits, gs, k, params, xa, m, 4 * q0, Math.min(n, 4 * q1), c, n));
+            return;
+        }
         if (transpose && m <= MatmulOps.SMALL_M) {
             int grain = Math.max(1, 65536 / Math.max(k, 1));
             if (QuantMatVec.supports(bits, k, gs)) {

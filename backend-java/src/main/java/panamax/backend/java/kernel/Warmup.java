@@ -14,6 +14,7 @@ public final class Warmup {
     private static final AtomicBoolean STARTED = new AtomicBoolean();
     private static final int ROUNDS = 12_000;
     private static final int[] WIDTHS = {2, 3, 4, 5, 6, 8};
+    private static final int CODEC_ROUNDS = 1_500;
 
     private Warmup() {
     }
@@ -30,7 +31,8 @@ public final class Warmup {
     private static void run() {
         int k = 256;
         int n = 8;
-        try (Arena arena = Arena.ofConfined()) {
+        // shared like every tensor's storage: code compiled against a confined session traps on the first real segment
+        try (Arena arena = Arena.ofShared()) {
             MemorySegment w = arena.allocate(4L * n * k, 64);
             float[] x = new float[4 * k];
             float[] out = new float[4 * n];
@@ -43,12 +45,6 @@ public final class Warmup {
             BPanelSource panels = (k0, kc, n0, nr, dst, off, width) -> { };
             float[] a = new float[6 * 64];
             float[] c = new float[6 * 64];
-            MemorySegment bf16 = arena.allocate(4L * k, 64);
-            int[] table = new int[16];
-            int[] lookups = new int[64];
-            for (int j = 0; j < lookups.length; j++) lookups[j] = (j * 7) & 15;
-            MemorySegment lookupSegment = MemorySegment.ofArray(lookups);
-            int[] bigTable = new int[64];
             try (Parallel one = new Parallel(1)) {
                 for (int i = 0; i < ROUNDS; i++) {
                     MatVec.bf16(w, 0, 2L * k, k, x, 1 + (i & 3), 0, 1, out, 0, n);
@@ -62,19 +58,42 @@ public final class Warmup {
                     QuantMatVec.vector(w, 0, 4L * k * 2 / 32, 2, 64, k, params, x, s, 1, 0, 1, out, n);
                     AffineCodes.dequantize(w, 0, 4, 32, s, b, 0, 64, codes, acc, 0);
                     if (i % 8 == 0) Gemm.multiply(one, 6, 64, 64, a, 64, panels, c, 64);
-                    int bits = WIDTHS[i % WIDTHS.length];
-                    AffineVectors.quantizeGroups(acc, 64, 32 << (i & 1), bits, codes, s, b);
-                    AffineVectors.pack(codes, 64, bits, w, 0);
-                    AffineVectors.unpackBlocks(w, 0, bits, 2, codes, 0);
-                    AffineVectors.dequantizeBlocks(w, 0, bits, 2, s, b, 0, 5, acc, 0);
-                    AffineVectors.dequantizeBlocksBf16(w, 0, bits, 2, s, b, 0, 5, bf16, 0);
-                    TableLookup.lookup(table, lookupSegment, 0, 64, bf16, 0);
-                    TableLookup.lookup(bigTable, lookupSegment, 0, 64, bf16, 0);
-                    AffineCodes.dequantize(w, 0, bits, 32, s, b, 0, 64, codes, acc, 0);
+                    AffineCodes.dequantize(w, 0, WIDTHS[i % WIDTHS.length], 32, s, b, 0, 64, codes, acc, 0);
                 }
             }
+            codecKernels(arena);
         } catch (RuntimeException | Error e) {
             // warm-up is best effort: a failure here must never reach users
+        }
+    }
+
+    /**
+     * The KV codec kernels (quantize, pack, block decode, table lookups) on runs as long as the
+     * ops' sub-chunks (64 blocks of 32 codes), so that C2 compiles them with the loop profile they
+     * meet in use; compiled from 2-block runs, their first large calls trapped back to the interpreter.
+     */
+    private static void codecKernels(Arena arena) {
+        int n = 64 * 32;
+        float[] values = new float[n];
+        for (int j = 0; j < n; j++) values[j] = (j * 37 % 101) / 50f - 1;
+        int[] codes = new int[n];
+        float[] s = new float[n / 32];
+        float[] b = new float[n / 32];
+        MemorySegment packed = arena.allocate(4L * n * 8 / 32 + 256, 64);
+        MemorySegment out = arena.allocate(4L * n, 64);
+        int[] lookups = new int[n];
+        for (int j = 0; j < n; j++) lookups[j] = (j * 7) & 15;
+        MemorySegment lookupSegment = MemorySegment.ofArray(lookups);
+        int[] table = new int[16];
+        int[] bigTable = new int[64];
+        for (int i = 0; i < CODEC_ROUNDS; i++) {
+            int bits = WIDTHS[i % WIDTHS.length];
+            AffineVectors.quantizeGroups(values, n, 32 << (i % 3), bits, codes, s, b);
+            AffineVectors.pack(codes, n, bits, packed, 0);
+            AffineVectors.unpackBlocks(packed, 0, bits, 64, codes, 0);
+            AffineVectors.dequantizeBlocks(packed, 0, bits, 64, s, b, 0, 5, values, 0);
+            AffineVectors.dequantizeBlocksBf16(packed, 0, bits, 64, s, b, 0, 6, out, 0);
+            TableLookup.lookup(i % 2 == 0 ? table : bigTable, lookupSegment, 0, n, out, 0);
         }
     }
 }
