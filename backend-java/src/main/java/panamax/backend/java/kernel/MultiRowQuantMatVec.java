@@ -5,6 +5,7 @@ import java.nio.ByteOrder;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.IntVector;
 import jdk.incubator.vector.VectorOperators;
+import jdk.incubator.vector.VectorShuffle;
 import jdk.incubator.vector.VectorSpecies;
 
 /**
@@ -38,8 +39,9 @@ public final class MultiRowQuantMatVec {
         float[] scales = new float[groups];
         float[] biases = new float[groups];
         int words = k * bits / 32;
-        float[] laneScale = new float[words];
-        float[] laneBias = new float[words];
+        // per-word-lane scales and biases, then the per-group values (padded for a full vector load)
+        float[] laneScale = new float[words + groups + V];
+        float[] laneBias = new float[words + groups + V];
         float[] decoded = new float[BLOCK * k];
         for (int n = n0; n < n1; n += BLOCK) {
             int nb = Math.min(BLOCK, n1 - n);
@@ -49,6 +51,10 @@ public final class MultiRowQuantMatVec {
             }
             MultiRowMatVec.f32(decoded, 0, nb, k, xa, rows, out, n, ldo);
         }
+    }
+
+    private static int words(int k, int bits) {
+        return k * bits / 32;
     }
 
     /**
@@ -62,14 +68,18 @@ public final class MultiRowQuantMatVec {
         float unit = 1 << bits;
         boolean perLane = wordsPerGroup < V;
         if (perLane) {
-            // several groups share one chunk: a scale/bias per word lane, built once per row
-            for (int g = 0, word = 0; word < k / cpw; g++) {
-                float us = unit * scales[g];
-                float ub = biases[g] - us;
-                for (int end = word + wordsPerGroup; word < end; word++) {
-                    laneScale[word] = us;
-                    laneBias[word] = ub;
-                }
+            // several groups share one chunk: a scale/bias per word lane, expanded from the group
+            // values by one permute per chunk (no scalar loop over words)
+            int groups = k / groupSize;
+            for (int g = 0; g < groups; g++) {
+                laneScale[words(k, bits) + g] = unit * scales[g];
+                laneBias[words(k, bits) + g] = biases[g] - unit * scales[g];
+            }
+            VectorShuffle<Float> spread = VectorShuffle.fromOp(S, l -> l / wordsPerGroup);
+            int perChunk = V / wordsPerGroup;
+            for (int word = 0, g = words(k, bits); word < k / cpw; word += V, g += perChunk) {
+                FloatVector.fromArray(S, laneScale, g).rearrange(spread).intoArray(laneScale, word);
+                FloatVector.fromArray(S, laneBias, g).rearrange(spread).intoArray(laneBias, word);
             }
         }
         // constant shifts per width (a loop-variant rotate count is not intrinsified well), and two

@@ -1,0 +1,123 @@
+package panamax.backend.java;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+import panamax.backend.java.kernel.AffineCodes;
+import panamax.backend.java.kernel.Floats;
+import panamax.backend.java.kernel.MatVec;
+import panamax.backend.java.kernel.MultiRowMatVec;
+import panamax.backend.java.kernel.MultiRowQuantMatVec;
+import panamax.backend.java.kernel.QuantMatVec;
+import panamax.backend.java.kernel.RowScales;
+
+/**
+ * The register-blocked multi-row matvecs agree with their scalar twins for 1..16 x rows, odd
+ * output counts and k tails, sub-ranges of output rows and padded (strided) weight rows.
+ */
+class MultiRowKernelsTest {
+    private static final ValueLayout.OfShort I16 = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+    private final Random random = new Random(5);
+
+    private float[] gaussian(int n) {
+        float[] v = new float[n];
+        for (int i = 0; i < n; i++) v[i] = (float) random.nextGaussian();
+        return v;
+    }
+
+    @Test
+    void bf16MultiRowMatchesScalarDotsForEveryRowCountAndTail() {
+        try (Arena arena = Arena.ofConfined()) {
+            for (int k : new int[] {1, 31, 32, 100, 1024 + 17}) {
+                for (int n : new int[] {1, 4, 9, 13}) {
+                    // rows padded by 3 elements: a strided view of a wider matrix
+                    int ld = k + 3;
+                    MemorySegment w = arena.allocate(2L * n * ld + 8);
+                    long wOff = 6;
+                    for (int i = 0; i < n * ld; i++) w.set(I16, wOff + 2L * i, Floats.floatToBf16((float) random.nextGaussian()));
+                    for (int rows = 1; rows <= 16; rows++) {
+                        float[] x = gaussian(rows * k);
+                        float[] xi = new float[rows * k];
+                        for (int r = 0; r < rows; r++) MatVec.interleaveForBf16(x, r * k, k, xi, r * k);
+                        int ldo = n + 2, outOff = 1;
+                        float[] fast = new float[outOff + rows * ldo];
+                        float[] slow = new float[outOff + rows * ldo];
+                        int n0 = n > 4 ? 1 : 0;
+                        MultiRowMatVec.bf16(w, wOff, 2L * ld, k, xi, rows, n0, n, fast, outOff, ldo);
+                        MultiRowMatVec.bf16Scalar(w, wOff, 2L * ld, k, x, rows, n0, n, slow, outOff, ldo);
+                        for (int i = 0; i < fast.length; i++) {
+                            assertEquals(slow[i], fast[i], 2e-5 * k + 1e-5, "k=" + k + " n=" + n + " rows=" + rows + " at " + i);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    @Test
+    void f32BlocksMatchDotsWithTails() {
+        for (int k : new int[] {1, 15, 16, 33, 250}) {
+            for (int nb = 1; nb <= 9; nb += 4) {
+                float[] w = gaussian(nb * k + 5);
+                for (int rows = 1; rows <= 16; rows++) {
+                    float[] x = gaussian(rows * k);
+                    float[] out = new float[rows * (nb + 1)];
+                    MultiRowMatVec.f32(w, 5, nb, k, x, rows, out, 0, nb + 1);
+                    for (int m = 0; m < rows; m++) {
+                        for (int j = 0; j < nb; j++) {
+                            float want = MatVec.dotScalar(w, 5 + j * k, x, m * k, k);
+                            assertEquals(want, out[m * (nb + 1) + j], 2e-5 * k + 1e-5, "k=" + k + " nb=" + nb + " rows=" + rows);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    @Test
+    void quantizedMultiRowMatchesTheDequantizingKernel() {
+        try (Arena arena = Arena.ofConfined()) {
+            for (int bits : new int[] {2, 4, 8}) {
+                for (int gs : new int[] {32, 64, 128}) {
+                    int k = 1024, n = 13, groups = k / gs, words = k * bits / 32;
+                    if (!QuantMatVec.supports(bits, k, gs)) continue;
+                    MemorySegment packed = arena.allocate(4L * n * words);
+                    float[] scales = new float[n * groups];
+                    float[] biases = new float[n * groups];
+                    int[] codes = new int[k];
+                    float[] s = new float[groups];
+                    float[] b = new float[groups];
+                    for (int r = 0; r < n; r++) {
+                        AffineCodes.quantizeRow(gaussian(k), k, gs, bits, codes, s, b);
+                        AffineCodes.packRow(codes, k, bits, packed, (long) r * words);
+                        System.arraycopy(s, 0, scales, r * groups, groups);
+                        System.arraycopy(b, 0, biases, r * groups, groups);
+                    }
+                    RowScales params = (row, sc, bi) -> {
+                        System.arraycopy(scales, row * groups, sc, 0, groups);
+                        System.arraycopy(biases, row * groups, bi, 0, groups);
+                    };
+                    for (int rows : new int[] {1, 2, 3, 4, 5, 7, 8, 11, 16}) {
+                        float[] x = gaussian(rows * k);
+                        float[] xa = new float[rows * k];
+                        for (int r = 0; r < rows; r++) QuantMatVec.arrange(x, r * k, k, bits, xa, r * k);
+                        float[] fast = new float[rows * n];
+                        float[] slow = new float[rows * n];
+                        // two sub-ranges, as two threads would split the outputs
+                        MultiRowQuantMatVec.vector(packed, 0, 4L * words, bits, gs, k, params, xa, rows, 0, 5, fast, n);
+                        MultiRowQuantMatVec.vector(packed, 0, 4L * words, bits, gs, k, params, xa, rows, 5, n, fast, n);
+                        QuantMatVec.generic(packed, 0, 4L * words, bits, gs, k, params, x, rows, 0, n, slow, n);
+                        for (int i = 0; i < rows * n; i++) {
+                            assertEquals(slow[i], fast[i], 1e-4 * Math.sqrt(k) * 8, "b" + bits + " g" + gs + " rows=" + rows + " at " + i);
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
