@@ -110,7 +110,10 @@ public final class QuantMatVec {
         FloatVector acc1 = FloatVector.zero(S);
         FloatVector acc2 = FloatVector.zero(S);
         FloatVector acc3 = FloatVector.zero(S);
-        for (int c = 0, word = 0; c < k; c += 8 * V, word += V) {
+        // the first group of each chunk, counted rather than divided (a division per chunk costs as much as its decoding)
+        int chunksPerGroup = Math.max(1, wordsPerGroup / V);
+        int step = wordsPerGroup >= V ? 1 : groupsPerChunk;
+        for (int c = 0, word = 0, g0 = 0, left = chunksPerGroup; c < k; c += 8 * V, word += V) {
             IntVector w = IntVector.fromMemorySegment(IS, packed, row + 4L * word, LE);
             int x = xo + c;
             FloatVector t0 = FloatVector.zero(S);
@@ -121,7 +124,6 @@ public final class QuantMatVec {
             }
             // one accumulator per group slot of the chunk (no per-lane scale vector to build); each
             // slot's own lanes are blended together before the final reduction
-            int g0 = word / wordsPerGroup;
             FloatVector t = t0.add(t1);
             acc = t.fma(FloatVector.broadcast(S, scales[g0]), acc);
             if (groupsPerChunk > 1) {
@@ -130,6 +132,10 @@ public final class QuantMatVec {
                     acc2 = t.fma(FloatVector.broadcast(S, scales[g0 + 2]), acc2);
                     acc3 = t.fma(FloatVector.broadcast(S, scales[g0 + 3]), acc3);
                 }
+            }
+            if (--left == 0) {
+                g0 += step;
+                left = chunksPerGroup;
             }
         }
         if (groupsPerChunk > 1) {
@@ -145,7 +151,10 @@ public final class QuantMatVec {
         FloatVector acc1 = FloatVector.zero(S);
         FloatVector acc2 = FloatVector.zero(S);
         FloatVector acc3 = FloatVector.zero(S);
-        for (int c = 0, word = 0; c < k; c += 4 * V, word += V) {
+        // the first group of each chunk, counted rather than divided (a division per chunk costs as much as its decoding)
+        int chunksPerGroup = Math.max(1, wordsPerGroup / V);
+        int step = wordsPerGroup >= V ? 1 : groupsPerChunk;
+        for (int c = 0, word = 0, g0 = 0, left = chunksPerGroup; c < k; c += 4 * V, word += V) {
             IntVector w = IntVector.fromMemorySegment(IS, packed, row + 4L * word, LE);
             int x = xo + c;
             FloatVector t0 = FloatVector.zero(S);
@@ -156,7 +165,6 @@ public final class QuantMatVec {
             }
             // one accumulator per group slot of the chunk (no per-lane scale vector to build); each
             // slot's own lanes are blended together before the final reduction
-            int g0 = word / wordsPerGroup;
             FloatVector t = t0.add(t1);
             acc = t.fma(FloatVector.broadcast(S, scales[g0]), acc);
             if (groupsPerChunk > 1) {
@@ -165,6 +173,10 @@ public final class QuantMatVec {
                     acc2 = t.fma(FloatVector.broadcast(S, scales[g0 + 2]), acc2);
                     acc3 = t.fma(FloatVector.broadcast(S, scales[g0 + 3]), acc3);
                 }
+            }
+            if (--left == 0) {
+                g0 += step;
+                left = chunksPerGroup;
             }
         }
         if (groupsPerChunk > 1) {
@@ -180,7 +192,10 @@ public final class QuantMatVec {
         FloatVector acc1 = FloatVector.zero(S);
         FloatVector acc2 = FloatVector.zero(S);
         FloatVector acc3 = FloatVector.zero(S);
-        for (int c = 0, word = 0; c < k; c += 16 * V, word += V) {
+        // the first group of each chunk, counted rather than divided (a division per chunk costs as much as its decoding)
+        int chunksPerGroup = Math.max(1, wordsPerGroup / V);
+        int step = wordsPerGroup >= V ? 1 : groupsPerChunk;
+        for (int c = 0, word = 0, g0 = 0, left = chunksPerGroup; c < k; c += 16 * V, word += V) {
             IntVector w = IntVector.fromMemorySegment(IS, packed, row + 4L * word, LE);
             int x = xo + c;
             FloatVector t0 = FloatVector.zero(S);
@@ -191,7 +206,6 @@ public final class QuantMatVec {
             }
             // one accumulator per group slot of the chunk (no per-lane scale vector to build); each
             // slot's own lanes are blended together before the final reduction
-            int g0 = word / wordsPerGroup;
             FloatVector t = t0.add(t1);
             acc = t.fma(FloatVector.broadcast(S, scales[g0]), acc);
             if (groupsPerChunk > 1) {
@@ -200,6 +214,10 @@ public final class QuantMatVec {
                     acc2 = t.fma(FloatVector.broadcast(S, scales[g0 + 2]), acc2);
                     acc3 = t.fma(FloatVector.broadcast(S, scales[g0 + 3]), acc3);
                 }
+            }
+            if (--left == 0) {
+                g0 += step;
+                left = chunksPerGroup;
             }
         }
         if (groupsPerChunk > 1) {

@@ -45,6 +45,7 @@ public final class Warmup {
             BPanelSource panels = (k0, kc, n0, nr, dst, off, width) -> { };
             float[] a = new float[6 * 64];
             float[] c = new float[6 * 64];
+            codecKernels(arena); // first: the KV codecs run on every appended token
             try (Parallel one = new Parallel(1)) {
                 for (int i = 0; i < ROUNDS; i++) {
                     MatVec.bf16(w, 0, 2L * k, k, x, 1 + (i & 3), 0, 1, out, 0, n);
@@ -61,7 +62,6 @@ public final class Warmup {
                     AffineCodes.dequantize(w, 0, WIDTHS[i % WIDTHS.length], 32, s, b, 0, 64, codes, acc, 0);
                 }
             }
-            codecKernels(arena);
         } catch (RuntimeException | Error e) {
             // warm-up is best effort: a failure here must never reach users
         }
