@@ -1,5 +1,6 @@
 package panamax.app.cli;
 
+import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -41,7 +42,8 @@ public final class BenchCommand implements java.util.concurrent.Callable<Integer
         ToolProvider tool = Optional.ofNullable(benches.get(name)).orElseThrow(() -> new ParameterException(
                 spec.commandLine(), "no benchmark '" + name + "': available " + benches.keySet()));
         String[] rest = arguments.subList(1, arguments.size()).toArray(String[]::new);
-        return tool.run(System.out, System.err, rest);
+        // autoflush writers: long benchmarks print progress and rows as they go
+        return tool.run(new PrintWriter(System.out, true), new PrintWriter(System.err, true), rest);
     }
 
     /** Every boot-layer tool whose name starts with {@value #PREFIX}, by short name. */

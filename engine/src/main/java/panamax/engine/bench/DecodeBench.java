@@ -1,7 +1,7 @@
 package panamax.engine.bench;
 
 import java.io.IOException;
-import java.io.PrintStream;
+import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
@@ -32,9 +32,10 @@ public final class DecodeBench {
     }
 
     /** Runs the benchmark; returns 0, 1 on a failed run, 2 on bad arguments. */
-    public static int run(List<String> args, PrintStream out, PrintStream err) {
+    public static int run(List<String> args, PrintWriter out, PrintWriter err) {
         if (args.contains("--help") || args.contains("-h")) {
             out.print(DecodeOptions.USAGE);
+            out.flush();
             return 0;
         }
         DecodeOptions o;
@@ -55,7 +56,7 @@ public final class DecodeBench {
         }
     }
 
-    private static int run(DecodeOptions o, PrintStream out, PrintStream err) throws IOException {
+    private static int run(DecodeOptions o, PrintWriter out, PrintWriter err) throws IOException {
         String loadBefore = loadAverage();
         PluginRegistry registry = PluginRegistry.discover(Optional.empty());
         Engine engine = Engine.start(registry);
@@ -107,7 +108,7 @@ public final class DecodeBench {
     }
 
     private static List<BenchRow> runFormat(DecodeOptions o, WeightFormat f, Engine engine, Backend backend,
-                                            MachineProbes.Yardsticks y, PrintStream err, List<OpShare> shares) throws IOException {
+                                            MachineProbes.Yardsticks y, PrintWriter err, List<OpShare> shares) throws IOException {
         Files.createDirectories(o.tmp());
         Path dir = Files.createTempDirectory(o.tmp(), "panamax-bench-decode-");
         try {
@@ -131,7 +132,7 @@ public final class DecodeBench {
     }
 
     private static List<BenchRow> measure(DecodeOptions o, WeightFormat f, DecodeMeasurement m, MachineProbes.Yardsticks y,
-                                          PrintStream err) {
+                                          PrintWriter err) {
         List<BenchRow> rows = new ArrayList<>();
         if (o.prefillTokens() > 0) {
             DecodeMeasurement.Prefill p = m.prefill(o.prefillTokens());
@@ -164,7 +165,7 @@ public final class DecodeBench {
 
     /** Loads the model again over a timing backend and times each op of the decode steps, per batch. */
     private static List<OpShare> breakdown(DecodeOptions o, WeightFormat f, Engine engine, Backend backend, Path dir,
-                                           ModelResolver resolved, PrintStream err) {
+                                           ModelResolver resolved, PrintWriter err) {
         OpTimer timer = new OpTimer();
         Backend timed = timer.wrap(backend);
         List<OpShare> out = new ArrayList<>();

@@ -1,16 +1,14 @@
 package panamax.engine.bench;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
 import java.io.PrintWriter;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Optional;
 import java.util.spi.ToolProvider;
 
 /**
  * Publishes {@link DecodeBench} as the JDK tool {@code panamax-bench-decode}, which is how
- * {@code panamax bench decode} finds it. Stateless.
+ * {@code panamax bench decode} finds it without the CLI requiring this module. Stateless; the caller
+ * chooses whether the writers flush per line (the CLI's do, so progress appears as it happens).
  */
 public final class DecodeBenchTool implements ToolProvider {
     @Override
@@ -24,24 +22,7 @@ public final class DecodeBenchTool implements ToolProvider {
     }
 
     @Override
-    public int run(PrintStream out, PrintStream err, String... args) {
-        return DecodeBench.run(List.of(args), out, err);
-    }
-
-    /** The writer form buffers the output: the benchmark prints through PrintStreams. */
-    @Override
     public int run(PrintWriter out, PrintWriter err, String... args) {
-        ByteArrayOutputStream outBytes = new ByteArrayOutputStream();
-        ByteArrayOutputStream errBytes = new ByteArrayOutputStream();
-        int status;
-        try (PrintStream o = new PrintStream(outBytes, true, StandardCharsets.UTF_8);
-             PrintStream e = new PrintStream(errBytes, true, StandardCharsets.UTF_8)) {
-            status = DecodeBench.run(List.of(args), o, e);
-        }
-        out.print(outBytes.toString(StandardCharsets.UTF_8));
-        err.print(errBytes.toString(StandardCharsets.UTF_8));
-        out.flush();
-        err.flush();
-        return status;
+        return DecodeBench.run(List.of(args), out, err);
     }
 }

@@ -1,6 +1,6 @@
 package panamax.kv.codecs.bench;
 
-import java.io.PrintStream;
+import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -18,9 +18,9 @@ import panamax.api.tensor.BackendProvider;
  *
  * {@snippet :
  * // what the CLI runs for `panamax bench codecs --json`
- * int status = CodecBench.run(List.of("--json"), System.out, System.err);
+ * int status = CodecBench.run(List.of("--json"), new PrintWriter(System.out, true), new PrintWriter(System.err, true));
  * // or on a backend the CLI already holds
- * int same = CodecBench.run(List.of("--json"), backend, System.out, System.err);
+ * int same = CodecBench.run(List.of("--json"), backend, writerOut, writerErr);
  * }
  *
  * <p>Options: {@code --json}, {@code --backend ID} (default {@code java}), {@code --head-dims 64,128},
@@ -33,7 +33,7 @@ public final class CodecBench {
     }
 
     public static void main(String[] args) {
-        int status = run(List.of(args), System.out, System.err);
+        int status = run(List.of(args), new PrintWriter(System.out, true), new PrintWriter(System.err, true));
         if (status != 0) System.exit(status);
     }
 
@@ -41,7 +41,7 @@ public final class CodecBench {
      * Parses {@code args}, creates the backend through {@link ServiceLoader} and prints the results
      * to {@code out}. Returns the process exit status (2 for bad arguments or a missing backend).
      */
-    public static int run(List<String> args, PrintStream out, PrintStream err) {
+    public static int run(List<String> args, PrintWriter out, PrintWriter err) {
         BenchOptions options;
         try {
             options = BenchOptions.parse(args);
@@ -74,10 +74,10 @@ public final class CodecBench {
     }
 
     /**
-     * Like {@link #run(List, PrintStream, PrintStream)} on a backend the caller already created
+     * Like {@link #run(List, PrintWriter, PrintWriter)} on a backend the caller already created
      * (borrowed, left open); {@code --backend} and {@code --threads} are then ignored.
      */
-    public static int run(List<String> args, Backend backend, PrintStream out, PrintStream err) {
+    public static int run(List<String> args, Backend backend, PrintWriter out, PrintWriter err) {
         BenchOptions options;
         try {
             options = BenchOptions.parse(args);
@@ -95,7 +95,7 @@ public final class CodecBench {
     }
 
     /** Runs every case on a borrowed backend and prints as {@code options} say. */
-    static void run(Backend backend, BenchOptions options, PrintStream out) {
+    static void run(Backend backend, BenchOptions options, PrintWriter out) {
         CodecMeter meter = new CodecMeter(backend, options.attentionTokens(), options.encodeTokens(), options.copyMib());
         double copyGbps = meter.copyGbps();
         if (!options.json()) {

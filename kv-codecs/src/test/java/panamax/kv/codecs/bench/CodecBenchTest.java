@@ -4,7 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
+import java.io.OutputStreamWriter;
+import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.regex.Matcher;
@@ -16,8 +17,8 @@ class CodecBenchTest {
 
     private static String run(List<String> args, int expectedStatus, ByteArrayOutputStream err) {
         var out = new ByteArrayOutputStream();
-        int status = CodecBench.run(args, new PrintStream(out, true, StandardCharsets.UTF_8),
-                new PrintStream(err, true, StandardCharsets.UTF_8));
+        int status = CodecBench.run(args, new PrintWriter(new OutputStreamWriter(out, StandardCharsets.UTF_8), true),
+                new PrintWriter(new OutputStreamWriter(err, StandardCharsets.UTF_8), true));
         assertEquals(expectedStatus, status, err.toString(StandardCharsets.UTF_8));
         return out.toString(StandardCharsets.UTF_8);
     }
@@ -68,8 +69,8 @@ class CodecBenchTest {
         var out = new ByteArrayOutputStream();
         var err = new ByteArrayOutputStream();
         int status = CodecBench.run(List.of("--head-dims", "64", "--tokens", "32", "--encode-tokens", "64", "--copy-mib", "1"),
-                panamax.kv.codecs.JavaBackendFixture.backend(), new PrintStream(out, true, StandardCharsets.UTF_8),
-                new PrintStream(err, true, StandardCharsets.UTF_8));
+                panamax.kv.codecs.JavaBackendFixture.backend(), new PrintWriter(new OutputStreamWriter(out, StandardCharsets.UTF_8), true),
+                new PrintWriter(new OutputStreamWriter(err, StandardCharsets.UTF_8), true));
         assertEquals(0, status, err.toString(StandardCharsets.UTF_8));
         String table = out.toString(StandardCharsets.UTF_8);
         assertTrue(table.startsWith("backend java; copy bandwidth"), table);
