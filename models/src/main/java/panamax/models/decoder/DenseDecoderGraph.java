@@ -119,14 +119,16 @@ final class DenseDecoderGraph implements AutoregressiveGraph {
                 end = r.end();
             }
         }
+        Tensor shaped;
         try (Tensor picked = ops.slice(hidden, 1, start, end);
              Tensor flat = ops.reshape(picked, Shape.of(b * (end - start), config.hidden()));
-             Tensor logits = weights.lmHead() == null ? weights.embedding().project(ops, flat) : weights.lmHead().apply(ops, flat);
-             Tensor shaped = ops.reshape(logits, Shape.of(b, end - start, config.vocab()))) {
-            if (config.finalSoftcap() <= 0) return ops.copy(shaped);
-            try (Tensor scaled = ops.mul(shaped, 1.0 / config.finalSoftcap()); Tensor th = ops.unary(UnaryOp.TANH, scaled)) {
-                return ops.mul(th, config.finalSoftcap());
-            }
+             Tensor logits = weights.lmHead() == null ? weights.embedding().project(ops, flat) : weights.lmHead().apply(ops, flat)) {
+            // a reshape is a new owned handle on the logits' storage: no copy of [B, T, vocab] per step
+            shaped = ops.reshape(logits, Shape.of(b, end - start, config.vocab()));
+        }
+        if (config.finalSoftcap() <= 0) return shaped;
+        try (shaped; Tensor scaled = ops.mul(shaped, 1.0 / config.finalSoftcap()); Tensor th = ops.unary(UnaryOp.TANH, scaled)) {
+            return ops.mul(th, config.finalSoftcap());
         }
     }
 }

@@ -14,9 +14,12 @@ final class Embedding implements AutoCloseable {
     private final Tensor table;              // (vocab, hidden), or null when quantized
     private final QuantizedMatrix quantized; // packed (vocab, hidden·bits/32), or null
 
+    private final Linear head;               // the same tensors as a projection; owns them
+
     Embedding(Tensor table, QuantizedMatrix quantized) {
         this.table = table;
         this.quantized = quantized;
+        this.head = quantized != null ? Linear.quantized(quantized, null) : Linear.dense(table, null);
     }
 
     /** Rows {@code ids [B, T]} as f32 {@code [B, T, hidden]}, times {@code scale}. */
@@ -31,28 +34,21 @@ final class Embedding implements AutoCloseable {
         } else {
             rows = ops.take(table, ids, 0);
         }
-        try (rows; Tensor f = ops.astype(rows, DType.F32)) {
-            return scale == 1.0 ? ops.copy(f) : ops.mul(f, scale);
+        try (rows) {
+            if (scale == 1.0) return ops.astype(rows, DType.F32);
+            try (Tensor f = ops.astype(rows, DType.F32)) {
+                return ops.mul(f, scale);
+            }
         }
     }
 
     /** {@code x [N, hidden]} times the table transposed: f32 {@code [N, vocab]}. */
     Tensor project(Ops ops, Tensor x) {
-        if (quantized != null) {
-            Tensor y = ops.quantizedMatmul(x, quantized, true);
-            if (y.dtype() == DType.F32) return y;
-            try (y) {
-                return ops.astype(y, DType.F32);
-            }
-        }
-        try (Tensor wt = ops.transpose(table, 1, 0)) {
-            return ops.matmul(x, wt);
-        }
+        return head.apply(ops, x);
     }
 
     @Override
     public void close() {
-        if (table != null) table.close();
-        if (quantized != null) quantized.close();
+        head.close();
     }
 }
