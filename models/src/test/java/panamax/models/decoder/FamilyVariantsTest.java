@@ -1,6 +1,5 @@
 package panamax.models.decoder;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
@@ -70,7 +69,10 @@ class FamilyVariantsTest {
 
     @Test
     void qwen2WithZeroBiasesEqualsLlamaAndARealBiasMovesTheLogits(@TempDir Path tmp) throws IOException {
-        assertEquals(0.0, Checkpoints.maxAbsDiff(llama, logits(new Qwen2Plugin(), qwen2(tmp.resolve("zero"), 0f))));
+        // Not bit-exact: the biased projection may take another kernel whose f32 accumulation order
+        // (and thread split, which follows the core count) differs; CI saw 1.5e-6 on another machine.
+        double zero = Checkpoints.maxAbsDiff(llama, logits(new Qwen2Plugin(), qwen2(tmp.resolve("zero"), 0f)));
+        assertTrue(zero <= 1e-5, "zero biases should not move the logits, diff " + zero);
         assertTrue(Checkpoints.maxAbsDiff(llama, logits(new Qwen2Plugin(), qwen2(tmp.resolve("half"), 0.5f))) > 1e-3);
     }
 
