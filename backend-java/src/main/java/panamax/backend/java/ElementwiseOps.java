@@ -6,6 +6,7 @@ import panamax.api.tensor.Comparison;
 import panamax.api.tensor.DType;
 import panamax.api.tensor.UnaryOp;
 import panamax.backend.java.kernel.ScalarMath;
+import panamax.backend.java.kernel.VectorMath;
 
 /**
  * Unary, binary, comparison and select ops with numpy broadcasting over any strided views. Floating
@@ -60,6 +61,9 @@ final class ElementwiseOps {
             case ABS -> { for (int i = 0; i < n; i++) v[i] = Math.abs(v[i]); }
             case SQUARE -> { for (int i = 0; i < n; i++) v[i] = v[i] * v[i]; }
             case SQRT -> { for (int i = 0; i < n; i++) v[i] = (float) Math.sqrt(v[i]); }
+            // vectorized: the scalar double exp cost ~13 ns per element (14 ms per batch-8 decode step of a 1B model)
+            case SILU -> VectorMath.sigmoidInPlace(v, n, true);
+            case SIGMOID -> VectorMath.sigmoidInPlace(v, n, false);
             default -> { for (int i = 0; i < n; i++) v[i] = (float) unaryScalar(op, v[i]); }
         }
     }

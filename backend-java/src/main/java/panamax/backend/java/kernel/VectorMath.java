@@ -40,6 +40,30 @@ public final class VectorMath {
         return y.blend(0f, x.compare(VectorOperators.LT, LOW));
     }
 
+    /**
+     * {@code v[i] = v[i]·σ(v[i])} (SiLU) for i in [0, n), or {@code σ(v[i])} when {@code gate} is
+     * false. σ(x) = 1/(1+e^{−x}) for x ≥ 0 and e^{x}/(1+e^{x}) below, both from z = e^{−|x|} so that
+     * neither overflows. The scalar tail and {@link #sigmoidScalar} are the oracle.
+     */
+    public static void sigmoidInPlace(float[] v, int n, boolean gate) {
+        int i = 0;
+        int bound = S.loopBound(n);
+        for (; i < bound; i += S.length()) {
+            FloatVector x = FloatVector.fromArray(S, v, i);
+            FloatVector z = exp(x.abs().neg());
+            FloatVector num = FloatVector.broadcast(S, 1f).blend(z, x.compare(VectorOperators.LT, 0f));
+            FloatVector sig = num.div(z.add(1f));
+            (gate ? x.mul(sig) : sig).intoArray(v, i);
+        }
+        for (; i < n; i++) v[i] = gate ? v[i] * sigmoidScalar(v[i]) : sigmoidScalar(v[i]);
+    }
+
+    /** σ(x) in double, rounded to float: the oracle of {@link #sigmoidInPlace}. */
+    public static float sigmoidScalar(float x) {
+        double z = Math.exp(-Math.abs((double) x));
+        return (float) ((x >= 0 ? 1 : z) / (1 + z));
+    }
+
     /** {@code v[i] = exp(v[i] − max)} for i in [from, to), returning the sum; the scalar tail uses {@link Math#exp}. */
     public static float expShifted(float[] v, int from, int to, float max) {
         FloatVector sum = FloatVector.zero(S);

@@ -15,6 +15,8 @@ public final class Warmup {
     private static final int ROUNDS = 12_000;
     private static final int[] WIDTHS = {2, 3, 4, 5, 6, 8};
     private static final int CODEC_ROUNDS = 1_500;
+    /** Up to {@code MatmulOps.MULTI_ROW_M} x rows, as the multi-row kernels take them. */
+    private static final int MULTI_ROWS = 16;
 
     private Warmup() {
     }
@@ -45,6 +47,12 @@ public final class Warmup {
             BPanelSource panels = (k0, kc, n0, nr, dst, off, width) -> { };
             float[] a = new float[6 * 64];
             float[] c = new float[6 * 64];
+            // the multi-row kernels serve decode batches of 2..16 rows and batch 1 with k >= 4096 (down projections)
+            int bigK = 4096;
+            MemorySegment wBig = arena.allocate(2L * 4 * bigK, 64);
+            float[] xBig = new float[bigK];
+            float[] xRows = new float[MULTI_ROWS * k];
+            float[] outRows = new float[MULTI_ROWS * n];
             codecKernels(arena); // first: the KV codecs run on every appended token
             try (Parallel one = new Parallel(1)) {
                 for (int i = 0; i < ROUNDS; i++) {
@@ -60,6 +68,11 @@ public final class Warmup {
                     AffineCodes.dequantize(w, 0, 4, 32, s, b, 0, 64, codes, acc, 0);
                     if (i % 8 == 0) Gemm.multiply(one, 6, 64, 64, a, 64, panels, c, 64);
                     AffineCodes.dequantize(w, 0, WIDTHS[i % WIDTHS.length], 32, s, b, 0, 64, codes, acc, 0);
+                    int rows = 2 + i % (MULTI_ROWS - 1);
+                    MultiRowMatVec.bf16(w, 0, 2L * k, k, xRows, rows, 0, n, outRows, 0, n);
+                    int bits = i % 2 == 0 ? 8 : 4;
+                    MultiRowQuantMatVec.vector(w, 0, (long) k * bits / 8, bits, 64, k, params, xRows, rows, 0, n, outRows, n);
+                    if (i % 16 == 0) MultiRowMatVec.bf16(wBig, 0, 2L * bigK, bigK, xBig, 1, 0, 4, outRows, 0, 4);
                 }
             }
         } catch (RuntimeException | Error e) {
