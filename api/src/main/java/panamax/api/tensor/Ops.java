@@ -167,6 +167,60 @@ public interface Ops {
      */
     Tensor quantizedMatmul(Tensor x, QuantizedMatrix w, boolean transpose);
 
+    // ---- codebook codes and randomized Hadamard rotations (vector quantizers such as TurboQuant) ----
+
+    /**
+     * The dense values {@code codebook[code]·rowScale} of a codebook matrix: a new F32
+     * {@code [..., rows, cols]}. The default unpacks with {@link #dequantize} and gathers with
+     * {@link #take}; fast backends override it.
+     *
+     * @since 0.2
+     */
+    default Tensor codebookDequantize(CodebookMatrix w) {
+        return CodebookFallbacks.dequantize(this, w);
+    }
+
+    /**
+     * {@code x [..., K]} times a codebook matrix, as {@link #quantizedMatmul}: with {@code transpose},
+     * w is [N, K] and the result is {@code x·wᵀ [..., N]}; without, w is [K, N] and the result is
+     * {@code x·w}. Leading axes broadcast as in {@link #matmul}. Result F32, accumulated in f32. A fast
+     * backend looks codes up while it multiplies and never materializes w; the default does
+     * ({@link #codebookDequantize} then {@link #matmul}).
+     *
+     * @since 0.2
+     */
+    default Tensor codebookMatmul(Tensor x, CodebookMatrix w, boolean transpose) {
+        return CodebookFallbacks.matmul(this, x, w, transpose);
+    }
+
+    /**
+     * Quantizes each row of floating {@code x [..., cols]} as its norm times codebook values: the
+     * code of element j is the number of {@code boundaries} (F32 {@code [2^bits − 1]}, ascending)
+     * strictly below {@code x_j / max(‖x‖, 2^-126)}, with ‖x‖ the row's f32 Euclidean norm. Returns
+     * a matrix whose {@code packed} (U32 {@code [..., cols·bits/32]}, MLX's LSB-first packing) and
+     * {@code rowScales} (the norms, F32 {@code [..., 1]}) are new and owned by the caller, and whose
+     * {@code codebook} is the borrowed argument. {@code cols} must be a multiple of 32 (64 for 1 bit).
+     * Codes of values within f32 rounding of a boundary may differ between backends.
+     *
+     * @since 0.2
+     */
+    default CodebookMatrix codebookQuantize(Tensor x, Tensor codebook, Tensor boundaries, int bits) {
+        return CodebookFallbacks.quantize(this, x, codebook, boundaries, bits);
+    }
+
+    /**
+     * The randomized Hadamard rotation along the last axis of floating {@code x [..., n]}, n a power
+     * of two: forward {@code y = H·(signs ⊙ x)}, inverse {@code x = signs ⊙ (H·y)}, with H the
+     * normalized (orthonormal, symmetric) Walsh–Hadamard matrix and {@code signs} (F32, ±1) broadcast
+     * against x. Returns a new F32 tensor of x's shape. The default multiplies by a dense H (O(n²));
+     * fast backends run the O(n log n) butterfly.
+     *
+     * @since 0.2
+     */
+    default Tensor hadamardRotate(Tensor x, Tensor signs, boolean inverse) {
+        return CodebookFallbacks.hadamard(this, x, signs, inverse);
+    }
+
     // ---- conveniences over the primitives above ----
 
     default Tensor add(Tensor a, Tensor b) {

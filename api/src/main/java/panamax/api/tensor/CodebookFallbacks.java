@@ -1,0 +1,138 @@
+package panamax.api.tensor;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * The composed defaults of {@link Ops}' codebook and Hadamard ops, built from the primitive ops
+ * only, so a backend that does not override them still computes the right values (slowly: they
+ * materialize what a fused kernel never would). Constants are created per call from host arrays.
+ * Stateless.
+ */
+final class CodebookFallbacks {
+    private CodebookFallbacks() {
+    }
+
+    /** Closes what it collects, except the one tensor {@link #keep kept}. */
+    private static final class Scope implements AutoCloseable {
+        private final List<Tensor> owned = new ArrayList<>();
+
+        Tensor add(Tensor t) {
+            owned.add(t);
+            return t;
+        }
+
+        Tensor keep(Tensor t) {
+            owned.remove(t);
+            return t;
+        }
+
+        @Override
+        public void close() {
+            for (int i = owned.size() - 1; i >= 0; i--) owned.get(i).close();
+        }
+    }
+
+    private static Shape shape(int[] lead, int... tail) {
+        int[] d = Arrays.copyOf(lead, lead.length + tail.length);
+        System.arraycopy(tail, 0, d, lead.length, tail.length);
+        return new Shape(d);
+    }
+
+    /** The code values of every entry: F32 {@code [..., rows, cols]}, read through {@link Ops#dequantize} with unit scales. */
+    private static Tensor codes(Ops ops, Scope s, CodebookMatrix w) {
+        Backend backend = w.packed().backend();
+        int width = w.bits() == 1 ? 2 : w.bits();          // MLX has no 1-bit format: read bit pairs
+        int columns = w.bits() == 1 ? w.cols() / 2 : w.cols();
+        int[] lead = Arrays.copyOf(w.packed().shape().dims(), w.packed().rank() - 1);
+        Shape groups = shape(lead, columns / 32);
+        Tensor one = s.add(backend.fromFloats(new float[] {1f}, Shape.of(1), DType.F32));
+        Tensor zero = s.add(backend.fromFloats(new float[] {0f}, Shape.of(1), DType.F32));
+        // borrows packed: the QuantizedMatrix is never closed
+        var matrix = new QuantizedMatrix(w.packed(), s.add(ops.broadcastTo(one, groups)), s.add(ops.broadcastTo(zero, groups)), 32, width);
+        Tensor codes = s.add(ops.dequantize(matrix));
+        if (w.bits() != 1) return codes;
+        // pair p = b0 + 2·b1: b1 = trunc(p/2) (truncation is floor for p ≥ 0), b0 = p − 2·b1
+        Tensor high = s.add(ops.astype(s.add(ops.astype(s.add(ops.mul(codes, 0.5)), DType.I32)), DType.F32));
+        Tensor low = s.add(ops.sub(codes, s.add(ops.mul(high, 2.0))));
+        Tensor pairs = s.add(ops.concat(List.of(s.add(ops.reshape(low, shape(lead, columns, 1))),
+                s.add(ops.reshape(high, shape(lead, columns, 1)))), -1));
+        return s.add(ops.reshape(pairs, shape(lead, w.cols())));
+    }
+
+    static Tensor dequantize(Ops ops, CodebookMatrix w) {
+        try (Scope s = new Scope()) {
+            Tensor index = s.add(ops.astype(codes(ops, s, w), DType.I32));
+            Tensor values = s.add(ops.take(w.codebook(), index, 0));
+            return s.keep(w.rowScales() == null ? values : s.add(ops.mul(values, w.rowScales())));
+        }
+    }
+
+    static Tensor matmul(Ops ops, Tensor x, CodebookMatrix w, boolean transpose) {
+        try (Scope s = new Scope()) {
+            Tensor dense = s.add(dequantize(ops, w));
+            if (!transpose) return s.keep(ops.matmul(x, dense));
+            int[] axes = new int[dense.rank()];
+            for (int i = 0; i < axes.length; i++) axes[i] = i;
+            axes[axes.length - 1] = axes.length - 2;
+            axes[axes.length - 2] = axes.length - 1;
+            return s.keep(ops.matmul(x, s.add(ops.transpose(dense, axes))));
+        }
+    }
+
+    static CodebookMatrix quantize(Ops ops, Tensor x, Tensor codebook, Tensor boundaries, int bits) {
+        int cols = x.dim(-1);
+        if (boundaries.rank() != 1 || boundaries.dim(0) != (1 << bits) - 1) {
+            throw new IllegalArgumentException("boundaries: expected [" + ((1 << bits) - 1) + "] for " + bits + " bits, found " + boundaries.shape());
+        }
+        if (cols % (bits == 1 ? 64 : 32) != 0) {
+            throw new IllegalArgumentException("codebookQuantize: the last axis of x " + x.shape() + " must be a multiple of " + (bits == 1 ? 64 : 32));
+        }
+        Backend backend = x.backend();
+        int[] lead = Arrays.copyOf(x.shape().dims(), x.rank() - 1);
+        int words = cols * bits / 32;
+        try (Scope s = new Scope()) {
+            Tensor xf = s.add(ops.astype(x, DType.F32));
+            Tensor norm = s.add(ops.unary(UnaryOp.SQRT, s.add(ops.sum(s.add(ops.unary(UnaryOp.SQUARE, xf)), -1, true))));
+            Tensor unit = s.add(ops.div(xf, s.add(ops.binary(BinaryOp.MAXIMUM, norm, Float.MIN_NORMAL))));
+            // binary search over the sorted boundaries, top bit first: round k decides bit k of the code
+            Tensor code = s.add(ops.zeros(unit.shape(), DType.F32));
+            Tensor[] bitPlanes = new Tensor[bits];
+            for (int k = bits - 1; k >= 0; k--) {
+                Tensor probe = s.add(ops.astype(s.add(ops.add(code, (1 << k) - 1)), DType.I32));
+                Tensor threshold = s.add(ops.take(boundaries, probe, 0));
+                Tensor above = s.add(ops.astype(s.add(ops.compare(Comparison.GREATER, unit, threshold)), DType.F32));
+                bitPlanes[k] = s.add(ops.reshape(above, shape(lead, cols, 1)));
+                code = s.add(ops.add(code, s.add(ops.mul(above, 1 << k))));
+            }
+            // the LSB-first stream as 16-bit halves (exact in f32), joined as lo + hi·65536 in U32
+            Tensor stream = s.add(ops.reshape(s.add(ops.concat(Arrays.asList(bitPlanes), -1)), shape(lead, words, 2, 16)));
+            float[] powers = new float[16];
+            for (int i = 0; i < 16; i++) powers[i] = 1 << i;
+            Tensor weights = s.add(backend.fromFloats(powers, Shape.of(16), DType.F32));
+            Tensor halves = s.add(ops.astype(s.add(ops.sum(s.add(ops.mul(stream, weights)), -1, false)), DType.U32));
+            Tensor shift = s.add(backend.fromInts(new int[] {1 << 16}, Shape.of(1), DType.U32));
+            Tensor word = s.add(ops.add(s.add(ops.slice(halves, -1, 0, 1)), s.add(ops.mul(s.add(ops.slice(halves, -1, 1, 2)), shift))));
+            Tensor packed = ops.reshape(word, shape(lead, words));
+            return new CodebookMatrix(packed, codebook, s.keep(norm), bits);
+        }
+    }
+
+    static Tensor hadamard(Ops ops, Tensor x, Tensor signs, boolean inverse) {
+        int n = x.dim(-1);
+        if (Integer.bitCount(n) != 1) throw new IllegalArgumentException("hadamardRotate: the last axis of x " + x.shape() + " must be a power of two");
+        float[] h = new float[n * n];
+        float norm = (float) (1 / Math.sqrt(n));
+        for (int i = 0; i < n; i++) {
+            for (int j = 0; j < n; j++) h[i * n + j] = Integer.bitCount(i & j) % 2 == 0 ? norm : -norm;
+        }
+        try (Scope s = new Scope()) {
+            Tensor matrix = s.add(x.backend().fromFloats(h, Shape.of(n, n), DType.F32));
+            Tensor xf = s.add(ops.astype(x, DType.F32));
+            // H is symmetric: the row vector times H is (H·x)ᵀ
+            if (!inverse) return s.keep(ops.matmul(s.add(ops.mul(xf, signs)), matrix));
+            return s.keep(ops.mul(s.add(ops.matmul(xf, matrix)), signs));
+        }
+    }
+}

@@ -1,0 +1,267 @@
+package panamax.backend.tck;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.quicktheories.generators.SourceDSL.integers;
+
+import java.util.Arrays;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.quicktheories.core.Gen;
+import org.quicktheories.core.RandomnessSource;
+import panamax.api.tensor.CodebookMatrix;
+import panamax.api.tensor.DType;
+import panamax.api.tensor.Ops;
+import panamax.api.tensor.Shape;
+import panamax.api.tensor.Tensor;
+
+/**
+ * Codebook matrices and the randomized Hadamard rotation ({@code codebookDequantize},
+ * {@code codebookMatmul}, {@code codebookQuantize}, {@code hadamardRotate}) against float64
+ * references: random codes of every width packed by {@link AffineReference#pack}, random codebooks,
+ * row scales or none, packed rows read through strided views (as a cache layout slices them), and
+ * both matmul orientations with batch axes. {@link #codebookOps()} is the op surface under test, so a
+ * subclass can check the api's composed defaults as well as a backend's fused kernels.
+ */
+public abstract class CodebookTck extends BackendTck {
+    private static final List<Integer> BITS = List.of(1, 2, 3, 4, 5, 6, 8);
+
+    /** The ops whose codebook methods are tested; the backend's own by default. */
+    protected Ops codebookOps() {
+        return ops();
+    }
+
+    private static int draw(RandomnessSource in, int lo, int hi) {
+        return integers().between(lo, hi).generate(in);
+    }
+
+    /** Random codes {@code [lead..., rows, cols]}, a codebook, and row scales (or null). */
+    private record Codes(int[] dims, int bits, int[] codes, double[] codebook, double[] rowScales, int extraRows) {
+        int rows() {
+            return Ref.size(dims) / cols();
+        }
+
+        int cols() {
+            return dims[dims.length - 1];
+        }
+
+        Ref dense() {
+            double[] v = new double[codes.length];
+            for (int i = 0; i < v.length; i++) v[i] = codebook[codes[i]] * (rowScales == null ? 1 : rowScales[i / cols()]);
+            return new Ref(dims, v);
+        }
+
+        @Override
+        public String toString() {
+            return "Codes[dims=" + Arrays.toString(dims) + ", bits=" + bits + ", scales=" + (rowScales != null)
+                    + ", strided=" + (extraRows > 0) + "]";
+        }
+    }
+
+    private static Gen<Codes> codes(int[] leadAndRows, int maxColBlocks) {
+        return in -> {
+            int bits = Gens.oneOf(BITS).generate(in);
+            int[] dims = References.concat(leadAndRows, (bits == 1 ? 64 : 32) * draw(in, 1, maxColBlocks));
+            int[] codes = new int[Ref.size(dims)];
+            for (int i = 0; i < codes.length; i++) codes[i] = draw(in, 0, (1 << bits) - 1);
+            double[] book = new double[1 << bits];
+            for (int i = 0; i < book.length; i++) book[i] = (float) (draw(in, -100_000, 100_000) * 1e-5);
+            double[] scales = null;
+            if (draw(in, 0, 2) > 0) {
+                scales = new double[codes.length / dims[dims.length - 1]];
+                for (int i = 0; i < scales.length; i++) scales[i] = (float) (draw(in, 0, 100_000) * 3e-5);
+            }
+            return new Codes(dims, bits, codes, book, scales, draw(in, 0, 1) * draw(in, 1, 3));
+        };
+    }
+
+    /** The tensors of {@code c} (closed with the returned scope) and the matrix viewing them. */
+    private CodebookMatrix matrix(Codes c, List<Tensor> owned) {
+        int[] lead = Arrays.copyOf(c.dims, c.dims.length - 2);
+        int rows = c.dims[c.dims.length - 2];
+        int cols = c.cols();
+        int words = cols * c.bits / 32;
+        // stored with extra rows after the real ones, then sliced: the rows are a strided view
+        int stored = rows + c.extraRows;
+        int[] storedCodes = new int[Ref.size(lead) * stored * cols];
+        for (int m = 0; m < Ref.size(lead); m++) {
+            System.arraycopy(c.codes, m * rows * cols, storedCodes, m * stored * cols, rows * cols);
+        }
+        int[] packed = AffineReference.pack(storedCodes, Ref.size(lead) * stored, cols, c.bits);
+        Tensor all = backend().fromInts(packed, new Shape(References.concat(lead, stored, words)), DType.U32);
+        owned.add(all);
+        Tensor p = ops().slice(all, -2, 0, rows);
+        owned.add(p);
+        float[] book = new float[c.codebook.length];
+        for (int i = 0; i < book.length; i++) book[i] = (float) c.codebook[i];
+        Tensor cb = backend().fromFloats(book, Shape.of(book.length), DType.F32);
+        owned.add(cb);
+        Tensor s = null;
+        if (c.rowScales != null) {
+            float[] sv = new float[c.rowScales.length];
+            for (int i = 0; i < sv.length; i++) sv[i] = (float) c.rowScales[i];
+            s = backend().fromFloats(sv, new Shape(References.concat(lead, rows, 1)), DType.F32);
+            owned.add(s);
+        }
+        return new CodebookMatrix(p, cb, s, c.bits);
+    }
+
+    private static void closeAll(List<Tensor> owned) {
+        for (int i = owned.size() - 1; i >= 0; i--) owned.get(i).close();
+    }
+
+    @Test
+    public void codebookDequantizeLooksUpEachCodeTimesItsRowScale() {
+        Gen<Codes> cases = in -> codes(draw(in, 0, 1) == 0 ? new int[] {draw(in, 1, 5)} : new int[] {2, draw(in, 1, 3), draw(in, 1, 3)}, 3)
+                .generate(in);
+        qt(60).forAll(cases).checkAssert(c -> {
+            List<Tensor> owned = new java.util.ArrayList<>();
+            try {
+                CodebookMatrix w = matrix(c, owned);
+                try (Tensor r = codebookOps().codebookDequantize(w)) {
+                    assertClose("codebookDequantize " + c, r, DType.F32, c.dense(), null);
+                }
+            } finally {
+                closeAll(owned);
+            }
+        });
+    }
+
+    private record MatmulCase(Ref x, Codes w, boolean transpose, DType xType) {
+    }
+
+    @Test
+    public void codebookMatmulMatchesTheDenseProductInFloat64() {
+        List<DType> types = List.copyOf(supported(DType.F32, DType.BF16));
+        Gen<MatmulCase> cases = in -> {
+            boolean transpose = draw(in, 0, 1) == 0;
+            boolean batched = draw(in, 0, 1) == 0;
+            int m = draw(in, 1, 6);
+            int free = Gens.positiveDim(transpose ? 40 : 6).generate(in);
+            Codes w = codes(batched ? new int[] {2, draw(in, 1, 2), free} : new int[] {free}, 3).generate(in);
+            int k = transpose ? w.cols() : free;
+            int[] xDims = batched ? new int[] {2, w.dims[1], m, k} : Gens.oneOf(List.of(new int[] {m, k}, new int[] {2, m, k})).generate(in);
+            DType xType = Gens.oneOf(types).generate(in);
+            return new MatmulCase(Gens.values(xDims, Gens.element(Gens.Spread.UNIT), xType).generate(in), w, transpose, xType);
+        };
+        qt(120).forAll(cases).checkAssert(c -> {
+            Ref dense = c.w.dense();
+            Expected e = References.matmul(c.x, c.transpose ? dense.transpose(References.swapLast(dense.rank())) : dense);
+            List<Tensor> owned = new java.util.ArrayList<>();
+            try {
+                CodebookMatrix w = matrix(c.w, owned);
+                try (Tensor x = input(c.x, c.xType); Tensor r = codebookOps().codebookMatmul(x, w, c.transpose)) {
+                    assertClose("codebookMatmul transpose=" + c.transpose + " x " + c.xType + c.x.shape() + " w " + c.w, r, DType.F32, e);
+                }
+            } finally {
+                closeAll(owned);
+            }
+        });
+    }
+
+    @Test
+    public void codebookQuantizeCountsTheBoundariesBelowEachDirectionCoordinate() {
+        List<DType> types = List.copyOf(supported(DType.F32, DType.BF16));
+        qt(60).forAll(Gens.oneOf(BITS), integers().between(0, 7), Gens.oneOf(types), integers().between(0, 1_000_000))
+                .checkAssert((bits, size, type, seed) -> {
+                    int rows = 1 + size % 4;
+                    int blocks = 1 + size / 4;
+                    int cols = (bits == 1 ? 64 : 32) * blocks;
+                    int[] dims = {rows, cols};
+                    Ref x = Gens.uniform(dims, seed, 3.0, type);
+                    if (seed % 5 == 0) Arrays.fill(x.values(), 0, cols, 0.0); // a zero row codes 0/0 as 0
+                    double[] b = new double[(1 << bits) - 1];
+                    java.util.Random rnd = new java.util.Random(seed);
+                    for (int i = 0; i < b.length; i++) b[i] = (float) (rnd.nextGaussian() / Math.sqrt(cols));
+                    Arrays.sort(b);
+                    double[] norms = new double[rows];
+                    int[] want = new int[rows * cols];
+                    boolean[] nearBoundary = new boolean[rows * cols];
+                    for (int r = 0; r < rows; r++) {
+                        double ss = 0;
+                        for (int j = 0; j < cols; j++) ss += x.values()[r * cols + j] * x.values()[r * cols + j];
+                        norms[r] = Math.sqrt(ss);
+                        for (int j = 0; j < cols; j++) {
+                            double u = x.values()[r * cols + j] / Math.max(norms[r], Float.MIN_NORMAL);
+                            for (double v : b) {
+                                if (u > v) want[r * cols + j]++;
+                                // f32 norms and divisions may land a coordinate this close to a boundary on either side
+                                if (Math.abs(u - v) <= 1e-5 * (Math.abs(v) + 1e-3)) nearBoundary[r * cols + j] = true;
+                            }
+                        }
+                    }
+                    float[] bf = new float[b.length];
+                    for (int i = 0; i < b.length; i++) bf[i] = (float) b[i];
+                    try (Tensor tx = input(x, type); Tensor book = ops().zeros(Shape.of(1 << bits), DType.F32);
+                         Tensor bounds = backend().fromFloats(bf, Shape.of(bf.length), DType.F32)) {
+                        CodebookMatrix q = codebookOps().codebookQuantize(tx, book, bounds, bits);
+                        try (Tensor packed = q.packed(); Tensor scales = q.rowScales()) {
+                            assertEquals(book, q.codebook(), "the codebook is the argument");
+                            assertShape("codebookQuantize packed", packed, DType.U32, new int[] {rows, cols * bits / 32});
+                            assertClose("codebookQuantize norms of " + type + " x", scales, DType.F32, new Ref(new int[] {rows, 1}, norms), null);
+                            int[] got = AffineReference.unpack(backend().toInts(packed), rows, cols, bits);
+                            for (int i = 0; i < got.length; i++) {
+                                if (!nearBoundary[i] && got[i] != want[i]) {
+                                    throw new AssertionError("codebookQuantize " + bits + " bits, " + type + " x " + Arrays.toString(dims) + " at "
+                                            + Arrays.toString(Ref.unravel(i, dims)) + ": expected code " + want[i] + ", found " + got[i]);
+                                }
+                            }
+                        }
+                    }
+                });
+    }
+
+    @Test
+    public void hadamardRotateMatchesTheDenseTransformAndInvertsIt() {
+        List<DType> types = List.copyOf(supported(DType.F32, DType.BF16));
+        qt(60).forAll(integers().between(0, 8), integers().between(1, 3), Gens.oneOf(types), integers().between(0, 1_000_000))
+                .checkAssert((log, heads, type, seed) -> {
+                    int n = 1 << log;
+                    int[] dims = {2, heads, 3, n};
+                    Ref x = Gens.uniform(dims, seed, 2.0, type);
+                    java.util.Random rnd = new java.util.Random(seed);
+                    double[] s = new double[heads * n];
+                    for (int i = 0; i < s.length; i++) s[i] = rnd.nextBoolean() ? 1 : -1;
+                    Ref signs = new Ref(new int[] {heads, 1, n}, s);
+                    int rows = x.size() / n;
+                    double[] fwd = new double[x.size()];
+                    double[] inv = new double[x.size()];
+                    double[] mag = new double[x.size()];
+                    double norm = 1 / Math.sqrt(n);
+                    for (int r = 0; r < rows; r++) {
+                        int h = (r / 3) % heads;
+                        for (int i = 0; i < n; i++) {
+                            double a = 0;
+                            double c = 0;
+                            double m = 0;
+                            for (int j = 0; j < n; j++) {
+                                double hij = Integer.bitCount(i & j) % 2 == 0 ? norm : -norm;
+                                double v = x.values()[r * n + j];
+                                a += hij * s[h * n + j] * v;
+                                c += hij * v;
+                                m += Math.abs(hij * v);
+                            }
+                            fwd[r * n + i] = a;
+                            inv[r * n + i] = s[h * n + i] * c;
+                            mag[r * n + i] = m;
+                        }
+                    }
+                    try (Tensor tx = input(x, type); Tensor ts = input(signs, DType.F32);
+                         Tensor f = codebookOps().hadamardRotate(tx, ts, false); Tensor i = codebookOps().hadamardRotate(tx, ts, true);
+                         Tensor back = codebookOps().hadamardRotate(f, ts, true)) {
+                        assertClose("hadamardRotate forward n=" + n + " " + type, f, DType.F32, new Ref(dims, fwd), mag);
+                        assertClose("hadamardRotate inverse n=" + n + " " + type, i, DType.F32, new Ref(dims, inv), mag);
+                        double[] twice = new double[mag.length];
+                        for (int k = 0; k < twice.length; k++) twice[k] = 2 * mag[k] * Math.sqrt(n);
+                        assertClose("hadamardRotate inverse(forward(x)) n=" + n + " " + type, back, DType.F32, x, twice);
+                    }
+                });
+    }
+
+    @Test
+    public void hadamardRotateRefusesAnAxisThatIsNotAPowerOfTwo() {
+        try (Tensor x = ops().zeros(Shape.of(2, 96), DType.F32); Tensor s = ops().zeros(Shape.of(96), DType.F32)) {
+            assertThrows(IllegalArgumentException.class, () -> codebookOps().hadamardRotate(x, s, false));
+        }
+    }
+}
