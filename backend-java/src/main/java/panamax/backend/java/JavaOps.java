@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import panamax.api.tensor.AttentionMask;
 import panamax.api.tensor.BinaryOp;
+import panamax.api.tensor.CodebookMatrix;
 import panamax.api.tensor.Comparison;
 import panamax.api.tensor.DType;
 import panamax.api.tensor.Ops;
@@ -30,6 +31,7 @@ final class JavaOps implements Ops {
     private final NormOps norm;
     private final AttentionOps attention;
     private final QuantOps quant;
+    private final CodebookOps codebook;
 
     JavaOps(JavaBackend backend) {
         this.backend = backend;
@@ -41,6 +43,7 @@ final class JavaOps implements Ops {
         this.norm = new NormOps(backend);
         this.attention = new AttentionOps(backend);
         this.quant = new QuantOps(backend, views);
+        this.codebook = new CodebookOps(backend, views);
     }
 
     private JavaTensor t(Tensor x, String name) {
@@ -233,5 +236,26 @@ final class JavaOps implements Ops {
     @Override
     public Tensor quantizedMatmul(Tensor x, QuantizedMatrix w, boolean transpose) {
         return quant.quantizedMatmul(t(x, "x"), w, transpose);
+    }
+
+    @Override
+    public Tensor codebookDequantize(CodebookMatrix w) {
+        return codebook.dequantize(w);
+    }
+
+    @Override
+    public Tensor codebookMatmul(Tensor x, CodebookMatrix w, boolean transpose) {
+        return codebook.matmul(t(x, "x"), w, transpose);
+    }
+
+    @Override
+    public CodebookMatrix codebookQuantize(Tensor x, Tensor codebook, Tensor boundaries, int bits) {
+        t(codebook, "codebook");
+        return this.codebook.quantize(t(x, "x"), t(codebook, "codebook"), t(boundaries, "boundaries"), bits);
+    }
+
+    @Override
+    public Tensor hadamardRotate(Tensor x, Tensor signs, boolean inverse) {
+        return codebook.hadamard(t(x, "x"), t(signs, "signs"), inverse);
     }
 }

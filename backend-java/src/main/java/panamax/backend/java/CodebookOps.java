@@ -1,0 +1,304 @@
+package panamax.backend.java;
+
+import java.lang.foreign.MemorySegment;
+import java.util.Arrays;
+import panamax.api.tensor.CodebookMatrix;
+import panamax.api.tensor.DType;
+import panamax.api.tensor.Shape;
+import panamax.backend.java.kernel.CodebookVectors;
+import panamax.backend.java.kernel.HadamardVectors;
+
+/**
+ * Fused codebook ops: {@code codebookDequantize}, {@code codebookMatmul} (codes looked up while
+ * multiplying, never a dense W), {@code codebookQuantize} (norm, boundary codes and packing written
+ * straight into the result) and {@code hadamardRotate} (vector FWHT per row). Parallel over rows or
+ * over (matrix, token chunk) pairs. Inputs borrowed, results owned by the caller. Thread-safe.
+ */
+final class CodebookOps {
+    private static final int CHUNK_ROWS = 512;
+
+    private final JavaBackend backend;
+    private final ViewOps views;
+
+    CodebookOps(JavaBackend backend, ViewOps views) {
+        this.backend = backend;
+        this.views = views;
+    }
+
+    /** A checked codebook matrix: words unit-stride (a copy otherwise), the codebook on the heap. */
+    private record Parts(JavaTensor packed, JavaTensor scales, int[] lead, int rows, int cols, int bits, CodebookVectors.Table table,
+                         boolean copied) implements AutoCloseable {
+        long rowBytes() {
+            return packed.strides[packed.rank() - 2] * 4;
+        }
+
+        int matrices() {
+            return Dims.count(lead);
+        }
+
+        /** Byte of the first word of row {@code r} of matrix {@code m}. */
+        long rowByte(int m, int r) {
+            return (packed.offset + offset(m, lead, packed.strides)) * 4 + r * rowBytes();
+        }
+
+        /** The row scales of matrix {@code m} (all 1 without scales). */
+        float[] scalesOf(int m) {
+            float[] s = new float[rows];
+            if (scales == null) {
+                Arrays.fill(s, 1f);
+            } else {
+                RowIo.load(scales.segment(), DType.F32, scales.offset + offset(m, lead, scales.strides), scales.strides[scales.rank() - 2], rows, s);
+            }
+            return s;
+        }
+
+        @Override
+        public void close() {
+            if (copied) packed.close();
+        }
+    }
+
+    /** Element offset of matrix {@code m} (row-major over {@code lead}) in a tensor with these strides. */
+    private static long offset(int m, int[] lead, long[] strides) {
+        long off = 0;
+        for (int i = lead.length - 1; i >= 0; i--) {
+            off += (long) (m % lead[i]) * strides[i];
+            m /= lead[i];
+        }
+        return off;
+    }
+
+    /** Small helpers on dims. */
+    private static final class Dims {
+        static int count(int[] dims) {
+            int n = 1;
+            for (int d : dims) n *= d;
+            return n;
+        }
+    }
+
+    private Parts parts(CodebookMatrix w) {
+        JavaTensor p = backend.check(w.packed(), "w.packed");
+        JavaTensor cb = backend.check(w.codebook(), "w.codebook");
+        JavaTensor s = w.rowScales() == null ? null : backend.check(w.rowScales(), "w.rowScales");
+        float[] book = new float[cb.dims[0]];
+        RowIo.load(cb.segment(), DType.F32, cb.offset, cb.strides[0], book.length, book);
+        boolean copy = p.strides[p.rank() - 1] != 1 && p.dims[p.rank() - 1] != 1;
+        JavaTensor words = copy ? views.copy(p) : p;
+        return new Parts(words, s, Arrays.copyOf(p.dims, p.rank() - 2), w.rows(), w.cols(), w.bits(), CodebookVectors.Table.of(book), copy);
+    }
+
+    JavaTensor dequantize(CodebookMatrix w) {
+        try (Parts q = parts(w)) {
+            int[] dims = q.packed.dims.clone();
+            dims[dims.length - 1] = q.cols;
+            JavaTensor out = backend.allocate(dims, DType.F32);
+            MemorySegment ps = q.packed.segment();
+            MemorySegment os = out.segment();
+            int total = q.matrices() * q.rows;
+            backend.parallel.forRange(total, Math.max(1, 16384 / q.cols), (from, to) -> {
+                int[] codes = new int[q.cols];
+                float[] scales = null;
+                int current = -1;
+                for (int i = from; i < to; i++) {
+                    int m = i / q.rows;
+                    int r = i % q.rows;
+                    if (m != current) {
+                        scales = q.scalesOf(m);
+                        current = m;
+                    }
+                    CodebookVectors.unpack(ps, q.rowByte(m, r), q.bits, q.cols, codes, 0);
+                    CodebookVectors.dequantizeRow(q.table, codes, q.cols, scales[r], os, (out.offset + (long) i * q.cols) * 4);
+                }
+            });
+            return out;
+        }
+    }
+
+    JavaTensor matmul(JavaTensor x, CodebookMatrix w, boolean transpose) {
+        try (Parts q = parts(w)) {
+            int k = transpose ? q.cols : q.rows;
+            int n = transpose ? q.rows : q.cols;
+            if (x.rank() < 2 || x.dims[x.rank() - 1] != k) {
+                throw new IllegalArgumentException("codebookMatmul: expected x [..., m, " + k + "] for a " + (transpose ? "transposed " : "")
+                        + "codebook matrix " + w.packed().shape() + " of " + q.rows + "×" + q.cols + ", found " + x.shape);
+            }
+            int m = x.dims[x.rank() - 2];
+            int[] xLead = Arrays.copyOf(x.dims, x.rank() - 2);
+            int rank = Math.max(xLead.length, q.lead.length);
+            int[] batch = new int[rank];
+            for (int i = 0; i < rank; i++) {
+                int xi = i - (rank - xLead.length);
+                int wi = i - (rank - q.lead.length);
+                int dx = xi >= 0 ? xLead[xi] : 1;
+                int dw = wi >= 0 ? q.lead[wi] : 1;
+                if (dx != dw && dx != 1 && dw != 1) {
+                    throw new IllegalArgumentException("codebookMatmul: batch axes of x " + x.shape + " and w " + w.packed().shape() + " do not broadcast");
+                }
+                batch[i] = dx == 1 ? dw : dx;
+            }
+            int matrices = Dims.count(batch);
+            long[] xb = MatmulOps.batchStrides(x, batch);
+            int[] wIndex = new int[matrices]; // the w matrix (row-major over q.lead) each output matrix reads
+            for (int i = 0; i < matrices; i++) {
+                int rest = i;
+                int wm = 0;
+                int mul = 1;
+                for (int a = rank - 1; a >= 0; a--) {
+                    int idx = rest % batch[a];
+                    rest /= batch[a];
+                    int wi = a - (rank - q.lead.length);
+                    if (wi >= 0) {
+                        wm += (q.lead[wi] == 1 ? 0 : idx) * mul;
+                        mul *= q.lead[wi];
+                    }
+                }
+                wIndex[i] = wm;
+            }
+            int mPad = (m + CodebookVectors.ROW_BLOCK - 1) / CodebookVectors.ROW_BLOCK * CodebookVectors.ROW_BLOCK;
+            float[][] xs = new float[matrices][];
+            float[][] scales = new float[matrices][];
+            for (int i = 0; i < matrices; i++) {
+                xs[i] = Arrays.copyOf(MatmulOps.rows(x, x.offset + MatmulOps.batchOffset(i, batch, xb), m, k), mPad * k);
+                scales[i] = q.scalesOf(wIndex[i]);
+            }
+            int[] outDims = Arrays.copyOf(batch, rank + 2);
+            outDims[rank] = m;
+            outDims[rank + 1] = n;
+            JavaTensor out = backend.allocate(outDims, DType.F32);
+            float[][] c = new float[matrices][];
+            for (int i = 0; i < matrices; i++) c[i] = new float[mPad * n];
+            MemorySegment ps = q.packed.segment();
+            int chunks = (q.rows + CHUNK_ROWS - 1) / CHUNK_ROWS;
+            // each unit is one chunk of w's rows (tokens) of one matrix; x·W partial sums merge per matrix
+            float[][] partial = transpose ? null : new float[matrices * chunks][];
+            backend.parallel.forRange(matrices * chunks, 1, (from, to) -> {
+                int[] codes = new int[(transpose ? 1 : CodebookVectors.TOKEN_BLOCK) * q.cols];
+                float[] wts = new float[CodebookVectors.ROW_BLOCK * CodebookVectors.TOKEN_BLOCK];
+                for (int u = from; u < to; u++) {
+                    int i = u / chunks;
+                    int r0 = (u % chunks) * CHUNK_ROWS;
+                    int r1 = Math.min(q.rows, r0 + CHUNK_ROWS);
+                    int wm = wIndex[i];
+                    float[] s = scales[i];
+                    if (transpose) {
+                        for (int t = r0; t < r1; t++) {
+                            CodebookVectors.unpack(ps, q.rowByte(wm, t), q.bits, q.cols, codes, 0);
+                            for (int rb = 0; rb < m; rb += CodebookVectors.ROW_BLOCK) {
+                                CodebookVectors.scoreRow(q.table, codes, k, xs[i], rb, Math.min(CodebookVectors.ROW_BLOCK, m - rb), s[t], c[i], rb * n + t, n);
+                            }
+                        }
+                    } else {
+                        float[] acc = new float[mPad * n];
+                        for (int t0 = r0; t0 < r1; t0 += CodebookVectors.TOKEN_BLOCK) {
+                            int count = Math.min(CodebookVectors.TOKEN_BLOCK, r1 - t0);
+                            for (int t = 0; t < count; t++) CodebookVectors.unpack(ps, q.rowByte(wm, t0 + t), q.bits, q.cols, codes, t * q.cols);
+                            for (int rb = 0; rb < mPad; rb += CodebookVectors.ROW_BLOCK) {
+                                for (int qq = 0; qq < CodebookVectors.ROW_BLOCK; qq++) {
+                                    for (int t = 0; t < count; t++) {
+                                        wts[qq * CodebookVectors.TOKEN_BLOCK + t] = xs[i][(rb + qq) * k + t0 + t] * s[t0 + t];
+                                    }
+                                }
+                                CodebookVectors.accumulate(q.table, codes, count, n, wts, acc, rb * n);
+                            }
+                        }
+                        partial[u] = acc;
+                    }
+                }
+            });
+            for (int i = 0; i < matrices; i++) {
+                if (!transpose) {
+                    for (int ch = 0; ch < chunks; ch++) {
+                        float[] p = partial[i * chunks + ch];
+                        for (int j = 0; j < m * n; j++) c[i][j] += p[j];
+                    }
+                }
+                RowIo.store(out.segment(), DType.F32, out.offset + (long) i * m * n, 1, m * n, c[i]);
+            }
+            return out;
+        }
+    }
+
+    CodebookMatrix quantize(JavaTensor x, JavaTensor codebook, JavaTensor boundaries, int bits) {
+        int cols = x.rank() == 0 ? 0 : x.dims[x.rank() - 1];
+        if (boundaries.rank() != 1 || boundaries.dims[0] != (1 << bits) - 1) {
+            throw new IllegalArgumentException("boundaries: expected [" + ((1 << bits) - 1) + "] for " + bits + " bits, found " + boundaries.shape);
+        }
+        if (bits < 1 || bits > 8 || bits == 7 || cols == 0 || cols % (bits == 1 ? 64 : 32) != 0 || !x.dtype.isFloating()) {
+            throw new IllegalArgumentException("codebookQuantize: expected floating x [..., a multiple of " + (bits == 1 ? 64 : 32)
+                    + "] and bits 1..6 or 8, found " + x.dtype + " " + x.shape + " and " + bits + " bits");
+        }
+        float[] b = new float[boundaries.dims[0]];
+        RowIo.load(boundaries.segment(), boundaries.dtype, boundaries.offset, boundaries.strides[0], b.length, b);
+        int words = cols * bits / 32;
+        int rows = (int) (x.elementCount() / cols);
+        int[] pd = x.dims.clone();
+        pd[pd.length - 1] = words;
+        int[] nd = x.dims.clone();
+        nd[nd.length - 1] = 1;
+        JavaTensor packed = backend.allocate(pd, DType.U32);
+        JavaTensor norms = backend.allocate(nd, DType.F32);
+        MemorySegment xs = x.segment();
+        MemorySegment ps = packed.segment();
+        MemorySegment ns = norms.segment();
+        int[] lead = Arrays.copyOf(x.dims, x.rank() - 1);
+        long stride = x.strides[x.rank() - 1];
+        backend.parallel.forRange(rows, Math.max(1, 8192 / cols), (from, to) -> {
+            float[] row = new float[cols];
+            int[] codes = new int[cols];
+            int[] out = new int[words];
+            for (int r = from; r < to; r++) {
+                RowIo.load(xs, x.dtype, x.offset + offset(r, lead, x.strides), stride, cols, row);
+                float norm = (float) Math.sqrt(CodebookVectors.sumOfSquares(row, cols));
+                CodebookVectors.codes(row, cols, Math.max(norm, Float.MIN_NORMAL), b, codes);
+                CodebookVectors.pack(codes, cols, bits, out);
+                MemorySegment.copy(out, 0, ps, RowIo.I32, (packed.offset + (long) r * words) * 4, words);
+                ns.setAtIndex(RowIo.F32, norms.offset + r, norm);
+            }
+        });
+        return new CodebookMatrix(packed, codebook, norms, bits);
+    }
+
+    JavaTensor hadamard(JavaTensor x, JavaTensor signs, boolean inverse) {
+        int n = x.rank() == 0 ? 0 : x.dims[x.rank() - 1];
+        if (Integer.bitCount(n) != 1 || !x.dtype.isFloating()) {
+            throw new IllegalArgumentException("hadamardRotate: expected floating x [..., a power of two], found " + x.dtype + " " + x.shape);
+        }
+        if (signs.rank() == 0 || signs.rank() > x.rank() || signs.dims[signs.rank() - 1] != n) {
+            throw new IllegalArgumentException("hadamardRotate: signs " + signs.shape + " do not broadcast to x " + x.shape + " along its last axis");
+        }
+        int[] lead = Arrays.copyOf(x.dims, x.rank() - 1);
+        long[] signStrides = new long[lead.length]; // signs' strides aligned to x's leading axes, 0 where broadcast
+        for (int i = 0; i < lead.length; i++) {
+            int si = i - (x.rank() - signs.rank());
+            if (si < 0 || signs.dims[si] == 1) continue;
+            if (signs.dims[si] != lead[i]) {
+                throw new IllegalArgumentException("hadamardRotate: signs " + signs.shape + " do not broadcast to x " + x.shape);
+            }
+            signStrides[i] = signs.strides[si];
+        }
+        int rows = (int) (x.elementCount() / n);
+        JavaTensor out = backend.allocate(x.dims.clone(), DType.F32);
+        MemorySegment xs = x.segment();
+        MemorySegment ss = signs.segment();
+        MemorySegment os = out.segment();
+        long stride = x.strides[x.rank() - 1];
+        long signStride = signs.strides[signs.rank() - 1];
+        backend.parallel.forRange(rows, Math.max(1, 16384 / n), (from, to) -> {
+            float[] row = new float[n];
+            float[] sign = new float[n];
+            long current = -1;
+            for (int r = from; r < to; r++) {
+                long so = signs.offset + offset(r, lead, signStrides);
+                if (so != current) {
+                    RowIo.load(ss, signs.dtype, so, signStride, n, sign);
+                    current = so;
+                }
+                RowIo.load(xs, x.dtype, x.offset + offset(r, lead, x.strides), stride, n, row);
+                HadamardVectors.transform(row, n, inverse ? null : sign, inverse ? sign : null);
+                MemorySegment.copy(row, 0, os, RowIo.F32, (out.offset + (long) r * n) * 4, n);
+            }
+        });
+        return out;
+    }
+}

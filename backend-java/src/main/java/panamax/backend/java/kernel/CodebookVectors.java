@@ -1,0 +1,186 @@
+package panamax.backend.java.kernel;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
+import jdk.incubator.vector.FloatVector;
+import jdk.incubator.vector.IntVector;
+import jdk.incubator.vector.VectorMask;
+import jdk.incubator.vector.VectorOperators;
+import jdk.incubator.vector.VectorSpecies;
+
+/**
+ * Vector kernels for codebook matrices (entry = {@code book[code]·rowScale}, codes packed LSB first
+ * as MLX does, see {@link AffineCodes}): unpacking a row's codes, looking codes up while multiplying
+ * ({@code x·Wᵀ} scores and {@code x·W} accumulation, never a dense W), and dequantizing rows. A
+ * codebook of at most one vector's lanes is a register and each lookup one permute of its float
+ * bits; larger codebooks use gathers from the on-heap table. Scratch arrays are the caller's.
+ * Stateless.
+ */
+public final class CodebookVectors {
+    private static final VectorSpecies<Float> F = FloatVector.SPECIES_PREFERRED;
+    private static final VectorSpecies<Integer> I = IntVector.SPECIES_PREFERRED;
+    private static final int L = F.length();
+    private static final ValueLayout.OfInt U32 = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+    /** Rows of x handled together: four accumulators per pass over a row of codes. */
+    public static final int ROW_BLOCK = 4;
+    /** Codes rows decoded per block in {@link #accumulate}. */
+    public static final int TOKEN_BLOCK = 32;
+
+    private CodebookVectors() {
+    }
+
+    /** True when rows of a multiple of 32 codes decode with vectors here (4 to 32 lanes, as {@link AffineVectors}). */
+    public static boolean supported() {
+        return AffineVectors.supported() && I.length() == L;
+    }
+
+    /** A lookup table of one codebook: its float bits in a register when it fits, else the array itself. */
+    public record Table(float[] book, IntVector bits) {
+        public static Table of(float[] book) {
+            if (book.length > L) return new Table(book, null);
+            int[] raw = new int[L];
+            for (int i = 0; i < book.length; i++) raw[i] = Float.floatToRawIntBits(book[i]);
+            return new Table(book, IntVector.fromArray(I, raw, 0));
+        }
+    }
+
+    private static FloatVector lookup(Table t, int[] codes, int off) {
+        if (t.bits != null) return IntVector.fromArray(I, codes, off).selectFrom(t.bits).reinterpretAsFloats();
+        return FloatVector.fromArray(F, t.book, 0, codes, off);
+    }
+
+    /** The {@code cols} codes (a multiple of 32) of the row whose first word is at byte {@code rowByte}, into {@code dst[off...]}. */
+    public static void unpack(MemorySegment packed, long rowByte, int bits, int cols, int[] dst, int off) {
+        int blocks = cols / 32;
+        int fast = 0;
+        if (bits == 1 && L <= 32) {
+            long words = Math.min(blocks, (packed.byteSize() - rowByte) / 4);
+            IntVector one = IntVector.broadcast(I, 1);
+            IntVector iota = IntVector.zero(I).addIndex(1);
+            for (int w = 0; w < words; w++) {
+                IntVector word = IntVector.broadcast(I, packed.get(U32, rowByte + 4L * w));
+                for (int p = 0; p < 32; p += L) word.lanewise(VectorOperators.LSHR, iota.add(p)).and(one).intoArray(dst, off + 32 * w + p);
+            }
+            fast = (int) words;
+        } else if (bits != 1 && supported()) {
+            fast = (int) AffineVectors.safeBlocks(packed, rowByte, bits, blocks);
+            AffineVectors.unpackBlocks(packed, rowByte, bits, fast, dst, off);
+        }
+        if (fast < blocks) AffineCodes.unpackScalar(packed, rowByte, bits, 32 * fast, cols, dst, off + 32 * fast);
+    }
+
+    /**
+     * Scores of rows {@code [r0, r0 + ROW_BLOCK)} of {@code x} ({@code k} per row, rows past the real
+     * ones zero) against the codes row in {@code codes[0..k)}: writes {@code scale·Σ x·book[code]}
+     * to {@code c[(r − r0)·ldc + col]} for the {@code rows} real rows.
+     */
+    public static void scoreRow(Table t, int[] codes, int k, float[] x, int r0, int rows, float scale, float[] c, int cOff, int ldc) {
+        FloatVector a0 = FloatVector.zero(F);
+        FloatVector a1 = FloatVector.zero(F);
+        FloatVector a2 = FloatVector.zero(F);
+        FloatVector a3 = FloatVector.zero(F);
+        int x0 = r0 * k;
+        for (int j = 0; j < k; j += L) {
+            FloatVector v = lookup(t, codes, j);
+            a0 = v.fma(FloatVector.fromArray(F, x, x0 + j), a0);
+            a1 = v.fma(FloatVector.fromArray(F, x, x0 + k + j), a1);
+            a2 = v.fma(FloatVector.fromArray(F, x, x0 + 2 * k + j), a2);
+            a3 = v.fma(FloatVector.fromArray(F, x, x0 + 3 * k + j), a3);
+        }
+        c[cOff] = a0.reduceLanes(VectorOperators.ADD) * scale;
+        if (rows > 1) c[cOff + ldc] = a1.reduceLanes(VectorOperators.ADD) * scale;
+        if (rows > 2) c[cOff + 2 * ldc] = a2.reduceLanes(VectorOperators.ADD) * scale;
+        if (rows > 3) c[cOff + 3 * ldc] = a3.reduceLanes(VectorOperators.ADD) * scale;
+    }
+
+    /**
+     * {@code acc[q·n + j] += Σ_i w[q·TOKEN_BLOCK + i]·book[codes[i·n + j]]} for the four rows q of a
+     * row block and {@code count} decoded code rows of {@code n} codes each.
+     */
+    public static void accumulate(Table t, int[] codes, int count, int n, float[] w, float[] acc, int accOff) {
+        for (int j = 0; j < n; j += L) {
+            FloatVector a0 = FloatVector.fromArray(F, acc, accOff + j);
+            FloatVector a1 = FloatVector.fromArray(F, acc, accOff + n + j);
+            FloatVector a2 = FloatVector.fromArray(F, acc, accOff + 2 * n + j);
+            FloatVector a3 = FloatVector.fromArray(F, acc, accOff + 3 * n + j);
+            for (int i = 0; i < count; i++) {
+                FloatVector v = lookup(t, codes, i * n + j);
+                a0 = v.fma(FloatVector.broadcast(F, w[i]), a0);
+                a1 = v.fma(FloatVector.broadcast(F, w[TOKEN_BLOCK + i]), a1);
+                a2 = v.fma(FloatVector.broadcast(F, w[2 * TOKEN_BLOCK + i]), a2);
+                a3 = v.fma(FloatVector.broadcast(F, w[3 * TOKEN_BLOCK + i]), a3);
+            }
+            a0.intoArray(acc, accOff + j);
+            a1.intoArray(acc, accOff + n + j);
+            a2.intoArray(acc, accOff + 2 * n + j);
+            a3.intoArray(acc, accOff + 3 * n + j);
+        }
+    }
+
+    /** {@code book[codes[j]]·scale} for {@code n} codes, stored as little-endian f32 at byte {@code byteOff} of {@code dst}. */
+    public static void dequantizeRow(Table t, int[] codes, int n, float scale, MemorySegment dst, long byteOff) {
+        for (int j = 0; j < n; j += L) lookup(t, codes, j).mul(scale).intoMemorySegment(dst, byteOff + 4L * j, ByteOrder.LITTLE_ENDIAN);
+    }
+
+    /**
+     * The codes of {@code row[0..n) / d} against ascending {@code boundaries}: the number of
+     * boundaries strictly below each quotient. Counts compares for up to 15 boundaries, searches
+     * binarily beyond.
+     */
+    public static void codes(float[] row, int n, float d, float[] boundaries, int[] dst) {
+        int j = 0;
+        if (boundaries.length <= 15) {
+            int bound = F.loopBound(n);
+            for (; j < bound; j += L) {
+                FloatVector u = FloatVector.fromArray(F, row, j).div(d);
+                FloatVector count = FloatVector.zero(F);
+                for (float b : boundaries) {
+                    VectorMask<Float> above = u.compare(VectorOperators.GT, b);
+                    count = count.add(1f, above);
+                }
+                ((IntVector) count.convert(VectorOperators.F2I, 0)).intoArray(dst, j);
+            }
+        }
+        for (; j < n; j++) {
+            float u = row[j] / d;
+            int lo = 0;
+            int hi = boundaries.length;
+            while (lo < hi) { // first boundary not below u
+                int mid = (lo + hi) >>> 1;
+                if (u > boundaries[mid]) lo = mid + 1;
+                else hi = mid;
+            }
+            dst[j] = lo;
+        }
+    }
+
+    /** Packs {@code n} codes of {@code bits} LSB first into {@code n·bits/32} words of {@code words}. */
+    public static void pack(int[] codes, int n, int bits, int[] words) {
+        long acc = 0;
+        int fill = 0;
+        int w = 0;
+        for (int i = 0; i < n; i++) {
+            acc |= (long) codes[i] << fill;
+            fill += bits;
+            if (fill >= 32) {
+                words[w++] = (int) acc;
+                acc >>>= 32;
+                fill -= 32;
+            }
+        }
+    }
+
+    /** f32 Σ row[j]² over {@code n} values. */
+    public static float sumOfSquares(float[] row, int n) {
+        FloatVector acc = FloatVector.zero(F);
+        int j = 0;
+        for (int bound = F.loopBound(n); j < bound; j += L) {
+            FloatVector v = FloatVector.fromArray(F, row, j);
+            acc = v.fma(v, acc);
+        }
+        float s = acc.reduceLanes(VectorOperators.ADD);
+        for (; j < n; j++) s += row[j] * row[j];
+        return s;
+    }
+}
