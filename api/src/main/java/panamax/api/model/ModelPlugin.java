@@ -28,4 +28,16 @@ public interface ModelPlugin {
      * @throws panamax.api.error.BadModelFileException naming the file and tensor that is wrong
      */
     RuntimeModel load(Path directory, Backend backend);
+
+    /**
+     * Loads as {@link #load(Path, Backend)} does, placing weights and reporting progress as
+     * {@code options} asks. The default ignores the options (mapped weights as the plugin reads
+     * them, no progress) and delegates; plugins that can honour them override it.
+     *
+     * @throws panamax.api.error.BadModelFileException naming the file and tensor that is wrong
+     * @since 0.2
+     */
+    default RuntimeModel load(Path directory, Backend backend, LoadOptions options) {
+        return load(directory, backend);
+    }
 }

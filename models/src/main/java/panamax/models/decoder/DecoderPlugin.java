@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import panamax.api.model.LayerKvNeed;
+import panamax.api.model.LoadOptions;
 import panamax.api.model.ModelPlugin;
 import panamax.api.model.ModelSpec;
 import panamax.api.model.RuntimeModel;
@@ -74,11 +75,16 @@ public abstract class DecoderPlugin implements ModelPlugin {
 
     @Override
     public RuntimeModel load(Path directory, Backend backend) {
+        return load(directory, backend, LoadOptions.defaults());
+    }
+
+    @Override
+    public RuntimeModel load(Path directory, Backend backend, LoadOptions options) {
         DecoderConfig c = config(directory);
         ModelSpec spec = spec(directory, c);
         Arena arena = Arena.ofShared();
         try {
-            WeightFiles files = WeightFiles.open(directory, arena);
+            WeightFiles files = WeightFiles.open(directory, arena, options);
             DecoderWeights weights = DecoderWeights.load(c, new WeightLoader(files, backend, c.quantization()));
             return new DecoderModel(spec, weights, new DenseDecoderGraph(c, weights, backend), arena);
         } catch (RuntimeException e) {

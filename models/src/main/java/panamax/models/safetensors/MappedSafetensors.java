@@ -3,20 +3,30 @@ package panamax.models.safetensors;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.function.LongConsumer;
 import panamax.api.error.BadModelFileException;
+import panamax.api.model.LoadOptions;
 
 /**
- * A safetensors file memory-mapped read-only into an arena the caller owns (the model's); tensor
- * data are slices of the mapping, never copies. Valid while that arena is open. Thread-safe.
+ * A safetensors file in memory: memory-mapped read-only into an arena the caller owns (the model's),
+ * or copied from a temporary mapping into huge-page-backed memory of that arena
+ * ({@link LoadOptions.Weights#COPY}). Tensor data are slices of that memory, never copies. Valid
+ * while that arena is open. Thread-safe.
  *
  * @param file    the file
  * @param header  its checked header
- * @param mapping the whole file
+ * @param mapping the whole file (mapped or copied)
  */
 public record MappedSafetensors(Path file, SafetensorsHeader header, MemorySegment mapping) {
+    /** Bytes copied or touched between two progress reports. */
+    private static final long BLOCK = 64L << 20;
+    private static final long PAGE = 4096;
+    /** Keeps the page-touching reads from being optimised away. */
+    private static volatile long sink;
 
     /**
      * Maps {@code file} into {@code arena} (borrowed) and checks its header.
@@ -24,13 +34,50 @@ public record MappedSafetensors(Path file, SafetensorsHeader header, MemorySegme
      * @throws BadModelFileException when the file cannot be read or its header is malformed
      */
     public static MappedSafetensors map(Path file, Arena arena) {
-        MemorySegment mapping;
+        return open(file, arena, LoadOptions.Weights.MAP, null);
+    }
+
+    /**
+     * Opens {@code file} into {@code arena} (borrowed) as {@code weights} says and checks its header.
+     * With a {@code progress} consumer (told the bytes done since its last call, in blocks of at most
+     * 64 MiB, summing to the file's size), a mapped file is also read once, one byte per page, so
+     * that it is in memory when the load returns (the progress then measures real reads); without
+     * one, a mapped file is paged in lazily by its first use.
+     *
+     * @throws BadModelFileException when the file cannot be read or its header is malformed
+     */
+    public static MappedSafetensors open(Path file, Arena arena, LoadOptions.Weights weights, LongConsumer progress) {
+        MemorySegment memory;
         try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
-            mapping = channel.map(FileChannel.MapMode.READ_ONLY, 0, channel.size(), arena);
+            if (weights == LoadOptions.Weights.COPY) {
+                memory = HugePageMemory.allocate(channel.size(), arena);
+                try (Arena temporary = Arena.ofConfined()) {
+                    // mapped only for the copy: the page cache keeps nothing of the process afterwards
+                    MemorySegment source = channel.map(FileChannel.MapMode.READ_ONLY, 0, channel.size(), temporary);
+                    for (long at = 0; at < source.byteSize(); at += BLOCK) {
+                        long n = Math.min(BLOCK, source.byteSize() - at);
+                        memory.asSlice(at, n).copyFrom(source.asSlice(at, n));
+                        if (progress != null) progress.accept(n);
+                    }
+                }
+            } else {
+                memory = channel.map(FileChannel.MapMode.READ_ONLY, 0, channel.size(), arena);
+                if (progress != null) touch(memory, progress);
+            }
         } catch (IOException | UnsupportedOperationException e) {
             throw new BadModelFileException(file, "cannot map it: " + e.getMessage(), e);
         }
-        return new MappedSafetensors(file, SafetensorsHeader.parse(file, mapping), mapping);
+        return new MappedSafetensors(file, SafetensorsHeader.parse(file, memory), memory);
+    }
+
+    private static void touch(MemorySegment memory, LongConsumer progress) {
+        long sum = 0;
+        for (long at = 0; at < memory.byteSize(); at += BLOCK) {
+            long end = Math.min(memory.byteSize(), at + BLOCK);
+            for (long p = at; p < end; p += PAGE) sum += memory.get(ValueLayout.JAVA_BYTE, p);
+            progress.accept(end - at);
+        }
+        sink = sum;
     }
 
     /** The bytes of {@code entry} (a slice of the mapping). */

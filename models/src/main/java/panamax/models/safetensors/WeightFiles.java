@@ -17,6 +17,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.TreeSet;
 import panamax.api.error.BadModelFileException;
+import panamax.api.model.LoadOptions;
 import panamax.api.tensor.Backend;
 import panamax.api.tensor.DType;
 import panamax.api.tensor.Shape;
@@ -35,11 +36,15 @@ public final class WeightFiles {
 
     private final Path directory;
     private final Arena arena;
+    private final LoadOptions options;
     private final Map<String, MappedSafetensors> byTensor = new LinkedHashMap<>();
+    private long total;
+    private long done;
 
-    private WeightFiles(Path directory, Arena arena) {
+    private WeightFiles(Path directory, Arena arena, LoadOptions options) {
         this.directory = directory;
         this.arena = arena;
+        this.options = options;
     }
 
     /**
@@ -49,7 +54,20 @@ public final class WeightFiles {
      *                               a shard is missing or malformed, or two files hold one tensor
      */
     public static WeightFiles open(Path directory, Arena arena) {
-        WeightFiles files = new WeightFiles(directory, arena);
+        return open(directory, arena, LoadOptions.defaults());
+    }
+
+    /**
+     * Opens the weights of {@code directory} into {@code arena} (borrowed, owned by the model),
+     * mapped or copied as {@code options} says, telling its listener the bytes of each file as they
+     * are read or copied (see {@link MappedSafetensors#open}); with {@link LoadOptions.Progress#NONE}
+     * and mapped weights nothing is read before first use.
+     *
+     * @throws BadModelFileException naming the file when there are no weights, the index is malformed,
+     *                               a shard is missing or malformed, or two files hold one tensor
+     */
+    public static WeightFiles open(Path directory, Arena arena, LoadOptions options) {
+        WeightFiles files = new WeightFiles(directory, arena, options);
         Path index = directory.resolve(INDEX);
         if (Files.isRegularFile(index)) {
             files.openSharded(index);
@@ -59,15 +77,24 @@ public final class WeightFiles {
                 throw new BadModelFileException(directory.resolve("model.safetensors"), "file",
                         "model.safetensors, " + INDEX + " or another *.safetensors file in the model directory", "none");
             }
-            for (Path p : all) files.add(MappedSafetensors.map(p, arena));
+            files.total = sizeOf(all);
+            for (Path p : all) files.add(files.openFile(p));
         }
         return files;
     }
 
-    /** Total bytes of the safetensors files of {@code directory} (weights as stored), or 0 when there are none. */
-    public static long storedBytes(Path directory) {
+    private MappedSafetensors openFile(Path p) {
+        boolean reporting = options.progress() != LoadOptions.Progress.NONE;
+        String name = p.getFileName().toString();
+        return MappedSafetensors.open(p, arena, options.weights(), !reporting ? null : bytes -> {
+            done += bytes;
+            options.progress().loaded(name, done, total);
+        });
+    }
+
+    private static long sizeOf(java.util.Collection<Path> paths) {
         long sum = 0;
-        for (Path p : safetensorsIn(directory)) {
+        for (Path p : paths) {
             try {
                 sum += Files.size(p);
             } catch (IOException e) {
@@ -75,6 +102,11 @@ public final class WeightFiles {
             }
         }
         return sum;
+    }
+
+    /** Total bytes of the safetensors files of {@code directory} (weights as stored), or 0 when there are none. */
+    public static long storedBytes(Path directory) {
+        return sizeOf(safetensorsIn(directory));
     }
 
     private static List<Path> safetensorsIn(Path directory) {
@@ -111,15 +143,20 @@ public final class WeightFiles {
             }
             wanted.put(e.getKey(), e.getValue().asText());
         });
+        Map<String, Path> shardPaths = new LinkedHashMap<>();
+        for (var e : wanted.entrySet()) {
+            Path p = directory.resolve(e.getValue()).normalize();
+            if (!p.startsWith(directory.normalize()) || !Files.isRegularFile(p)) {
+                throw new BadModelFileException(index, "weight_map." + e.getKey(), "a shard file inside " + directory,
+                        e.getValue() + (Files.exists(p) ? "" : " (no such file)"));
+            }
+            shardPaths.putIfAbsent(e.getValue(), p);
+        }
+        total = sizeOf(shardPaths.values());
         for (var e : wanted.entrySet()) {
             MappedSafetensors shard = shards.get(e.getValue());
             if (shard == null) {
-                Path p = directory.resolve(e.getValue()).normalize();
-                if (!p.startsWith(directory.normalize()) || !Files.isRegularFile(p)) {
-                    throw new BadModelFileException(index, "weight_map." + e.getKey(), "a shard file inside " + directory,
-                            e.getValue() + (Files.exists(p) ? "" : " (no such file)"));
-                }
-                shard = MappedSafetensors.map(p, arena);
+                shard = openFile(shardPaths.get(e.getValue()));
                 shards.put(e.getValue(), shard);
                 add(shard);
             }
