@@ -51,7 +51,7 @@ public final class ChatCommand implements Runnable {
 
     @Override
     public void run() {
-        String problem = sampling.problem();
+        String problem = sampling.problem() != null ? sampling.problem() : model.problem();
         if (problem != null) throw usage(problem);
         KvScheme scheme;
         try {
@@ -85,7 +85,7 @@ public final class ChatCommand implements Runnable {
                 GenerationRequest request = new GenerationRequest(ids, params.withSeed(params.seed() + turn), sampling.maxTokens,
                         tokenizer.eosIds(), sampling.stops);
                 // The KV cache is kept between turns: only the tokens the last turn's cache lacks are prefilled.
-                GenerationOutput output = cache.generate(request, new StreamPrinter(out, err, sampling.prefillChunk));
+                GenerationOutput output = cache.generate(request, new StreamPrinter(out, err, sampling.prefillChunk, model.progressEnabled()));
                 out.println();
                 out.flush();
                 conversation.add(new ChatMessage("assistant", output.results().getFirst().text()));

@@ -6,7 +6,6 @@ import java.util.List;
 import panamax.api.model.ChatMessage;
 import panamax.api.model.Tokenizer;
 import panamax.api.plan.KvScheme;
-import panamax.engine.generate.GenerationListener;
 import panamax.engine.generate.GenerationOutput;
 import panamax.engine.generate.GenerationRequest;
 import panamax.engine.generate.ModelSession;
@@ -52,7 +51,7 @@ public final class GenerateCommand implements Runnable {
 
     @Override
     public void run() {
-        String problem = sampling.problem();
+        String problem = sampling.problem() != null ? sampling.problem() : model.problem();
         if (problem != null) throw usage(problem);
         if (system != null && !chatTemplate) throw usage("--system needs the chat template; drop --no-chat-template");
         KvScheme scheme;
@@ -73,7 +72,8 @@ public final class GenerateCommand implements Runnable {
             }
             boolean single = requests.size() == 1;
             GenerationOutput output = session.generator().generate(requests,
-                    single ? new StreamPrinter(out, err, sampling.prefillChunk) : GenerationListener.NONE);
+                    single ? new StreamPrinter(out, err, sampling.prefillChunk, model.progressEnabled())
+                            : StreamPrinter.prefillOnly(err, sampling.prefillChunk, model.progressEnabled()));
             if (single) {
                 out.println();
             } else {

@@ -2,7 +2,9 @@ package panamax.app.cli;
 
 import java.io.PrintWriter;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Optional;
+import panamax.api.model.LoadOptions;
 import panamax.api.plan.KvScheme;
 import panamax.engine.generate.ModelSession;
 import panamax.engine.plugins.PluginRegistry;
@@ -17,11 +19,58 @@ public final class ModelOptions {
     @Option(names = "--backend", paramLabel = "ID", description = "backend id (default: the planner's choice)")
     String backend;
 
-    /** Loads the model, printing loading stages on {@code err}. */
+    @Option(names = "--weights-memory", paramLabel = "map|copy", defaultValue = "map",
+            description = "map: weights stay memory-mapped from the checkpoint (default, least memory); copy: copied at load"
+                    + " into huge-page-backed memory (their size again in RAM; faster decode where 4 KiB file pages are slow)")
+    String weightsMemory;
+
+    @Option(names = "--progress", paramLabel = "auto|always|never", defaultValue = "auto",
+            description = "progress bars on standard error for model load and long prefills: auto (only when standard error"
+                    + " is a terminal), always, never")
+    String progress;
+
+    /** What is wrong with --progress or --weights-memory, or null. */
+    String problem() {
+        if (!List.of("auto", "always", "never").contains(progress)) return "--progress: expected auto, always or never, found '" + progress + "'";
+        if (!List.of("map", "copy").contains(weightsMemory)) return "--weights-memory: expected map or copy, found '" + weightsMemory + "'";
+        return null;
+    }
+
+    /** Whether progress bars are drawn (see {@link ProgressMode}). */
+    boolean progressEnabled() {
+        return progressMode().enabled();
+    }
+
+    private ProgressMode progressMode() {
+        return switch (progress) {
+            case "auto" -> ProgressMode.AUTO;
+            case "always" -> ProgressMode.ALWAYS;
+            case "never" -> ProgressMode.NEVER;
+            default -> throw new IllegalArgumentException("--progress: expected auto, always or never, found '" + progress + "'");
+        };
+    }
+
+    private LoadOptions.Weights weights() {
+        return switch (weightsMemory) {
+            case "map" -> LoadOptions.Weights.MAP;
+            case "copy" -> LoadOptions.Weights.COPY;
+            default -> throw new IllegalArgumentException("--weights-memory: expected map or copy, found '" + weightsMemory + "'");
+        };
+    }
+
+    /**
+     * Loads the model, printing loading stages on {@code err} and, when enabled, a bar of the bytes
+     * read or copied so far. Callers check {@link #problem()} first.
+     */
     ModelSession open(Optional<Path> pluginsDir, KvScheme kv, int prefillChunk, PrintWriter err) {
+        LoadOptions load = LoadOptions.defaults().withWeights(weights());
+        if (progressEnabled()) {
+            ProgressBar bar = new ProgressBar(err, "loading");
+            load = load.withProgress((what, done, total) -> bar.bytes(done, total, what));
+        }
         PluginRegistry registry = PluginRegistry.discover(pluginsDir);
         err.println("loading " + model + " ...");
-        return ModelSession.open(registry, model, kv, Optional.ofNullable(backend), prefillChunk, line -> err.println(line));
+        return ModelSession.open(registry, model, kv, Optional.ofNullable(backend), prefillChunk, line -> err.println(line), load);
     }
 
     /** Warns on {@code err} when a call would run past the positions the model was trained for. */

@@ -1,36 +1,41 @@
 package panamax.app.cli;
 
 import java.io.PrintWriter;
-import java.util.Locale;
 import panamax.engine.generate.GenerationListener;
 
 /**
  * Prints generated text as it streams (to the command's output) and, for prompts that take more
- * than one prefill pass, a progress line on the error stream. Single row only.
+ * than one prefill pass and where bars are wanted, a prefill bar on the error stream. Single row only.
  */
 final class StreamPrinter implements GenerationListener {
     private final PrintWriter out;
-    private final PrintWriter err;
     private final int prefillChunk;
-    private final long start = System.nanoTime();
+    private final ProgressBar bar;
     private boolean progressShown;
 
-    StreamPrinter(PrintWriter out, PrintWriter err, int prefillChunk) {
+    /** With {@code progress} false nothing goes to {@code err}: the caller decided no bars (not a terminal, or --progress never). */
+    StreamPrinter(PrintWriter out, PrintWriter err, int prefillChunk, boolean progress) {
         this.out = out;
-        this.err = err;
         this.prefillChunk = prefillChunk;
+        this.bar = progress ? new ProgressBar(err, "prefill") : null;
+    }
+
+    /** For batches, whose text prints when done: the prefill bar only. */
+    static GenerationListener prefillOnly(PrintWriter err, int prefillChunk, boolean progress) {
+        if (!progress) return GenerationListener.NONE;
+        ProgressBar bar = new ProgressBar(err, "prefill");
+        return new GenerationListener() {
+            @Override
+            public void onPrefill(int done, int total) {
+                if (total > prefillChunk) bar.tokens(done, total);
+            }
+        };
     }
 
     @Override
     public void onPrefill(int done, int total) {
-        if (total <= prefillChunk) return;
-        int width = 30;
-        int filled = (int) ((long) width * done / total);
-        double seconds = (System.nanoTime() - start) / 1e9;
-        err.print(String.format(Locale.ROOT, "\rprefill [%s%s] %d/%d tokens, %.1f tok/s", "#".repeat(filled),
-                " ".repeat(width - filled), done, total, seconds > 0 ? done / seconds : 0));
-        if (done == total) err.println();
-        err.flush();
+        if (bar == null || total <= prefillChunk) return;
+        bar.tokens(done, total);
         progressShown = true;
     }
 

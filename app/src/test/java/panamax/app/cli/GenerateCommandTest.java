@@ -111,6 +111,32 @@ class GenerateCommandTest {
     }
 
     @Test
+    void progressBarsGoToStandardErrorOnlyWhenAskedAndCopiedWeightsGiveTheSameText() {
+        String model = fixture("llama-tiny").toString();
+        String[] common = {"generate", "--model", model, "--prompt", "many words ".repeat(40), "--no-chat-template",
+                "--max-tokens", "6", "--prefill-chunk", "16"};
+        Run shown = run(concat(common, "--progress", "always", "--weights-memory", "copy"));
+        assertEquals(0, shown.exit(), shown.err());
+        assertTrue(shown.err().contains("\rloading [") && shown.err().contains("100% "), shown.err());
+        assertTrue(shown.err().contains("\rprefill [") && shown.err().contains("tok/s"), shown.err());
+        assertTrue(!shown.out().contains("\r") && !shown.out().contains("loading ["), shown.out());
+        Run hidden = run(concat(common, "--progress", "never"));
+        assertEquals(0, hidden.exit(), hidden.err());
+        assertTrue(!hidden.err().contains("\r"), hidden.err());
+        // greedy by default: mapped and copied weights are the same bytes
+        assertEquals(text(hidden), text(shown));
+        Run bad = run(concat(common, "--weights-memory", "huge"));
+        assertEquals(Cli.USAGE, bad.exit());
+        assertTrue(bad.err().contains("--weights-memory: expected map or copy, found 'huge'"), bad.err());
+    }
+
+    private static String[] concat(String[] a, String... b) {
+        String[] out = Arrays.copyOf(a, a.length + b.length);
+        System.arraycopy(b, 0, out, a.length, b.length);
+        return out;
+    }
+
+    @Test
     void badSamplingFlagsAreUsageErrorsNamingTheFlag() {
         String model = fixture("llama-tiny").toString();
         Run r = run("generate", "--model", model, "--prompt", "x", "--max-tokens", "0");

@@ -35,12 +35,12 @@ record BenchRow(String weights, String phase, int batch, int context, double tok
     }
 
     static String tableHeader() {
-        return "| weights | phase   | batch | context | tok/s (all rows) | floor tok/s | % of floor | floor set by | target                | result |\n"
-             + "| ------- | ------- | ----- | ------- | ---------------- | ----------- | ---------- | ------------ | --------------------- | ------ |";
+        return "| weights   | phase   | batch | context | tok/s (all rows) | floor tok/s | % of floor | floor set by | target                | result |\n"
+             + "| --------- | ------- | ----- | ------- | ---------------- | ----------- | ---------- | ------------ | --------------------- | ------ |";
     }
 
     String tableLine() {
-        return String.format(Locale.ROOT, "| %-7s | %-7s | %5d | %7d | %16.2f | %11.2f | %9.1f%% | %-12s | %-21s | %-6s |",
+        return String.format(Locale.ROOT, "| %-9s | %-7s | %5d | %7d | %16.2f | %11.2f | %9.1f%% | %-12s | %-21s | %-6s |",
                 weights, phase, batch, context, tokensPerSecond, floorTokensPerSecond, 100 * fractionOfFloor(),
                 memoryBound ? "read bw" : "FMA peak", target, result());
     }

@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.stream.Stream;
+import panamax.api.model.LoadOptions;
 import panamax.api.model.ModelPlugin;
 import panamax.api.model.RuntimeModel;
 import panamax.api.tensor.Backend;
@@ -118,28 +119,36 @@ public final class DecodeBench {
                     (System.nanoTime() - start) / 1e9);
             ModelResolver resolved = ModelResolver.resolve(dir, engine.models());
             ModelPlugin plugin = engine.models().get(resolved.plugin());
-            try (RuntimeModel model = plugin.load(dir, backend)) {
-                DecodeMeasurement m = new DecodeMeasurement(engine, resolved.spec(), o.kv(), model.graph(), backend, o.seed());
-                // A short untimed pass first, so the timed ones run compiled code.
-                m.decode(1, Math.min(o.context(), 32), 2, 2, false);
-                List<BenchRow> rows = measure(o, f, m, y, err);
-                if (o.breakdown()) shares.addAll(breakdown(o, f, engine, backend, dir, resolved, err));
-                return rows;
+            List<BenchRow> rows = new ArrayList<>();
+            for (LoadOptions.Weights memory : o.memories()) {
+                // the default (mapped) keeps the format's plain label; anything else says where the weights were
+                String label = o.memories().equals(List.of(LoadOptions.Weights.MAP)) ? f.label : f.label + "/" + memory.name().toLowerCase(Locale.ROOT);
+                LoadOptions load = LoadOptions.defaults().withWeights(memory);
+                long loadStart = System.nanoTime();
+                try (RuntimeModel model = plugin.load(dir, backend, load)) {
+                    err.printf(Locale.ROOT, "%s: loaded in %.2f s%n", label, (System.nanoTime() - loadStart) / 1e9);
+                    DecodeMeasurement m = new DecodeMeasurement(engine, resolved.spec(), o.kv(), model.graph(), backend, o.seed());
+                    // A short untimed pass first, so the timed ones run compiled code.
+                    m.decode(1, Math.min(o.context(), 32), 2, 2, false);
+                    rows.addAll(measure(o, f, label, m, y, err));
+                }
+                if (o.breakdown()) shares.addAll(breakdown(o, f, label, load, engine, backend, dir, resolved, err));
             }
+            return rows;
         } finally {
             deleteRecursively(dir);
         }
     }
 
-    private static List<BenchRow> measure(DecodeOptions o, WeightFormat f, DecodeMeasurement m, MachineProbes.Yardsticks y,
-                                          PrintWriter err) {
+    private static List<BenchRow> measure(DecodeOptions o, WeightFormat f, String label, DecodeMeasurement m,
+                                          MachineProbes.Yardsticks y, PrintWriter err) {
         List<BenchRow> rows = new ArrayList<>();
         if (o.prefillTokens() > 0) {
             DecodeMeasurement.Prefill p = m.prefill(o.prefillTokens());
             Floor floor = Floor.prefill(o.shape(), f, p.tokens(), y);
-            rows.add(new BenchRow(f.label, "prefill", 1, p.tokens(), p.tokensPerSecond(), floor.tokensPerSecond(p.tokens()),
+            rows.add(new BenchRow(label, "prefill", 1, p.tokens(), p.tokensPerSecond(), floor.tokensPerSecond(p.tokens()),
                     floor.memoryBound(), "", false));
-            err.printf(Locale.ROOT, "%s: prefill %d tokens in %.2f s%n", f.label, p.tokens(), p.seconds());
+            err.printf(Locale.ROOT, "%s: prefill %d tokens in %.2f s%n", label, p.tokens(), p.seconds());
         }
         double batchOne = Double.NaN;
         for (int batch : o.batches()) {
@@ -157,19 +166,19 @@ public final class DecodeBench {
                 target = String.format(Locale.ROOT, ">= 5x batch 1 (%.1fx)", rate / batchOne);
                 met = rate >= 5 * batchOne;
             }
-            rows.add(new BenchRow(f.label, "decode", batch, o.context(), rate, floorRate, floor.memoryBound(), target, met));
-            err.printf(Locale.ROOT, "%s: decode batch %d: %d steps in %.2f s%n", f.label, batch, d.steps(), d.seconds());
+            rows.add(new BenchRow(label, "decode", batch, o.context(), rate, floorRate, floor.memoryBound(), target, met));
+            err.printf(Locale.ROOT, "%s: decode batch %d: %d steps in %.2f s%n", label, batch, d.steps(), d.seconds());
         }
         return rows;
     }
 
     /** Loads the model again over a timing backend and times each op of the decode steps, per batch. */
-    private static List<OpShare> breakdown(DecodeOptions o, WeightFormat f, Engine engine, Backend backend, Path dir,
-                                           ModelResolver resolved, PrintWriter err) {
+    private static List<OpShare> breakdown(DecodeOptions o, WeightFormat f, String label, LoadOptions load, Engine engine,
+                                           Backend backend, Path dir, ModelResolver resolved, PrintWriter err) {
         OpTimer timer = new OpTimer();
         Backend timed = timer.wrap(backend);
         List<OpShare> out = new ArrayList<>();
-        try (RuntimeModel model = engine.models().get(resolved.plugin()).load(dir, timed)) {
+        try (RuntimeModel model = engine.models().get(resolved.plugin()).load(dir, timed, load)) {
             DecodeMeasurement m = new DecodeMeasurement(engine, resolved.spec(), o.kv(), model.graph(), timed, o.seed())
                     .recordingInto(timer);
             for (int batch : o.batches()) {
@@ -177,10 +186,10 @@ public final class DecodeBench {
                 double stepSeconds = d.seconds() / d.steps();
                 for (var e : timer.drain()) {
                     double perStep = e.getValue().nanos / 1e9 / d.steps();
-                    out.add(new OpShare(f.label, batch, e.getKey(), perStep * 1e3, (double) e.getValue().calls / d.steps(),
+                    out.add(new OpShare(label, batch, e.getKey(), perStep * 1e3, (double) e.getValue().calls / d.steps(),
                             perStep / stepSeconds, stepSeconds * 1e3));
                 }
-                err.printf(Locale.ROOT, "%s: breakdown of batch %d: %.1f ms per step%n", f.label, batch, stepSeconds * 1e3);
+                err.printf(Locale.ROOT, "%s: breakdown of batch %d: %.1f ms per step%n", label, batch, stepSeconds * 1e3);
             }
         }
         return out;

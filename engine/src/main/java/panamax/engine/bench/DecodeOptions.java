@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
+import panamax.api.model.LoadOptions;
 import panamax.api.plan.KvScheme;
 
 /**
@@ -29,17 +30,19 @@ import panamax.api.plan.KvScheme;
  * @param seed          seed of weights, ids and keys/values
  * @param tmp           the folder the temporary checkpoints go under
  * @param breakdown     also time each backend op of the decode steps (a second, instrumented run per batch)
+ * @param memories      where the loaded weights live, each measured in turn (mapped file pages, or copied into huge pages)
  */
 record DecodeOptions(ModelShape shape, String presetName, List<WeightFormat> weights, List<Integer> batches, int context,
                      int steps, int warmup, int prefillTokens, boolean realPrefill, KvScheme kv, int threads,
-                     long probeBytes, boolean json, long seed, Path tmp, boolean breakdown) {
+                     long probeBytes, boolean json, long seed, Path tmp, boolean breakdown,
+                     List<LoadOptions.Weights> memories) {
 
     static final String USAGE = """
             usage: panamax bench decode [--preset 1b|125m|tiny] [--layers N --hidden N --heads N --kv-heads N
                    --head-dim N --intermediate N --vocab N] [--weights bf16,q8,q4] [--batches 1,4,8] [--context 512]
                    [--steps 16] [--warmup 3] [--prefill-tokens 512] [--fill random|prefill] [--kv-bits B
                    --kv-group-size G --kv-codec ID] [--threads N] [--probe-mib 1024] [--seed S] [--tmp DIR] [--json]
-                   [--breakdown]
+                   [--breakdown] [--weights-memory map,copy]
             """;
 
     /** @throws IllegalArgumentException naming the flag, what was expected and what was found */
@@ -83,12 +86,25 @@ record DecodeOptions(ModelShape shape, String presetName, List<WeightFormat> wei
                 intOr(values, "--steps", 16), nonNegative(values, "--warmup", 3), nonNegative(values, "--prefill-tokens", 512),
                 fill.equals("prefill"), kvScheme(values), threads, probeMib << 20, json,
                 Long.parseLong(values.getOrDefault("--seed", "42")),
-                Path.of(values.getOrDefault("--tmp", System.getProperty("java.io.tmpdir"))), breakdown);
+                Path.of(values.getOrDefault("--tmp", System.getProperty("java.io.tmpdir"))), breakdown, memories(values));
     }
 
     private static final java.util.Set<String> KNOWN = java.util.Set.of("--preset", "--layers", "--hidden", "--heads",
             "--kv-heads", "--head-dim", "--intermediate", "--vocab", "--weights", "--batches", "--context", "--steps", "--warmup",
-            "--prefill-tokens", "--fill", "--kv-bits", "--kv-group-size", "--kv-codec", "--threads", "--probe-mib", "--seed", "--tmp");
+            "--prefill-tokens", "--fill", "--kv-bits", "--kv-group-size", "--kv-codec", "--threads", "--probe-mib", "--seed", "--tmp",
+            "--weights-memory");
+
+    private static List<LoadOptions.Weights> memories(Map<String, String> values) {
+        List<LoadOptions.Weights> out = new ArrayList<>();
+        for (String m : values.getOrDefault("--weights-memory", "map").split(",")) {
+            switch (m.trim()) {
+                case "map" -> out.add(LoadOptions.Weights.MAP);
+                case "copy" -> out.add(LoadOptions.Weights.COPY);
+                default -> throw new IllegalArgumentException("--weights-memory: expected map, copy or both (map,copy), found '" + m + "'");
+            }
+        }
+        return List.copyOf(out);
+    }
 
     /** {@code --kv-bits B} alone means codec {@code affine} with {@code bits=B}, as for {@code panamax generate}. */
     private static KvScheme kvScheme(Map<String, String> values) {

@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.ServiceLoader;
 import panamax.api.error.UnsupportedCombinationException;
+import panamax.api.model.LoadOptions;
 import panamax.api.model.ModelPlugin;
 import panamax.api.model.ModelSpec;
 import panamax.api.model.RuntimeModel;
@@ -79,6 +80,16 @@ public final class ModelSession implements AutoCloseable {
      */
     public static ModelSession open(PluginRegistry registry, Path directory, KvScheme kv, Optional<String> backendId,
                                     int prefillChunk, java.util.function.Consumer<String> progress) {
+        return open(registry, directory, kv, backendId, prefillChunk, progress, LoadOptions.defaults());
+    }
+
+    /**
+     * As {@link #open(PluginRegistry, Path, KvScheme, Optional, int, java.util.function.Consumer)},
+     * with the weights placed and their loading reported as {@code load} says (plugins that do not
+     * override {@link ModelPlugin#load(Path, Backend, LoadOptions)} ignore it).
+     */
+    public static ModelSession open(PluginRegistry registry, Path directory, KvScheme kv, Optional<String> backendId,
+                                    int prefillChunk, java.util.function.Consumer<String> progress, LoadOptions load) {
         Engine engine = Engine.start(registry);
         ModelResolver resolved = ModelResolver.resolve(directory, engine.models());
         ModelPlugin plugin = engine.models().get(resolved.plugin());
@@ -96,7 +107,7 @@ public final class ModelSession implements AutoCloseable {
                     + resolved.spec().layers().size() + " layers, vocabulary " + resolved.spec().vocabSize());
             long start = System.nanoTime();
             backend = provider.create(BackendOptions.defaults());
-            model = plugin.load(directory, backend);
+            model = plugin.load(directory, backend, load);
             progress.accept(String.format(java.util.Locale.ROOT, "loaded %s in %.2f s", directory.getFileName(),
                     (System.nanoTime() - start) / 1e9));
             return new ModelSession(engine, resolved, kv, backend, model, tokenizer, prefillChunk);

@@ -15,6 +15,7 @@ import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import panamax.api.model.LoadOptions;
 
 /**
  * The decode benchmark's parts that need no model plugin (the end-to-end run is app's
@@ -58,7 +59,7 @@ class DecodeBenchPartsTest {
     void optionsNameTheFlagAndExpectedValue() {
         for (List<String> args : List.of(List.of("--preset", "7b"), List.of("--weights", "bf16,fp8"), List.of("--batches", "1,0"),
                 List.of("--fill", "zeros"), List.of("--steps", "many"), List.of("--hidden", "100"), List.of("--kv-heads", "5"),
-                List.of("--context"), List.of("--frobnicate", "1"))) {
+                List.of("--context"), List.of("--frobnicate", "1"), List.of("--weights-memory", "huge"))) {
             IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> DecodeOptions.parse(args), args.toString());
             assertTrue(e.getMessage().contains(args.getFirst()) || e.getMessage().contains("unknown option"), e.getMessage());
         }
@@ -69,6 +70,9 @@ class DecodeBenchPartsTest {
         assertEquals("affine", o.kv().codec());
         assertEquals("4", o.kv().codecParams().get("bits"));
         assertTrue(o.json());
+        assertEquals(List.of(LoadOptions.Weights.MAP), o.memories());
+        assertEquals(List.of(LoadOptions.Weights.MAP, LoadOptions.Weights.COPY),
+                DecodeOptions.parse(List.of("--weights-memory", "map,copy")).memories());
     }
 
     @Test

@@ -1,0 +1,64 @@
+package panamax.app.cli;
+
+import java.io.PrintWriter;
+import java.util.Locale;
+
+/**
+ * One progress bar redrawn in place on the error stream ({@code \r}, no newline until done), at
+ * most every 100 ms, so that a load of thousands of tensors does not flood a terminal. Only made
+ * where the caller decided a bar is wanted (see {@link ProgressMode}); never writes to standard
+ * output. Not thread-safe: one loading or prefilling thread drives it.
+ */
+final class ProgressBar {
+    private static final int WIDTH = 30;
+    private static final long REDRAW_NANOS = 100_000_000L;
+
+    private final PrintWriter err;
+    private final String label;
+    private final long start = System.nanoTime();
+    private long lastDraw = Long.MIN_VALUE;
+    private int lastLength;
+    private boolean finished;
+
+    /** A bar titled {@code label} on {@code err} (borrowed). */
+    ProgressBar(PrintWriter err, String label) {
+        this.err = err;
+        this.label = label;
+    }
+
+    /** Loaded bytes: {@code done} of {@code total}, the file or tensor just finished as detail. */
+    void bytes(long done, long total, String detail) {
+        double seconds = seconds();
+        update(done, total, String.format(Locale.ROOT, "%.2f/%.2f GB, %.2f GB/s  %s", done / 1e9, total / 1e9,
+                seconds > 0 ? done / 1e9 / seconds : 0, detail));
+    }
+
+    /** Prefilled tokens: {@code done} of {@code total}. */
+    void tokens(long done, long total) {
+        double seconds = seconds();
+        update(done, total, String.format(Locale.ROOT, "%d/%d tokens, %.1f tok/s", done, total, seconds > 0 ? done / seconds : 0));
+    }
+
+    private void update(long done, long total, String detail) {
+        if (finished) return;
+        long now = System.nanoTime();
+        boolean last = done >= total;
+        if (!last && lastDraw != Long.MIN_VALUE && now - lastDraw < REDRAW_NANOS) return;
+        lastDraw = now;
+        int filled = total <= 0 ? WIDTH : (int) Math.min(WIDTH, WIDTH * (double) done / total);
+        String line = String.format(Locale.ROOT, "%s [%s%s] %3d%% %s", label, "#".repeat(filled), " ".repeat(WIDTH - filled),
+                total <= 0 ? 100 : (int) Math.min(100, 100 * (double) done / total), detail);
+        // pad over the previous, longer line (a file name can shrink)
+        err.print("\r" + line + " ".repeat(Math.max(0, lastLength - line.length())));
+        lastLength = line.length();
+        if (last) {
+            err.println();
+            finished = true;
+        }
+        err.flush();
+    }
+
+    private double seconds() {
+        return (System.nanoTime() - start) / 1e9;
+    }
+}
