@@ -1,0 +1,63 @@
+package panamax.backend.mlx;
+
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import panamax.api.error.UnsupportedCombinationException;
+import panamax.api.tensor.Backend;
+import panamax.api.tensor.BackendCapabilities;
+import panamax.api.tensor.BackendOptions;
+import panamax.api.tensor.BackendProvider;
+import panamax.api.tensor.DType;
+
+/**
+ * Provides the MLX backend ({@code mlx}) when libmlxc can be loaded (see {@link MlxLibrary} for
+ * where it is looked up); otherwise {@link #unavailableReason()} says why and the planner skips
+ * it. Instantiation is free; the library is loaded on the first question that needs it.
+ * {@link #create} honours {@code device} ({@code cpu} or, where MLX has one, {@code gpu}) and
+ * {@code extra library=PATH}, which sets the library path when none was loaded yet. Without a
+ * device option the device comes from {@link #defaultDevice()}.
+ */
+public final class MlxBackendProvider implements BackendProvider {
+    static final String ID = "mlx";
+    static final String DEVICE_PROPERTY = "panamax.mlx.device";
+
+    /** Declared without loading anything; MLX CPU builds also run every op on {@code cpu}. */
+    private static final BackendCapabilities CAPABILITIES = new BackendCapabilities(
+            EnumSet.allOf(DType.class), QuantOps.BITS, QuantOps.GROUP_SIZES, true, Set.of("cpu", "gpu"));
+
+    @Override
+    public String id() {
+        return ID;
+    }
+
+    @Override
+    public BackendCapabilities capabilities() {
+        return CAPABILITIES;
+    }
+
+    @Override
+    public Optional<String> unavailableReason() {
+        return MlxLibrary.load();
+    }
+
+    /** {@code -D}{@value #DEVICE_PROPERTY} (the CLI's {@code --mlx-device}), else {@code PANAMAX_MLX_DEVICE}, else cpu. */
+    static String defaultDevice() {
+        String device = System.getProperty(DEVICE_PROPERTY, "");
+        if (device.isBlank()) device = System.getenv().getOrDefault("PANAMAX_MLX_DEVICE", "");
+        return device.isBlank() ? "cpu" : device;
+    }
+
+    @Override
+    public Backend create(BackendOptions options) {
+        String library = options.extra().get("library");
+        if (library != null && System.getProperty(MlxLibrary.PROPERTY, "").isBlank()) {
+            System.setProperty(MlxLibrary.PROPERTY, library);
+        }
+        Optional<String> missing = MlxLibrary.load();
+        if (missing.isPresent()) throw new UnsupportedCombinationException("mlx backend", List.of(missing.get()));
+        String device = options.device().orElseGet(MlxBackendProvider::defaultDevice);
+        return new MlxBackend(CAPABILITIES, device);
+    }
+}

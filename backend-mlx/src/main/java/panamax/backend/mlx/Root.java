@@ -1,0 +1,64 @@
+package panamax.backend.mlx;
+
+import java.lang.foreign.MemorySegment;
+import java.util.concurrent.atomic.AtomicInteger;
+import panamax.api.tensor.DType;
+
+/**
+ * The storage that tensor handles share: one owned MLX array of fixed shape and dtype, which the
+ * in-place writes of {@code Ops} replace by a new (lazy) array, so every view of the root sees the
+ * write. Reference-counted by its {@link MlxTensor} handles; the last release frees the MLX array
+ * and returns its bytes to the accounting. Replacement and release run under {@link Mlx#LOCK}.
+ */
+final class Root {
+    final int[] dims; // row-major, as MLX reports the array's shape
+    final DType dtype;
+    final long bytes;
+    private final boolean mapped;
+    private final MemoryAccounting accounting;
+    private final AtomicInteger refs = new AtomicInteger(1);
+    private MemorySegment array;
+
+    /** Takes ownership of {@code array}; one reference, held by the first handle. */
+    Root(MemorySegment array, int[] dims, DType dtype, MemoryAccounting accounting, boolean mapped) {
+        this.array = array;
+        this.dims = dims;
+        this.dtype = dtype;
+        this.accounting = accounting;
+        this.mapped = mapped;
+        long n = 1;
+        for (int d : dims) n *= d;
+        this.bytes = n * dtype.byteSize();
+        if (mapped) accounting.mapped(bytes);
+        else accounting.allocated(bytes);
+    }
+
+    /** The current array, borrowed: valid until the next {@link #replace} or the last release. */
+    MemorySegment array() {
+        return array;
+    }
+
+    /** Installs {@code next} (owned, same shape and dtype) as the root's array, freeing the old one. */
+    void replace(MemorySegment next) {
+        MemorySegment old = array;
+        array = next;
+        Mlx.free(old);
+    }
+
+    void retain() {
+        refs.incrementAndGet();
+    }
+
+    void release() {
+        if (refs.decrementAndGet() == 0) {
+            Mlx.LOCK.lock();
+            try {
+                Mlx.free(array);
+            } finally {
+                Mlx.LOCK.unlock();
+            }
+            if (mapped) accounting.unmapped(bytes);
+            else accounting.freed(bytes);
+        }
+    }
+}
