@@ -26,9 +26,13 @@ final class Embedding implements AutoCloseable {
     Tensor lookup(Ops ops, Tensor ids, double scale) {
         Tensor rows;
         if (quantized != null) {
+            // scales and biases widened to f32 first: dequantize computes in their dtype, and the
+            // looked-up rows should carry f32 values like quantizedMatmul's weights, not bf16-rounded ones
             try (Tensor p = ops.take(quantized.packed(), ids, 0);
-                 Tensor s = ops.take(quantized.scales(), ids, 0);
-                 Tensor b = ops.take(quantized.biases(), ids, 0)) {
+                 Tensor s16 = ops.take(quantized.scales(), ids, 0);
+                 Tensor b16 = ops.take(quantized.biases(), ids, 0);
+                 Tensor s = ops.astype(s16, DType.F32);
+                 Tensor b = ops.astype(b16, DType.F32)) {
                 rows = ops.dequantize(new QuantizedMatrix(p, s, b, quantized.groupSize(), quantized.bits()));
             }
         } else {
