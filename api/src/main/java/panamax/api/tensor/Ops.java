@@ -221,6 +221,32 @@ public interface Ops {
         return CodebookFallbacks.hadamard(this, x, signs, inverse);
     }
 
+    /**
+     * {@link #codebookQuantize} of {@link #hadamardRotate hadamardRotate(x, signs, false)}: the codes
+     * and norms of each row's rotated direction. A fast backend rotates, quantizes and packs each row
+     * in one pass, with no rotated copy of x; the default composes the two ops.
+     *
+     * @since 0.2
+     */
+    default CodebookMatrix codebookQuantizeRotated(Tensor x, Tensor signs, Tensor codebook, Tensor boundaries, int bits) {
+        try (Tensor rotated = hadamardRotate(x, signs, false)) {
+            return codebookQuantize(rotated, codebook, boundaries, bits);
+        }
+    }
+
+    /**
+     * {@link #hadamardRotate hadamardRotate(codebookDequantize(w), signs, true)} cast to {@code dtype}:
+     * rows decoded back to the unrotated domain, a new {@code [..., rows, cols]} tensor. A fast backend
+     * looks up, un-rotates and stores each row in one pass; the default composes the ops.
+     *
+     * @since 0.2
+     */
+    default Tensor codebookDequantizeRotated(CodebookMatrix w, Tensor signs, DType dtype) {
+        try (Tensor values = codebookDequantize(w); Tensor rotated = hadamardRotate(values, signs, true)) {
+            return astype(rotated, dtype);
+        }
+    }
+
     // ---- conveniences over the primitives above ----
 
     default Tensor add(Tensor a, Tensor b) {

@@ -219,7 +219,8 @@ final class CodebookOps {
         }
     }
 
-    CodebookMatrix quantize(JavaTensor x, JavaTensor codebook, JavaTensor boundaries, int bits) {
+    /** {@code codebookQuantize}, of the rotated rows when {@code signs} is not null ({@code codebookQuantizeRotated}). */
+    CodebookMatrix quantize(JavaTensor x, JavaTensor signs, JavaTensor codebook, JavaTensor boundaries, int bits) {
         int cols = x.rank() == 0 ? 0 : x.dims[x.rank() - 1];
         if (boundaries.rank() != 1 || boundaries.dims[0] != (1 << bits) - 1) {
             throw new IllegalArgumentException("boundaries: expected [" + ((1 << bits) - 1) + "] for " + bits + " bits, found " + boundaries.shape);
@@ -243,12 +244,22 @@ final class CodebookOps {
         MemorySegment ns = norms.segment();
         int[] lead = Arrays.copyOf(x.dims, x.rank() - 1);
         long stride = x.strides[x.rank() - 1];
+        if (signs != null && Integer.bitCount(cols) != 1) {
+            throw new IllegalArgumentException("codebookQuantizeRotated: the last axis of x " + x.shape + " must be a power of two");
+        }
+        SignRows signRows = signs == null ? null : new SignRows(signs, lead, cols, x.shape);
         backend.parallel.forRange(rows, Math.max(1, 8192 / cols), (from, to) -> {
             float[] row = new float[cols];
+            float[] sign = new float[cols];
             int[] codes = new int[cols];
             int[] out = new int[words];
+            long current = -1;
             for (int r = from; r < to; r++) {
                 RowIo.load(xs, x.dtype, x.offset + offset(r, lead, x.strides), stride, cols, row);
+                if (signRows != null) {
+                    current = signRows.load(r, current, sign);
+                    HadamardVectors.transform(row, cols, sign, null);
+                }
                 float norm = (float) Math.sqrt(CodebookVectors.sumOfSquares(row, cols));
                 CodebookVectors.codes(row, cols, Math.max(norm, Float.MIN_NORMAL), b, codes);
                 CodebookVectors.pack(codes, cols, bits, out);
@@ -268,37 +279,95 @@ final class CodebookOps {
             throw new IllegalArgumentException("hadamardRotate: signs " + signs.shape + " do not broadcast to x " + x.shape + " along its last axis");
         }
         int[] lead = Arrays.copyOf(x.dims, x.rank() - 1);
-        long[] signStrides = new long[lead.length]; // signs' strides aligned to x's leading axes, 0 where broadcast
-        for (int i = 0; i < lead.length; i++) {
-            int si = i - (x.rank() - signs.rank());
-            if (si < 0 || signs.dims[si] == 1) continue;
-            if (signs.dims[si] != lead[i]) {
-                throw new IllegalArgumentException("hadamardRotate: signs " + signs.shape + " do not broadcast to x " + x.shape);
-            }
-            signStrides[i] = signs.strides[si];
-        }
+        SignRows signRows = new SignRows(signs, lead, n, x.shape);
         int rows = (int) (x.elementCount() / n);
         JavaTensor out = backend.allocate(x.dims.clone(), DType.F32);
         MemorySegment xs = x.segment();
-        MemorySegment ss = signs.segment();
         MemorySegment os = out.segment();
         long stride = x.strides[x.rank() - 1];
-        long signStride = signs.strides[signs.rank() - 1];
         backend.parallel.forRange(rows, Math.max(1, 16384 / n), (from, to) -> {
             float[] row = new float[n];
             float[] sign = new float[n];
             long current = -1;
             for (int r = from; r < to; r++) {
-                long so = signs.offset + offset(r, lead, signStrides);
-                if (so != current) {
-                    RowIo.load(ss, signs.dtype, so, signStride, n, sign);
-                    current = so;
-                }
+                current = signRows.load(r, current, sign);
                 RowIo.load(xs, x.dtype, x.offset + offset(r, lead, x.strides), stride, n, row);
                 HadamardVectors.transform(row, n, inverse ? null : sign, inverse ? sign : null);
                 MemorySegment.copy(row, 0, os, RowIo.F32, (out.offset + (long) r * n) * 4, n);
             }
         });
         return out;
+    }
+
+    /** {@code codebookDequantizeRotated}: each row looked up, un-rotated and stored in {@code dtype} in one pass. */
+    JavaTensor dequantizeRotated(CodebookMatrix w, JavaTensor signs, DType dtype) {
+        if (!dtype.isFloating()) throw new IllegalArgumentException("codebookDequantizeRotated: expected a floating dtype, found " + dtype);
+        try (Parts q = parts(w)) {
+            int n = q.cols;
+            if (Integer.bitCount(n) != 1) {
+                throw new IllegalArgumentException("codebookDequantizeRotated: rows of " + n + " codes in " + w.packed().shape() + " are not a power of two");
+            }
+            int[] dims = q.packed.dims.clone();
+            dims[dims.length - 1] = n;
+            SignRows signRows = new SignRows(signs, Arrays.copyOf(dims, dims.length - 1), n, new Shape(dims));
+            JavaTensor out = backend.allocate(dims, dtype);
+            MemorySegment ps = q.packed.segment();
+            MemorySegment os = out.segment();
+            boolean vectorBf16 = dtype == DType.BF16 && CodebookVectors.supported();
+            backend.parallel.forRange(q.matrices() * q.rows, Math.max(1, 8192 / n), (from, to) -> {
+                int[] codes = new int[n];
+                float[] row = new float[n];
+                float[] sign = new float[n];
+                float[] scales = null;
+                int currentMatrix = -1;
+                long currentSigns = -1;
+                for (int i = from; i < to; i++) {
+                    int m = i / q.rows;
+                    int r = i % q.rows;
+                    if (m != currentMatrix) {
+                        scales = q.scalesOf(m);
+                        currentMatrix = m;
+                    }
+                    currentSigns = signRows.load(i, currentSigns, sign);
+                    CodebookVectors.unpack(ps, q.rowByte(m, r), q.bits, n, codes, 0);
+                    CodebookVectors.lookupRow(q.table, codes, n, scales[r], row);
+                    HadamardVectors.transform(row, n, null, sign);
+                    if (vectorBf16) CodebookVectors.storeBf16(row, n, os, (out.offset + (long) i * n) * 2);
+                    else RowIo.store(os, dtype, out.offset + (long) i * n, 1, n, row);
+                }
+            });
+            return out;
+        }
+    }
+
+    /** The ±1 sign row of each row of a tensor with leading axes {@code lead}, read from broadcast {@code signs [..., n]}. */
+    private static final class SignRows {
+        private final JavaTensor signs;
+        private final int[] lead;
+        private final long[] strides; // signs' strides aligned to lead, 0 where broadcast
+        private final int n;
+
+        SignRows(JavaTensor signs, int[] lead, int n, Shape target) {
+            if (signs.rank() == 0 || signs.rank() > lead.length + 1 || signs.dims[signs.rank() - 1] != n) {
+                throw new IllegalArgumentException("signs " + signs.shape + " do not broadcast to " + target + " along its last axis");
+            }
+            this.signs = signs;
+            this.lead = lead;
+            this.n = n;
+            this.strides = new long[lead.length];
+            for (int i = 0; i < lead.length; i++) {
+                int si = i - (lead.length + 1 - signs.rank());
+                if (si < 0 || signs.dims[si] == 1) continue;
+                if (signs.dims[si] != lead[i]) throw new IllegalArgumentException("signs " + signs.shape + " do not broadcast to " + target);
+                strides[i] = signs.strides[si];
+            }
+        }
+
+        /** Loads the signs of row {@code r} into {@code dst} unless they start at {@code current}; returns their start. */
+        long load(int r, long current, float[] dst) {
+            long at = signs.offset + offset(r, lead, strides);
+            if (at != current) RowIo.load(signs.segment(), signs.dtype, at, signs.strides[signs.rank() - 1], n, dst);
+            return at;
+        }
     }
 }

@@ -250,8 +250,17 @@ final class JavaOps implements Ops {
 
     @Override
     public CodebookMatrix codebookQuantize(Tensor x, Tensor codebook, Tensor boundaries, int bits) {
-        t(codebook, "codebook");
-        return this.codebook.quantize(t(x, "x"), t(codebook, "codebook"), t(boundaries, "boundaries"), bits);
+        return this.codebook.quantize(t(x, "x"), null, t(codebook, "codebook"), t(boundaries, "boundaries"), bits);
+    }
+
+    @Override
+    public CodebookMatrix codebookQuantizeRotated(Tensor x, Tensor signs, Tensor codebook, Tensor boundaries, int bits) {
+        return this.codebook.quantize(t(x, "x"), t(signs, "signs"), t(codebook, "codebook"), t(boundaries, "boundaries"), bits);
+    }
+
+    @Override
+    public Tensor codebookDequantizeRotated(CodebookMatrix w, Tensor signs, DType dtype) {
+        return codebook.dequantizeRotated(w, t(signs, "signs"), dtype);
     }
 
     @Override

@@ -61,7 +61,13 @@ public abstract class CodebookTck extends BackendTck {
     private static Gen<Codes> codes(int[] leadAndRows, int maxColBlocks) {
         return in -> {
             int bits = Gens.oneOf(BITS).generate(in);
-            int[] dims = References.concat(leadAndRows, (bits == 1 ? 64 : 32) * draw(in, 1, maxColBlocks));
+            return codes(leadAndRows, bits, (bits == 1 ? 64 : 32) * draw(in, 1, maxColBlocks)).generate(in);
+        };
+    }
+
+    private static Gen<Codes> codes(int[] leadAndRows, int bits, int cols) {
+        return in -> {
+            int[] dims = References.concat(leadAndRows, cols);
             int[] codes = new int[Ref.size(dims)];
             for (int i = 0; i < codes.length; i++) codes[i] = draw(in, 0, (1 << bits) - 1);
             double[] book = new double[1 << bits];
@@ -256,6 +262,118 @@ public abstract class CodebookTck extends BackendTck {
                         assertClose("hadamardRotate inverse(forward(x)) n=" + n + " " + type, back, DType.F32, x, twice);
                     }
                 });
+    }
+
+    /** {@code H·v/√n} of {@code v[off..off+n)} in float64 (H the Walsh–Hadamard matrix), into a new array. */
+    private static double[] hadamard(double[] v, int off, int n) {
+        double[] out = new double[n];
+        double norm = 1 / Math.sqrt(n);
+        for (int i = 0; i < n; i++) {
+            double a = 0;
+            for (int j = 0; j < n; j++) a += (Integer.bitCount(i & j) % 2 == 0 ? norm : -norm) * v[off + j];
+            out[i] = a;
+        }
+        return out;
+    }
+
+    private static Ref signs(int heads, int n, long seed) {
+        java.util.Random rnd = new java.util.Random(seed);
+        double[] s = new double[heads * n];
+        for (int i = 0; i < s.length; i++) s[i] = rnd.nextBoolean() ? 1 : -1;
+        return new Ref(new int[] {heads, 1, n}, s);
+    }
+
+    @Test
+    public void codebookQuantizeRotatedCodesTheDirectionOfEachRotatedRow() {
+        List<DType> types = List.copyOf(supported(DType.F32, DType.BF16));
+        qt(40).forAll(Gens.oneOf(BITS), integers().between(0, 5), Gens.oneOf(types), integers().between(0, 1_000_000))
+                .checkAssert((bits, shape, type, seed) -> {
+                    int n = shape % 2 == 0 ? 64 : 128;
+                    int heads = 1 + shape / 2;
+                    int[] dims = {2, heads, 3, n};
+                    Ref x = Gens.uniform(dims, seed, 2.0, type);
+                    Ref signs = signs(heads, n, seed);
+                    double[] b = new double[(1 << bits) - 1];
+                    java.util.Random rnd = new java.util.Random(seed);
+                    for (int i = 0; i < b.length; i++) b[i] = (float) (rnd.nextGaussian() / Math.sqrt(n));
+                    Arrays.sort(b);
+                    int rows = x.size() / n;
+                    double[] norms = new double[rows];
+                    int[] want = new int[x.size()];
+                    boolean[] near = new boolean[x.size()];
+                    for (int r = 0; r < rows; r++) {
+                        double[] signed = new double[n];
+                        for (int j = 0; j < n; j++) signed[j] = x.values()[r * n + j] * signs.values()[((r / 3) % heads) * n + j];
+                        double[] y = hadamard(signed, 0, n);
+                        double ss = 0;
+                        for (double v : y) ss += v * v;
+                        norms[r] = Math.sqrt(ss);
+                        for (int j = 0; j < n; j++) {
+                            double u = y[j] / Math.max(norms[r], Float.MIN_NORMAL);
+                            for (double v : b) {
+                                if (u > v) want[r * n + j]++;
+                                if (Math.abs(u - v) <= 1e-5) near[r * n + j] = true; // f32 rotation error may cross it
+                            }
+                        }
+                    }
+                    float[] bf = new float[b.length];
+                    for (int i = 0; i < b.length; i++) bf[i] = (float) b[i];
+                    try (Tensor tx = input(x, type); Tensor ts = input(signs, DType.F32); Tensor book = ops().zeros(Shape.of(1 << bits), DType.F32);
+                         Tensor bounds = backend().fromFloats(bf, Shape.of(bf.length), DType.F32)) {
+                        CodebookMatrix q = codebookOps().codebookQuantizeRotated(tx, ts, book, bounds, bits);
+                        try (Tensor packed = q.packed(); Tensor scales = q.rowScales()) {
+                            assertShape("codebookQuantizeRotated packed", packed, DType.U32, new int[] {2, heads, 3, n * bits / 32});
+                            assertClose("codebookQuantizeRotated norms", scales, DType.F32, new Ref(new int[] {2, heads, 3, 1}, norms), null);
+                            int[] got = AffineReference.unpack(backend().toInts(packed), rows, n, bits);
+                            for (int i = 0; i < got.length; i++) {
+                                if (!near[i] && got[i] != want[i]) {
+                                    throw new AssertionError("codebookQuantizeRotated " + bits + " bits, " + type + " x " + Arrays.toString(dims) + " at "
+                                            + Arrays.toString(Ref.unravel(i, dims)) + ": expected code " + want[i] + ", found " + got[i]);
+                                }
+                            }
+                        }
+                    }
+                });
+    }
+
+    @Test
+    public void codebookDequantizeRotatedUnrotatesTheDecodedRows() {
+        List<DType> types = List.copyOf(supported(DType.F32, DType.BF16));
+        Gen<Object[]> cases = in -> {
+            int heads = draw(in, 1, 3);
+            int bits = Gens.oneOf(BITS).generate(in);
+            Codes c = codes(new int[] {2, heads, draw(in, 1, 4)}, bits, draw(in, 0, 1) == 0 ? 64 : 128).generate(in);
+            return new Object[] {c, signs(heads, c.cols(), draw(in, 0, 1_000_000)), Gens.oneOf(types).generate(in)};
+        };
+        qt(40).forAll(Gens.described(cases)).checkAssert(cs -> {
+            Codes c = (Codes) cs[0];
+            Ref signs = (Ref) cs[1];
+            DType type = (DType) cs[2];
+            Ref dense = c.dense();
+            int n = c.cols();
+            int heads = signs.dim(0);
+            int perHead = c.dims[2];
+            double[] want = new double[dense.size()];
+            double[] mag = new double[dense.size()];
+            for (int r = 0; r < dense.size() / n; r++) {
+                double[] y = hadamard(dense.values(), r * n, n);
+                double[] abs = new double[n];
+                for (int j = 0; j < n; j++) abs[j] = Math.abs(dense.values()[r * n + j]);
+                for (int i = 0; i < n; i++) {
+                    want[r * n + i] = signs.values()[((r / perHead) % heads) * n + i] * y[i];
+                    for (double a : abs) mag[r * n + i] += a / Math.sqrt(n);
+                }
+            }
+            List<Tensor> owned = new java.util.ArrayList<>();
+            try {
+                CodebookMatrix w = matrix(c, owned);
+                try (Tensor ts = input(signs, DType.F32); Tensor r = codebookOps().codebookDequantizeRotated(w, ts, type)) {
+                    assertClose("codebookDequantizeRotated to " + type + " " + c, r, type, new Ref(c.dims, want), mag);
+                }
+            } finally {
+                closeAll(owned);
+            }
+        });
     }
 
     @Test

@@ -6,7 +6,10 @@ import java.nio.ByteOrder;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.IntVector;
 import jdk.incubator.vector.VectorMask;
+import jdk.incubator.vector.ShortVector;
 import jdk.incubator.vector.VectorOperators;
+import jdk.incubator.vector.VectorShape;
+import jdk.incubator.vector.VectorShuffle;
 import jdk.incubator.vector.VectorSpecies;
 
 /**
@@ -26,6 +29,34 @@ public final class CodebookVectors {
     public static final int ROW_BLOCK = 4;
     /** Codes rows decoded per block in {@link #accumulate}. */
     public static final int TOKEN_BLOCK = 32;
+
+    private static final VectorSpecies<Short> HALF = VectorSpecies.of(short.class, VectorShape.forBitSize(L * 16));
+    /** Per width dividing 32: lane i shifted by its place in its word, and the lanes that start a word. */
+    private static final IntVector[] PACK_SHIFT = new IntVector[33];
+    @SuppressWarnings("unchecked")
+    private static final VectorMask<Integer>[] PACK_HEADS = new VectorMask[33];
+    /** Lane i ← lane (i + 2^k) mod L. */
+    @SuppressWarnings("unchecked")
+    private static final VectorShuffle<Integer>[] ROTATE = new VectorShuffle[Integer.numberOfTrailingZeros(L) + 1];
+
+    static {
+        for (int bits : new int[] {1, 2, 4, 8, 16, 32}) {
+            int per = 32 / bits;
+            int[] shift = new int[L];
+            boolean[] heads = new boolean[L];
+            for (int i = 0; i < L; i++) {
+                shift[i] = (i % per) * bits;
+                heads[i] = i % per == 0;
+            }
+            PACK_SHIFT[bits] = IntVector.fromArray(I, shift, 0);
+            PACK_HEADS[bits] = VectorMask.fromArray(I, heads, 0);
+        }
+        for (int k = 0; k < ROTATE.length; k++) {
+            int[] idx = new int[L];
+            for (int i = 0; i < L; i++) idx[i] = (i + (1 << k)) % L;
+            ROTATE[k] = VectorShuffle.fromArray(I, idx, 0);
+        }
+    }
 
     private CodebookVectors() {
     }
@@ -155,8 +186,31 @@ public final class CodebookVectors {
         }
     }
 
-    /** Packs {@code n} codes of {@code bits} LSB first into {@code n·bits/32} words of {@code words}. */
+    /**
+     * Packs {@code n} codes (a multiple of 32) of {@code bits} LSB first into {@code n·bits/32} words of
+     * {@code words}. For widths that divide 32 each vector of codes is shifted into place and the codes
+     * of one word are OR-ed together in log₂(32/bits) lane rotations, then the word lanes compressed
+     * out; other widths use the scalar bit stream.
+     */
     public static void pack(int[] codes, int n, int bits, int[] words) {
+        int per = 32 / bits;
+        if (32 % bits != 0 || !supported() || per > L) {
+            packScalar(codes, n, bits, words);
+            return;
+        }
+        IntVector shift = PACK_SHIFT[bits];
+        VectorMask<Integer> heads = PACK_HEADS[bits];
+        int out = L / per;
+        VectorMask<Integer> first = I.indexInRange(0, out);
+        for (int j = 0, w = 0; j < n; j += L, w += out) {
+            IntVector v = IntVector.fromArray(I, codes, j).lanewise(VectorOperators.LSHL, shift);
+            for (int k = 0; (1 << k) < per; k++) v = v.or(v.rearrange(ROTATE[k]));
+            v.compress(heads).intoArray(words, w, first);
+        }
+    }
+
+    /** The scalar twin of {@link #pack}, for any width. */
+    public static void packScalar(int[] codes, int n, int bits, int[] words) {
         long acc = 0;
         int fill = 0;
         int w = 0;
@@ -168,6 +222,25 @@ public final class CodebookVectors {
                 acc >>>= 32;
                 fill -= 32;
             }
+        }
+    }
+
+    /** {@code book[codes[j]]·scale} for {@code n} codes into {@code dst[0..n)}. */
+    public static void lookupRow(Table t, int[] codes, int n, float scale, float[] dst) {
+        for (int j = 0; j < n; j += L) lookup(t, codes, j).mul(scale).intoArray(dst, j);
+    }
+
+    /** Stores {@code src[0..n)} (n a multiple of the lanes) as bf16, rounded to nearest even, at byte {@code byteOff} of {@code dst}. */
+    public static void storeBf16(float[] src, int n, MemorySegment dst, long byteOff) {
+        IntVector half = IntVector.broadcast(I, 0x7FFF);
+        IntVector one = IntVector.broadcast(I, 1);
+        for (int j = 0; j < n; j += L) {
+            FloatVector f = FloatVector.fromArray(F, src, j);
+            IntVector bitsOf = f.reinterpretAsInts();
+            IntVector rounded = bitsOf.add(half).add(bitsOf.lanewise(VectorOperators.LSHR, 16).and(one)).lanewise(VectorOperators.LSHR, 16);
+            // NaN stays a quiet NaN (rounding could carry it into infinity)
+            rounded = rounded.blend(bitsOf.lanewise(VectorOperators.LSHR, 16).or(0x40), f.test(VectorOperators.IS_NAN).cast(I));
+            ((ShortVector) rounded.convertShape(VectorOperators.I2S, HALF, 0)).intoMemorySegment(dst, byteOff + 2L * j, ByteOrder.LITTLE_ENDIAN);
         }
     }
 

@@ -15,7 +15,8 @@ import panamax.backend.tck.CodebookTck;
  * calls the interface's default methods for the codebook ops and forwards everything else.
  */
 class ComposedCodebookOpsTckTest extends CodebookTck {
-    private static final Set<String> COMPOSED = Set.of("codebookDequantize", "codebookMatmul", "codebookQuantize", "hadamardRotate");
+    private static final Set<String> COMPOSED = Set.of("codebookDequantize", "codebookMatmul", "codebookQuantize", "hadamardRotate",
+            "codebookQuantizeRotated", "codebookDequantizeRotated");
 
     private Ops composed;
 

@@ -1,10 +1,12 @@
 /**
- * Helpers shared by the codecs, built on {@code Ops} only: tensor scopes, masked softmax, MLX-layout
- * bit packing and code tables, seeded random streams, parameter checks. Not exported.
+ * Helpers shared by the codecs, built on {@code Ops} only: tensor scopes, masked softmax, seeded
+ * random streams, parameter checks. (Packing codes and looking them up are backend ops:
+ * {@code Ops.codebookQuantize}, {@code codebookMatmul}, {@code codebookDequantize}.) Not exported.
  *
  * {@snippet :
- * try (TensorScope s = new TensorScope(); BitPacker packer = new BitPacker(backend, 3)) {
- *     Tensor packed = s.add(packer.pack(ops, codes)); // U32 [..., n·3/32], LSB-first bit stream
+ * try (TensorScope s = new TensorScope()) {
+ *     Tensor scores = s.add(ops.matmul(q, kT));                          // closed with the scope
+ *     Tensor p = s.keep(MaskedSoftmax.probabilities(ops, scores, mask)); // kept: owned by the caller
  * }
  * }
  */

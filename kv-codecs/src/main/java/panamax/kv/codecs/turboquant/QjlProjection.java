@@ -1,15 +1,12 @@
 package panamax.kv.codecs.turboquant;
 
 import panamax.api.tensor.Backend;
-import panamax.api.tensor.Comparison;
 import panamax.api.tensor.DType;
 import panamax.api.tensor.Ops;
 import panamax.api.tensor.Shape;
 import panamax.api.tensor.Tensor;
-import panamax.kv.codecs.internal.BitPacker;
-import panamax.kv.codecs.internal.CodeTable;
+import panamax.api.tensor.CodebookMatrix;
 import panamax.kv.codecs.internal.SplitMix64;
-import panamax.kv.codecs.internal.TensorScope;
 
 /**
  * The 1-bit quantized Johnson–Lindenstrauss transform of a residual r (Zandieh et al., Definition 1):
@@ -22,8 +19,8 @@ final class QjlProjection implements AutoCloseable {
     private final int n;
     private final Tensor s;          // F32 [n, n]
     private final Tensor sTransposed; // F32 [n, n]
-    private final BitPacker packer;
-    private final CodeTable signs;   // code 0 → −1, code 1 → +1
+    private final Tensor zero;       // F32 [1]: the one boundary of sign codes
+    private final Tensor signBook;   // F32 [2]: code 0 → −1, code 1 → +1
 
     QjlProjection(Backend backend, int n, long... streamIds) {
         this.n = n;
@@ -42,8 +39,8 @@ final class QjlProjection implements AutoCloseable {
         }
         s = backend.fromFloats(m, Shape.of(n, n), DType.F32);
         sTransposed = backend.fromFloats(t, Shape.of(n, n), DType.F32);
-        packer = new BitPacker(backend, 1);
-        signs = new CodeTable(backend, 1, new float[] {-1f, 1f});
+        zero = backend.fromFloats(new float[] {0f}, Shape.of(1), DType.F32);
+        signBook = backend.fromFloats(new float[] {-1f, 1f}, Shape.of(2), DType.F32);
     }
 
     /** {@code √(π/2)/n}, the estimator's scale before the residual norm. */
@@ -56,19 +53,21 @@ final class QjlProjection implements AutoCloseable {
         return ops.matmul(x, sTransposed);
     }
 
-    /** The packed signs of {@code S r} for borrowed residuals {@code r [..., n]} (sign 0 counts as +). */
+    /**
+     * The packed signs of {@code S r} for borrowed residuals {@code r [..., n]} (code 1 where positive),
+     * quantized and packed by {@link Ops#codebookQuantize}: a new U32 {@code [..., n/32]}.
+     */
     Tensor encode(Ops ops, Tensor residual) {
-        try (TensorScope sc = new TensorScope()) {
-            Tensor projected = sc.add(project(ops, residual));
-            Tensor zero = sc.add(ops.zeros(Shape.of(1), DType.F32));
-            Tensor bits = sc.add(ops.astype(sc.add(ops.compare(Comparison.GREATER_EQUAL, projected, zero)), DType.F32));
-            return sc.keep(packer.pack(ops, bits));
+        try (Tensor projected = project(ops, residual)) {
+            CodebookMatrix q = ops.codebookQuantize(projected, signBook, zero, 1);
+            q.rowScales().close();
+            return q.packed();
         }
     }
 
-    /** The ±1 signs of borrowed packed words {@code [..., n/32]}: a new f32 {@code [..., n]}. */
-    Tensor signs(Ops ops, Tensor packed) {
-        return signs.decode(ops, packed, n);
+    /** A view of borrowed packed signs {@code [..., n/32]} as a ±1 codebook matrix with borrowed row scales (or null). */
+    CodebookMatrix signs(Tensor packed, Tensor rowScales) {
+        return new CodebookMatrix(packed, signBook, rowScales, 1);
     }
 
     /** {@code Sᵀ z} for each row of borrowed signs {@code z [..., n]}: a new f32 {@code [..., n]}. */
@@ -80,7 +79,7 @@ final class QjlProjection implements AutoCloseable {
     public void close() {
         s.close();
         sTransposed.close();
-        packer.close();
-        signs.close();
+        zero.close();
+        signBook.close();
     }
 }

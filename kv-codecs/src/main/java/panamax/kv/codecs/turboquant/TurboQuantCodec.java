@@ -8,6 +8,7 @@ import panamax.api.kv.KvCodec;
 import panamax.api.kv.KvRole;
 import panamax.api.tensor.AttentionMask;
 import panamax.api.tensor.BinaryOp;
+import panamax.api.tensor.CodebookMatrix;
 import panamax.api.tensor.DType;
 import panamax.api.tensor.Ops;
 import panamax.api.tensor.Shape;
@@ -63,24 +64,37 @@ final class TurboQuantCodec implements KvCodec {
                     + "], found " + x.shape());
         }
         Ops ops = x.backend().ops();
+        CodebookQuantizer direct = role == KvRole.KEY ? (qjl == null ? keyCodes : null) : valueCodes;
+        if (direct != null && !rotation.padded()) {
+            // rotation, norm, codes and packing in one pass per row: the planes are the result's two new tensors
+            CodebookMatrix q = direct.quantizeRotated(ops, x, rotation.signs());
+            return List.of(q.packed(), q.rowScales());
+        }
         List<Tensor> planes = new ArrayList<>();
         try (TensorScope s = new TensorScope()) {
-            Tensor xf = s.add(ops.astype(x, DType.F32));
-            Tensor norm = s.add(norm(ops, s, xf));
-            Tensor unit = s.add(ops.div(xf, s.add(ops.binary(BinaryOp.MAXIMUM, norm, Float.MIN_NORMAL))));
-            Tensor rotated = s.add(rotation.forward(ops, unit));          // [B, H, T, n]
+            // R x/‖x‖ = (R x)/‖R x‖: the rotation is orthogonal, so codebookQuantize normalizes after rotating
+            Tensor rotated = s.add(rotation.forward(ops, x));              // f32 [B, H, T, n]
             CodebookQuantizer quantizer = role == KvRole.KEY ? keyCodes : valueCodes;
-            Tensor approx = null;
+            Tensor norm;
+            Tensor unit = null;
             if (quantizer != null) {
-                Tensor codes = s.add(quantizer.codes(ops, rotated));
-                planes.add(s.keep(s.add(quantizer.pack(ops, codes))));
-                if (role == KvRole.KEY && qjl != null) approx = s.add(quantizer.centroids(ops, codes));
+                CodebookMatrix q = quantizer.quantize(ops, rotated);       // packed codes and norms, new
+                planes.add(q.packed());
+                planes.add(q.rowScales());
+                norm = q.rowScales();
+                if (role == KvRole.KEY && qjl != null) {
+                    unit = s.add(ops.div(rotated, s.add(ops.binary(BinaryOp.MAXIMUM, norm, Float.MIN_NORMAL))));
+                    Tensor approx = s.add(ops.codebookDequantize(quantizer.matrix(q.packed(), null)));
+                    unit = s.add(ops.sub(unit, approx));                    // the residual
+                }
+            } else {                                                        // QJL takes every key bit
+                norm = norm(ops, s, rotated);
+                planes.add(norm);
+                unit = s.add(ops.div(rotated, s.add(ops.binary(BinaryOp.MAXIMUM, norm, Float.MIN_NORMAL))));
             }
-            planes.add(s.keep(norm));
             if (role == KvRole.KEY && qjl != null) {
-                Tensor residual = approx == null ? rotated : s.add(ops.sub(rotated, approx));
-                planes.add(s.keep(s.add(qjl.encode(ops, residual))));
-                planes.add(s.keep(s.add(norm(ops, s, residual))));
+                planes.add(qjl.encode(ops, unit));
+                planes.add(norm(ops, s, unit));
             }
             return List.copyOf(planes);
         } catch (RuntimeException e) {
@@ -93,22 +107,25 @@ final class TurboQuantCodec implements KvCodec {
     public Tensor decode(KvRole role, List<Tensor> planes) {
         Planes p = Planes.of(role, planes, shape);
         Ops ops = p.norm().backend().ops();
+        if ((role == KvRole.VALUE || qjl == null) && !rotation.padded()) {
+            // look-up, un-rotation and the cast in one pass per row
+            CodebookQuantizer quantizer = role == KvRole.KEY ? keyCodes : valueCodes;
+            return ops.codebookDequantizeRotated(quantizer.matrix(p.codes(), p.norm()), rotation.signs(), context.activationType());
+        }
         try (TensorScope s = new TensorScope()) {
-            Tensor rotated = s.add(rotatedDirections(ops, s, role, p));
-            Tensor unit = s.add(rotation.inverse(ops, rotated));
-            Tensor x = s.add(ops.mul(unit, p.norm()));
+            Tensor rotated;                                                 // ‖x‖·(rotated direction), [..., n]
+            if (role == KvRole.VALUE || qjl == null) {
+                CodebookQuantizer quantizer = role == KvRole.KEY ? keyCodes : valueCodes;
+                rotated = s.add(ops.codebookDequantize(quantizer.matrix(p.codes(), p.norm())));
+            } else {
+                Tensor z = s.add(ops.codebookDequantize(qjl.signs(p.qjl(), null)));
+                Tensor unit = s.add(ops.mul(s.add(qjl.transposedProject(ops, z)), s.add(ops.mul(p.residualNorm(), qjl.scale()))));
+                if (keyCodes != null) unit = s.add(ops.add(unit, s.add(ops.codebookDequantize(keyCodes.matrix(p.codes(), null)))));
+                rotated = s.add(ops.mul(unit, p.norm()));
+            }
+            Tensor x = s.add(rotation.inverse(ops, rotated));
             return s.keep(ops.astype(x, context.activationType()));
         }
-    }
-
-    /** The rotated unit directions {@code [..., n]} the planes encode (centroids, plus the QJL term for keys). */
-    private Tensor rotatedDirections(Ops ops, TensorScope s, KvRole role, Planes p) {
-        CodebookQuantizer quantizer = role == KvRole.KEY ? keyCodes : valueCodes;
-        Tensor centroids = quantizer == null ? null : s.add(quantizer.unpackCentroids(ops, p.codes(), n));
-        if (role == KvRole.VALUE || qjl == null) return s.keep(centroids);
-        Tensor z = s.add(qjl.signs(ops, p.qjl()));
-        Tensor correction = s.add(ops.mul(s.add(qjl.transposedProject(ops, z)), s.add(ops.mul(p.residualNorm(), qjl.scale()))));
-        return centroids == null ? s.keep(correction) : ops.add(centroids, correction);
     }
 
     @Override
@@ -134,28 +151,20 @@ final class TurboQuantCodec implements KvCodec {
             Tensor q = s.add(ops.mul(s.add(ops.astype(queries, DType.F32)), scale));
             Tensor grouped = s.add(ops.reshape(q, Shape.of(b, hkv, groupRows, d)));
             Tensor qr = s.add(rotation.forward(ops, grouped));              // once per step
-            Tensor keyNorms = s.add(ops.reshape(k.norm(), Shape.of(b, hkv, 1, tk)));
-            Tensor scores = null;                                            // [B, Hkv, rep·Tq, Tk]
-            if (keyCodes != null) {
-                Tensor centroids = s.add(keyCodes.unpackCentroids(ops, k.codes(), n));
-                // C·(Rq)ᵀ then a transpose of the small [Tk, rows] result, not of the cache-sized centroids
-                scores = s.add(ops.transpose(s.add(ops.matmul(centroids, s.add(ops.transpose(qr, 0, 1, 3, 2)))), 0, 1, 3, 2));
-            }
+            // scores ‖k‖·⟨Rq, ĉ⟩ straight from the codes (codebookMatmul looks centroids up, no decoded cache)
+            Tensor scores = keyCodes == null ? null : s.add(ops.codebookMatmul(qr, keyCodes.matrix(k.codes(), k.norm()), true));
             if (qjl != null) {
-                Tensor z = s.add(qjl.signs(ops, k.qjl()));
-                Tensor projected = s.add(ops.transpose(s.add(qjl.project(ops, qr)), 0, 1, 3, 2));
-                Tensor sketch = s.add(ops.transpose(s.add(ops.matmul(z, projected)), 0, 1, 3, 2));
-                Tensor residualNorms = s.add(ops.reshape(k.residualNorm(), Shape.of(b, hkv, 1, tk)));
-                Tensor term = s.add(ops.mul(sketch, s.add(ops.mul(residualNorms, qjl.scale()))));
+                // + ‖k‖·γ·√(π/2)/n·⟨S·Rq, z⟩: the sign bits are a ±1 codebook, the per-token factor its row scale
+                Tensor projected = s.add(qjl.project(ops, qr));
+                Tensor weights = s.add(ops.mul(s.add(ops.mul(k.residualNorm(), k.norm())), qjl.scale()));
+                Tensor term = s.add(ops.codebookMatmul(projected, qjl.signs(k.qjl(), weights), true));
                 scores = scores == null ? term : s.add(ops.add(scores, term));
             }
-            scores = s.add(ops.mul(scores, keyNorms));
             Tensor perHead = s.add(ops.reshape(scores, Shape.of(b, hq, tq, tk)));
             Tensor p = s.add(MaskedSoftmax.probabilities(ops, perHead, mask));
             Tensor pGrouped = s.add(ops.reshape(p, Shape.of(b, hkv, groupRows, tk)));
-            Tensor weights = s.add(ops.mul(pGrouped, s.add(ops.reshape(v.norm(), Shape.of(b, hkv, 1, tk)))));
-            Tensor valueCentroids = s.add(valueCodes.unpackCentroids(ops, v.codes(), n));
-            Tensor rotatedOut = s.add(ops.matmul(weights, valueCentroids)); // [B, Hkv, rep·Tq, n]
+            // Σ pᵢ·‖vᵢ‖·ĉᵢ in the rotated domain, codes looked up on the fly; un-rotated once
+            Tensor rotatedOut = s.add(ops.codebookMatmul(pGrouped, valueCodes.matrix(v.codes(), v.norm()), false));
             Tensor out = s.add(rotation.inverse(ops, rotatedOut));           // once per step
             Tensor perHeadOut = s.add(ops.reshape(out, Shape.of(b, hq, tq, d)));
             return s.keep(ops.astype(perHeadOut, queries.dtype()));
