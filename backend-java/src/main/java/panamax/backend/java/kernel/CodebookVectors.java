@@ -256,4 +256,46 @@ public final class CodebookVectors {
         for (; j < n; j++) s += row[j] * row[j];
         return s;
     }
+
+    /**
+     * Runs every kernel here and {@link HadamardVectors#transform} at every code width (in-register
+     * and gathered tables) on rows of 64 and 128, so that C2 compiles them with the profile they
+     * meet in use; {@code packed} holds at least 2 KiB of a shared arena. Called by {@link Warmup}.
+     */
+    static void warmUp(MemorySegment packed, int rounds) {
+        int n = 128;
+        float[] row = new float[n];
+        float[] sign = new float[n];
+        for (int j = 0; j < n; j++) {
+            row[j] = (j * 37 % 101) / 50f - 1;
+            sign[j] = j % 3 == 0 ? -1 : 1;
+        }
+        int[] codes = new int[TOKEN_BLOCK * n];
+        int[] words = new int[n];
+        float[] x = new float[ROW_BLOCK * n];
+        float[] c = new float[ROW_BLOCK * 8];
+        float[] w = new float[ROW_BLOCK * TOKEN_BLOCK];
+        float[] acc = new float[ROW_BLOCK * n];
+        int[] widths = {1, 2, 3, 4, 8};
+        Table[] tables = new Table[9];
+        float[][] bounds = new float[9][];
+        for (int bits : widths) {
+            tables[bits] = Table.of(new float[1 << bits]);
+            bounds[bits] = new float[(1 << bits) - 1];
+            for (int i = 0; i < bounds[bits].length; i++) bounds[bits][i] = (i + 1f) / (1 << bits) - 0.5f;
+        }
+        for (int i = 0; i < rounds; i++) {
+            int bits = widths[i % widths.length];
+            int len = i % 2 == 0 ? n : 64;
+            HadamardVectors.transform(row, len, i % 4 < 2 ? sign : null, i % 4 < 2 ? null : sign);
+            float norm = (float) Math.sqrt(sumOfSquares(row, len));
+            codes(row, len, Math.max(norm, Float.MIN_NORMAL), bounds[bits], codes);
+            pack(codes, len, bits, words);
+            unpack(packed, 0, bits, len, codes, 0);
+            lookupRow(tables[bits], codes, len, 0.5f, row);
+            storeBf16(row, len, packed, 1024);
+            scoreRow(tables[bits], codes, len, x, 0, 1 + i % ROW_BLOCK, 1f, c, i % 8, 8);
+            if (i % 8 == 0) accumulate(tables[bits], codes, 4, 32, w, acc, 0);
+        }
+    }
 }

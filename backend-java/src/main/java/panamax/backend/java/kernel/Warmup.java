@@ -108,5 +108,6 @@ public final class Warmup {
             AffineVectors.dequantizeBlocksBf16(packed, 0, bits, 64, s, b, 0, 6, out, 0);
             TableLookup.lookup(i % 2 == 0 ? table : bigTable, lookupSegment, 0, n, out, 0);
         }
+        CodebookVectors.warmUp(packed, 4 * CODEC_ROUNDS);
     }
 }
