@@ -8,9 +8,10 @@ import java.util.Objects;
  *
  * @param weights  where the weights live once loaded
  * @param progress told after each tensor (or block of a copied file) is ready; called on the loading thread
+ * @param buffers  the precision of derived constants (see {@link BufferPrecision})
  * @since 0.2
  */
-public record LoadOptions(Weights weights, Progress progress) {
+public record LoadOptions(Weights weights, Progress progress, BufferPrecision buffers) {
 
     /** Where loaded weights live. */
     public enum Weights {
@@ -25,6 +26,25 @@ public record LoadOptions(Weights weights, Progress progress) {
          * it is an ordinary copy.
          */
         COPY
+    }
+
+    /**
+     * The precision of constants a model derives from its config rather than reads from its files:
+     * RoPE inverse frequencies and Gemma's embedding scale, which Hugging Face keeps as module buffers.
+     */
+    public enum BufferPrecision {
+        /**
+         * Exact float32 values, as transformers' {@code from_pretrained} (in any dtype), MLX and
+         * llama.cpp compute them. The default.
+         */
+        FLOAT32,
+        /**
+         * Rounded to the checkpoint's stored dtype ({@code config.json} {@code dtype}), as a
+         * transformers model carries them after being cast in memory ({@code model.to(bfloat16)}).
+         * Only for reproducing references made that way (the shared parity fixtures are); rotating by
+         * bf16-rounded frequencies moves logits by about 1e-3 after a few dozen positions.
+         */
+        STORED_DTYPE
     }
 
     /** Hears of load progress; implementations must be cheap and must not throw. */
@@ -43,6 +63,12 @@ public record LoadOptions(Weights weights, Progress progress) {
     public LoadOptions {
         Objects.requireNonNull(weights, "weights");
         Objects.requireNonNull(progress, "progress");
+        Objects.requireNonNull(buffers, "buffers");
+    }
+
+    /** Options with exact ({@link BufferPrecision#FLOAT32}) derived constants. */
+    public LoadOptions(Weights weights, Progress progress) {
+        this(weights, progress, BufferPrecision.FLOAT32);
     }
 
     /** Mapped weights, no progress: what {@link ModelPlugin#load(java.nio.file.Path, panamax.api.tensor.Backend)} does. */
@@ -52,11 +78,16 @@ public record LoadOptions(Weights weights, Progress progress) {
 
     /** These options with {@code progress} as the listener. */
     public LoadOptions withProgress(Progress progress) {
-        return new LoadOptions(weights, progress);
+        return new LoadOptions(weights, progress, buffers);
+    }
+
+    /** These options with derived constants in {@code buffers} precision. */
+    public LoadOptions withBuffers(BufferPrecision buffers) {
+        return new LoadOptions(weights, progress, buffers);
     }
 
     /** These options with weights placed as {@code weights} says. */
     public LoadOptions withWeights(Weights weights) {
-        return new LoadOptions(weights, progress);
+        return new LoadOptions(weights, progress, buffers);
     }
 }

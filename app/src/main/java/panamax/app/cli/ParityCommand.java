@@ -6,6 +6,7 @@ import java.nio.file.Path;
 import java.util.Optional;
 import panamax.api.plan.KvScheme;
 import panamax.engine.parity.ParityReport;
+import panamax.api.model.LoadOptions;
 import panamax.engine.parity.ParityRun;
 import panamax.engine.plugins.PluginRegistry;
 import picocli.CommandLine.Command;
@@ -40,6 +41,14 @@ public final class ParityCommand implements Runnable {
     @Option(names = "--backend", paramLabel = "ID", description = "backend id (default: the planner's choice)")
     String backend;
 
+    /** How the reference's transformers model held its RoPE frequencies and embedding scale. */
+    enum HfBuffers { float32, stored_dtype }
+
+    @Option(names = "--hf-buffers", paramLabel = "P", description = "precision of the reference's RoPE frequencies and embedding scale: "
+            + "float32 (transformers from_pretrained) or stored_dtype (a model cast in memory, as ../shared/fixtures were made); "
+            + "default: what reference.json's hf_buffers says, else float32")
+    HfBuffers hfBuffers;
+
     @Override
     public void run() {
         KvScheme scheme;
@@ -53,7 +62,9 @@ public final class ParityCommand implements Runnable {
             throw new ParameterException(spec.commandLine(), (reference != null ? "--reference " : "--model ") + (reference != null ? ref : model)
                     + ": expected a reference.safetensors file, found " + (Files.exists(ref) ? "a directory" : "nothing at " + ref));
         }
-        ParityReport report = ParityRun.run(PluginRegistry.discover(plugins.resolve()), model, ref, scheme, Optional.ofNullable(backend));
+        LoadOptions.BufferPrecision buffers = hfBuffers == null ? ParityRun.declaredBuffers(ref)
+                : hfBuffers == HfBuffers.float32 ? LoadOptions.BufferPrecision.FLOAT32 : LoadOptions.BufferPrecision.STORED_DTYPE;
+        ParityReport report = ParityRun.run(PluginRegistry.discover(plugins.resolve()), model, ref, scheme, Optional.ofNullable(backend), buffers);
         PrintWriter out = spec.commandLine().getOut();
         out.println(report.toJson());
         out.flush();

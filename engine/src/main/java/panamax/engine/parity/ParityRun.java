@@ -1,8 +1,14 @@
 package panamax.engine.parity;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Optional;
+import panamax.api.error.BadModelFileException;
 import panamax.api.error.UnsupportedCombinationException;
+import panamax.api.model.LoadOptions;
 import panamax.api.model.ModelPlugin;
 import panamax.api.model.RuntimeModel;
 import panamax.api.plan.KvScheme;
@@ -35,6 +41,16 @@ public final class ParityRun {
      * @throws UnsupportedCombinationException when no plugin reads the model or no plan fits
      */
     public static ParityReport run(PluginRegistry registry, Path modelDir, Path reference, KvScheme kv, Optional<String> backendId) {
+        return run(registry, modelDir, reference, kv, backendId, declaredBuffers(reference));
+    }
+
+    /**
+     * As {@link #run(PluginRegistry, Path, Path, KvScheme, Optional)}, loading the model with derived
+     * constants (RoPE frequencies, embedding scale) in {@code buffers} precision, to match how the
+     * reference was made.
+     */
+    public static ParityReport run(PluginRegistry registry, Path modelDir, Path reference, KvScheme kv, Optional<String> backendId,
+                                   LoadOptions.BufferPrecision buffers) {
         ParityReference ref = ParityReference.read(reference);
         Engine engine = Engine.start(registry);
         ModelResolver resolved = ModelResolver.resolve(modelDir, engine.models());
@@ -48,8 +64,32 @@ public final class ParityRun {
                 .provider();
         ParityCheck check = new ParityCheck(engine.planner(), KvStateFactory.of(registry), kv);
         try (Backend backend = provider.create(BackendOptions.defaults());
-             RuntimeModel model = plugin.load(modelDir, backend)) {
+             RuntimeModel model = plugin.load(modelDir, backend, LoadOptions.defaults().withBuffers(buffers))) {
             return check.check(model, backend, ref);
         }
+    }
+
+    /**
+     * The buffer precision a reference declares in the {@code reference.json} beside it
+     * ({@code "hf_buffers": "float32" | "stored_dtype"}); {@code FLOAT32}, what transformers'
+     * {@code from_pretrained} computes, when it declares none.
+     *
+     * @throws BadModelFileException when reference.json is unreadable or names another value
+     */
+    public static LoadOptions.BufferPrecision declaredBuffers(Path reference) {
+        Path json = reference.toAbsolutePath().resolveSibling("reference.json");
+        if (!Files.isRegularFile(json)) return LoadOptions.BufferPrecision.FLOAT32;
+        JsonNode declared;
+        try {
+            declared = new ObjectMapper().readTree(json.toFile()).path("hf_buffers");
+        } catch (IOException e) {
+            throw new BadModelFileException(json, "reference.json", "a JSON object", e.getMessage());
+        }
+        if (declared.isMissingNode()) return LoadOptions.BufferPrecision.FLOAT32;
+        return switch (declared.asText()) {
+            case "float32" -> LoadOptions.BufferPrecision.FLOAT32;
+            case "stored_dtype" -> LoadOptions.BufferPrecision.STORED_DTYPE;
+            default -> throw new BadModelFileException(json, "hf_buffers", "\"float32\" or \"stored_dtype\"", declared.toString());
+        };
     }
 }

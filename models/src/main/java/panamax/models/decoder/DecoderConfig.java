@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import panamax.api.model.LoadOptions;
 import panamax.api.tensor.DType;
 import panamax.models.hf.HfConfig;
 
@@ -48,6 +49,16 @@ public record DecoderConfig(DecoderFamily family, String modelType, int hidden, 
      * @throws panamax.api.error.BadModelFileException naming config.json and the field that is missing or out of range
      */
     public static DecoderConfig read(HfConfig config, DecoderFamily family) {
+        return read(config, family, LoadOptions.BufferPrecision.FLOAT32);
+    }
+
+    /**
+     * Reads {@code config} for {@code family}, with derived constants (RoPE frequencies, Gemma's
+     * embedding scale) in {@code buffers} precision.
+     *
+     * @throws panamax.api.error.BadModelFileException naming config.json and the field that is missing or out of range
+     */
+    public static DecoderConfig read(HfConfig config, DecoderFamily family, LoadOptions.BufferPrecision buffers) {
         String modelType = config.string("model_type").orElseThrow(() -> config.bad("model_type", "a string", "no such field"));
         int hidden = config.requireInt("hidden_size", 1, MAX);
         int layers = config.requireInt("num_hidden_layers", 1, 4096);
@@ -91,7 +102,7 @@ public record DecoderConfig(DecoderFamily family, String modelType, int hidden, 
         }
         List<String> types = layerTypes(config, family, layers);
         int window = types.contains("sliding_attention") ? config.requireInt("sliding_window", 1, Integer.MAX_VALUE) : 0;
-        DType storedAs = storedDtype(config);
+        DType storedAs = buffers == LoadOptions.BufferPrecision.STORED_DTYPE ? storedDtype(config) : DType.F32;
         List<LayerAttention> attention = new ArrayList<>();
         for (String type : types) {
             boolean sliding = type.equals("sliding_attention");

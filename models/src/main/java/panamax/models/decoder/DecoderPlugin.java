@@ -47,8 +47,12 @@ public abstract class DecoderPlugin implements ModelPlugin {
 
     /** The family's reading of {@code directory}'s config.json. */
     public DecoderConfig config(Path directory) {
+        return config(directory, LoadOptions.BufferPrecision.FLOAT32);
+    }
+
+    private DecoderConfig config(Path directory, LoadOptions.BufferPrecision buffers) {
         HfConfig hf = HfConfig.read(directory.resolve("config.json"));
-        DecoderConfig config = DecoderConfig.read(hf, family);
+        DecoderConfig config = DecoderConfig.read(hf, family, buffers);
         if (!modelTypes.contains(config.modelType())) {
             throw hf.bad("model_type", "one of " + modelTypes.stream().sorted().toList() + " for the " + family.id() + " plugin",
                     "\"" + config.modelType() + "\"");
@@ -80,7 +84,7 @@ public abstract class DecoderPlugin implements ModelPlugin {
 
     @Override
     public RuntimeModel load(Path directory, Backend backend, LoadOptions options) {
-        DecoderConfig c = config(directory);
+        DecoderConfig c = config(directory, options.buffers());
         ModelSpec spec = spec(directory, c);
         Arena arena = Arena.ofShared();
         try {

@@ -10,10 +10,11 @@ import panamax.models.hf.HfConfig;
  * {@code rope_theta} + {@code rope_scaling} (+ Gemma's {@code rope_local_base_freq} for sliding
  * layers). Supports rope types {@code default}, {@code linear} and {@code llama3}. Stateless.
  *
- * <p>Hugging Face keeps the inverse frequencies in a module buffer, which is cast with the model:
- * a checkpoint loaded in its stored dtype (config {@code dtype}/{@code torch_dtype} bfloat16) rotates
- * by bf16-rounded frequencies. {@link #roundedTo} reproduces that, so positions beyond the first
- * match the reference instead of drifting by ~1e-3 per logit.
+ * <p>Hugging Face keeps the inverse frequencies in a module buffer, computed in float32, which is
+ * cast with the model: a transformers model cast in memory ({@code model.to(bfloat16)}) rotates by
+ * bf16-rounded frequencies, while {@code from_pretrained} keeps them exact. {@link #roundedTo}
+ * reproduces the former when a load asks for {@code BufferPrecision.STORED_DTYPE}, so references
+ * made that way match instead of drifting by ~1e-3 per logit.
  */
 final class RopeReader {
     private RopeReader() {

@@ -19,6 +19,7 @@ import panamax.api.model.ModelSpec;
 import panamax.api.model.RuntimeModel;
 import panamax.api.tensor.Backend;
 import panamax.api.tensor.RopeSpec;
+import panamax.api.model.LoadOptions;
 import panamax.models.family.Gemma3Plugin;
 import panamax.models.family.MistralPlugin;
 import panamax.models.family.Qwen2Plugin;
@@ -29,7 +30,7 @@ class ConfigReadingTest {
     private static final Path CONFIG = Path.of("config.json");
 
     private static DecoderConfig read(String json, DecoderFamily family) {
-        return DecoderConfig.read(HfConfig.parse(CONFIG, json.getBytes(StandardCharsets.UTF_8)), family);
+        return DecoderConfig.read(HfConfig.parse(CONFIG, json.getBytes(StandardCharsets.UTF_8)), family, LoadOptions.BufferPrecision.STORED_DTYPE);
     }
 
     private static String gemma() throws IOException {
@@ -70,6 +71,9 @@ class ConfigReadingTest {
         assertEquals(8.0, modern.embeddingScale());
         // HF keeps √hidden in a buffer cast with a bf16 model: √1152 = 33.94 becomes 34
         assertEquals(34.0, read(gemma().replace("\"hidden_size\": 64", "\"hidden_size\": 1152"), new Gemma3Plugin().family()).embeddingScale());
+        // ... while from_pretrained's float32 buffers (the default) keep it exact
+        assertEquals((float) Math.sqrt(1152), DecoderConfig.read(HfConfig.parse(CONFIG, gemma().replace("\"hidden_size\": 64", "\"hidden_size\": 1152")
+                .getBytes(StandardCharsets.UTF_8)), new Gemma3Plugin().family()).embeddingScale(), 1e-6);
     }
 
     @Test

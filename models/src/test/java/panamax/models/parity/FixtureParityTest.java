@@ -13,6 +13,7 @@ import org.junit.jupiter.api.TestFactory;
 import panamax.api.plan.KvScheme;
 import panamax.engine.parity.ParityReport;
 import panamax.engine.parity.ParityRun;
+import panamax.api.model.LoadOptions;
 import panamax.engine.plugins.PluginRegistry;
 import panamax.models.hf.HfConfig;
 
@@ -40,7 +41,9 @@ class FixtureParityTest {
             }
             boolean known = registry.models().stream().anyMatch(p -> p.provider().modelTypes().contains(modelType));
             if (!known) fail(dir + ": no model plugin on the test path reads model_type '" + modelType + "'");
-            ParityReport report = ParityRun.run(registry, dir, dir.resolve("reference.safetensors"), KvScheme.identity(), Optional.of("java"));
+            // the shared fixtures' references come from transformers models cast to bf16 in memory
+            ParityReport report = ParityRun.run(registry, dir, dir.resolve("reference.safetensors"), KvScheme.identity(), Optional.of("java"),
+                    LoadOptions.BufferPrecision.STORED_DTYPE);
             System.out.println(dir.getFileName() + " " + report.toJson());
             assertTrue(report.maxAbsDiffSingle() <= TOLERANCE, dir + " single: " + report.toJson());
             assertTrue(report.maxAbsDiffSteps() <= TOLERANCE, dir + " steps: " + report.toJson());
