@@ -100,6 +100,11 @@ final class FusedOps extends OpFamily {
         if (explicit != null) {
             ViewOps.broadcastShape("attention mask", explicit.dims, new int[] {q.dims[0], hq, tq, tk});
         }
+        if (tk == 0 || tq == 0 || q.dims[0] == 0 || hq == 0) {
+            // no keys: every row is fully masked, which the api defines as zeros (MLX would fail)
+            int[] dims = {q.dims[0], hq, tq, v.dims[3]};
+            return op(t -> backend.wrap(Mlx.call("zeros", r -> mlx_zeros(r, Mlx.ints(t.arena, dims), 4, Mlx.code(q.dtype), s()))));
+        }
         return op(t -> {
             MemorySegment qa = cast(t, q.array(t), DType.F32);
             MemorySegment ka = cast(t, k.array(t), DType.F32);

@@ -24,7 +24,7 @@ final class GatherOps extends OpFamily {
         int a = x.shape().normalizeAxis(axis);
         checkIndices("take", indices, x.dims[a], x.shape(), axis);
         return op(t -> {
-            MemorySegment xa = x.array(t);
+            MemorySegment xa = dense(t, x);
             MemorySegment ia = indices.array(t);
             return backend.wrap(Mlx.call("take", r -> mlx_take_axis(r, xa, ia, a, s())));
         });
@@ -35,7 +35,7 @@ final class GatherOps extends OpFamily {
         checkRanks("takeAlongAxis", x, indices);
         checkIndices("takeAlongAxis", indices, x.dims[a], x.shape(), axis);
         return op(t -> {
-            MemorySegment xa = x.array(t);
+            MemorySegment xa = dense(t, x);
             MemorySegment ia = indices.array(t);
             return backend.wrap(Mlx.call("take_along_axis", r -> mlx_take_along_axis(r, xa, ia, a, s())));
         });
@@ -45,7 +45,18 @@ final class GatherOps extends OpFamily {
         int a = x.shape().normalizeAxis(axis);
         checkRanks("putAlongAxis", x, indices);
         checkIndices("putAlongAxis", indices, x.dims[a], x.shape(), axis);
-        return op(t -> backend.wrap(put(t, x.array(t), indices, values, a, x.dtype)));
+        return op(t -> backend.wrap(put(t, dense(t, x), indices, values, a, x.dtype)));
+    }
+
+    /**
+     * {@code x} as a row-contiguous array. MLX's CPU gather reads a column-contiguous
+     * {@code as_strided} view (a transposed tensor) in the wrong order, so strided views are
+     * copied first; whole roots, the common case (embedding tables, caches), are used as they are.
+     */
+    private MemorySegment dense(Temps t, MlxTensor x) {
+        MemorySegment a = x.array(t);
+        if (x.isWholeRoot()) return a;
+        return t.call("contiguous", r -> mlx_contiguous(r, a, false, s()));
     }
 
     /** {@code put_along_axis} of {@code values} (cast to dtype) into {@code xa}; owned by the caller. */
@@ -86,7 +97,7 @@ final class GatherOps extends OpFamily {
         checkIndices("writeAlongAxis", indices, target.dims[a], target.shape(), axis);
         checkWritable("writeAlongAxis", target);
         op(t -> {
-            MemorySegment updated = t.own(put(t, target.array(t), indices, values, a, target.dtype));
+            MemorySegment updated = t.own(put(t, dense(t, target), indices, values, a, target.dtype));
             writeBlock(t, target, updated, new int[target.dims.length], target.dims);
             return null;
         });
@@ -145,6 +156,7 @@ final class GatherOps extends OpFamily {
     }
 
     private static void checkWritable(String what, MlxTensor target) {
+        if (target.size() == 0) return; // nothing is written into an empty view
         for (int k = 0; k < target.dims.length; k++) {
             if (target.strides[k] == 0 && target.dims[k] > 1) {
                 throw new IllegalArgumentException(what + ": target " + target.shape() + " is a broadcast view and cannot be written");

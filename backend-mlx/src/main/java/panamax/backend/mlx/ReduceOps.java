@@ -18,6 +18,7 @@ final class ReduceOps extends OpFamily {
         if (x.dims[a] == 0 && (op == Reduction.MAX || op == Reduction.MIN || op == Reduction.MEAN)) {
             throw new IllegalArgumentException(op + ": axis " + axis + " of " + x.shape() + " is empty");
         }
+        if (x.size() == 0) return zeros(reducedDims(x.dims, a, keepDims), x.dtype); // sums of nothing; no rows to reduce
         return op(t -> {
             MemorySegment in = x.dtype.isFloating() ? cast(t, x.array(t), DType.F32)
                     : cast(t, x.array(t), x.dtype == DType.U32 ? DType.U32 : DType.I32);
@@ -34,6 +35,7 @@ final class ReduceOps extends OpFamily {
     MlxTensor argmax(MlxTensor x, int axis, boolean keepDims) {
         int a = x.shape().normalizeAxis(axis);
         if (x.dims[a] == 0) throw new IllegalArgumentException("argmax: axis " + axis + " of " + x.shape() + " is empty");
+        if (x.size() == 0) return zeros(reducedDims(x.dims, a, keepDims), DType.I32);
         return op(t -> {
             MemorySegment in = f32(t, x.array(t));
             MemorySegment idx = t.call("argmax", r -> mlx_argmax_axis(r, in, a, keepDims, s()));
@@ -46,6 +48,13 @@ final class ReduceOps extends OpFamily {
         if (x.dims.length == 0) throw new IllegalArgumentException("topK: expected at least one axis, found a scalar");
         int len = x.dims[x.dims.length - 1];
         if (k < 0 || k > len) throw new IllegalArgumentException("topK: expected 0 <= k <= " + len + " for " + x.shape() + ", found " + k);
+        if (x.size() == 0 || k == 0) {
+            // MLX's argsort divides by the row length: empty inputs never reach it
+            int[] dims = x.dims.clone();
+            dims[dims.length - 1] = k;
+            MlxTensor values = zeros(dims, x.dtype);
+            return new TopK(values, zeros(dims, DType.I32));
+        }
         return op(t -> {
             MemorySegment xa = x.array(t);
             // int64 keeps every I32/U32 value exact (and negatable) where f32 would round
@@ -74,11 +83,28 @@ final class ReduceOps extends OpFamily {
 
     MlxTensor softmax(MlxTensor x, int axis) {
         int a = x.shape().normalizeAxis(axis);
+        if (x.size() == 0) return zeros(x.dims, x.dtype.isFloating() ? x.dtype : DType.F32);
         return op(t -> {
             MemorySegment in = cast(t, x.array(t), DType.F32);
             MemorySegment out = t.call("softmax", r -> mlx_softmax_axis(r, in, a, true, s()));
             return result(out, x.dtype.isFloating() ? x.dtype : DType.F32);
         });
+    }
+
+    private MlxTensor zeros(int[] dims, DType dtype) {
+        return op(t -> backend.wrap(Mlx.call("zeros", r -> mlx_zeros(r, Mlx.ints(t.arena, dims), dims.length, Mlx.code(dtype), s()))));
+    }
+
+    private static int[] reducedDims(int[] dims, int axis, boolean keepDims) {
+        int[] out = new int[keepDims ? dims.length : dims.length - 1];
+        for (int i = 0, j = 0; i < dims.length; i++) {
+            if (i == axis) {
+                if (keepDims) out[j++] = 1;
+            } else {
+                out[j++] = dims[i];
+            }
+        }
+        return out;
     }
 
     MlxTensor matmul(MlxTensor a, MlxTensor b) {
@@ -96,6 +122,16 @@ final class ReduceOps extends OpFamily {
             throw new IllegalArgumentException("matmul: batch axes do not broadcast: " + a.shape() + " × " + b.shape());
         }
         DType type = promote(a.dtype, b.dtype);
+        int m = a.dims[a.dims.length - 2];
+        int n = b.dims[b.dims.length - 1];
+        if (a.size() == 0 || b.size() == 0) {
+            // empty operands: zeros (or nothing) without calling BLAS on zero-sized matrices
+            int[] batch = ViewOps.broadcastShape("matmul", batchA, batchB);
+            int[] dims = java.util.Arrays.copyOf(batch, batch.length + 2);
+            dims[batch.length] = m;
+            dims[batch.length + 1] = n;
+            return zeros(dims, type);
+        }
         return op(t -> {
             MemorySegment x = cast(t, a.array(t), DType.F32);
             MemorySegment y = cast(t, b.array(t), DType.F32);
