@@ -96,12 +96,16 @@ public final class CodecBench {
 
     /** Runs every case on a borrowed backend and prints as {@code options} say. */
     static void run(Backend backend, BenchOptions options, PrintWriter out) {
-        CodecMeter meter = new CodecMeter(backend, options.attentionTokens(), options.encodeTokens(), options.copyMib());
+        CodecMeter meter = new CodecMeter(backend, options.attentionTokens(), options.encodeTokens(), options.copyMib(), options.reps());
+        for (int headDim : options.headDims()) {
+            for (BenchCase c : BenchCase.defaults(headDim)) meter.warmUp(c);
+        }
         double copyGbps = meter.copyGbps();
         if (!options.json()) {
             out.printf("backend %s; copy bandwidth %.2f GB/s; attention over %d tokens (B=1, Hq=32, Hkv=8, Tq=1);"
                             + " throughputs in GB/s of bf16-equivalent K/V%n",
                     backend.name(), copyGbps, options.attentionTokens());
+            out.printf("median / best of %d timed runs after one untimed run, every case warmed up first%n", options.reps());
             out.println(Measurement.header());
         }
         for (int headDim : options.headDims()) {
@@ -122,9 +126,9 @@ public final class CodecBench {
      * Command-line options of the benchmark.
      */
     record BenchOptions(boolean json, boolean help, String backend, int[] headDims, int attentionTokens, int encodeTokens,
-                        int threads, int copyMib) {
+                        int threads, int copyMib, int reps) {
         static final String USAGE = "usage: panamax bench codecs [--json] [--backend ID] [--head-dims 64,128]"
-                + " [--tokens N] [--encode-tokens N] [--threads N] [--copy-mib N]";
+                + " [--tokens N] [--encode-tokens N] [--threads N] [--copy-mib N] [--reps N]";
 
         static BenchOptions parse(List<String> args) {
             boolean json = false;
@@ -135,6 +139,7 @@ public final class CodecBench {
             int encodeTokens = 2048;
             int threads = 0;
             int copyMib = 128;
+            int reps = 5;
             for (int i = 0; i < args.size(); i++) {
                 String a = args.get(i);
                 switch (a) {
@@ -147,10 +152,11 @@ public final class CodecBench {
                     case "--encode-tokens" -> encodeTokens = positive(value(args, ++i, a), a);
                     case "--threads" -> threads = positive(value(args, ++i, a), a);
                     case "--copy-mib" -> copyMib = positive(value(args, ++i, a), a);
+                    case "--reps" -> reps = positive(value(args, ++i, a), a);
                     default -> throw new IllegalArgumentException("unknown option " + a);
                 }
             }
-            return new BenchOptions(json, help, backend, headDims, tokens, encodeTokens, threads, copyMib);
+            return new BenchOptions(json, help, backend, headDims, tokens, encodeTokens, threads, copyMib, reps);
         }
 
         private static String value(List<String> args, int i, String option) {

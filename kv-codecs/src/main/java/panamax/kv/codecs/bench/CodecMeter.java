@@ -19,8 +19,8 @@ import panamax.kv.codecs.internal.SplitMix64;
 
 /**
  * Runs the measurements of {@link CodecBench} on one backend. Inputs are seeded random unit
- * vectors in bf16, identical for every codec. Times are medians of a few repetitions after a
- * warm-up. Host read-back ({@code toFloats}) is used only to score quality, outside any timing.
+ * vectors in bf16, identical for every codec. Times are medians (and bests) of {@code --reps}
+ * repetitions after a warm-up. Host read-back ({@code toFloats}) is used only to score quality, outside any timing.
  * Not thread-safe.
  */
 final class CodecMeter {
@@ -33,10 +33,12 @@ final class CodecMeter {
     private final int attentionTokens;
     private final int encodeTokens;
     private final long copyElements; // bf16 elements of the bandwidth copy
+    private final int reps;
     private final Map<String, float[]> data = new HashMap<>();
 
-    CodecMeter(Backend backend, int attentionTokens, int encodeTokens, int copyMib) {
+    CodecMeter(Backend backend, int attentionTokens, int encodeTokens, int copyMib, int reps) {
         this.backend = backend;
+        this.reps = reps;
         this.copyElements = (long) copyMib << 19;
         this.attentionTokens = attentionTokens;
         this.encodeTokens = encodeTokens;
@@ -51,19 +53,44 @@ final class CodecMeter {
         var ops = backend.ops();
         try (Tensor big = ops.full(Shape.of((int) copyElements), 0.5, DType.BF16);
              Tensor target = ops.zeros(Shape.of((int) copyElements), DType.BF16)) {
-            double seconds = medianSeconds(5, () -> {
+            double seconds = seconds(Math.max(5, reps), () -> {
                 ops.writeSlice(target, big, 0);
                 backend.eval(target);
                 return List.of();
-            });
+            })[0];
             return copyElements * 2 / seconds / 1e9;
         }
     }
 
     Measurement withIdentity(Measurement m, double identityMs) {
         return new Measurement(m.c(), m.bitsPerElement(), m.bytesPerTokenPerHead(), m.mse(), m.innerProductError(),
-                m.innerProductBias(), m.encodeGbps(), m.decodeGbps(), m.attentionMs(), identityMs / m.attentionMs(),
+                m.innerProductBias(), m.encode(), m.decode(), m.attention(), identityMs / m.attention().median(),
                 m.attentionTokens(), m.copyGbps());
+    }
+
+    /**
+     * One untimed pass of a case at small sizes (encode, decode, attention over 512 tokens). Run over
+     * every case before any timing, so that each kernel has met every code width before C2 compiles
+     * it; a kernel compiled for one width traps back to slow code when the next width arrives.
+     */
+    void warmUp(BenchCase c) {
+        int d = c.headDim();
+        var context = new CodecContext(backend, 0, KV_HEADS, d, DType.BF16, 0);
+        try (KvCodec codec = c.provider().create(c.params(), context);
+             Tensor k = unitVectors("warm-up keys", d, 512);
+             Tensor v = unitVectors("warm-up values", d, 512);
+             Tensor q = backend.fromFloats(hostUnitVectors("warm-up query", d, QUERY_HEADS / KV_HEADS), Shape.of(1, QUERY_HEADS, 1, d),
+                     DType.BF16)) {
+            List<Tensor> keys = codec.encode(KvRole.KEY, k);
+            List<Tensor> values = codec.encode(KvRole.VALUE, v);
+            try (Tensor decoded = codec.decode(KvRole.KEY, keys);
+                 Tensor out = codec.attend(q, keys, values, 1 / Math.sqrt(d), AttentionMask.CAUSAL)) {
+                backend.eval(decoded, out);
+            } finally {
+                keys.forEach(Tensor::close);
+                values.forEach(Tensor::close);
+            }
+        }
     }
 
     Measurement measure(BenchCase c, double copyGbps, double identityMs) {
@@ -73,20 +100,20 @@ final class CodecMeter {
         try (KvCodec codec = c.provider().create(c.params(), context)) {
             double[] quality = quality(codec, d);
             double bytes = (double) KV_HEADS * encodeTokens * d * 2;
-            double encodeGbps;
-            double decodeGbps;
+            Measurement.Timing encode;
+            Measurement.Timing decode;
             try (Tensor x = unitVectors("throughput", d, encodeTokens)) {
-                encodeGbps = bytes / medianSeconds(3, () -> codec.encode(KvRole.KEY, x)) / 1e9;
+                encode = Measurement.Timing.gbps(bytes, seconds(reps, () -> codec.encode(KvRole.KEY, x)));
                 List<Tensor> planes = codec.encode(KvRole.KEY, x);
                 try {
-                    decodeGbps = bytes / medianSeconds(3, () -> List.of(codec.decode(KvRole.KEY, planes))) / 1e9;
+                    decode = Measurement.Timing.gbps(bytes, seconds(reps, () -> List.of(codec.decode(KvRole.KEY, planes))));
                 } finally {
                     planes.forEach(Tensor::close);
                 }
             }
-            double attentionMs = attentionMs(codec, d);
+            Measurement.Timing attention = attentionMs(codec, d);
             return new Measurement(c, shape.bitsPerElement(), shape.bytesPerTokenPerHead(), quality[0], quality[1],
-                    quality[2], encodeGbps, decodeGbps, attentionMs, identityMs / attentionMs, attentionTokens, copyGbps);
+                    quality[2], encode, decode, attention, identityMs / attention.median(), attentionTokens, copyGbps);
         }
     }
 
@@ -125,8 +152,8 @@ final class CodecMeter {
         }
     }
 
-    /** Median milliseconds of one decode step: 1 query token of 32 heads over the encoded cache. */
-    private double attentionMs(KvCodec codec, int d) {
+    /** Milliseconds of one decode step (median, best): 1 query token of 32 heads over the encoded cache. */
+    private Measurement.Timing attentionMs(KvCodec codec, int d) {
         List<Tensor> keys = new ArrayList<>();
         List<Tensor> values = new ArrayList<>();
         try (Tensor k = unitVectors("keys", d, attentionTokens);
@@ -136,7 +163,8 @@ final class CodecMeter {
             keys.addAll(encodeInChunks(codec, KvRole.KEY, k));
             values.addAll(encodeInChunks(codec, KvRole.VALUE, v));
             double scale = 1 / Math.sqrt(d);
-            return 1e3 * medianSeconds(7, () -> List.of(codec.attend(q, keys, values, scale, AttentionMask.CAUSAL)));
+            double[] t = seconds(Math.max(7, reps), () -> List.of(codec.attend(q, keys, values, scale, AttentionMask.CAUSAL)));
+            return new Measurement.Timing(1e3 * t[0], 1e3 * t[1]);
         } finally {
             keys.forEach(Tensor::close);
             values.forEach(Tensor::close);
@@ -187,8 +215,11 @@ final class CodecMeter {
         }).clone();
     }
 
-    /** Median wall time of {@code reps} runs after one warm-up; each run's tensors are evaluated, then closed. */
-    private double medianSeconds(int reps, Supplier<List<Tensor>> work) {
+    /**
+     * {median, best} wall seconds of {@code reps} runs after one warm-up; each run's tensors are
+     * evaluated, then closed. On a shared machine the best is the run least disturbed by others.
+     */
+    private double[] seconds(int reps, Supplier<List<Tensor>> work) {
         double[] seconds = new double[reps];
         for (int r = -1; r < reps; r++) {
             long t0 = System.nanoTime();
@@ -199,6 +230,6 @@ final class CodecMeter {
             if (r >= 0) seconds[r] = (t1 - t0) / 1e9;
         }
         Arrays.sort(seconds);
-        return seconds[reps / 2];
+        return new double[] {seconds[reps / 2], seconds[0]};
     }
 }

@@ -37,7 +37,7 @@ class CodecBenchTest {
         assertEquals(BenchCase.defaults(64).size(), lines.size(), out);
         for (String line : lines) {
             for (String key : List.of("key_bits", "value_bits", "head_dim", "mse", "bits_per_element", "encode_gbps",
-                    "decode_gbps", "copy_gbps", "attention_ms", "ip_distortion")) {
+                    "decode_gbps", "copy_gbps", "attention_ms", "ip_distortion", "encode_gbps_best", "decode_gbps_best", "attention_ms_best")) {
                 double v = number(line, key);
                 assertTrue(v >= 0 && Double.isFinite(v), key + " = " + v + " in " + line);
             }
@@ -74,6 +74,6 @@ class CodecBenchTest {
         assertEquals(0, status, err.toString(StandardCharsets.UTF_8));
         String table = out.toString(StandardCharsets.UTF_8);
         assertTrue(table.startsWith("backend java; copy bandwidth"), table);
-        assertEquals(2 + BenchCase.defaults(64).size(), table.lines().count(), table);
+        assertEquals(3 + BenchCase.defaults(64).size(), table.lines().count(), table); // bandwidth, timing rule, header
     }
 }
