@@ -61,9 +61,12 @@ public final class DecodeBench {
         String loadBefore = loadAverage();
         PluginRegistry registry = PluginRegistry.discover(Optional.empty());
         Engine engine = Engine.start(registry);
-        var backendProvider = registry.backends().stream().filter(b -> b.id().equals("java")).findFirst()
-                .or(() -> registry.backends().stream().findFirst())
-                .orElseThrow(() -> new IllegalStateException("no backend is installed (the panamax.backend.java module is missing)"));
+        var backendProvider = registry.backends().stream().filter(b -> b.id().equals(o.backend())).findFirst()
+                .orElseThrow(() -> new panamax.api.error.UnsupportedCombinationException("--backend " + o.backend(),
+                        List.of("expected one of " + registry.backends().stream().map(b -> b.id()).toList())));
+        backendProvider.provider().unavailableReason().ifPresent(reason -> {
+            throw new panamax.api.error.UnsupportedCombinationException("--backend " + o.backend(), List.of("unavailable: " + reason));
+        });
         err.println("model: " + o.shape().describe());
         err.printf(Locale.ROOT, "probing read bandwidth (%d MiB, %d threads) and FMA peak...%n", o.probeBytes() >> 20, o.threads());
         MachineProbes.Yardsticks y = MachineProbes.measure(o.probeBytes(), o.threads(), 5);

@@ -31,18 +31,19 @@ import panamax.api.plan.KvScheme;
  * @param tmp           the folder the temporary checkpoints go under
  * @param breakdown     also time each backend op of the decode steps (a second, instrumented run per batch)
  * @param memories      where the loaded weights live, each measured in turn (mapped file pages, or copied into huge pages)
+ * @param backend       the backend id to measure ({@code --backend}, default {@code java})
  */
 record DecodeOptions(ModelShape shape, String presetName, List<WeightFormat> weights, List<Integer> batches, int context,
                      int steps, int warmup, int prefillTokens, boolean realPrefill, KvScheme kv, int threads,
                      long probeBytes, boolean json, long seed, Path tmp, boolean breakdown,
-                     List<LoadOptions.Weights> memories) {
+                     List<LoadOptions.Weights> memories, String backend) {
 
     static final String USAGE = """
             usage: panamax bench decode [--preset 1b|125m|tiny] [--layers N --hidden N --heads N --kv-heads N
                    --head-dim N --intermediate N --vocab N] [--weights bf16,q8,q4] [--batches 1,4,8] [--context 512]
                    [--steps 16] [--warmup 3] [--prefill-tokens 512] [--fill random|prefill] [--kv-bits B
                    --kv-group-size G --kv-codec ID] [--threads N] [--probe-mib 1024] [--seed S] [--tmp DIR] [--json]
-                   [--breakdown] [--weights-memory map,copy]
+                   [--breakdown] [--weights-memory map,copy] [--backend java|mlx|ID]
             """;
 
     /** @throws IllegalArgumentException naming the flag, what was expected and what was found */
@@ -86,13 +87,14 @@ record DecodeOptions(ModelShape shape, String presetName, List<WeightFormat> wei
                 intOr(values, "--steps", 16), nonNegative(values, "--warmup", 3), nonNegative(values, "--prefill-tokens", 512),
                 fill.equals("prefill"), kvScheme(values), threads, probeMib << 20, json,
                 Long.parseLong(values.getOrDefault("--seed", "42")),
-                Path.of(values.getOrDefault("--tmp", System.getProperty("java.io.tmpdir"))), breakdown, memories(values));
+                Path.of(values.getOrDefault("--tmp", System.getProperty("java.io.tmpdir"))), breakdown, memories(values),
+                values.getOrDefault("--backend", "java"));
     }
 
     private static final java.util.Set<String> KNOWN = java.util.Set.of("--preset", "--layers", "--hidden", "--heads",
             "--kv-heads", "--head-dim", "--intermediate", "--vocab", "--weights", "--batches", "--context", "--steps", "--warmup",
             "--prefill-tokens", "--fill", "--kv-bits", "--kv-group-size", "--kv-codec", "--threads", "--probe-mib", "--seed", "--tmp",
-            "--weights-memory");
+            "--weights-memory", "--backend");
 
     private static List<LoadOptions.Weights> memories(Map<String, String> values) {
         List<LoadOptions.Weights> out = new ArrayList<>();
