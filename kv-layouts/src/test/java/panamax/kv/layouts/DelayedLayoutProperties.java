@@ -20,7 +20,7 @@ class DelayedLayoutProperties {
 
     @BeforeAll
     static void start() {
-        backend = Plugins.javaBackend();
+        backend = Plugins.backend();
     }
 
     @AfterAll

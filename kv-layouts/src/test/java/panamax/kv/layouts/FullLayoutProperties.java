@@ -16,7 +16,7 @@ class FullLayoutProperties {
 
     @BeforeAll
     static void start() {
-        backend = Plugins.javaBackend();
+        backend = Plugins.backend();
     }
 
     @AfterAll

@@ -31,7 +31,7 @@ class LayoutBehaviourTest {
 
     @BeforeAll
     static void start() {
-        backend = Plugins.javaBackend();
+        backend = Plugins.backend();
     }
 
     @AfterAll

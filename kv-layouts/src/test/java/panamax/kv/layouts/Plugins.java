@@ -17,9 +17,18 @@ final class Plugins {
     private Plugins() {
     }
 
-    /** The Java backend on two threads (CI machines have two cores), owned by the caller. */
-    static Backend javaBackend() {
-        return find(BackendProvider.class, "java", BackendProvider::id).create(new BackendOptions(2, Optional.empty(), Map.of()));
+    /**
+     * The backend the properties run on, owned by the caller: {@code java} on two threads (CI
+     * machines have two cores) unless {@code -Dpanamax.test.backend=ID} names another, e.g.
+     * {@code mlx} (with {@code PANAMAX_MLX_LIBRARY} pointing at libmlxc).
+     */
+    static Backend backend() {
+        String id = System.getProperty("panamax.test.backend", "");
+        BackendProvider provider = find(BackendProvider.class, id.isBlank() ? "java" : id, BackendProvider::id);
+        provider.unavailableReason().ifPresent(reason -> {
+            throw new AssertionError("-Dpanamax.test.backend=" + id + ": backend unavailable: " + reason);
+        });
+        return provider.create(new BackendOptions(2, Optional.empty(), Map.of()));
     }
 
     static KvCodecProvider codec(String id) {

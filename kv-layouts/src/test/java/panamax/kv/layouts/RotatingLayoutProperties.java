@@ -17,7 +17,7 @@ class RotatingLayoutProperties {
 
     @BeforeAll
     static void start() {
-        backend = Plugins.javaBackend();
+        backend = Plugins.backend();
     }
 
     @AfterAll
