@@ -2,8 +2,8 @@
 
 Run on the developer machine (needs `tokenizers` and `numpy`), after fetch_text.sh:
     python prepare_data.py TEXT_DIR OUT_DIR
-Writes OUT_DIR/tokenizer.json, tokenizer_config.json, train.npy, heldout.npy (uint16 ids) and
-split.json (which documents are held out). Every 20th document (chapters of Moby-Dick and State of
+Writes OUT_DIR/tokenizer.json, tokenizer_config.json, train.npy, heldout.npy (uint16 ids),
+heldout.txt (the held-out documents as text) and split.json (which documents are held out). Every 20th document (chapters of Moby-Dick and State of
 the Union addresses, in a fixed order) is held out, so held-out loss measures unseen text.
 """
 import json
@@ -16,8 +16,9 @@ from tokenizers import Tokenizer, decoders, models, pre_tokenizers, processors, 
 VOCAB_SIZE = 4096
 SPECIALS = ["<|endoftext|>", "<|im_start|>", "<|im_end|>"]  # ids 0, 1, 2
 HELD_OUT_EVERY = 20
-CHAT_TEMPLATE = ("{% for m in messages %}<|im_start|>{{ m['role'] }}\n{{ m['content'] }}<|im_end|>\n{% endfor %}"
-                 "{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}")
+# A base model (no instruction tuning): each turn is a paragraph of one running text, so the model
+# answers by writing the next paragraph.
+CHAT_TEMPLATE = "{% for m in messages %}{{ m['content'] | trim }}\n\n{% endfor %}"
 
 
 def documents(text_dir: pathlib.Path):
@@ -47,7 +48,7 @@ def main():
     tok.train_from_iterator(train_texts, trainer=trainer)
     tok.save(str(out / "tokenizer.json"))
     (out / "tokenizer_config.json").write_text(json.dumps({
-        "bos_token": None, "eos_token": "<|im_end|>", "pad_token": "<|endoftext|>",
+        "bos_token": None, "eos_token": "<|endoftext|>", "pad_token": "<|endoftext|>",
         "model_max_length": 1024, "tokenizer_class": "PreTrainedTokenizerFast",
         "chat_template": CHAT_TEMPLATE,
         "added_tokens_decoder": {str(i): {"content": s, "special": True, "lstrip": False, "rstrip": False,
@@ -64,6 +65,9 @@ def main():
         np.save(out / f"{split}.npy", np.asarray(ids, dtype=np.uint16))
         print(f"{split}: {len(names)} documents, {len(ids)} tokens, "
               f"{sum(len(texts[n].encode()) for n in names) / len(ids):.2f} bytes/token")
+    # the held-out split as text, documents closed by <|endoftext|>: `panamax perplexity --text` reads it
+    # back to the same ids as heldout.npy
+    (out / "heldout.txt").write_text("".join(dict(docs)[n] + "<|endoftext|>" for n in sorted(held)), encoding="utf-8")
     (out / "split.json").write_text(json.dumps({"held_out_every": HELD_OUT_EVERY, "held_out": sorted(held),
                                                 "documents": len(docs)}, indent=1) + "\n")
 

@@ -1,6 +1,7 @@
 /** The panamax command line ({@code panamax plugins}, {@code panamax plan}) and its launcher entry point. */
 module panamax.app {
     requires panamax.engine;
+    requires panamax.demo;
     requires info.picocli;
     requires com.fasterxml.jackson.databind;
 

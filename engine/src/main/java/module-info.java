@@ -16,6 +16,7 @@ module panamax.engine {
     exports panamax.engine.runtime;
     exports panamax.engine.parity;
     exports panamax.engine.generate;
+    exports panamax.engine.eval;
 
     // Guice reflects on the injected constructors of these packages.
     opens panamax.engine.plan;

@@ -66,7 +66,7 @@ public final class ChatCommand implements Runnable {
              PrefixCache cache = session.prefixCache()) {
             Tokenizer tokenizer = session.tokenizer();
             if (!tokenizer.hasChatTemplate()) {
-                throw usage(model.model + " has no chat template (tokenizer_config.json chat_template or chat_template.jinja); use 'panamax generate'");
+                throw usage(model.displayName() + " has no chat template (tokenizer_config.json chat_template or chat_template.jinja); use 'panamax generate'");
             }
             List<ChatMessage> conversation = new ArrayList<>();
             if (system != null) conversation.add(new ChatMessage("system", system));

@@ -93,7 +93,7 @@ public final class GenerateCommand implements Runnable {
             // The template writes the special tokens itself, as transformers' apply_chat_template does.
             return tokenizer.encode(tokenizer.renderChat(messages, true), false);
         }
-        if (system != null) throw usage("--system needs a chat template, and " + model.model + " has none");
+        if (system != null) throw usage("--system needs a chat template, and " + model.displayName() + " has none");
         if (chatTemplate) err.println("the model has no chat template; using the prompt as plain text");
         return tokenizer.encode(prompt, true);
     }

@@ -6,15 +6,34 @@ import java.util.List;
 import java.util.Optional;
 import panamax.api.model.LoadOptions;
 import panamax.api.plan.KvScheme;
+import panamax.demo.DemoModel;
 import panamax.engine.generate.ModelSession;
 import panamax.engine.plugins.PluginRegistry;
 import picocli.CommandLine.Option;
 
 /** The model and backend flags of {@code generate} and {@code chat}. */
 public final class ModelOptions {
-    @Option(names = "--model", paramLabel = "DIR", required = true,
-            description = "a Hugging Face model directory (config.json, safetensors, tokenizer.json)")
+    @Option(names = "--model", paramLabel = "DIR",
+            description = "a Hugging Face model directory (config.json, safetensors, tokenizer.json); "
+                    + "default: the bundled demo model (docs/demo-model.md)")
     Path model;
+
+    private boolean bundled;
+
+    /** The model directory: --model, else the bundled demo model (extracted on first use). */
+    Path directory() {
+        if (model == null) {
+            model = DemoModel.directory();
+            bundled = true;
+        }
+        return model;
+    }
+
+    /** How messages name the model: its directory, or the bundled demo model's name and place. */
+    String displayName() {
+        Path dir = directory();
+        return bundled ? "the bundled demo model " + DemoModel.NAME + " (" + dir + ")" : dir.toString();
+    }
 
     @Option(names = "--backend", paramLabel = "ID", description = "backend id (default: the planner's choice)")
     String backend;
@@ -69,8 +88,8 @@ public final class ModelOptions {
             load = load.withProgress((what, done, total) -> bar.bytes(done, total, what));
         }
         PluginRegistry registry = PluginRegistry.discover(pluginsDir);
-        err.println("loading " + model + " ...");
-        return ModelSession.open(registry, model, kv, Optional.ofNullable(backend), prefillChunk, line -> err.println(line), load);
+        err.println("loading " + displayName() + " ...");
+        return ModelSession.open(registry, directory(), kv, Optional.ofNullable(backend), prefillChunk, line -> err.println(line), load);
     }
 
     /** Warns on {@code err} when a call would run past the positions the model was trained for. */

@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.ServiceLoader;
 import panamax.api.error.UnsupportedCombinationException;
+import panamax.api.model.LogitSelection;
 import panamax.api.model.LoadOptions;
 import panamax.api.model.ModelPlugin;
 import panamax.api.model.ModelSpec;
@@ -19,9 +20,13 @@ import panamax.api.plan.ResolvedExecution;
 import panamax.api.tensor.Backend;
 import panamax.api.tensor.BackendOptions;
 import panamax.api.tensor.BackendProvider;
+import panamax.api.tensor.DType;
+import panamax.api.tensor.Shape;
+import panamax.api.tensor.Tensor;
 import panamax.engine.plan.ModelResolver;
 import panamax.engine.plugins.PluginRegistry;
 import panamax.engine.runtime.KvStateFactory;
+import panamax.engine.runtime.LayerCaches;
 import panamax.engine.wiring.Engine;
 
 /**
@@ -143,6 +148,20 @@ public final class ModelSession implements AutoCloseable {
     public Generator generator() {
         return new Generator(model.graph(), backend,
                 (rows, context) -> KvSession.of(factory.create(plan(rows, context), backend, rows)), tokenizer, prefillChunk);
+    }
+
+    /**
+     * Logits {@code [ids.length, vocab]} (row-major, f32) of one row scored in a single forward pass
+     * over a fresh KV cache: what perplexity and other scoring need.
+     */
+    public float[] scoreLogits(int[] ids) {
+        if (ids.length == 0) throw new IllegalArgumentException("ids: expected at least one token, found none");
+        try (LayerCaches caches = factory.create(plan(1, ids.length), backend, 1);
+             Tensor in = backend.fromInts(ids, Shape.of(1, ids.length), DType.I32);
+             Tensor hidden = model.graph().forwardHidden(in, caches);
+             Tensor logits = model.graph().projectLogits(hidden, LogitSelection.ALL)) {
+            return backend.toFloats(logits);
+        }
     }
 
     /** A generator for one row that keeps its KV cache between calls (chat turns); owned by the caller. */

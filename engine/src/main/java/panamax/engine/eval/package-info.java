@@ -1,0 +1,2 @@
+/** Model evaluation on text: held-out perplexity. */
+package panamax.engine.eval;
