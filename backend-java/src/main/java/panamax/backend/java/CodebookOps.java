@@ -5,6 +5,7 @@ import java.util.Arrays;
 import panamax.api.tensor.CodebookMatrix;
 import panamax.api.tensor.DType;
 import panamax.api.tensor.Shape;
+import panamax.backend.java.kernel.CodebookEncoding;
 import panamax.backend.java.kernel.CodebookVectors;
 import panamax.backend.java.kernel.HadamardVectors;
 
@@ -172,8 +173,10 @@ final class CodebookOps {
             int chunks = (q.rows + CHUNK_ROWS - 1) / CHUNK_ROWS;
             // each unit is one chunk of w's rows (tokens) of one matrix; x·W partial sums merge per matrix
             float[][] partial = transpose ? null : new float[matrices * chunks][];
+            boolean direct = CodebookVectors.decodesDirectly(q.table, q.bits, q.cols); // codes read from their words, no unpacked copy
             backend.parallel.forRange(matrices * chunks, 1, (from, to) -> {
                 int[] codes = new int[(transpose ? 1 : CodebookVectors.TOKEN_BLOCK) * q.cols];
+                long[] rowBytes = new long[CodebookVectors.TOKEN_BLOCK];
                 float[] wts = new float[CodebookVectors.ROW_BLOCK * CodebookVectors.TOKEN_BLOCK];
                 for (int u = from; u < to; u++) {
                     int i = u / chunks;
@@ -183,23 +186,30 @@ final class CodebookOps {
                     float[] s = scales[i];
                     if (transpose) {
                         for (int t = r0; t < r1; t++) {
-                            CodebookVectors.unpack(ps, q.rowByte(wm, t), q.bits, q.cols, codes, 0);
+                            long rowByte = q.rowByte(wm, t);
+                            if (!direct) CodebookVectors.unpack(ps, rowByte, q.bits, q.cols, codes, 0);
                             for (int rb = 0; rb < m; rb += CodebookVectors.ROW_BLOCK) {
-                                CodebookVectors.scoreRow(q.table, codes, k, xs[i], rb, Math.min(CodebookVectors.ROW_BLOCK, m - rb), s[t], c[i], rb * n + t, n);
+                                int rows = Math.min(CodebookVectors.ROW_BLOCK, m - rb);
+                                if (direct) CodebookVectors.scoreRowPacked(q.table, ps, rowByte, q.bits, k, xs[i], rb, rows, s[t], c[i], rb * n + t, n);
+                                else CodebookVectors.scoreRow(q.table, codes, k, xs[i], rb, rows, s[t], c[i], rb * n + t, n);
                             }
                         }
                     } else {
                         float[] acc = new float[mPad * n];
                         for (int t0 = r0; t0 < r1; t0 += CodebookVectors.TOKEN_BLOCK) {
                             int count = Math.min(CodebookVectors.TOKEN_BLOCK, r1 - t0);
-                            for (int t = 0; t < count; t++) CodebookVectors.unpack(ps, q.rowByte(wm, t0 + t), q.bits, q.cols, codes, t * q.cols);
+                            for (int t = 0; t < count; t++) {
+                                rowBytes[t] = q.rowByte(wm, t0 + t);
+                                if (!direct) CodebookVectors.unpack(ps, rowBytes[t], q.bits, q.cols, codes, t * q.cols);
+                            }
                             for (int rb = 0; rb < mPad; rb += CodebookVectors.ROW_BLOCK) {
                                 for (int qq = 0; qq < CodebookVectors.ROW_BLOCK; qq++) {
                                     for (int t = 0; t < count; t++) {
                                         wts[qq * CodebookVectors.TOKEN_BLOCK + t] = xs[i][(rb + qq) * k + t0 + t] * s[t0 + t];
                                     }
                                 }
-                                CodebookVectors.accumulate(q.table, codes, count, n, wts, acc, rb * n);
+                                if (direct) CodebookVectors.accumulatePacked(q.table, ps, rowBytes, count, q.bits, n, wts, acc, rb * n);
+                                else CodebookVectors.accumulate(q.table, codes, count, n, wts, acc, rb * n);
                             }
                         }
                         partial[u] = acc;
@@ -260,9 +270,9 @@ final class CodebookOps {
                     current = signRows.load(r, current, sign);
                     HadamardVectors.transform(row, cols, sign, null);
                 }
-                float norm = (float) Math.sqrt(CodebookVectors.sumOfSquares(row, cols));
-                CodebookVectors.codes(row, cols, Math.max(norm, Float.MIN_NORMAL), b, codes);
-                CodebookVectors.pack(codes, cols, bits, out);
+                float norm = (float) Math.sqrt(CodebookEncoding.sumOfSquares(row, cols));
+                CodebookEncoding.codes(row, cols, Math.max(norm, Float.MIN_NORMAL), b, codes);
+                CodebookEncoding.pack(codes, cols, bits, out);
                 MemorySegment.copy(out, 0, ps, RowIo.I32, (packed.offset + (long) r * words) * 4, words);
                 ns.setAtIndex(RowIo.F32, norms.offset + r, norm);
             }

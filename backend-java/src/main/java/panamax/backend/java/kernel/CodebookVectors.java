@@ -5,7 +5,6 @@ import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.IntVector;
-import jdk.incubator.vector.VectorMask;
 import jdk.incubator.vector.ShortVector;
 import jdk.incubator.vector.VectorOperators;
 import jdk.incubator.vector.VectorShape;
@@ -31,34 +30,47 @@ public final class CodebookVectors {
     public static final int TOKEN_BLOCK = 32;
 
     private static final VectorSpecies<Short> HALF = VectorSpecies.of(short.class, VectorShape.forBitSize(L * 16));
-    /** Per width dividing 32: lane i shifted by its place in its word, and the lanes that start a word. */
-    private static final IntVector[] PACK_SHIFT = new IntVector[33];
+    /**
+     * Direct decoding of rows whose words fit one vector and whose codebook is a register (1, 2 and 4
+     * bits, rows of up to 16·32/bits codes on 16 lanes): per width and chunk of L codes, the word of
+     * each lane and its right shift within the row's vector of words.
+     */
     @SuppressWarnings("unchecked")
-    private static final VectorMask<Integer>[] PACK_HEADS = new VectorMask[33];
-    /** Lane i ← lane (i + 2^k) mod L. */
-    @SuppressWarnings("unchecked")
-    private static final VectorShuffle<Integer>[] ROTATE = new VectorShuffle[Integer.numberOfTrailingZeros(L) + 1];
+    private static final VectorShuffle<Integer>[][] WORD_OF = new VectorShuffle[9][];
+    private static final IntVector[][] SHIFT_OF = new IntVector[9][];
 
     static {
-        for (int bits : new int[] {1, 2, 4, 8, 16, 32}) {
-            int per = 32 / bits;
-            int[] shift = new int[L];
-            boolean[] heads = new boolean[L];
-            for (int i = 0; i < L; i++) {
-                shift[i] = (i % per) * bits;
-                heads[i] = i % per == 0;
+        for (int bits : new int[] {1, 2, 4}) {
+            if ((1 << bits) > L) continue;
+            int chunks = 32 / bits; // a row of L words holds L·32/bits codes: this many chunks of L
+            WORD_OF[bits] = new VectorShuffle[chunks];
+            SHIFT_OF[bits] = new IntVector[chunks];
+            for (int ch = 0; ch < chunks; ch++) {
+                int[] word = new int[L];
+                int[] shift = new int[L];
+                for (int i = 0; i < L; i++) {
+                    int bit = (ch * L + i) * bits;
+                    word[i] = bit >>> 5;
+                    shift[i] = bit & 31;
+                }
+                WORD_OF[bits][ch] = VectorShuffle.fromArray(I, word, 0);
+                SHIFT_OF[bits][ch] = IntVector.fromArray(I, shift, 0);
             }
-            PACK_SHIFT[bits] = IntVector.fromArray(I, shift, 0);
-            PACK_HEADS[bits] = VectorMask.fromArray(I, heads, 0);
-        }
-        for (int k = 0; k < ROTATE.length; k++) {
-            int[] idx = new int[L];
-            for (int i = 0; i < L; i++) idx[i] = (i + (1 << k)) % L;
-            ROTATE[k] = VectorShuffle.fromArray(I, idx, 0);
         }
     }
 
     private CodebookVectors() {
+    }
+
+    /** True when {@link #scoreRowPacked} and {@link #accumulatePacked} read rows of {@code cols} such codes straight from their words. */
+    public static boolean decodesDirectly(Table t, int bits, int cols) {
+        return t.bits != null && bits < WORD_OF.length && WORD_OF[bits] != null && supported() && cols * bits <= 32 * L;
+    }
+
+    /** The words of the row at byte {@code rowByte} in one vector: a plain load where a whole vector fits the segment, else masked. */
+    private static IntVector rowWords(MemorySegment packed, long rowByte, int words) {
+        if (rowByte + 4L * L <= packed.byteSize()) return IntVector.fromMemorySegment(I, packed, rowByte, ByteOrder.LITTLE_ENDIAN);
+        return IntVector.fromMemorySegment(I, packed, rowByte, ByteOrder.LITTLE_ENDIAN, I.indexInRange(0, words));
     }
 
     /** True when rows of a multiple of 32 codes decode with vectors here (4 to 32 lanes, as {@link AffineVectors}). */
@@ -79,6 +91,70 @@ public final class CodebookVectors {
     private static FloatVector lookup(Table t, int[] codes, int off) {
         if (t.bits != null) return IntVector.fromArray(I, codes, off).selectFrom(t.bits).reinterpretAsFloats();
         return FloatVector.fromArray(F, t.book, 0, codes, off);
+    }
+
+    /**
+     * {@link #scoreRow} reading the row's codes straight from its words at byte {@code rowByte}
+     * (only where {@link #decodesDirectly}): per chunk one masked load of its words, a lane shuffle,
+     * a shift and a mask, then the register look-up.
+     */
+    public static void scoreRowPacked(Table t, MemorySegment packed, long rowByte, int bits, int k, float[] x, int r0, int rows,
+                                      float scale, float[] c, int cOff, int ldc) {
+        IntVector table = t.bits;
+        IntVector mask = IntVector.broadcast(I, (1 << bits) - 1);
+        VectorShuffle<Integer>[] wordOf = WORD_OF[bits];
+        IntVector[] shiftOf = SHIFT_OF[bits];
+        IntVector words = rowWords(packed, rowByte, k * bits / 32);
+        FloatVector a0 = FloatVector.zero(F);
+        FloatVector a1 = FloatVector.zero(F);
+        FloatVector a2 = FloatVector.zero(F);
+        FloatVector a3 = FloatVector.zero(F);
+        int x0 = r0 * k;
+        for (int j = 0, chunk = 0; j < k; j += L, chunk++) {
+            IntVector codes = words.rearrange(wordOf[chunk]).lanewise(VectorOperators.LSHR, shiftOf[chunk]).and(mask);
+            FloatVector v = codes.selectFrom(table).reinterpretAsFloats();
+            a0 = v.fma(FloatVector.fromArray(F, x, x0 + j), a0);
+            a1 = v.fma(FloatVector.fromArray(F, x, x0 + k + j), a1);
+            a2 = v.fma(FloatVector.fromArray(F, x, x0 + 2 * k + j), a2);
+            a3 = v.fma(FloatVector.fromArray(F, x, x0 + 3 * k + j), a3);
+        }
+        c[cOff] = a0.reduceLanes(VectorOperators.ADD) * scale;
+        if (rows > 1) c[cOff + ldc] = a1.reduceLanes(VectorOperators.ADD) * scale;
+        if (rows > 2) c[cOff + 2 * ldc] = a2.reduceLanes(VectorOperators.ADD) * scale;
+        if (rows > 3) c[cOff + 3 * ldc] = a3.reduceLanes(VectorOperators.ADD) * scale;
+    }
+
+    /**
+     * {@link #accumulate} reading the codes of the {@code count} rows at bytes {@code rowBytes[i]}
+     * straight from their words (only where {@link #decodesDirectly}).
+     */
+    public static void accumulatePacked(Table t, MemorySegment packed, long[] rowBytes, int count, int bits, int n, float[] w,
+                                        float[] acc, int accOff) {
+        IntVector table = t.bits;
+        IntVector mask = IntVector.broadcast(I, (1 << bits) - 1);
+        VectorShuffle<Integer>[] wordOf = WORD_OF[bits];
+        IntVector[] shiftOf = SHIFT_OF[bits];
+        int words = n * bits / 32;
+        for (int j = 0, chunk = 0; j < n; j += L, chunk++) {
+            VectorShuffle<Integer> wordShuffle = wordOf[chunk];
+            IntVector shift = shiftOf[chunk];
+            FloatVector a0 = FloatVector.fromArray(F, acc, accOff + j);
+            FloatVector a1 = FloatVector.fromArray(F, acc, accOff + n + j);
+            FloatVector a2 = FloatVector.fromArray(F, acc, accOff + 2 * n + j);
+            FloatVector a3 = FloatVector.fromArray(F, acc, accOff + 3 * n + j);
+            for (int i = 0; i < count; i++) {
+                IntVector raw = rowWords(packed, rowBytes[i], words);
+                FloatVector v = raw.rearrange(wordShuffle).lanewise(VectorOperators.LSHR, shift).and(mask).selectFrom(table).reinterpretAsFloats();
+                a0 = v.fma(FloatVector.broadcast(F, w[i]), a0);
+                a1 = v.fma(FloatVector.broadcast(F, w[TOKEN_BLOCK + i]), a1);
+                a2 = v.fma(FloatVector.broadcast(F, w[2 * TOKEN_BLOCK + i]), a2);
+                a3 = v.fma(FloatVector.broadcast(F, w[3 * TOKEN_BLOCK + i]), a3);
+            }
+            a0.intoArray(acc, accOff + j);
+            a1.intoArray(acc, accOff + n + j);
+            a2.intoArray(acc, accOff + 2 * n + j);
+            a3.intoArray(acc, accOff + 3 * n + j);
+        }
     }
 
     /** The {@code cols} codes (a multiple of 32) of the row whose first word is at byte {@code rowByte}, into {@code dst[off...]}. */
@@ -130,17 +206,29 @@ public final class CodebookVectors {
      * row block and {@code count} decoded code rows of {@code n} codes each.
      */
     public static void accumulate(Table t, int[] codes, int count, int n, float[] w, float[] acc, int accOff) {
+        IntVector table = t.bits;
         for (int j = 0; j < n; j += L) {
             FloatVector a0 = FloatVector.fromArray(F, acc, accOff + j);
             FloatVector a1 = FloatVector.fromArray(F, acc, accOff + n + j);
             FloatVector a2 = FloatVector.fromArray(F, acc, accOff + 2 * n + j);
             FloatVector a3 = FloatVector.fromArray(F, acc, accOff + 3 * n + j);
-            for (int i = 0; i < count; i++) {
-                FloatVector v = lookup(t, codes, i * n + j);
-                a0 = v.fma(FloatVector.broadcast(F, w[i]), a0);
-                a1 = v.fma(FloatVector.broadcast(F, w[TOKEN_BLOCK + i]), a1);
-                a2 = v.fma(FloatVector.broadcast(F, w[2 * TOKEN_BLOCK + i]), a2);
-                a3 = v.fma(FloatVector.broadcast(F, w[3 * TOKEN_BLOCK + i]), a3);
+            // the table branch is hoisted and the look-up written out: a vector returned from a call C2 does not inline is boxed
+            if (table != null) {
+                for (int i = 0; i < count; i++) {
+                    FloatVector v = IntVector.fromArray(I, codes, i * n + j).selectFrom(table).reinterpretAsFloats();
+                    a0 = v.fma(FloatVector.broadcast(F, w[i]), a0);
+                    a1 = v.fma(FloatVector.broadcast(F, w[TOKEN_BLOCK + i]), a1);
+                    a2 = v.fma(FloatVector.broadcast(F, w[2 * TOKEN_BLOCK + i]), a2);
+                    a3 = v.fma(FloatVector.broadcast(F, w[3 * TOKEN_BLOCK + i]), a3);
+                }
+            } else {
+                for (int i = 0; i < count; i++) {
+                    FloatVector v = FloatVector.fromArray(F, t.book, 0, codes, i * n + j);
+                    a0 = v.fma(FloatVector.broadcast(F, w[i]), a0);
+                    a1 = v.fma(FloatVector.broadcast(F, w[TOKEN_BLOCK + i]), a1);
+                    a2 = v.fma(FloatVector.broadcast(F, w[2 * TOKEN_BLOCK + i]), a2);
+                    a3 = v.fma(FloatVector.broadcast(F, w[3 * TOKEN_BLOCK + i]), a3);
+                }
             }
             a0.intoArray(acc, accOff + j);
             a1.intoArray(acc, accOff + n + j);
@@ -152,77 +240,6 @@ public final class CodebookVectors {
     /** {@code book[codes[j]]·scale} for {@code n} codes, stored as little-endian f32 at byte {@code byteOff} of {@code dst}. */
     public static void dequantizeRow(Table t, int[] codes, int n, float scale, MemorySegment dst, long byteOff) {
         for (int j = 0; j < n; j += L) lookup(t, codes, j).mul(scale).intoMemorySegment(dst, byteOff + 4L * j, ByteOrder.LITTLE_ENDIAN);
-    }
-
-    /**
-     * The codes of {@code row[0..n) / d} against ascending {@code boundaries}: the number of
-     * boundaries strictly below each quotient. Counts compares for up to 15 boundaries, searches
-     * binarily beyond.
-     */
-    public static void codes(float[] row, int n, float d, float[] boundaries, int[] dst) {
-        int j = 0;
-        if (boundaries.length <= 15) {
-            int bound = F.loopBound(n);
-            for (; j < bound; j += L) {
-                FloatVector u = FloatVector.fromArray(F, row, j).div(d);
-                FloatVector count = FloatVector.zero(F);
-                for (float b : boundaries) {
-                    VectorMask<Float> above = u.compare(VectorOperators.GT, b);
-                    count = count.add(1f, above);
-                }
-                ((IntVector) count.convert(VectorOperators.F2I, 0)).intoArray(dst, j);
-            }
-        }
-        for (; j < n; j++) {
-            float u = row[j] / d;
-            int lo = 0;
-            int hi = boundaries.length;
-            while (lo < hi) { // first boundary not below u
-                int mid = (lo + hi) >>> 1;
-                if (u > boundaries[mid]) lo = mid + 1;
-                else hi = mid;
-            }
-            dst[j] = lo;
-        }
-    }
-
-    /**
-     * Packs {@code n} codes (a multiple of 32) of {@code bits} LSB first into {@code n·bits/32} words of
-     * {@code words}. For widths that divide 32 each vector of codes is shifted into place and the codes
-     * of one word are OR-ed together in log₂(32/bits) lane rotations, then the word lanes compressed
-     * out; other widths use the scalar bit stream.
-     */
-    public static void pack(int[] codes, int n, int bits, int[] words) {
-        int per = 32 / bits;
-        if (32 % bits != 0 || !supported() || per > L) {
-            packScalar(codes, n, bits, words);
-            return;
-        }
-        IntVector shift = PACK_SHIFT[bits];
-        VectorMask<Integer> heads = PACK_HEADS[bits];
-        int out = L / per;
-        VectorMask<Integer> first = I.indexInRange(0, out);
-        for (int j = 0, w = 0; j < n; j += L, w += out) {
-            IntVector v = IntVector.fromArray(I, codes, j).lanewise(VectorOperators.LSHL, shift);
-            for (int k = 0; (1 << k) < per; k++) v = v.or(v.rearrange(ROTATE[k]));
-            v.compress(heads).intoArray(words, w, first);
-        }
-    }
-
-    /** The scalar twin of {@link #pack}, for any width. */
-    public static void packScalar(int[] codes, int n, int bits, int[] words) {
-        long acc = 0;
-        int fill = 0;
-        int w = 0;
-        for (int i = 0; i < n; i++) {
-            acc |= (long) codes[i] << fill;
-            fill += bits;
-            if (fill >= 32) {
-                words[w++] = (int) acc;
-                acc >>>= 32;
-                fill -= 32;
-            }
-        }
     }
 
     /** {@code book[codes[j]]·scale} for {@code n} codes into {@code dst[0..n)}. */
@@ -244,21 +261,8 @@ public final class CodebookVectors {
         }
     }
 
-    /** f32 Σ row[j]² over {@code n} values. */
-    public static float sumOfSquares(float[] row, int n) {
-        FloatVector acc = FloatVector.zero(F);
-        int j = 0;
-        for (int bound = F.loopBound(n); j < bound; j += L) {
-            FloatVector v = FloatVector.fromArray(F, row, j);
-            acc = v.fma(v, acc);
-        }
-        float s = acc.reduceLanes(VectorOperators.ADD);
-        for (; j < n; j++) s += row[j] * row[j];
-        return s;
-    }
-
     /**
-     * Runs every kernel here and {@link HadamardVectors#transform} at every code width (in-register
+     * Runs every kernel here, in {@link CodebookEncoding} and {@link HadamardVectors#transform} at every code width (in-register
      * and gathered tables) on rows of 64 and 128, so that C2 compiles them with the profile they
      * meet in use; {@code packed} holds at least 2 KiB of a shared arena. Called by {@link Warmup}.
      */
@@ -288,14 +292,18 @@ public final class CodebookVectors {
             int bits = widths[i % widths.length];
             int len = i % 2 == 0 ? n : 64;
             HadamardVectors.transform(row, len, i % 4 < 2 ? sign : null, i % 4 < 2 ? null : sign);
-            float norm = (float) Math.sqrt(sumOfSquares(row, len));
-            codes(row, len, Math.max(norm, Float.MIN_NORMAL), bounds[bits], codes);
-            pack(codes, len, bits, words);
+            float norm = (float) Math.sqrt(CodebookEncoding.sumOfSquares(row, len));
+            CodebookEncoding.codes(row, len, Math.max(norm, Float.MIN_NORMAL), bounds[bits], codes);
+            CodebookEncoding.pack(codes, len, bits, words);
             unpack(packed, 0, bits, len, codes, 0);
             lookupRow(tables[bits], codes, len, 0.5f, row);
             storeBf16(row, len, packed, 1024);
             scoreRow(tables[bits], codes, len, x, 0, 1 + i % ROW_BLOCK, 1f, c, i % 8, 8);
             if (i % 8 == 0) accumulate(tables[bits], codes, 4, 32, w, acc, 0);
+            if (decodesDirectly(tables[bits], bits, len)) {
+                scoreRowPacked(tables[bits], packed, 0, bits, len, x, 0, 1 + i % ROW_BLOCK, 1f, c, i % 8, 8);
+                if (i % 8 == 0) accumulatePacked(tables[bits], packed, new long[] {0, 64, 128, 192}, 4, bits, 32, w, acc, 0);
+            }
         }
     }
 }
