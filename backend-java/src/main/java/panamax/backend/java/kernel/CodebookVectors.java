@@ -88,10 +88,6 @@ public final class CodebookVectors {
         }
     }
 
-    private static FloatVector lookup(Table t, int[] codes, int off) {
-        if (t.bits != null) return IntVector.fromArray(I, codes, off).selectFrom(t.bits).reinterpretAsFloats();
-        return FloatVector.fromArray(F, t.book, 0, codes, off);
-    }
 
     /**
      * {@link #scoreRow} reading the row's codes straight from its words at byte {@code rowByte}
@@ -188,8 +184,11 @@ public final class CodebookVectors {
         FloatVector a2 = FloatVector.zero(F);
         FloatVector a3 = FloatVector.zero(F);
         int x0 = r0 * k;
+        IntVector table = t.bits;
         for (int j = 0; j < k; j += L) {
-            FloatVector v = lookup(t, codes, j);
+            // the look-up written out: a vector returned from a call that C2 does not inline is boxed
+            FloatVector v = table != null ? IntVector.fromArray(I, codes, j).selectFrom(table).reinterpretAsFloats()
+                    : FloatVector.fromArray(F, t.book, 0, codes, j);
             a0 = v.fma(FloatVector.fromArray(F, x, x0 + j), a0);
             a1 = v.fma(FloatVector.fromArray(F, x, x0 + k + j), a1);
             a2 = v.fma(FloatVector.fromArray(F, x, x0 + 2 * k + j), a2);
@@ -239,12 +238,22 @@ public final class CodebookVectors {
 
     /** {@code book[codes[j]]·scale} for {@code n} codes, stored as little-endian f32 at byte {@code byteOff} of {@code dst}. */
     public static void dequantizeRow(Table t, int[] codes, int n, float scale, MemorySegment dst, long byteOff) {
-        for (int j = 0; j < n; j += L) lookup(t, codes, j).mul(scale).intoMemorySegment(dst, byteOff + 4L * j, ByteOrder.LITTLE_ENDIAN);
+        IntVector table = t.bits;
+        for (int j = 0; j < n; j += L) {
+            FloatVector v = table != null ? IntVector.fromArray(I, codes, j).selectFrom(table).reinterpretAsFloats()
+                    : FloatVector.fromArray(F, t.book, 0, codes, j);
+            v.mul(scale).intoMemorySegment(dst, byteOff + 4L * j, ByteOrder.LITTLE_ENDIAN);
+        }
     }
 
     /** {@code book[codes[j]]·scale} for {@code n} codes into {@code dst[0..n)}. */
     public static void lookupRow(Table t, int[] codes, int n, float scale, float[] dst) {
-        for (int j = 0; j < n; j += L) lookup(t, codes, j).mul(scale).intoArray(dst, j);
+        IntVector table = t.bits;
+        for (int j = 0; j < n; j += L) {
+            FloatVector v = table != null ? IntVector.fromArray(I, codes, j).selectFrom(table).reinterpretAsFloats()
+                    : FloatVector.fromArray(F, t.book, 0, codes, j);
+            v.mul(scale).intoArray(dst, j);
+        }
     }
 
     /** Stores {@code src[0..n)} (n a multiple of the lanes) as bf16, rounded to nearest even, at byte {@code byteOff} of {@code dst}. */
