@@ -73,4 +73,26 @@ class BenchDecodeTest {
         assertEquals(2, exit);
         assertTrue(err.toString(StandardCharsets.UTF_8).contains("--weights: expected"), err.toString(StandardCharsets.UTF_8));
     }
+
+    @Test
+    void aModelDirectoryIsMeasuredInItsOwnFormatAndKeptInPlace() throws IOException {
+        Path demo = panamax.demo.DemoModel.directory();
+        ByteArrayOutputStream out = new ByteArrayOutputStream(), err = new ByteArrayOutputStream();
+        int exit = tool().run(new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8),
+                "--model", demo.toString(), "--json", "--probe-mib", "16", "--context", "32", "--steps", "2", "--warmup", "1",
+                "--prefill-tokens", "0", "--batches", "1");
+        assertEquals(0, exit, err.toString(StandardCharsets.UTF_8));
+        List<String> lines = out.toString(StandardCharsets.UTF_8).lines().toList();
+        JsonNode machine = new ObjectMapper().readTree(lines.getFirst());
+        assertTrue(machine.get("model").asText().startsWith("8 layers, hidden 256"), machine.toString());
+        JsonNode row = new ObjectMapper().readTree(lines.get(1));
+        assertEquals("q8", row.get("weights").asText(), "the demo model's config says 8-bit");
+        assertTrue(row.get("tok_per_s").asDouble() > 0, row.toString());
+        assertTrue(Files.isRegularFile(demo.resolve("model.safetensors")), "a given model is never deleted");
+
+        exit = tool().run(new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8),
+                "--model", demo.toString(), "--weights", "q4");
+        assertEquals(2, exit);
+        assertTrue(err.toString(StandardCharsets.UTF_8).contains("--weights: not with --model"), err.toString(StandardCharsets.UTF_8));
+    }
 }

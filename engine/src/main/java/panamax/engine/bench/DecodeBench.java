@@ -88,7 +88,8 @@ public final class DecodeBench {
             for (BenchRow r : rows) out.println(r.json());
             for (OpShare op : shares) out.println(op.json());
         } else {
-            out.println("panamax bench decode, " + Instant.now().truncatedTo(ChronoUnit.SECONDS) + ", preset " + o.presetName()
+            out.println("panamax bench decode, " + Instant.now().truncatedTo(ChronoUnit.SECONDS)
+                    + (o.model().isPresent() ? ", model " + o.model().get() : ", preset " + o.presetName())
                     + ": " + o.shape().describe());
             out.println("machine: " + Runtime.getRuntime().availableProcessors() + " cores; java " + Runtime.version()
                     + "; backend " + backendProvider.id() + "; KV " + o.kv().codec() + o.kv().codecParams()
@@ -114,13 +115,19 @@ public final class DecodeBench {
 
     private static List<BenchRow> runFormat(DecodeOptions o, WeightFormat f, Engine engine, Backend backend,
                                             MachineProbes.Yardsticks y, PrintWriter err, List<OpShare> shares) throws IOException {
-        Files.createDirectories(o.tmp());
-        Path dir = Files.createTempDirectory(o.tmp(), "panamax-bench-decode-");
+        boolean random = o.model().isEmpty();
+        Path dir = o.model().orElse(null);
+        if (random) {
+            Files.createDirectories(o.tmp());
+            dir = Files.createTempDirectory(o.tmp(), "panamax-bench-decode-");
+        }
         try {
-            long start = System.nanoTime();
-            long bytes = RandomCheckpoint.write(dir, o.shape(), f, o.seed(), backend);
-            err.printf(Locale.ROOT, "%s: wrote %.2f GB of random weights to %s in %.1f s%n", f.label, bytes / 1e9, dir,
-                    (System.nanoTime() - start) / 1e9);
+            if (random) {
+                long start = System.nanoTime();
+                long bytes = RandomCheckpoint.write(dir, o.shape(), f, o.seed(), backend);
+                err.printf(Locale.ROOT, "%s: wrote %.2f GB of random weights to %s in %.1f s%n", f.label, bytes / 1e9, dir,
+                        (System.nanoTime() - start) / 1e9);
+            }
             ModelResolver resolved = ModelResolver.resolve(dir, engine.models());
             ModelPlugin plugin = engine.models().get(resolved.plugin());
             List<BenchRow> rows = new ArrayList<>();
@@ -140,7 +147,7 @@ public final class DecodeBench {
             }
             return rows;
         } finally {
-            deleteRecursively(dir);
+            if (random) deleteRecursively(dir);
         }
     }
 

@@ -32,15 +32,17 @@ import panamax.api.plan.KvScheme;
  * @param breakdown     also time each backend op of the decode steps (a second, instrumented run per batch)
  * @param memories      where the loaded weights live, each measured in turn (mapped file pages, or copied into huge pages)
  * @param backend       the backend id to measure ({@code --backend}, default {@code java})
+ * @param model         a model directory to measure instead of random weights ({@code --model}); its
+ *                      config gives the shape and its quantization the one weight format
  */
 record DecodeOptions(ModelShape shape, String presetName, List<WeightFormat> weights, List<Integer> batches, int context,
                      int steps, int warmup, int prefillTokens, boolean realPrefill, KvScheme kv, int threads,
                      long probeBytes, boolean json, long seed, Path tmp, boolean breakdown,
-                     List<LoadOptions.Weights> memories, String backend) {
+                     List<LoadOptions.Weights> memories, String backend, Optional<Path> model) {
 
     static final String USAGE = """
             usage: panamax bench decode [--preset 1b|125m|tiny] [--layers N --hidden N --heads N --kv-heads N
-                   --head-dim N --intermediate N --vocab N] [--weights bf16,q8,q4] [--batches 1,4,8] [--context 512]
+                   --head-dim N --intermediate N --vocab N] [--weights bf16,q8,q4] [--model DIR] [--batches 1,4,8] [--context 512]
                    [--steps 16] [--warmup 3] [--prefill-tokens 512] [--fill random|prefill] [--kv-bits B
                    --kv-group-size G --kv-codec ID] [--threads N] [--probe-mib 1024] [--seed S] [--tmp DIR] [--json]
                    [--breakdown] [--weights-memory map,copy] [--backend java|mlx|ID]
@@ -61,6 +63,7 @@ record DecodeOptions(ModelShape shape, String presetName, List<WeightFormat> wei
             if (i + 1 >= args.size()) throw new IllegalArgumentException(a + ": expected a value, found the end of the arguments");
             values.put(a, args.get(++i));
         }
+        if (values.containsKey("--model")) return withModel(values, json, breakdown);
         String preset = values.getOrDefault("--preset", "1b");
         ModelShape p = ModelShape.preset(preset);
         ModelShape shape = new ModelShape(intOr(values, "--layers", p.layers()), intOr(values, "--hidden", p.hidden()),
@@ -75,6 +78,23 @@ record DecodeOptions(ModelShape shape, String presetName, List<WeightFormat> wei
         }
         List<WeightFormat> weights = new ArrayList<>();
         for (String w : values.getOrDefault("--weights", "bf16,q8,q4").split(",")) weights.add(WeightFormat.parse(w));
+        return common(values, shape, preset, weights, json, breakdown, Optional.empty());
+    }
+
+    /** {@code --model DIR}: the directory's own shape and weight format; shape and format flags do not apply. */
+    private static DecodeOptions withModel(Map<String, String> values, boolean json, boolean breakdown) {
+        for (String flag : List.of("--preset", "--layers", "--hidden", "--heads", "--kv-heads", "--head-dim", "--intermediate",
+                "--vocab", "--weights")) {
+            if (values.containsKey(flag)) throw new IllegalArgumentException(flag + ": not with --model (the model's config.json decides)");
+        }
+        Path dir = Path.of(values.get("--model"));
+        ModelConfigShape read = ModelConfigShape.read(dir);
+        return common(values, read.shape(), dir.toAbsolutePath().normalize().getFileName().toString(), List.of(read.format()),
+                json, breakdown, Optional.of(dir));
+    }
+
+    private static DecodeOptions common(Map<String, String> values, ModelShape shape, String name, List<WeightFormat> weights,
+                                        boolean json, boolean breakdown, Optional<Path> model) {
         List<Integer> batches = new ArrayList<>();
         for (String b : values.getOrDefault("--batches", "1,4,8").split(",")) batches.add(positive("--batches", b));
         String fill = values.getOrDefault("--fill", "random");
@@ -83,18 +103,18 @@ record DecodeOptions(ModelShape shape, String presetName, List<WeightFormat> wei
         }
         int threads = intOr(values, "--threads", Runtime.getRuntime().availableProcessors());
         long probeMib = intOr(values, "--probe-mib", 1024);
-        return new DecodeOptions(shape, preset, List.copyOf(weights), List.copyOf(batches), intOr(values, "--context", 512),
+        return new DecodeOptions(shape, name, List.copyOf(weights), List.copyOf(batches), intOr(values, "--context", 512),
                 intOr(values, "--steps", 16), nonNegative(values, "--warmup", 3), nonNegative(values, "--prefill-tokens", 512),
                 fill.equals("prefill"), kvScheme(values), threads, probeMib << 20, json,
                 Long.parseLong(values.getOrDefault("--seed", "42")),
                 Path.of(values.getOrDefault("--tmp", System.getProperty("java.io.tmpdir"))), breakdown, memories(values),
-                values.getOrDefault("--backend", "java"));
+                values.getOrDefault("--backend", "java"), model);
     }
 
     private static final java.util.Set<String> KNOWN = java.util.Set.of("--preset", "--layers", "--hidden", "--heads",
             "--kv-heads", "--head-dim", "--intermediate", "--vocab", "--weights", "--batches", "--context", "--steps", "--warmup",
             "--prefill-tokens", "--fill", "--kv-bits", "--kv-group-size", "--kv-codec", "--threads", "--probe-mib", "--seed", "--tmp",
-            "--weights-memory", "--backend");
+            "--weights-memory", "--backend", "--model");
 
     private static List<LoadOptions.Weights> memories(Map<String, String> values) {
         List<LoadOptions.Weights> out = new ArrayList<>();
