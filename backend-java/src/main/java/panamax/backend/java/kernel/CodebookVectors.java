@@ -31,30 +31,42 @@ public final class CodebookVectors {
 
     private static final VectorSpecies<Short> HALF = VectorSpecies.of(short.class, VectorShape.forBitSize(L * 16));
     /**
-     * Direct decoding of rows whose words fit one vector and whose codebook is a register (1, 2 and 4
-     * bits, rows of up to 16·32/bits codes on 16 lanes): per width and chunk of L codes, the word of
-     * each lane and its right shift within the row's vector of words.
+     * Direct decoding of rows whose words fit one vector and whose codebook is a register (1 to 4
+     * bits, rows of up to 16·32/bits codes on 16 lanes): per width and chunk of L codes, each lane's
+     * low word, its right shift, its high word (the next one, for 3-bit codes that straddle) and the
+     * left shift that funnels the high word in, as {@link AffineVectors} decodes.
      */
     @SuppressWarnings("unchecked")
     private static final VectorShuffle<Integer>[][] WORD_OF = new VectorShuffle[9][];
+    @SuppressWarnings("unchecked")
+    private static final VectorShuffle<Integer>[][] NEXT_WORD_OF = new VectorShuffle[9][];
     private static final IntVector[][] SHIFT_OF = new IntVector[9][];
+    private static final IntVector[][] LEFT_OF = new IntVector[9][];
 
     static {
-        for (int bits : new int[] {1, 2, 4}) {
+        for (int bits = 1; bits <= 4; bits++) {
             if ((1 << bits) > L) continue;
-            int chunks = 32 / bits; // a row of L words holds L·32/bits codes: this many chunks of L
+            int chunks = 32 / bits; // at most L words per row: up to L·32/bits codes, chunks of L
             WORD_OF[bits] = new VectorShuffle[chunks];
+            NEXT_WORD_OF[bits] = new VectorShuffle[chunks];
             SHIFT_OF[bits] = new IntVector[chunks];
+            LEFT_OF[bits] = new IntVector[chunks];
             for (int ch = 0; ch < chunks; ch++) {
                 int[] word = new int[L];
+                int[] next = new int[L];
                 int[] shift = new int[L];
+                int[] left = new int[L];
                 for (int i = 0; i < L; i++) {
                     int bit = (ch * L + i) * bits;
-                    word[i] = bit >>> 5;
+                    word[i] = Math.min(bit >>> 5, L - 1);
+                    next[i] = Math.min((bit >>> 5) + 1, L - 1);
                     shift[i] = bit & 31;
+                    left[i] = 31 - (bit & 31); // applied after a shift by 1: 32 − shift without Java's shift-count wrap
                 }
                 WORD_OF[bits][ch] = VectorShuffle.fromArray(I, word, 0);
+                NEXT_WORD_OF[bits][ch] = VectorShuffle.fromArray(I, next, 0);
                 SHIFT_OF[bits][ch] = IntVector.fromArray(I, shift, 0);
+                LEFT_OF[bits][ch] = IntVector.fromArray(I, left, 0);
             }
         }
     }
@@ -99,7 +111,9 @@ public final class CodebookVectors {
         IntVector table = t.bits;
         IntVector mask = IntVector.broadcast(I, (1 << bits) - 1);
         VectorShuffle<Integer>[] wordOf = WORD_OF[bits];
+        VectorShuffle<Integer>[] nextOf = NEXT_WORD_OF[bits];
         IntVector[] shiftOf = SHIFT_OF[bits];
+        IntVector[] leftOf = LEFT_OF[bits];
         IntVector words = rowWords(packed, rowByte, k * bits / 32);
         FloatVector a0 = FloatVector.zero(F);
         FloatVector a1 = FloatVector.zero(F);
@@ -107,8 +121,9 @@ public final class CodebookVectors {
         FloatVector a3 = FloatVector.zero(F);
         int x0 = r0 * k;
         for (int j = 0, chunk = 0; j < k; j += L, chunk++) {
-            IntVector codes = words.rearrange(wordOf[chunk]).lanewise(VectorOperators.LSHR, shiftOf[chunk]).and(mask);
-            FloatVector v = codes.selectFrom(table).reinterpretAsFloats();
+            IntVector lo = words.rearrange(wordOf[chunk]).lanewise(VectorOperators.LSHR, shiftOf[chunk]);
+            IntVector hi = words.rearrange(nextOf[chunk]).lanewise(VectorOperators.LSHL, 1).lanewise(VectorOperators.LSHL, leftOf[chunk]);
+            FloatVector v = lo.or(hi).and(mask).selectFrom(table).reinterpretAsFloats();
             a0 = v.fma(FloatVector.fromArray(F, x, x0 + j), a0);
             a1 = v.fma(FloatVector.fromArray(F, x, x0 + k + j), a1);
             a2 = v.fma(FloatVector.fromArray(F, x, x0 + 2 * k + j), a2);
@@ -128,19 +143,21 @@ public final class CodebookVectors {
                                         float[] acc, int accOff) {
         IntVector table = t.bits;
         IntVector mask = IntVector.broadcast(I, (1 << bits) - 1);
-        VectorShuffle<Integer>[] wordOf = WORD_OF[bits];
-        IntVector[] shiftOf = SHIFT_OF[bits];
         int words = n * bits / 32;
         for (int j = 0, chunk = 0; j < n; j += L, chunk++) {
-            VectorShuffle<Integer> wordShuffle = wordOf[chunk];
-            IntVector shift = shiftOf[chunk];
+            VectorShuffle<Integer> wordShuffle = WORD_OF[bits][chunk];
+            VectorShuffle<Integer> nextShuffle = NEXT_WORD_OF[bits][chunk];
+            IntVector shift = SHIFT_OF[bits][chunk];
+            IntVector left = LEFT_OF[bits][chunk];
             FloatVector a0 = FloatVector.fromArray(F, acc, accOff + j);
             FloatVector a1 = FloatVector.fromArray(F, acc, accOff + n + j);
             FloatVector a2 = FloatVector.fromArray(F, acc, accOff + 2 * n + j);
             FloatVector a3 = FloatVector.fromArray(F, acc, accOff + 3 * n + j);
             for (int i = 0; i < count; i++) {
                 IntVector raw = rowWords(packed, rowBytes[i], words);
-                FloatVector v = raw.rearrange(wordShuffle).lanewise(VectorOperators.LSHR, shift).and(mask).selectFrom(table).reinterpretAsFloats();
+                IntVector lo = raw.rearrange(wordShuffle).lanewise(VectorOperators.LSHR, shift);
+                IntVector hi = raw.rearrange(nextShuffle).lanewise(VectorOperators.LSHL, 1).lanewise(VectorOperators.LSHL, left);
+                FloatVector v = lo.or(hi).and(mask).selectFrom(table).reinterpretAsFloats();
                 a0 = v.fma(FloatVector.broadcast(F, w[i]), a0);
                 a1 = v.fma(FloatVector.broadcast(F, w[TOKEN_BLOCK + i]), a1);
                 a2 = v.fma(FloatVector.broadcast(F, w[2 * TOKEN_BLOCK + i]), a2);
