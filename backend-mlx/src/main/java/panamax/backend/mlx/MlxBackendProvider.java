@@ -23,18 +23,30 @@ public final class MlxBackendProvider implements BackendProvider {
     static final String ID = "mlx";
     static final String DEVICE_PROPERTY = "panamax.mlx.device";
 
-    /** Declared without loading anything; MLX CPU builds also run every op on {@code cpu}. */
-    private static final BackendCapabilities CAPABILITIES = new BackendCapabilities(
+    /** What any MLX build offers; the devices are narrowed to the loaded library's once it loads. */
+    private static final BackendCapabilities DECLARED = new BackendCapabilities(
             EnumSet.allOf(DType.class), QuantOps.BITS, QuantOps.GROUP_SIZES, true, Set.of("cpu", "gpu"));
+    private static volatile BackendCapabilities loaded;
 
     @Override
     public String id() {
         return ID;
     }
 
+    /** With libmlxc loaded, the devices it really has (a CPU-only build: {@code [cpu]}); else what MLX can offer. */
     @Override
     public BackendCapabilities capabilities() {
-        return CAPABILITIES;
+        if (loaded != null) return loaded;
+        if (MlxLibrary.load().isPresent()) return DECLARED;
+        Set<String> devices;
+        Mlx.LOCK.lock();
+        try {
+            devices = MlxDevices.available();
+        } finally {
+            Mlx.LOCK.unlock();
+        }
+        loaded = new BackendCapabilities(DECLARED.storageTypes(), DECLARED.quantizedBits(), DECLARED.groupSizes(), true, devices);
+        return loaded;
     }
 
     @Override
@@ -58,6 +70,6 @@ public final class MlxBackendProvider implements BackendProvider {
         Optional<String> missing = MlxLibrary.load();
         if (missing.isPresent()) throw new UnsupportedCombinationException("mlx backend", List.of(missing.get()));
         String device = options.device().orElseGet(MlxBackendProvider::defaultDevice);
-        return new MlxBackend(CAPABILITIES, device);
+        return new MlxBackend(capabilities(), device);
     }
 }

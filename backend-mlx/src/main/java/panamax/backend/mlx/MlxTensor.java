@@ -1,6 +1,7 @@
 package panamax.backend.mlx;
 
 import static panamax.backend.mlx.c.MlxC.mlx_as_strided;
+import static panamax.backend.mlx.c.MlxC.mlx_astype;
 
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -97,6 +98,24 @@ final class MlxTensor implements Tensor {
         if (closed.get()) throw new IllegalStateException("tensor " + shape + " " + dtype + " is closed");
         if (isWholeRoot()) return root.array();
         return temps.call("as_strided", r -> mlx_as_strided(r, root.array(), Mlx.ints(temps.arena, dims), dims.length,
+                Mlx.longs(temps.arena, strides), strides.length, offset, backend.stream()));
+    }
+
+    /**
+     * This view with f32 values: for a view of mapped 16-bit weights, the same view of the root's
+     * cached f32 copy ({@link Root#widened}); otherwise {@link #array} converted. Owned by
+     * {@code temps} where new. Call under {@link Mlx#LOCK}.
+     */
+    MemorySegment f32Array(Temps temps) {
+        if (dtype == DType.F32 || !dtype.isFloating()) return array(temps);
+        if (closed.get()) throw new IllegalStateException("tensor " + shape + " " + dtype + " is closed");
+        if (!root.isMapped()) {
+            MemorySegment a = array(temps);
+            return temps.call("astype", r -> mlx_astype(r, a, Mlx.code(DType.F32), backend.stream()));
+        }
+        MemorySegment wide = root.widened(backend.stream());
+        if (isWholeRoot()) return wide;
+        return temps.call("as_strided", r -> mlx_as_strided(r, wide, Mlx.ints(temps.arena, dims), dims.length,
                 Mlx.longs(temps.arena, strides), strides.length, offset, backend.stream()));
     }
 

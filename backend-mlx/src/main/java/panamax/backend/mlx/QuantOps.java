@@ -16,6 +16,8 @@ import panamax.api.tensor.QuantizedMatrix;
 final class QuantOps extends OpFamily {
     static final Set<Integer> BITS = Set.of(2, 3, 4, 5, 6, 8);
     static final Set<Integer> GROUP_SIZES = Set.of(32, 64, 128);
+    /** From this many rows of x on, dequantize + BLAS beats MLX's CPU quantized matmul. */
+    static final int BLAS_ROWS = 16;
 
     QuantOps(MlxBackend backend) {
         super(backend);
@@ -87,6 +89,15 @@ final class QuantOps extends OpFamily {
         return op(t -> {
             Parts p = parts(t, w);
             MemorySegment xa = cast(t, x.array(t), DType.F32);
+            if (x.size() / k >= BLAS_ROWS) {
+                // many rows (prefill): MLX's CPU quantized kernels are scalar on x86, so dequantize
+                // once into f32 and let BLAS multiply; values are q·scale + bias in f32 either way
+                MemorySegment w32 = t.call("dequantize", r -> mlx_dequantize(r, p.packed, p.scales, p.biases,
+                        Mlx.optionalInt(t.arena, w.groupSize()), Mlx.optionalInt(t.arena, w.bits()), t.arena.allocateFrom("affine"),
+                        Mlx.NO_ARRAY, Mlx.optionalDtype(t.arena, DType.F32), s()));
+                MemorySegment right = transpose ? t.call("swapaxes", r -> mlx_swapaxes(r, w32, -1, -2, s())) : w32;
+                return result(t.call("matmul", r -> mlx_matmul(r, xa, right, s())), type);
+            }
             MemorySegment out = t.call("quantized_matmul", r -> mlx_quantized_matmul(r, xa, p.packed, p.scales, p.biases, transpose,
                     Mlx.optionalInt(t.arena, w.groupSize()), Mlx.optionalInt(t.arena, w.bits()), t.arena.allocateFrom("affine"), s()));
             return result(out, type);

@@ -133,8 +133,8 @@ final class ReduceOps extends OpFamily {
             return zeros(dims, type);
         }
         return op(t -> {
-            MemorySegment x = cast(t, a.array(t), DType.F32);
-            MemorySegment y = cast(t, b.array(t), DType.F32);
+            MemorySegment x = a.f32Array(t);
+            MemorySegment y = b.f32Array(t);
             MemorySegment out = t.call("matmul", r -> mlx_matmul(r, x, y, s()));
             return result(out, type);
         });

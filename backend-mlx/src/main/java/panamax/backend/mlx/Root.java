@@ -18,6 +18,8 @@ final class Root {
     private final MemoryAccounting accounting;
     private final AtomicInteger refs = new AtomicInteger(1);
     private MemorySegment array;
+    /** A cached f32 copy of a mapped 16-bit root (weights), made on first use by matmul; or null. */
+    private MemorySegment widened;
 
     /** Takes ownership of {@code array}; one reference, held by the first handle. */
     Root(MemorySegment array, int[] dims, DType dtype, MemoryAccounting accounting, boolean mapped) {
@@ -38,11 +40,39 @@ final class Root {
         return array;
     }
 
+    /** Whether this root references caller memory in place (mapped weights); such roots are never written. */
+    boolean isMapped() {
+        return mapped;
+    }
+
+    /**
+     * The root's values as f32, computed once and kept (counted as active bytes) while the root
+     * lives: a matmul on bf16 weights then streams f32 through BLAS instead of converting every
+     * weight on every step. Call under {@link Mlx#LOCK}, for floating roots.
+     */
+    MemorySegment widened(MemorySegment stream) {
+        if (widened == null) {
+            MemorySegment source = array;
+            widened = Mlx.call("astype", r -> panamax.backend.mlx.c.MlxC.mlx_astype(r, source, Mlx.code(DType.F32), stream));
+            accounting.allocated(bytes / dtype.byteSize() * 4);
+        }
+        return widened;
+    }
+
+    private void dropWidened() {
+        if (widened != null) {
+            Mlx.free(widened);
+            widened = null;
+            accounting.freed(bytes / dtype.byteSize() * 4);
+        }
+    }
+
     /** Installs {@code next} (owned, same shape and dtype) as the root's array, freeing the old one. */
     void replace(MemorySegment next) {
         MemorySegment old = array;
         array = next;
         Mlx.free(old);
+        dropWidened();
     }
 
     void retain() {
@@ -54,6 +84,7 @@ final class Root {
             Mlx.LOCK.lock();
             try {
                 Mlx.free(array);
+                dropWidened();
             } finally {
                 Mlx.LOCK.unlock();
             }
