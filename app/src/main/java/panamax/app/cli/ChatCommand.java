@@ -53,12 +53,7 @@ public final class ChatCommand implements Runnable {
     public void run() {
         String problem = sampling.problem() != null ? sampling.problem() : model.problem();
         if (problem != null) throw usage(problem);
-        KvScheme scheme;
-        try {
-            scheme = kv.scheme();
-        } catch (IllegalArgumentException e) {
-            throw usage(e.getMessage());
-        }
+        KvScheme scheme = kv.schemeFor(spec.commandLine());
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));

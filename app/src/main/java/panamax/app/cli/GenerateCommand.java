@@ -54,12 +54,7 @@ public final class GenerateCommand implements Runnable {
         String problem = sampling.problem() != null ? sampling.problem() : model.problem();
         if (problem != null) throw usage(problem);
         if (system != null && !chatTemplate) throw usage("--system needs the chat template; drop --no-chat-template");
-        KvScheme scheme;
-        try {
-            scheme = kv.scheme();
-        } catch (IllegalArgumentException e) {
-            throw usage(e.getMessage());
-        }
+        KvScheme scheme = kv.schemeFor(spec.commandLine());
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         try (ModelSession session = model.open(plugins.resolve(), scheme, sampling.prefillChunk, err)) {

@@ -41,6 +41,15 @@ public final class KvFlags {
     @Option(names = "--max-kv-size", paramLabel = "N", description = "keep at most N tokens per layer (a rotating cache keeping the first 4)")
     Integer maxKvSize;
 
+    /** {@link #scheme()}, with a contradiction reported as a usage error of {@code command}. */
+    KvScheme schemeFor(picocli.CommandLine command) {
+        try {
+            return scheme();
+        } catch (IllegalArgumentException e) {
+            throw new picocli.CommandLine.ParameterException(command, e.getMessage());
+        }
+    }
+
     /**
      * The scheme these flags ask for.
      *

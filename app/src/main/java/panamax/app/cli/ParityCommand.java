@@ -51,12 +51,7 @@ public final class ParityCommand implements Runnable {
 
     @Override
     public void run() {
-        KvScheme scheme;
-        try {
-            scheme = kv.scheme();
-        } catch (IllegalArgumentException e) {
-            throw new ParameterException(spec.commandLine(), e.getMessage());
-        }
+        KvScheme scheme = kv.schemeFor(spec.commandLine());
         Path ref = reference != null ? reference : model.resolve("reference.safetensors");
         if (!Files.isRegularFile(ref)) {
             throw new ParameterException(spec.commandLine(), (reference != null ? "--reference " : "--model ") + (reference != null ? ref : model)

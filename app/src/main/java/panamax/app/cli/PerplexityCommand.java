@@ -53,12 +53,7 @@ public final class PerplexityCommand implements Runnable {
         if (window < 1) throw usage("--window: expected a positive number of tokens, found " + window);
         if (maxWindows < 0) throw usage("--max-windows: expected 0 (all) or more, found " + maxWindows);
         String content = read();
-        KvScheme scheme;
-        try {
-            scheme = kv.scheme();
-        } catch (IllegalArgumentException e) {
-            throw usage(e.getMessage());
-        }
+        KvScheme scheme = kv.schemeFor(spec.commandLine());
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         try (ModelSession session = model.open(plugins.resolve(), scheme, ModelSession.DEFAULT_PREFILL_CHUNK, err)) {

@@ -97,15 +97,17 @@ public final class CodecBench {
     /** Runs every case on a borrowed backend and prints as {@code options} say. */
     static void run(Backend backend, BenchOptions options, PrintWriter out) {
         CodecMeter meter = new CodecMeter(backend, options.attentionTokens(), options.encodeTokens(), options.copyMib(), options.reps());
-        for (int headDim : options.headDims()) {
-            for (BenchCase c : BenchCase.defaults(headDim)) meter.warmUp(c);
+        for (int round = 0; round < 2; round++) {
+            for (int headDim : options.headDims()) {
+                for (BenchCase c : BenchCase.defaults(headDim)) meter.warmUp(c);
+            }
         }
         double copyGbps = meter.copyGbps();
         if (!options.json()) {
             out.printf("backend %s; copy bandwidth %.2f GB/s; attention over %d tokens (B=1, Hq=32, Hkv=8, Tq=1);"
                             + " throughputs in GB/s of bf16-equivalent K/V%n",
                     backend.name(), copyGbps, options.attentionTokens());
-            out.printf("median / best of %d timed runs after one untimed run, every case warmed up first%n", options.reps());
+            out.printf("median / best of %d timed runs after one untimed run; every case warmed up twice first%n", options.reps());
             out.println(Measurement.header());
         }
         for (int headDim : options.headDims()) {
