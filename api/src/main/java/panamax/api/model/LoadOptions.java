@@ -55,7 +55,8 @@ public record LoadOptions(Weights weights, Progress progress, BufferPrecision bu
 
         /**
          * {@code done} of {@code total} weight bytes are loaded; {@code what} names the tensor or
-         * file just finished. {@code done} never decreases within one load and ends equal to {@code total}.
+         * file just finished (empty for a first report of 0 as loading begins). {@code done} never
+         * decreases within one load and ends equal to {@code total}.
          */
         void loaded(String what, long done, long total);
     }

@@ -15,7 +15,8 @@ final class ProgressBar {
 
     private final PrintWriter err;
     private final String label;
-    private final long start = System.nanoTime();
+    /** When the first report came (loading or prefill began), not when the bar was made. */
+    private long start = Long.MIN_VALUE;
     private long lastDraw = Long.MIN_VALUE;
     private int lastLength;
     private boolean finished;
@@ -29,8 +30,10 @@ final class ProgressBar {
     /** Loaded bytes: {@code done} of {@code total}, the file or tensor just finished as detail. */
     void bytes(long done, long total, String detail) {
         double seconds = seconds();
-        update(done, total, String.format(Locale.ROOT, "%.2f/%.2f GB, %.2f GB/s  %s", done / 1e9, total / 1e9,
-                seconds > 0 ? done / 1e9 / seconds : 0, detail));
+        boolean large = total >= 1_000_000_000L; // GB for checkpoints, MB for small models (no "0.00/0.00 GB")
+        double unit = large ? 1e9 : 1e6;
+        update(done, total, String.format(Locale.ROOT, "%.2f/%.2f %s, %.2f %s/s  %s", done / unit, total / unit, large ? "GB" : "MB",
+                seconds > 0 ? done / unit / seconds : 0, large ? "GB" : "MB", detail));
     }
 
     /** Prefilled tokens: {@code done} of {@code total}. */
@@ -59,6 +62,8 @@ final class ProgressBar {
     }
 
     private double seconds() {
-        return (System.nanoTime() - start) / 1e9;
+        long now = System.nanoTime();
+        if (start == Long.MIN_VALUE) start = now;
+        return (now - start) / 1e9;
     }
 }

@@ -78,9 +78,15 @@ public final class WeightFiles {
                         "model.safetensors, " + INDEX + " or another *.safetensors file in the model directory", "none");
             }
             files.total = sizeOf(all);
+            files.started();
             for (Path p : all) files.add(files.openFile(p));
         }
         return files;
+    }
+
+    /** Tells the listener that reading begins (0 of the total), so that its clock starts with the reads. */
+    private void started() {
+        if (options.progress() != LoadOptions.Progress.NONE) options.progress().loaded("", 0, total);
     }
 
     private MappedSafetensors openFile(Path p) {
@@ -153,6 +159,7 @@ public final class WeightFiles {
             shardPaths.putIfAbsent(e.getValue(), p);
         }
         total = sizeOf(shardPaths.values());
+        started();
         for (var e : wanted.entrySet()) {
             MappedSafetensors shard = shards.get(e.getValue());
             if (shard == null) {

@@ -117,11 +117,12 @@ class CheckpointLoadingTest {
             try (RuntimeModel m = new LlamaPlugin().load(dir, backend, options)) {
                 assertEquals(0.0, Checkpoints.maxAbsDiff(reference, Checkpoints.logits(m, backend, Checkpoints.PROMPT)), 1e-5, placement.name());
             }
-            assertTrue(reports.size() >= 2, placement + ": one report per shard at least, got " + reports.size());
+            assertTrue(reports.size() >= 3, placement + ": a start and one report per shard at least, got " + reports.size());
             for (int i = 0; i < reports.size(); i++) {
                 assertEquals(onDisk, reports.get(i)[1], placement + ": total");
                 if (i > 0) assertTrue(reports.get(i)[0] > reports.get(i - 1)[0], placement + ": done grows");
             }
+            assertEquals(0L, reports.getFirst()[0], placement + ": a first report of 0 as reading begins");
             assertEquals(onDisk, reports.getLast()[0], placement + ": ends at the total");
             assertTrue(names.containsAll(List.of("model-00001-of-00002.safetensors", "model-00002-of-00002.safetensors")), names.toString());
         }
