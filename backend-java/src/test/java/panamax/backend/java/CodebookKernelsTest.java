@@ -1,0 +1,85 @@
+package panamax.backend.java;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+import panamax.backend.java.kernel.CodebookEncoding;
+import panamax.backend.java.kernel.CodebookVectors;
+import panamax.backend.java.kernel.HadamardVectors;
+
+/**
+ * The codebook and Hadamard vector kernels agree with their scalar twins at every width and length
+ * they take, including the in-register and the eight-vector FWHT paths and both decode routes of
+ * {@code codebookMatmul} (codes from their words, and unpacked codes).
+ */
+class CodebookKernelsTest {
+    private final Random random = new Random(7);
+
+    @Test
+    void vectorHadamardMatchesTheScalarButterflyForEveryPowerOfTwo() {
+        for (int n = 1; n <= 1024; n *= 2) {
+            float[] x = new float[n];
+            float[] s = new float[n];
+            for (int i = 0; i < n; i++) {
+                x[i] = (float) random.nextGaussian();
+                s[i] = random.nextBoolean() ? 1 : -1;
+            }
+            for (int mode = 0; mode < 3; mode++) {
+                float[] pre = mode == 1 ? s : null;
+                float[] post = mode == 2 ? s : null;
+                float[] want = x.clone();
+                float[] got = x.clone();
+                HadamardVectors.scalar(want, n, pre, post);
+                HadamardVectors.transform(got, n, pre, post);
+                for (int i = 0; i < n; i++) assertEquals(want[i], got[i], 1e-5 * Math.sqrt(n), "n=" + n + " mode " + mode + " at " + i);
+            }
+        }
+    }
+
+    @Test
+    void vectorPackingMatchesTheScalarBitStreamAtEveryWidth() {
+        for (int bits : new int[] {1, 2, 3, 4, 5, 6, 8}) {
+            for (int n = 64; n <= 256; n += 64) {
+                int[] codes = new int[n];
+                for (int i = 0; i < n; i++) codes[i] = random.nextInt(1 << bits);
+                int[] want = new int[n * bits / 32];
+                int[] got = new int[n * bits / 32];
+                CodebookEncoding.packScalar(codes, n, bits, want);
+                CodebookEncoding.pack(codes, n, bits, got);
+                assertArrayEquals(want, got, bits + " bits, " + n + " codes");
+            }
+        }
+    }
+
+    @Test
+    void scoresFromWordsEqualScoresFromUnpackedCodes() {
+        try (Arena arena = Arena.ofConfined()) {
+            for (int bits = 1; bits <= 4; bits++) {
+                int k = 128;
+                int words = k * bits / 32;
+                MemorySegment packed = arena.allocate(4L * words * 3); // three rows: the last one loads masked
+                for (long i = 0; i < packed.byteSize(); i++) packed.set(java.lang.foreign.ValueLayout.JAVA_BYTE, i, (byte) random.nextInt());
+                float[] book = new float[1 << bits];
+                for (int i = 0; i < book.length; i++) book[i] = (float) random.nextGaussian();
+                CodebookVectors.Table table = CodebookVectors.Table.of(book);
+                float[] x = new float[CodebookVectors.ROW_BLOCK * k];
+                for (int i = 0; i < x.length; i++) x[i] = (float) random.nextGaussian();
+                int[] codes = new int[k];
+                for (int row = 0; row < 3; row++) {
+                    long rowByte = 4L * words * row;
+                    float[] want = new float[CodebookVectors.ROW_BLOCK];
+                    float[] got = new float[CodebookVectors.ROW_BLOCK];
+                    CodebookVectors.unpack(packed, rowByte, bits, k, codes, 0);
+                    CodebookVectors.scoreRow(table, codes, k, x, 0, CodebookVectors.ROW_BLOCK, 0.5f, want, 0, 1);
+                    if (!CodebookVectors.decodesDirectly(table, bits, k)) continue;
+                    CodebookVectors.scoreRowPacked(table, packed, rowByte, bits, k, x, 0, CodebookVectors.ROW_BLOCK, 0.5f, got, 0, 1);
+                    for (int r = 0; r < got.length; r++) assertEquals(want[r], got[r], 1e-4, bits + " bits, row " + row + ", query " + r);
+                }
+            }
+        }
+    }
+}
