@@ -3,6 +3,7 @@ package panamax.backend.java;
 import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
 import panamax.api.tensor.DType;
+import panamax.backend.java.kernel.AffineAccumulate;
 import panamax.backend.java.kernel.AffineCodes;
 import panamax.backend.java.kernel.BPanelSource;
 import panamax.backend.java.kernel.Gemm;
@@ -90,6 +91,12 @@ final class QuantMatmul {
     private static void multiply(Parallel par, MemorySegment ps, long base, long rowBytes, int bits, int gs, RowScales params,
                                  float[] x, int m, int k, int n, boolean transpose, float[] c) {
         int groupsPerRow = (transpose ? k : n) / gs;
+        if (transpose && m <= AffineAccumulate.ROWS && AffineAccumulate.supports(bits, k, gs)) {
+            // attention's q·Kᵀ over short rows (k·bits ≤ 512): codes decoded in registers, four query rows at once
+            par.forEvenSplit(n, Math.max(64, 16384 / Math.max(k, 1)), (n0, n1) ->
+                    AffineAccumulate.scores(ps, base, rowBytes, bits, gs, k, params, x, m, n0, n1, c, n));
+            return;
+        }
         if (transpose && m > 1 && m <= MatmulOps.MULTI_ROW_M && QuantMatVec.supports(bits, k, gs)) {
             // decode each weight row once for all m rows
             float[] xa = new float[m * k];
@@ -111,6 +118,19 @@ final class QuantMatmul {
             } else {
                 par.forEvenSplit(n, grain, (n0, n1) -> QuantMatVec.generic(ps, base, rowBytes, bits, gs, k, params, x, m, n0, n1, c, n));
             }
+            return;
+        }
+        if (!transpose && m <= AffineAccumulate.ROWS && AffineAccumulate.supports(bits, n, gs)) {
+            // attention's p·V: codes decoded in registers, four rows' accumulators held across token blocks
+            float[] acc = new float[AffineAccumulate.ROWS * n];
+            par.forRange(k, Math.max(256, 262144 / Math.max(n, 1)), (k0, k1) -> {
+                float[] part = new float[AffineAccumulate.ROWS * n];
+                AffineAccumulate.accumulate(ps, base, rowBytes, bits, gs, n, params, x, m, k, k0, k1, part);
+                synchronized (acc) {
+                    for (int i = 0; i < part.length; i++) acc[i] += part[i];
+                }
+            });
+            System.arraycopy(acc, 0, c, 0, m * n);
             return;
         }
         if (!transpose && m <= MatmulOps.SMALL_M && QuantMatVec.supports(bits, n, gs)) {

@@ -79,8 +79,24 @@ public final class CodebookVectors {
         return t.bits != null && bits < WORD_OF.length && WORD_OF[bits] != null && supported() && cols * bits <= 32 * L;
     }
 
+    /**
+     * The in-register decoding tables of one width (see {@link #decodesDirectly}), per chunk of L
+     * codes: low-word shuffle, right shift, high-word shuffle, left shift after a shift by 1; for
+     * other kernels that read codes the same way ({@link AffineAccumulate}).
+     */
+    record WordDecoding(VectorShuffle<Integer>[] low, IntVector[] right, VectorShuffle<Integer>[] high, IntVector[] left) {
+        static WordDecoding of(int bits) {
+            return new WordDecoding(WORD_OF[bits], SHIFT_OF[bits], NEXT_WORD_OF[bits], LEFT_OF[bits]);
+        }
+
+        /** True when rows of {@code cols} codes of {@code bits} fit one vector of words. */
+        static boolean fits(int bits, int cols) {
+            return bits < WORD_OF.length && WORD_OF[bits] != null && supported() && cols * bits <= 32 * L;
+        }
+    }
+
     /** The words of the row at byte {@code rowByte} in one vector: a plain load where a whole vector fits the segment, else masked. */
-    private static IntVector rowWords(MemorySegment packed, long rowByte, int words) {
+    static IntVector rowWords(MemorySegment packed, long rowByte, int words) {
         if (rowByte + 4L * L <= packed.byteSize()) return IntVector.fromMemorySegment(I, packed, rowByte, ByteOrder.LITTLE_ENDIAN);
         return IntVector.fromMemorySegment(I, packed, rowByte, ByteOrder.LITTLE_ENDIAN, I.indexInRange(0, words));
     }
@@ -303,7 +319,7 @@ public final class CodebookVectors {
         int[] codes = new int[TOKEN_BLOCK * n];
         int[] words = new int[n];
         float[] x = new float[ROW_BLOCK * n];
-        float[] c = new float[ROW_BLOCK * 8];
+        float[] c = new float[ROW_BLOCK * 16];
         float[] w = new float[ROW_BLOCK * TOKEN_BLOCK];
         float[] acc = new float[ROW_BLOCK * n];
         int[] widths = {1, 2, 3, 4, 8};
@@ -326,6 +342,10 @@ public final class CodebookVectors {
             storeBf16(row, len, packed, 1024);
             scoreRow(tables[bits], codes, len, x, 0, 1 + i % ROW_BLOCK, 1f, c, i % 8, 8);
             if (i % 8 == 0) accumulate(tables[bits], codes, 4, 32, w, acc, 0);
+            if (bits >= 2 && bits <= 4 && i % 8 == 0 && AffineAccumulate.supports(bits, n, 64)) {
+                AffineAccumulate.accumulate(packed, 0, 64, bits, 64, n, (row2, sc, bi) -> { }, x, ROW_BLOCK, 16, 0, 16, acc);
+                AffineAccumulate.scores(packed, 0, 64, bits, 64, n, (row2, sc, bi) -> { }, x, 1 + i % ROW_BLOCK, 0, 16, c, 16);
+            }
             if (decodesDirectly(tables[bits], bits, len)) {
                 scoreRowPacked(tables[bits], packed, 0, bits, len, x, 0, 1 + i % ROW_BLOCK, 1f, c, i % 8, 8);
                 if (i % 8 == 0) accumulatePacked(tables[bits], packed, new long[] {0, 64, 128, 192}, 4, bits, 32, w, acc, 0);
