@@ -16,8 +16,11 @@ import panamax.api.tensor.QuantizedMatrix;
 final class QuantOps extends OpFamily {
     static final Set<Integer> BITS = Set.of(2, 3, 4, 5, 6, 8);
     static final Set<Integer> GROUP_SIZES = Set.of(32, 64, 128);
-    /** From this many rows of x on, dequantize + BLAS beats MLX's CPU quantized matmul. */
-    static final int BLAS_ROWS = 16;
+    /**
+     * From this many rows of x on, dequantize + BLAS beats MLX's CPU quantized matmul: on the 1b
+     * preset here MLX's scalar dequantize costs about as much as 6 rows of its scalar quantized matmul.
+     */
+    static final int BLAS_ROWS = 8;
 
     QuantOps(MlxBackend backend) {
         super(backend);
