@@ -7,6 +7,12 @@ import java.lang.foreign.ValueLayout;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.function.LongConsumer;
 import panamax.api.error.BadModelFileException;
 import panamax.api.model.LoadOptions;
@@ -51,14 +57,9 @@ public record MappedSafetensors(Path file, SafetensorsHeader header, MemorySegme
         try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
             if (weights == LoadOptions.Weights.COPY) {
                 memory = HugePageMemory.allocate(channel.size(), arena);
-                try (Arena temporary = Arena.ofConfined()) {
+                try (Arena temporary = Arena.ofShared()) {
                     // mapped only for the copy: the page cache keeps nothing of the process afterwards
-                    MemorySegment source = channel.map(FileChannel.MapMode.READ_ONLY, 0, channel.size(), temporary);
-                    for (long at = 0; at < source.byteSize(); at += BLOCK) {
-                        long n = Math.min(BLOCK, source.byteSize() - at);
-                        memory.asSlice(at, n).copyFrom(source.asSlice(at, n));
-                        if (progress != null) progress.accept(n);
-                    }
+                    copy(channel.map(FileChannel.MapMode.READ_ONLY, 0, channel.size(), temporary), memory, file, progress);
                 }
             } else {
                 memory = channel.map(FileChannel.MapMode.READ_ONLY, 0, channel.size(), arena);
@@ -68,6 +69,33 @@ public record MappedSafetensors(Path file, SafetensorsHeader header, MemorySegme
             throw new BadModelFileException(file, "cannot map it: " + e.getMessage(), e);
         }
         return new MappedSafetensors(file, SafetensorsHeader.parse(file, memory), memory);
+    }
+
+    /**
+     * Copies {@code source} into {@code target} in blocks on virtual threads (as many run at once as
+     * there are cores: faulting in and zeroing the huge pages is most of the cost, and it is per-core
+     * work), reporting each block on this thread in file order.
+     */
+    private static void copy(MemorySegment source, MemorySegment target, Path file, LongConsumer progress) {
+        List<Future<Long>> blocks = new ArrayList<>();
+        try (ExecutorService copiers = Executors.newVirtualThreadPerTaskExecutor()) {
+            for (long at = 0; at < source.byteSize(); at += BLOCK) {
+                long from = at, n = Math.min(BLOCK, source.byteSize() - at);
+                blocks.add(copiers.submit(() -> {
+                    target.asSlice(from, n).copyFrom(source.asSlice(from, n));
+                    return n;
+                }));
+            }
+            for (Future<Long> block : blocks) {
+                long n = block.get();
+                if (progress != null) progress.accept(n);
+            }
+        } catch (ExecutionException e) {
+            throw new BadModelFileException(file, "cannot copy it into memory: " + e.getCause(), e.getCause());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new BadModelFileException(file, "interrupted while copying it into memory", e);
+        }
     }
 
     private static void touch(MemorySegment memory, LongConsumer progress) {
