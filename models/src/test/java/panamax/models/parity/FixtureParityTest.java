@@ -19,7 +19,8 @@ import panamax.models.hf.HfConfig;
 
 /**
  * Every model folder of the fixtures against its reference: single-prompt logits at all positions,
- * the KV-cached greedy decode and the left-padded batched decode, on the f32 path with identity KV.
+ * the KV-cached greedy decode and the left-padded batched decode, on the f32 path with identity KV,
+ * on the java backend unless {@code -Dpanamax.test.backend} names another.
  */
 class FixtureParityTest {
     /** Max |Δlogit| the f32 path must stay under. */
@@ -30,6 +31,12 @@ class FixtureParityTest {
      * gpt2 is the third-party example {@code examples/gpt2-model-plugin} (GptParityTest there).
      */
     static final Set<String> CHECKED_ELSEWHERE = Set.of("gpt2");
+
+    /** {@code java}, or the backend {@code -Dpanamax.test.backend=ID} names (e.g. {@code mlx}, with the same tolerance). */
+    static String backend() {
+        String id = System.getProperty("panamax.test.backend", "");
+        return id.isBlank() ? "java" : id;
+    }
 
     @TestFactory
     Stream<DynamicTest> everyFixtureModelMatchesItsReference() {
@@ -42,7 +49,7 @@ class FixtureParityTest {
             boolean known = registry.models().stream().anyMatch(p -> p.provider().modelTypes().contains(modelType));
             if (!known) fail(dir + ": no model plugin on the test path reads model_type '" + modelType + "'");
             // the shared fixtures' references come from transformers models cast to bf16 in memory
-            ParityReport report = ParityRun.run(registry, dir, dir.resolve("reference.safetensors"), KvScheme.identity(), Optional.of("java"),
+            ParityReport report = ParityRun.run(registry, dir, dir.resolve("reference.safetensors"), KvScheme.identity(), Optional.of(backend()),
                     LoadOptions.BufferPrecision.STORED_DTYPE);
             System.out.println(dir.getFileName() + " " + report.toJson());
             assertTrue(report.maxAbsDiffSingle() <= TOLERANCE, dir + " single: " + report.toJson());
