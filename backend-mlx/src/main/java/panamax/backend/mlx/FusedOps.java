@@ -72,8 +72,8 @@ final class FusedOps extends OpFamily {
             }
             MemorySegment input = in;
             MemorySegment off = cast(t, offsets.array(t), DType.I32);
-            MemorySegment f = t.own(mlx_array_new_data(Mlx.structs(), t.arena.allocateFrom(ValueLayout.JAVA_FLOAT, freqs),
-                    Mlx.ints(t.arena, freqs.length), 1, Mlx.code(DType.F32)));
+            MemorySegment f = t.own(Mlx.checked(mlx_array_new_data(Mlx.structs(), t.arena.allocateFrom(ValueLayout.JAVA_FLOAT, freqs),
+                    Mlx.ints(t.arena, freqs.length), 1, Mlx.code(DType.F32)), "rope frequencies"));
             MemorySegment rotated = t.call("rope", r -> mlx_fast_rope_dynamic(r, input, spec.dims(), spec.traditional(),
                     Mlx.optionalFloat(t.arena, null), (float) spec.scale(), off, f, s()));
             if (x.dims.length == 2) {
@@ -144,7 +144,7 @@ final class FusedOps extends OpFamily {
                 bytes.set(ValueLayout.JAVA_BYTE, (long) i * tk + j, (byte) (see ? 1 : 0));
             }
         }
-        return t.own(mlx_array_new_data(Mlx.structs(), bytes, Mlx.ints(t.arena, tq, tk), 2, Mlx.code(DType.BOOL)));
+        return t.own(Mlx.checked(mlx_array_new_data(Mlx.structs(), bytes, Mlx.ints(t.arena, tq, tk), 2, Mlx.code(DType.BOOL)), "causal mask"));
     }
 
     /** Rows whose keys are all masked give zeros (MLX would average or give NaN). */

@@ -124,8 +124,8 @@ final class GatherOps extends OpFamily {
             flat[i] = Math.toIntExact(at);
             for (int k = dims.length - 1; k >= 0 && ++idx[k] == dims[k]; k--) idx[k] = 0;
         }
-        MemorySegment positions = t.own(mlx_array_new_data(Mlx.structs(), t.arena.allocateFrom(ValueLayout.JAVA_INT, flat),
-                Mlx.ints(t.arena, n), 1, Mlx.code(DType.I32)));
+        MemorySegment positions = t.own(Mlx.checked(mlx_array_new_data(Mlx.structs(), t.arena.allocateFrom(ValueLayout.JAVA_INT, flat),
+                Mlx.ints(t.arena, n), 1, Mlx.code(DType.I32)), "write positions"));
         MemorySegment values = t.call("reshape", r -> mlx_reshape(r, block, Mlx.ints(t.arena, n), 1, s()));
         long total = 1;
         for (int d : root.dims) total *= d;

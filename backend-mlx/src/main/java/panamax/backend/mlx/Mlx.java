@@ -59,6 +59,15 @@ final class Mlx {
         return res;
     }
 
+    /**
+     * {@code array} as returned by an mlx-c constructor that reports failure through the error
+     * handler and an empty array (e.g. {@code mlx_array_new_data}): throws MLX's message when empty.
+     */
+    static MemorySegment checked(MemorySegment array, String what) {
+        if (array.get(ValueLayout.ADDRESS, 0).equals(MemorySegment.NULL)) MlxErrors.check(1, what);
+        return array;
+    }
+
     /** Frees the MLX array of an owned slot (a no-op for an empty slot). */
     static void free(MemorySegment array) {
         if (!array.get(ValueLayout.ADDRESS, 0).equals(MemorySegment.NULL)) mlx_array_free(array);

@@ -93,7 +93,8 @@ final class MlxBackend implements Backend {
         return locked(() -> {
             try (Arena arena = Arena.ofConfined()) {
                 int[] dims = shape.dims();
-                MemorySegment array = mlx_array_new_data(Mlx.structs(), bytes, Mlx.ints(arena, dims), dims.length, Mlx.code(dtype));
+                MemorySegment array = Mlx.checked(mlx_array_new_data(Mlx.structs(), bytes, Mlx.ints(arena, dims), dims.length, Mlx.code(dtype)),
+                        "new_data");
                 return wrap(array);
             }
         });
@@ -141,8 +142,8 @@ final class MlxBackend implements Backend {
         return locked(() -> {
             try (Arena arena = Arena.ofConfined()) {
                 int[] dims = shape.dims();
-                MemorySegment array = mlx_array_new_data_managed(Mlx.structs(), data, Mlx.ints(arena, dims), dims.length,
-                        Mlx.code(dtype), MlxDevices.NO_OP_DESTRUCTOR);
+                MemorySegment array = Mlx.checked(mlx_array_new_data_managed(Mlx.structs(), data, Mlx.ints(arena, dims), dims.length,
+                        Mlx.code(dtype), MlxDevices.NO_OP_DESTRUCTOR), "new_data_managed");
                 Root root = new Root(array, dims, dtype, accounting, true);
                 return new MlxTensor(this, root, dims, MlxTensor.rowMajorStrides(dims), 0);
             }

@@ -63,5 +63,4 @@ class MlxLibraryTest {
             return backend.toFloats(s)[0];
         }
     }
-
 }
