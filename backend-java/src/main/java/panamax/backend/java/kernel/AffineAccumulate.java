@@ -128,10 +128,10 @@ public final class AffineAccumulate {
                 a2 = q.fma(FloatVector.fromArray(F, xp, 2 * k + j), a2);
                 a3 = q.fma(FloatVector.fromArray(F, xp, 3 * k + j), a3);
             }
-            c[row] = a0.reduceLanes(VectorOperators.ADD) + bias(b, xSum, 0, groups);
-            if (m > 1) c[ldc + row] = a1.reduceLanes(VectorOperators.ADD) + bias(b, xSum, 1, groups);
-            if (m > 2) c[2 * ldc + row] = a2.reduceLanes(VectorOperators.ADD) + bias(b, xSum, 2, groups);
-            if (m > 3) c[3 * ldc + row] = a3.reduceLanes(VectorOperators.ADD) + bias(b, xSum, 3, groups);
+            c[row] = Lanes.sum(a0) + bias(b, xSum, 0, groups);
+            if (m > 1) c[ldc + row] = Lanes.sum(a1) + bias(b, xSum, 1, groups);
+            if (m > 2) c[2 * ldc + row] = Lanes.sum(a2) + bias(b, xSum, 2, groups);
+            if (m > 3) c[3 * ldc + row] = Lanes.sum(a3) + bias(b, xSum, 3, groups);
         }
     }
 

@@ -125,7 +125,7 @@ public final class CodebookEncoding {
             FloatVector v = FloatVector.fromArray(F, row, j);
             acc = v.fma(v, acc);
         }
-        float s = acc.reduceLanes(VectorOperators.ADD);
+        float s = Lanes.sum(acc);
         for (; j < n; j++) s += row[j] * row[j];
         return s;
     }

@@ -145,10 +145,10 @@ public final class CodebookVectors {
             a2 = v.fma(FloatVector.fromArray(F, x, x0 + 2 * k + j), a2);
             a3 = v.fma(FloatVector.fromArray(F, x, x0 + 3 * k + j), a3);
         }
-        c[cOff] = a0.reduceLanes(VectorOperators.ADD) * scale;
-        if (rows > 1) c[cOff + ldc] = a1.reduceLanes(VectorOperators.ADD) * scale;
-        if (rows > 2) c[cOff + 2 * ldc] = a2.reduceLanes(VectorOperators.ADD) * scale;
-        if (rows > 3) c[cOff + 3 * ldc] = a3.reduceLanes(VectorOperators.ADD) * scale;
+        c[cOff] = Lanes.sum(a0) * scale;
+        if (rows > 1) c[cOff + ldc] = Lanes.sum(a1) * scale;
+        if (rows > 2) c[cOff + 2 * ldc] = Lanes.sum(a2) * scale;
+        if (rows > 3) c[cOff + 3 * ldc] = Lanes.sum(a3) * scale;
     }
 
     /**
@@ -227,10 +227,10 @@ public final class CodebookVectors {
             a2 = v.fma(FloatVector.fromArray(F, x, x0 + 2 * k + j), a2);
             a3 = v.fma(FloatVector.fromArray(F, x, x0 + 3 * k + j), a3);
         }
-        c[cOff] = a0.reduceLanes(VectorOperators.ADD) * scale;
-        if (rows > 1) c[cOff + ldc] = a1.reduceLanes(VectorOperators.ADD) * scale;
-        if (rows > 2) c[cOff + 2 * ldc] = a2.reduceLanes(VectorOperators.ADD) * scale;
-        if (rows > 3) c[cOff + 3 * ldc] = a3.reduceLanes(VectorOperators.ADD) * scale;
+        c[cOff] = Lanes.sum(a0) * scale;
+        if (rows > 1) c[cOff + ldc] = Lanes.sum(a1) * scale;
+        if (rows > 2) c[cOff + 2 * ldc] = Lanes.sum(a2) * scale;
+        if (rows > 3) c[cOff + 3 * ldc] = Lanes.sum(a3) * scale;
     }
 
     /**

@@ -73,7 +73,7 @@ public final class MatVec {
                     acc0 = w0.lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats().fma(FloatVector.fromArray(S, xi, xo + i), acc0);
                     acc1 = w0.and(0xffff0000).reinterpretAsFloats().fma(FloatVector.fromArray(S, xi, xo + i + F), acc1);
                 }
-                float sum = acc0.add(acc1).add(acc2.add(acc3)).reduceLanes(VectorOperators.ADD);
+                float sum = Lanes.sum(acc0.add(acc1).add(acc2.add(acc3)));
                 for (; i < k; i++) sum += Floats.bf16ToFloat(w.get(I16, row + 2L * i)) * xi[xo + i];
                 out[outOff + m * ldo + n] = sum;
             }
@@ -103,7 +103,7 @@ public final class MatVec {
                 for (; i < bound1; i += F) {
                     acc0 = FloatVector.fromMemorySegment(S, w, row + 4L * i, LE).fma(FloatVector.fromArray(S, x, xo + i), acc0);
                 }
-                float sum = acc0.add(acc1).add(acc2.add(acc3)).reduceLanes(VectorOperators.ADD);
+                float sum = Lanes.sum(acc0.add(acc1).add(acc2.add(acc3)));
                 for (; i < k; i++) sum += w.get(F32, row + 4L * i) * x[xo + i];
                 out[outOff + m * ldo + n] = sum;
             }
@@ -129,7 +129,7 @@ public final class MatVec {
         for (; i < bound; i += F) {
             acc = FloatVector.fromArray(S, a, aOff + i).fma(FloatVector.fromArray(S, b, bOff + i), acc);
         }
-        float sum = acc.reduceLanes(VectorOperators.ADD);
+        float sum = Lanes.sum(acc);
         for (; i < n; i++) sum += a[aOff + i] * b[bOff + i];
         return sum;
     }

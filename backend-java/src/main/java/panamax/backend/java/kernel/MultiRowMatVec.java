@@ -83,22 +83,22 @@ public final class MultiRowMatVec {
             x = FloatVector.fromArray(S, xi, x3 + i + F);
             a03 = w0.fma(x, a03); a13 = w1.fma(x, a13); a23 = w2.fma(x, a23); a33 = w3.fma(x, a33);
         }
-        out[o + 0 * ldo + 0] = a00.reduceLanes(VectorOperators.ADD) + tail(w, r0, k, bound, xi, x0);
-        out[o + 0 * ldo + 1] = a10.reduceLanes(VectorOperators.ADD) + tail(w, r1, k, bound, xi, x0);
-        out[o + 0 * ldo + 2] = a20.reduceLanes(VectorOperators.ADD) + tail(w, r2, k, bound, xi, x0);
-        out[o + 0 * ldo + 3] = a30.reduceLanes(VectorOperators.ADD) + tail(w, r3, k, bound, xi, x0);
-        out[o + 1 * ldo + 0] = a01.reduceLanes(VectorOperators.ADD) + tail(w, r0, k, bound, xi, x1);
-        out[o + 1 * ldo + 1] = a11.reduceLanes(VectorOperators.ADD) + tail(w, r1, k, bound, xi, x1);
-        out[o + 1 * ldo + 2] = a21.reduceLanes(VectorOperators.ADD) + tail(w, r2, k, bound, xi, x1);
-        out[o + 1 * ldo + 3] = a31.reduceLanes(VectorOperators.ADD) + tail(w, r3, k, bound, xi, x1);
-        out[o + 2 * ldo + 0] = a02.reduceLanes(VectorOperators.ADD) + tail(w, r0, k, bound, xi, x2);
-        out[o + 2 * ldo + 1] = a12.reduceLanes(VectorOperators.ADD) + tail(w, r1, k, bound, xi, x2);
-        out[o + 2 * ldo + 2] = a22.reduceLanes(VectorOperators.ADD) + tail(w, r2, k, bound, xi, x2);
-        out[o + 2 * ldo + 3] = a32.reduceLanes(VectorOperators.ADD) + tail(w, r3, k, bound, xi, x2);
-        out[o + 3 * ldo + 0] = a03.reduceLanes(VectorOperators.ADD) + tail(w, r0, k, bound, xi, x3);
-        out[o + 3 * ldo + 1] = a13.reduceLanes(VectorOperators.ADD) + tail(w, r1, k, bound, xi, x3);
-        out[o + 3 * ldo + 2] = a23.reduceLanes(VectorOperators.ADD) + tail(w, r2, k, bound, xi, x3);
-        out[o + 3 * ldo + 3] = a33.reduceLanes(VectorOperators.ADD) + tail(w, r3, k, bound, xi, x3);
+        out[o + 0 * ldo + 0] = Lanes.sum(a00) + tail(w, r0, k, bound, xi, x0);
+        out[o + 0 * ldo + 1] = Lanes.sum(a10) + tail(w, r1, k, bound, xi, x0);
+        out[o + 0 * ldo + 2] = Lanes.sum(a20) + tail(w, r2, k, bound, xi, x0);
+        out[o + 0 * ldo + 3] = Lanes.sum(a30) + tail(w, r3, k, bound, xi, x0);
+        out[o + 1 * ldo + 0] = Lanes.sum(a01) + tail(w, r0, k, bound, xi, x1);
+        out[o + 1 * ldo + 1] = Lanes.sum(a11) + tail(w, r1, k, bound, xi, x1);
+        out[o + 1 * ldo + 2] = Lanes.sum(a21) + tail(w, r2, k, bound, xi, x1);
+        out[o + 1 * ldo + 3] = Lanes.sum(a31) + tail(w, r3, k, bound, xi, x1);
+        out[o + 2 * ldo + 0] = Lanes.sum(a02) + tail(w, r0, k, bound, xi, x2);
+        out[o + 2 * ldo + 1] = Lanes.sum(a12) + tail(w, r1, k, bound, xi, x2);
+        out[o + 2 * ldo + 2] = Lanes.sum(a22) + tail(w, r2, k, bound, xi, x2);
+        out[o + 2 * ldo + 3] = Lanes.sum(a32) + tail(w, r3, k, bound, xi, x2);
+        out[o + 3 * ldo + 0] = Lanes.sum(a03) + tail(w, r0, k, bound, xi, x3);
+        out[o + 3 * ldo + 1] = Lanes.sum(a13) + tail(w, r1, k, bound, xi, x3);
+        out[o + 3 * ldo + 2] = Lanes.sum(a23) + tail(w, r2, k, bound, xi, x3);
+        out[o + 3 * ldo + 3] = Lanes.sum(a33) + tail(w, r3, k, bound, xi, x3);
     }
 
     /** Four weight rows from {@code r0} × x row m: two accumulators (even, odd) per weight row. */
@@ -115,10 +115,10 @@ public final class MultiRowMatVec {
             x = FloatVector.fromArray(S, xi, x0 + i + F);
             b0 = v0.and(0xffff0000).reinterpretAsFloats().fma(x, b0); b1 = v1.and(0xffff0000).reinterpretAsFloats().fma(x, b1); b2 = v2.and(0xffff0000).reinterpretAsFloats().fma(x, b2); b3 = v3.and(0xffff0000).reinterpretAsFloats().fma(x, b3);
         }
-        out[o + 0] = a0.add(b0).reduceLanes(VectorOperators.ADD) + tail(w, r0, k, bound, xi, x0);
-        out[o + 1] = a1.add(b1).reduceLanes(VectorOperators.ADD) + tail(w, r1, k, bound, xi, x0);
-        out[o + 2] = a2.add(b2).reduceLanes(VectorOperators.ADD) + tail(w, r2, k, bound, xi, x0);
-        out[o + 3] = a3.add(b3).reduceLanes(VectorOperators.ADD) + tail(w, r3, k, bound, xi, x0);
+        out[o + 0] = Lanes.sum(a0.add(b0)) + tail(w, r0, k, bound, xi, x0);
+        out[o + 1] = Lanes.sum(a1.add(b1)) + tail(w, r1, k, bound, xi, x0);
+        out[o + 2] = Lanes.sum(a2.add(b2)) + tail(w, r2, k, bound, xi, x0);
+        out[o + 3] = Lanes.sum(a3.add(b3)) + tail(w, r3, k, bound, xi, x0);
     }
 
     /** Σ over the scalar k tail {@code [bound, k)} of one bf16 row against x (no vectors cross this call). */
@@ -167,22 +167,22 @@ public final class MultiRowMatVec {
             x = FloatVector.fromArray(S, xs, x3 + i);
             a03 = w0.fma(x, a03); a13 = w1.fma(x, a13); a23 = w2.fma(x, a23); a33 = w3.fma(x, a33);
         }
-        out[o + 0 * ldo + 0] = a00.reduceLanes(VectorOperators.ADD) + tail(w, q0, k, bound, xs, x0);
-        out[o + 0 * ldo + 1] = a10.reduceLanes(VectorOperators.ADD) + tail(w, q1, k, bound, xs, x0);
-        out[o + 0 * ldo + 2] = a20.reduceLanes(VectorOperators.ADD) + tail(w, q2, k, bound, xs, x0);
-        out[o + 0 * ldo + 3] = a30.reduceLanes(VectorOperators.ADD) + tail(w, q3, k, bound, xs, x0);
-        out[o + 1 * ldo + 0] = a01.reduceLanes(VectorOperators.ADD) + tail(w, q0, k, bound, xs, x1);
-        out[o + 1 * ldo + 1] = a11.reduceLanes(VectorOperators.ADD) + tail(w, q1, k, bound, xs, x1);
-        out[o + 1 * ldo + 2] = a21.reduceLanes(VectorOperators.ADD) + tail(w, q2, k, bound, xs, x1);
-        out[o + 1 * ldo + 3] = a31.reduceLanes(VectorOperators.ADD) + tail(w, q3, k, bound, xs, x1);
-        out[o + 2 * ldo + 0] = a02.reduceLanes(VectorOperators.ADD) + tail(w, q0, k, bound, xs, x2);
-        out[o + 2 * ldo + 1] = a12.reduceLanes(VectorOperators.ADD) + tail(w, q1, k, bound, xs, x2);
-        out[o + 2 * ldo + 2] = a22.reduceLanes(VectorOperators.ADD) + tail(w, q2, k, bound, xs, x2);
-        out[o + 2 * ldo + 3] = a32.reduceLanes(VectorOperators.ADD) + tail(w, q3, k, bound, xs, x2);
-        out[o + 3 * ldo + 0] = a03.reduceLanes(VectorOperators.ADD) + tail(w, q0, k, bound, xs, x3);
-        out[o + 3 * ldo + 1] = a13.reduceLanes(VectorOperators.ADD) + tail(w, q1, k, bound, xs, x3);
-        out[o + 3 * ldo + 2] = a23.reduceLanes(VectorOperators.ADD) + tail(w, q2, k, bound, xs, x3);
-        out[o + 3 * ldo + 3] = a33.reduceLanes(VectorOperators.ADD) + tail(w, q3, k, bound, xs, x3);
+        out[o + 0 * ldo + 0] = Lanes.sum(a00) + tail(w, q0, k, bound, xs, x0);
+        out[o + 0 * ldo + 1] = Lanes.sum(a10) + tail(w, q1, k, bound, xs, x0);
+        out[o + 0 * ldo + 2] = Lanes.sum(a20) + tail(w, q2, k, bound, xs, x0);
+        out[o + 0 * ldo + 3] = Lanes.sum(a30) + tail(w, q3, k, bound, xs, x0);
+        out[o + 1 * ldo + 0] = Lanes.sum(a01) + tail(w, q0, k, bound, xs, x1);
+        out[o + 1 * ldo + 1] = Lanes.sum(a11) + tail(w, q1, k, bound, xs, x1);
+        out[o + 1 * ldo + 2] = Lanes.sum(a21) + tail(w, q2, k, bound, xs, x1);
+        out[o + 1 * ldo + 3] = Lanes.sum(a31) + tail(w, q3, k, bound, xs, x1);
+        out[o + 2 * ldo + 0] = Lanes.sum(a02) + tail(w, q0, k, bound, xs, x2);
+        out[o + 2 * ldo + 1] = Lanes.sum(a12) + tail(w, q1, k, bound, xs, x2);
+        out[o + 2 * ldo + 2] = Lanes.sum(a22) + tail(w, q2, k, bound, xs, x2);
+        out[o + 2 * ldo + 3] = Lanes.sum(a32) + tail(w, q3, k, bound, xs, x2);
+        out[o + 3 * ldo + 0] = Lanes.sum(a03) + tail(w, q0, k, bound, xs, x3);
+        out[o + 3 * ldo + 1] = Lanes.sum(a13) + tail(w, q1, k, bound, xs, x3);
+        out[o + 3 * ldo + 2] = Lanes.sum(a23) + tail(w, q2, k, bound, xs, x3);
+        out[o + 3 * ldo + 3] = Lanes.sum(a33) + tail(w, q3, k, bound, xs, x3);
     }
 
     private static float tail(float[] w, int wo, int k, int bound, float[] x, int xo) {

@@ -86,7 +86,7 @@ public final class QuantMatVec {
                     FloatVector corrected = FloatVector.fromArray(S, scales, g).fma(uv, FloatVector.fromArray(S, biases, g));
                     tv = corrected.fma(FloatVector.fromArray(S, sums, so + g), tv);
                 }
-                float tail = tv.reduceLanes(VectorOperators.ADD);
+                float tail = Lanes.sum(tv);
                 for (; g < groups; g++) tail += (biases[g] - unit * scales[g]) * sums[so + g];
                 out[m * ldo + n] = unit * sum + tail;
             }
@@ -142,7 +142,7 @@ public final class QuantMatVec {
             acc = acc.blend(acc1, masks[1]);
             if (groupsPerChunk > 2) acc = acc.blend(acc2, masks[2]).blend(acc3, masks[3]);
         }
-        return acc.reduceLanes(VectorOperators.ADD);
+        return Lanes.sum(acc);
     }
 
     private static float row8(MemorySegment packed, long row, int k, float[] xa, int xo, float[] scales,
@@ -183,7 +183,7 @@ public final class QuantMatVec {
             acc = acc.blend(acc1, masks[1]);
             if (groupsPerChunk > 2) acc = acc.blend(acc2, masks[2]).blend(acc3, masks[3]);
         }
-        return acc.reduceLanes(VectorOperators.ADD);
+        return Lanes.sum(acc);
     }
 
     private static float row2(MemorySegment packed, long row, int k, float[] xa, int xo, float[] scales,
@@ -224,7 +224,7 @@ public final class QuantMatVec {
             acc = acc.blend(acc1, masks[1]);
             if (groupsPerChunk > 2) acc = acc.blend(acc2, masks[2]).blend(acc3, masks[3]);
         }
-        return acc.reduceLanes(VectorOperators.ADD);
+        return Lanes.sum(acc);
     }
 
     /** Lane masks of the group slots of a chunk: slot q covers lanes {@code [q·wordsPerGroup, (q+1)·wordsPerGroup)}. */

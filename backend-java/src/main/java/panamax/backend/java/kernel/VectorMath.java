@@ -74,7 +74,7 @@ public final class VectorMath {
             e.intoArray(v, i);
             sum = sum.add(e);
         }
-        float total = sum.reduceLanes(VectorOperators.ADD);
+        float total = Lanes.sum(sum);
         for (; i < to; i++) {
             float e = (float) Math.exp(v[i] - max);
             v[i] = e;
