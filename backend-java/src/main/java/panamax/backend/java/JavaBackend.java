@@ -1,5 +1,6 @@
 package panamax.backend.java;
 
+import panamax.api.tensor.MemoryCounter;
 import java.lang.foreign.MemorySegment;
 import java.util.Objects;
 import panamax.api.tensor.Backend;
@@ -21,7 +22,7 @@ final class JavaBackend implements Backend {
     private static final Thread NOT_THE_OWNER = Thread.ofPlatform().unstarted(() -> { });
 
     private final BackendCapabilities capabilities;
-    private final MemoryAccounting accounting = new MemoryAccounting();
+    private final MemoryCounter accounting = new MemoryCounter();
     /** Recycled buffers: 256 MiB unless {@code extra pool.bytes} says otherwise. */
     private final SegmentPool pool;
     final Parallel parallel;

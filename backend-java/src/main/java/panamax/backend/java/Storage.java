@@ -1,5 +1,6 @@
 package panamax.backend.java;
 
+import panamax.api.tensor.MemoryCounter;
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -11,13 +12,13 @@ import java.util.concurrent.atomic.AtomicInteger;
  * frees it. Thread-safe.
  */
 final class Storage {
-    private final MemoryAccounting accounting;
+    private final MemoryCounter accounting;
     private final MemorySegment segment;
     private final SegmentPool pool; // null for wrapped segments
     private final SegmentPool.Buffer buffer; // null for wrapped segments
     private final AtomicInteger references = new AtomicInteger(1);
 
-    private Storage(MemoryAccounting accounting, MemorySegment segment, SegmentPool pool, SegmentPool.Buffer buffer) {
+    private Storage(MemoryCounter accounting, MemorySegment segment, SegmentPool pool, SegmentPool.Buffer buffer) {
         this.accounting = accounting;
         this.segment = segment;
         this.pool = pool;
@@ -28,14 +29,14 @@ final class Storage {
      * Storage of {@code bytes} from the pool, owned by the returned object (one reference). Its
      * contents are undefined: callers overwrite every byte (or zero it).
      */
-    static Storage allocate(MemoryAccounting accounting, SegmentPool pool, long bytes) {
+    static Storage allocate(MemoryCounter accounting, SegmentPool pool, long bytes) {
         SegmentPool.Buffer buffer = pool.take(bytes);
         accounting.allocated(bytes);
         return new Storage(accounting, buffer.segment(), pool, buffer);
     }
 
     /** Storage over a borrowed native segment; its scope must outlive every handle. */
-    static Storage wrap(MemoryAccounting accounting, MemorySegment segment) {
+    static Storage wrap(MemoryCounter accounting, MemorySegment segment) {
         accounting.mapped(segment.byteSize());
         return new Storage(accounting, segment, null, null);
     }

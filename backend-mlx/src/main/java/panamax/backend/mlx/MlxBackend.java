@@ -1,5 +1,6 @@
 package panamax.backend.mlx;
 
+import panamax.api.tensor.MemoryCounter;
 import static panamax.backend.mlx.c.MlxC.*;
 
 import java.lang.foreign.Arena;
@@ -25,7 +26,7 @@ import panamax.api.tensor.Tensor;
  */
 final class MlxBackend implements Backend {
     private final BackendCapabilities capabilities;
-    private final MemoryAccounting accounting = new MemoryAccounting();
+    private final MemoryCounter accounting = new MemoryCounter();
     private final MemorySegment stream;
     private final String device;
     private final MlxOps ops;

@@ -1,5 +1,6 @@
 package panamax.backend.mlx;
 
+import panamax.api.tensor.MemoryCounter;
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.atomic.AtomicInteger;
 import panamax.api.tensor.DType;
@@ -15,14 +16,14 @@ final class Root {
     final DType dtype;
     final long bytes;
     private final boolean mapped;
-    private final MemoryAccounting accounting;
+    private final MemoryCounter accounting;
     private final AtomicInteger refs = new AtomicInteger(1);
     private MemorySegment array;
     /** A cached f32 copy of a mapped 16-bit root (weights), made on first use by matmul; or null. */
     private MemorySegment widened;
 
     /** Takes ownership of {@code array}; one reference, held by the first handle. */
-    Root(MemorySegment array, int[] dims, DType dtype, MemoryAccounting accounting, boolean mapped) {
+    Root(MemorySegment array, int[] dims, DType dtype, MemoryCounter accounting, boolean mapped) {
         this.array = array;
         this.dims = dims;
         this.dtype = dtype;
