@@ -54,8 +54,9 @@ public final class DemoModel {
 
     /** Extracts (once per content) into a folder under {@code root} and returns it. */
     static Path extractInto(Path root) {
+        Path target = root.resolve(NAME);
         try {
-            Path target = root.resolve(NAME + "-" + contentKey());
+            target = root.resolve(NAME + "-" + contentKey());
             if (complete(target)) return target;
             deleteQuietly(target); // a folder someone emptied in part: replaced by a whole copy
             Files.createDirectories(target.getParent());
@@ -76,7 +77,7 @@ public final class DemoModel {
             }
             return target;
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot extract the bundled demo model: " + e.getMessage(), e);
+            throw new UncheckedIOException("cannot extract the bundled demo model into " + target + " (" + e + ")", e);
         }
     }
 

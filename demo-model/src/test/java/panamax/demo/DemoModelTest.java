@@ -44,4 +44,13 @@ class DemoModelTest {
         Path second = DemoModel.extractInto(cache);
         assertTrue(Files.isRegularFile(second.resolve("tokenizer.json")));
     }
+
+    @Test
+    void anUnusableCacheFolderIsAnErrorNamingIt(@TempDir Path tmp) throws IOException {
+        Path file = Files.writeString(tmp.resolve("not-a-folder"), "x");
+        java.io.UncheckedIOException e = org.junit.jupiter.api.Assertions.assertThrows(java.io.UncheckedIOException.class,
+                () -> DemoModel.extractInto(file));
+        assertTrue(e.getMessage().contains(file.toString()), e.getMessage());
+        assertEquals("x", Files.readString(file), "nothing was written over it");
+    }
 }

@@ -9,7 +9,10 @@ import panamax.api.plan.KvScheme;
 import panamax.demo.DemoModel;
 import panamax.engine.generate.ModelSession;
 import panamax.engine.plugins.PluginRegistry;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
 
 /** The model and backend flags of {@code generate} and {@code chat}. */
 public final class ModelOptions {
@@ -18,12 +21,24 @@ public final class ModelOptions {
                     + "default: the bundled demo model (docs/demo-model.md)")
     Path model;
 
+    @Spec(Spec.Target.MIXEE)
+    CommandSpec command;
+
     private boolean bundled;
 
-    /** The model directory: --model, else the bundled demo model (extracted on first use). */
+    /**
+     * The model directory: --model, else the bundled demo model (extracted on first use).
+     *
+     * @throws ParameterException when the demo model cannot be extracted (an unwritable cache folder)
+     */
     Path directory() {
         if (model == null) {
-            model = DemoModel.directory();
+            try {
+                model = DemoModel.directory();
+            } catch (java.io.UncheckedIOException e) {
+                throw new ParameterException(command.commandLine(), e.getMessage()
+                        + "; set PANAMAX_CACHE to a writable folder, or pass --model DIR");
+            }
             bundled = true;
         }
         return model;
