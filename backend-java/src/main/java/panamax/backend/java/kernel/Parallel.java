@@ -37,6 +37,7 @@ public final class Parallel implements AutoCloseable {
      * {@code 4·threads} chunks; small ranges run on the calling thread.
      */
     public void forRange(int n, int grain, Range body) {
+        Warmup.realWork(); // the warm-up gives way to the first real op
         int chunks = (int) Math.min((long) threads * 4, (n + (long) grain - 1) / Math.max(grain, 1));
         if (pool == null || chunks <= 1 || INSIDE.get()) {
             if (n > 0) body.run(0, n);

@@ -99,6 +99,8 @@ public final class QuantMatVec {
      * direction), which needs no int-to-float
      * conversion ({@code and} + {@code or} fuse into one ternary-logic instruction).
      */
+    // (the hot loops of row2/row4/row8 write this expression out: at 38 bytecodes C2 sometimes
+    // declined to inline it, and a returned vector that is not inlined is boxed on every call)
     private static FloatVector frac(IntVector w, int bitPos, int bits) {
         return w.lanewise(VectorOperators.ROL, (23 - bits - bitPos) & 31).and(((1 << bits) - 1) << (23 - bits))
                 .or(0x3f800000).reinterpretAsFloats();
@@ -119,8 +121,8 @@ public final class QuantMatVec {
             FloatVector t0 = FloatVector.zero(S);
             FloatVector t1 = FloatVector.zero(S);
             for (int j = 0; j < 8; j += 2) { // two chains hide fma latency; one call site each keeps C2's node budget
-                t0 = frac(w, 4 * j, 4).fma(FloatVector.fromArray(S, xa, x + j * V), t0);
-                t1 = frac(w, 4 * j + 4, 4).fma(FloatVector.fromArray(S, xa, x + (j + 1) * V), t1);
+                t0 = w.lanewise(VectorOperators.ROL, (23 - 4 - (4 * j)) & 31).and(((1 << 4) - 1) << (23 - 4)).or(0x3f800000).reinterpretAsFloats().fma(FloatVector.fromArray(S, xa, x + j * V), t0);
+                t1 = w.lanewise(VectorOperators.ROL, (23 - 4 - (4 * j + 4)) & 31).and(((1 << 4) - 1) << (23 - 4)).or(0x3f800000).reinterpretAsFloats().fma(FloatVector.fromArray(S, xa, x + (j + 1) * V), t1);
             }
             // one accumulator per group slot of the chunk (no per-lane scale vector to build); each
             // slot's own lanes are blended together before the final reduction
@@ -160,8 +162,8 @@ public final class QuantMatVec {
             FloatVector t0 = FloatVector.zero(S);
             FloatVector t1 = FloatVector.zero(S);
             for (int j = 0; j < 4; j += 2) {
-                t0 = frac(w, 8 * j, 8).fma(FloatVector.fromArray(S, xa, x + j * V), t0);
-                t1 = frac(w, 8 * j + 8, 8).fma(FloatVector.fromArray(S, xa, x + (j + 1) * V), t1);
+                t0 = w.lanewise(VectorOperators.ROL, (23 - 8 - (8 * j)) & 31).and(((1 << 8) - 1) << (23 - 8)).or(0x3f800000).reinterpretAsFloats().fma(FloatVector.fromArray(S, xa, x + j * V), t0);
+                t1 = w.lanewise(VectorOperators.ROL, (23 - 8 - (8 * j + 8)) & 31).and(((1 << 8) - 1) << (23 - 8)).or(0x3f800000).reinterpretAsFloats().fma(FloatVector.fromArray(S, xa, x + (j + 1) * V), t1);
             }
             // one accumulator per group slot of the chunk (no per-lane scale vector to build); each
             // slot's own lanes are blended together before the final reduction
@@ -201,8 +203,8 @@ public final class QuantMatVec {
             FloatVector t0 = FloatVector.zero(S);
             FloatVector t1 = FloatVector.zero(S);
             for (int j = 0; j < 16; j += 2) {
-                t0 = frac(w, 2 * j, 2).fma(FloatVector.fromArray(S, xa, x + j * V), t0);
-                t1 = frac(w, 2 * j + 2, 2).fma(FloatVector.fromArray(S, xa, x + (j + 1) * V), t1);
+                t0 = w.lanewise(VectorOperators.ROL, (23 - 2 - (2 * j)) & 31).and(((1 << 2) - 1) << (23 - 2)).or(0x3f800000).reinterpretAsFloats().fma(FloatVector.fromArray(S, xa, x + j * V), t0);
+                t1 = w.lanewise(VectorOperators.ROL, (23 - 2 - (2 * j + 2)) & 31).and(((1 << 2) - 1) << (23 - 2)).or(0x3f800000).reinterpretAsFloats().fma(FloatVector.fromArray(S, xa, x + (j + 1) * V), t1);
             }
             // one accumulator per group slot of the chunk (no per-lane scale vector to build); each
             // slot's own lanes are blended together before the final reduction

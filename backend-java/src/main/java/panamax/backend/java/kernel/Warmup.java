@@ -8,10 +8,15 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * Runs every Vector API kernel on small inputs until the JIT has compiled it. Before C2 compiles
  * them, Vector API calls run as plain Java objects (microseconds per vector op), so a model's
  * first attention or matmul call would otherwise take seconds. Done once per JVM, on a daemon
- * thread, so creating a backend never waits for it.
+ * thread, so creating a backend never waits for it, and only until real work starts: on a
+ * machine of few cores the warm-up (2.6 s of one core) otherwise competes with the model it is
+ * meant to speed up (the demo model's 256-token generate took 5.7 s with it, 3.8 s without), and
+ * the kernels real work calls compile from that work itself.
  */
 public final class Warmup {
     private static final AtomicBoolean STARTED = new AtomicBoolean();
+    private static volatile Thread thread;
+    private static volatile boolean realWorkStarted;
     private static final int ROUNDS = 12_000;
     private static final int[] WIDTHS = {2, 3, 4, 5, 6, 8};
     private static final int CODEC_ROUNDS = 1_500;
@@ -25,9 +30,18 @@ public final class Warmup {
     public static void startOnce() {
         if (!STARTED.compareAndSet(false, true)) return;
         Thread t = new Thread(Warmup::run, "panamax-java-backend-warmup");
+        thread = t;
         t.setDaemon(true);
         t.setPriority(Thread.MIN_PRIORITY);
         t.start();
+    }
+
+    /**
+     * Called as the backend's parallel ops start: the warm-up stops at its next round. Cheap after
+     * the first call (one volatile read).
+     */
+    public static void realWork() {
+        if (!realWorkStarted && Thread.currentThread() != thread) realWorkStarted = true;
     }
 
     private static void run() {
@@ -55,7 +69,7 @@ public final class Warmup {
             float[] outRows = new float[MULTI_ROWS * n];
             codecKernels(arena); // first: the KV codecs run on every appended token
             try (Parallel one = new Parallel(1)) {
-                for (int i = 0; i < ROUNDS; i++) {
+                for (int i = 0; i < ROUNDS && !realWorkStarted; i++) {
                     MatVec.bf16(w, 0, 2L * k, k, x, 1 + (i & 3), 0, 1, out, 0, n);
                     MatVec.f32(w, 0, 4L * k, k, x, 1, 0, 1, out, 0, n);
                     MatVec.axpy(0.5f, x, 0, acc, 0, k);
@@ -100,7 +114,7 @@ public final class Warmup {
         MemorySegment lookupSegment = MemorySegment.ofArray(lookups);
         int[] table = new int[16];
         int[] bigTable = new int[64];
-        for (int i = 0; i < CODEC_ROUNDS; i++) {
+        for (int i = 0; i < CODEC_ROUNDS && !realWorkStarted; i++) {
             int bits = WIDTHS[i % WIDTHS.length];
             AffineVectors.quantizeGroups(values, n, 32 << (i % 3), bits, codes, s, b);
             AffineVectors.pack(codes, n, bits, packed, 0);
@@ -109,6 +123,6 @@ public final class Warmup {
             AffineVectors.dequantizeBlocksBf16(packed, 0, bits, 64, s, b, 0, 6, out, 0);
             TableLookup.lookup(i % 2 == 0 ? table : bigTable, lookupSegment, 0, n, out, 0);
         }
-        CodebookVectors.warmUp(packed, 2_500); // past C2's invocation + loop thresholds for each kernel
+        if (!realWorkStarted) CodebookVectors.warmUp(packed, 2_500); // past C2's invocation + loop thresholds for each kernel
     }
 }
