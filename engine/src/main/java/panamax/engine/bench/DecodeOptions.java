@@ -15,7 +15,7 @@ import panamax.api.plan.KvScheme;
  * The command line of {@code panamax bench decode}, parsed and checked. Immutable.
  *
  * @param shape         the model's dimensions (a preset with overrides)
- * @param presetName    the preset the shape started from
+ * @param presetName    the preset the shape started from, or the model directory's name with {@code --model}
  * @param weights       weight formats to run, in order
  * @param batches       decode batch sizes
  * @param context       tokens in each row's cache before decode is timed
