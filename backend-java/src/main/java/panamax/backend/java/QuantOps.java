@@ -7,6 +7,7 @@ import panamax.api.error.InvalidParameterException;
 import panamax.api.tensor.DType;
 import panamax.api.tensor.QuantizedMatrix;
 import panamax.backend.java.kernel.AffineCodes;
+import panamax.backend.java.kernel.AffineEncoding;
 import panamax.backend.java.kernel.AffineVectors;
 import panamax.backend.java.kernel.Floats;
 import panamax.backend.java.kernel.RowScales;
@@ -56,7 +57,24 @@ final class QuantOps {
         try (src) {
             // rows are word-aligned (cols·bits is a multiple of 32), so a run of rows is one stream of codes and groups
             int chunkRows = Math.max(1, 4096 / Math.max(cols, 1));
+            boolean fused = AffineEncoding.supports(groupSize);
+            int padded = (chunkRows * groups + 63) / 64 * 64; // group arrays in whole vectors
             backend.parallel.forRange(rows, Math.max(chunkRows, 65536 / Math.max(cols, 1)), (r0, r1) -> {
+                if (fused) { // one pass over L1-resident rows: min/max, scales in lanes, codes packed in registers
+                    float[] values = new float[chunkRows * cols];
+                    float[] lo = new float[padded];
+                    float[] hi = new float[padded];
+                    float[] s = new float[padded];
+                    float[] b = new float[padded];
+                    for (int r = r0; r < r1; r += chunkRows) {
+                        int n = Math.min(chunkRows, r1 - r);
+                        RowIo.load(ws, src.dtype, src.offset + (long) r * cols, 1, n * cols, values);
+                        AffineEncoding.quantize(values, n * cols, groupSize, bits, lo, hi, s, b, ps, (long) r * words * 4);
+                        RowIo.store(ss, w.dtype, (long) r * groups, 1, n * groups, s);
+                        RowIo.store(bs, w.dtype, (long) r * groups, 1, n * groups, b);
+                    }
+                    return;
+                }
                 int[] codes = new int[chunkRows * cols];
                 float[] values = new float[chunkRows * cols];
                 float[] s = new float[chunkRows * groups];

@@ -133,6 +133,16 @@ public final class AffineVectors {
      */
     public static void dequantizeBlocksBf16(MemorySegment packed, long byteOff, int bits, int blocks, float[] scales,
                                             float[] biases, int firstCode, int groupShift, MemorySegment out, long outByte) {
+        if (tabulates(bits) && groupShift >= 5) {
+            dequantizeTabulatedBf16(packed, byteOff, bits, blocks, scales, biases, firstCode, groupShift, out, outByte);
+            return;
+        }
+        dequantizeDirectBf16(packed, byteOff, bits, blocks, scales, biases, firstCode, groupShift, out, outByte);
+    }
+
+    /** {@link #dequantizeBlocksBf16} computing every code's value (widths of more values than lanes). */
+    private static void dequantizeDirectBf16(MemorySegment packed, long byteOff, int bits, int blocks, float[] scales,
+                                             float[] biases, int firstCode, int groupShift, MemorySegment out, long outByte) {
         IntVector mask = IntVector.broadcast(I, (1 << bits) - 1);
         for (int k = 0; k < blocks; k++) {
             long blockByte = byteOff + 4L * bits * k;
@@ -148,6 +158,59 @@ public final class AffineVectors {
             }
         }
     }
+
+    /** True when {@link #dequantizeBlocksBf16} decodes {@code bits}-bit codes through a per-group table of values in registers. */
+    private static boolean tabulates(int bits) {
+        return (1 << bits) <= L && F.length() == L;
+    }
+
+    /**
+     * {@link #dequantizeBlocksBf16} for widths whose 2^bits values fit one vector (see
+     * {@link #tabulates}): per group the bf16 results of all 2^bits codes are computed once, with the
+     * same lane arithmetic, and each code then looks its value up ({@code selectFrom}), so the per-code
+     * work is decoding, one look-up, a narrowing and a store (measured 15 % faster than computing each
+     * value at 2 and 4 bits, groups of 64). Groups of at least 32 codes.
+     */
+    private static void dequantizeTabulatedBf16(MemorySegment packed, long byteOff, int bits, int blocks, float[] scales,
+                                        float[] biases, int firstCode, int groupShift, MemorySegment out, long outByte) {
+        if (blocks <= 0) return;
+        int firstGroup = firstCode >>> groupShift;
+        int groups = ((firstCode + 32 * blocks - 1) >>> groupShift) - firstGroup + 1;
+        int[] tables = new int[groups * L];
+        tabulateBf16(scales, biases, firstGroup, groups, tables);
+        lookUpBf16(packed, byteOff, bits, blocks, firstCode, groupShift, tables, out, outByte);
+    }
+
+    // The tables and the look-ups are two methods, not one: in one, C2 hits its node limit, stops
+    // inlining the Vector API calls, and the vectors of the calls it did not inline are boxed.
+
+    /** Per group g, the bf16 bits of {@code bf16(bf16(q·scale) + bias)} for q = 0 .. L − 1 at {@code tables[(g − first)·L]}. */
+    private static void tabulateBf16(float[] scales, float[] biases, int first, int groups, int[] tables) {
+        for (int g = 0; g < groups; g++) {
+            FloatVector s = FloatVector.broadcast(F, scales[first + g]);
+            FloatVector b = FloatVector.broadcast(F, biases[first + g]);
+            bf16Bits(roundBf16(IOTA.mul(s)).add(b)).intoArray(tables, g * L);
+        }
+    }
+
+    /** Each code's value looked up in its group's table. */
+    private static void lookUpBf16(MemorySegment packed, long byteOff, int bits, int blocks, int firstCode, int groupShift,
+                                   int[] tables, MemorySegment out, long outByte) {
+        IntVector mask = IntVector.broadcast(I, (1 << bits) - 1);
+        int first = firstCode >>> groupShift;
+        for (int k = 0; k < blocks; k++) {
+            long blockByte = byteOff + 4L * bits * k;
+            IntVector table = IntVector.fromArray(I, tables, (((firstCode + 32 * k) >>> groupShift) - first) * L);
+            for (int p = 0; p < PARTS; p++) {
+                IntVector v = codes(packed, blockByte, bits, p, mask).selectFrom(table);
+                ((ShortVector) v.convertShape(VectorOperators.I2S, HALF, 0))
+                        .intoMemorySegment(out, outByte + 2L * (32 * k + p * L), ByteOrder.LITTLE_ENDIAN);
+            }
+        }
+    }
+
+    /** Lane i holds i. */
+    private static final FloatVector IOTA = (FloatVector) IntVector.zero(I).addIndex(1).convert(VectorOperators.I2F, 0);
 
     /** bf16 bit patterns (in the low 16 bits) of {@code v}, rounded to nearest even, NaN kept quiet. */
     static IntVector bf16Bits(FloatVector v) {

@@ -107,6 +107,8 @@ public final class Warmup {
         int[] codes = new int[n];
         float[] s = new float[n / 32];
         float[] b = new float[n / 32];
+        float[] lo = new float[n / 32];
+        float[] hi = new float[n / 32];
         MemorySegment packed = arena.allocate(4L * n * 8 / 32 + 256, 64);
         MemorySegment out = arena.allocate(4L * n, 64);
         int[] lookups = new int[n];
@@ -118,6 +120,7 @@ public final class Warmup {
             int bits = WIDTHS[i % WIDTHS.length];
             AffineVectors.quantizeGroups(values, n, 32 << (i % 3), bits, codes, s, b);
             AffineVectors.pack(codes, n, bits, packed, 0);
+            if (AffineEncoding.supports(32 << (i % 3))) AffineEncoding.quantize(values, n, 32 << (i % 3), bits, lo, hi, s, b, packed, 0);
             AffineVectors.unpackBlocks(packed, 0, bits, 64, codes, 0);
             AffineVectors.dequantizeBlocks(packed, 0, bits, 64, s, b, 0, 5, values, 0);
             AffineVectors.dequantizeBlocksBf16(packed, 0, bits, 64, s, b, 0, 6, out, 0);

@@ -1,0 +1,164 @@
+package panamax.backend.java.kernel;
+
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteOrder;
+import jdk.incubator.vector.ByteVector;
+import jdk.incubator.vector.FloatVector;
+import jdk.incubator.vector.IntVector;
+import jdk.incubator.vector.LongVector;
+import jdk.incubator.vector.VectorMask;
+import jdk.incubator.vector.VectorOperators;
+import jdk.incubator.vector.VectorShape;
+import jdk.incubator.vector.VectorShuffle;
+import jdk.incubator.vector.VectorSpecies;
+
+/**
+ * MLX affine quantization of a run of whole groups, bit-identical to {@link AffineCodes#quantizeRow}
+ * and {@link AffineCodes#packRow}, in three branch-free passes over the caller's row values (held
+ * in L1): each group's min and max; the scales and biases of L groups at once in lanes (the scalar
+ * version's data-dependent branches mispredicted on every other group and serialized the groups);
+ * then the codes of each vector, packed in registers and stored as bytes. Packing: L codes are L/8
+ * units of 8 codes, and a unit is exactly {@code bits} bytes; adjacent int lanes are paired as
+ * long lanes (2 codes), pairs of long lanes twice (4, then 8 codes), and one byte shuffle moves
+ * each unit's {@code bits} bytes together for one masked store. Stateless; tables immutable.
+ */
+public final class AffineEncoding {
+    private static final VectorSpecies<Float> F = FloatVector.SPECIES_PREFERRED;
+    private static final VectorSpecies<Integer> I = IntVector.SPECIES_PREFERRED;
+    private static final VectorSpecies<Long> LONGS = LongVector.SPECIES_PREFERRED;
+    private static final VectorSpecies<Byte> BYTES = ByteVector.SPECIES_PREFERRED;
+    private static final VectorSpecies<Byte> QUARTER =
+            VectorSpecies.of(byte.class, VectorShape.forBitSize(Math.max(64, I.length() * 8)));
+    private static final int L = F.length();
+    /** 1.5·2²³: adding and subtracting it rounds an f32 below 2²² in magnitude to an integer, ties to even. */
+    private static final float RINT = 12582912f;
+    private static final float TWO_23 = 8388608f;
+    private static final VectorShuffle<Long> NEXT1 = VectorShuffle.iota(LONGS, 1, 1, true);
+    private static final VectorShuffle<Long> NEXT2 = VectorShuffle.iota(LONGS, 2, 1, true);
+    /** Per width: the byte shuffle gathering each unit's bytes to the front, and the mask of those bytes. */
+    @SuppressWarnings("unchecked")
+    private static final VectorShuffle<Byte>[] PICK = new VectorShuffle[9];
+    @SuppressWarnings("unchecked")
+    private static final VectorMask<Byte>[] FRONT = new VectorMask[9];
+
+    static {
+        if (supported()) {
+            int bytes = BYTES.length();
+            for (int bits = 2; bits <= 8; bits++) {
+                int[] pick = new int[bytes];
+                for (int k = 0; k < bytes; k++) pick[k] = k < bits * (L / 8) ? 32 * (k / bits) + k % bits : 0;
+                PICK[bits] = VectorShuffle.fromArray(BYTES, pick, 0);
+                FRONT[bits] = BYTES.indexInRange(0, bits * (L / 8));
+            }
+        }
+    }
+
+    private AffineEncoding() {
+    }
+
+    /** True when this machine's vectors hold whole 8-code units (8 or 16 lanes) of one species shape. */
+    public static boolean supported() {
+        return (L == 8 || L == 16) && I.length() == L && LONGS.length() == L / 2 && BYTES.length() == 4 * L;
+    }
+
+    /** True when groups of {@code groupSize} are whole vectors here. */
+    public static boolean supports(int groupSize) {
+        return supported() && groupSize % L == 0 && groupSize % 32 == 0;
+    }
+
+    /**
+     * Quantizes {@code w[0..n)} (whole groups of {@code groupSize}, see {@link #supports}) to
+     * {@code bits}-bit codes packed LSB first from byte {@code packedByte} of {@code packed}
+     * ({@code n·bits/8} bytes), with each group's f32 scale and bias in {@code scales} and
+     * {@code biases}. {@code lo} and {@code hi} are scratch; the four arrays hold at least
+     * {@code n/groupSize} rounded up to a multiple of L.
+     */
+    public static void quantize(float[] w, int n, int groupSize, int bits, float[] lo, float[] hi, float[] scales,
+                                float[] biases, MemorySegment packed, long packedByte) {
+        int groups = n / groupSize;
+        // three small methods, not one: C2 stops inlining Vector API calls in a large one, and a
+        // vector that crosses a call it did not inline is boxed; only arrays and scalars cross these
+        scalesAndBiases(w, groups, groupSize, bits, lo, hi, scales, biases);
+        if (bits == 8) codes8(w, groups, groupSize, scales, biases, packed, packedByte);
+        else codes(w, groups, groupSize, bits, scales, biases, packed, packedByte);
+    }
+
+    /**
+     * Each group's minimum and maximum, then MLX's scale and bias of L groups at once, the scalar
+     * twin's branches as blends. One method with one hot loop, so that C2 compiles it early.
+     */
+    private static void scalesAndBiases(float[] w, int groups, int groupSize, int bits, float[] lo, float[] hi, float[] scales,
+                                        float[] biases) {
+        float nBins = (1 << bits) - 1;
+        for (int g0 = 0; g0 < groups; g0 += L) {
+            for (int g = g0, end = Math.min(groups, g0 + L); g < end; g++) {
+                int start = g * groupSize;
+                FloatVector mn = FloatVector.fromArray(F, w, start);
+                FloatVector mx = mn;
+                for (int i = L; i < groupSize; i += L) {
+                    FloatVector v = FloatVector.fromArray(F, w, start + i);
+                    mn = mn.min(v);
+                    mx = mx.max(v);
+                }
+                lo[g] = mn.reduceLanes(VectorOperators.MIN);
+                hi[g] = mx.reduceLanes(VectorOperators.MAX);
+            }
+            FloatVector wMin = FloatVector.fromArray(F, lo, g0);
+            FloatVector wMax = FloatVector.fromArray(F, hi, g0);
+            VectorMask<Float> minIsEdge = wMin.abs().compare(VectorOperators.GT, wMax.abs());
+            FloatVector scale = wMax.sub(wMin).div(nBins).max(1e-7f);
+            scale = scale.neg().blend(scale, minIsEdge);
+            FloatVector edge = wMax.blend(wMin, minIsEdge);
+            // q0 = Math.rint(edge / scale), exact for every float: from 2²³ on, floats are integers already
+            FloatVector t = edge.div(scale);
+            FloatVector a = t.abs();
+            IntVector sign = t.reinterpretAsInts().and(0x80000000);
+            FloatVector r = a.add(TWO_23).sub(TWO_23).reinterpretAsInts().or(sign).reinterpretAsFloats();
+            FloatVector q0 = t.blend(r, a.compare(VectorOperators.LT, TWO_23));
+            VectorMask<Float> nonZero = q0.compare(VectorOperators.NE, 0f);
+            scale.blend(edge.div(q0), nonZero).intoArray(scales, g0);
+            FloatVector.zero(F).blend(edge, nonZero).intoArray(biases, g0);
+        }
+    }
+
+    /** rint((w − bias)/scale) clamped to [0, 2^bits − 1]: the codes of L values from {@code w[at]}. */
+    private static IntVector codesAt(float[] w, int at, FloatVector bias, FloatVector scale, int top) {
+        FloatVector q = FloatVector.fromArray(F, w, at).sub(bias).div(scale).add(RINT).sub(RINT);
+        // clamped after the conversion, which saturates and sends NaN to 0 as the float clamp then (int) would
+        return ((IntVector) q.convert(VectorOperators.F2I, 0)).max(0).min(top);
+    }
+
+    /** Codes of widths below 8, packed in registers (see the class comment). */
+    private static void codes(float[] w, int groups, int groupSize, int bits, float[] scales, float[] biases,
+                              MemorySegment packed, long at) {
+        int top = (1 << bits) - 1;
+        int step = L / 8 * bits;
+        long pairMask = (1L << 2 * bits) - 1;
+        VectorShuffle<Byte> pick = PICK[bits];
+        VectorMask<Byte> front = FRONT[bits];
+        for (int g = 0; g < groups; g++) {
+            FloatVector vb = FloatVector.broadcast(F, biases[g]);
+            FloatVector vs = FloatVector.broadcast(F, scales[g]);
+            for (int i = g * groupSize, end = i + groupSize; i < end; i += L, at += step) {
+                LongVector x = codesAt(w, i, vb, vs, top).reinterpretAsLongs();
+                x = x.or(x.lanewise(VectorOperators.LSHR, 32 - bits)).and(pairMask);        // 2 codes per long lane
+                x = x.or(x.rearrange(NEXT1).lanewise(VectorOperators.LSHL, 2 * bits));      // 4 in the even lanes
+                x = x.or(x.rearrange(NEXT2).lanewise(VectorOperators.LSHL, 4 * bits));      // 8 in every fourth lane
+                x.reinterpretAsBytes().rearrange(pick).intoMemorySegment(packed, at, ByteOrder.LITTLE_ENDIAN, front);
+            }
+        }
+    }
+
+    /** 8-bit codes: one byte each, narrowed and stored. */
+    private static void codes8(float[] w, int groups, int groupSize, float[] scales, float[] biases, MemorySegment packed,
+                               long at) {
+        for (int g = 0; g < groups; g++) {
+            FloatVector vb = FloatVector.broadcast(F, biases[g]);
+            FloatVector vs = FloatVector.broadcast(F, scales[g]);
+            for (int i = g * groupSize, end = i + groupSize; i < end; i += L, at += L) {
+                codesAt(w, i, vb, vs, 255).convertShape(VectorOperators.I2B, QUARTER, 0)
+                        .intoMemorySegment(packed, at, ByteOrder.LITTLE_ENDIAN);
+            }
+        }
+    }
+}
