@@ -5,6 +5,7 @@ import java.util.Arrays;
 import panamax.api.tensor.CodebookMatrix;
 import panamax.api.tensor.DType;
 import panamax.api.tensor.Shape;
+import panamax.backend.java.kernel.AffineEncoding;
 import panamax.backend.java.kernel.CodebookEncoding;
 import panamax.backend.java.kernel.CodebookVectors;
 import panamax.backend.java.kernel.HadamardVectors;
@@ -258,6 +259,9 @@ final class CodebookOps {
             throw new IllegalArgumentException("codebookQuantizeRotated: the last axis of x " + x.shape + " must be a power of two");
         }
         SignRows signRows = signs == null ? null : new SignRows(signs, lead, cols, x.shape);
+        int[] table = CodebookEncoding.searchTable(b);
+        boolean bytePack = AffineEncoding.supported() && cols % AffineEncoding.lanes() == 0; // codes packed straight into the plane
+        boolean contiguous = x.isContiguous();
         backend.parallel.forRange(rows, Math.max(1, 8192 / cols), (from, to) -> {
             float[] row = new float[cols];
             float[] sign = new float[cols];
@@ -265,15 +269,22 @@ final class CodebookOps {
             int[] out = new int[words];
             long current = -1;
             for (int r = from; r < to; r++) {
-                RowIo.load(xs, x.dtype, x.offset + offset(r, lead, x.strides), stride, cols, row);
+                // a row's offsets by index arithmetic only where views need it: the divisions cost as much as the rotation
+                long at = contiguous ? x.offset + (long) r * cols : x.offset + offset(r, lead, x.strides);
+                RowIo.load(xs, x.dtype, at, stride, cols, row);
                 if (signRows != null) {
                     current = signRows.load(r, current, sign);
                     HadamardVectors.transform(row, cols, sign, null);
                 }
                 float norm = (float) Math.sqrt(CodebookEncoding.sumOfSquares(row, cols));
-                CodebookEncoding.codes(row, cols, Math.max(norm, Float.MIN_NORMAL), b, codes);
-                CodebookEncoding.pack(codes, cols, bits, out);
-                MemorySegment.copy(out, 0, ps, RowIo.I32, (packed.offset + (long) r * words) * 4, words);
+                CodebookEncoding.codes(row, cols, Math.max(norm, Float.MIN_NORMAL), b, table, codes);
+                long wordByte = (packed.offset + (long) r * words) * 4;
+                if (bytePack) {
+                    AffineEncoding.pack(codes, cols, bits, ps, wordByte);
+                } else {
+                    CodebookEncoding.pack(codes, cols, bits, out);
+                    MemorySegment.copy(out, 0, ps, RowIo.I32, wordByte, words);
+                }
                 ns.setAtIndex(RowIo.F32, norms.offset + r, norm);
             }
         });
@@ -356,6 +367,7 @@ final class CodebookOps {
         private final int[] lead;
         private final long[] strides; // signs' strides aligned to lead, 0 where broadcast
         private final int n;
+        private final int run;        // rows in a row of the trailing broadcast axes: one sign row each
 
         SignRows(JavaTensor signs, int[] lead, int n, Shape target) {
             if (signs.rank() == 0 || signs.rank() > lead.length + 1 || signs.dims[signs.rank() - 1] != n) {
@@ -371,10 +383,15 @@ final class CodebookOps {
                 if (signs.dims[si] != lead[i]) throw new IllegalArgumentException("signs " + signs.shape + " do not broadcast to " + target);
                 strides[i] = signs.strides[si];
             }
+            int trailing = 1;
+            for (int i = lead.length - 1; i >= 0 && strides[i] == 0; i--) trailing *= lead[i];
+            this.run = Math.max(1, trailing);
         }
 
         /** Loads the signs of row {@code r} into {@code dst} unless they start at {@code current}; returns their start. */
         long load(int r, long current, float[] dst) {
+            // rows r with r % run != 0 share the previous row's signs (run: the trailing lead axes the signs broadcast over)
+            if (current >= 0 && r % run != 0) return current;
             long at = signs.offset + offset(r, lead, strides);
             if (at != current) RowIo.load(signs.segment(), signs.dtype, at, signs.strides[signs.rank() - 1], n, dst);
             return at;

@@ -44,7 +44,7 @@ public final class AffineEncoding {
     static {
         if (supported()) {
             int bytes = BYTES.length();
-            for (int bits = 2; bits <= 8; bits++) {
+            for (int bits = 1; bits <= 8; bits++) {
                 int[] pick = new int[bytes];
                 for (int k = 0; k < bytes; k++) pick[k] = k < bits * (L / 8) ? 32 * (k / bits) + k % bits : 0;
                 PICK[bits] = VectorShuffle.fromArray(BYTES, pick, 0);
@@ -59,6 +59,11 @@ public final class AffineEncoding {
     /** True when this machine's vectors hold whole 8-code units (8 or 16 lanes) of one species shape. */
     public static boolean supported() {
         return (L == 8 || L == 16) && I.length() == L && LONGS.length() == L / 2 && BYTES.length() == 4 * L;
+    }
+
+    /** Codes per vector: {@link #pack} takes whole vectors of codes. */
+    public static int lanes() {
+        return L;
     }
 
     /** True when groups of {@code groupSize} are whole vectors here. */
@@ -146,6 +151,32 @@ public final class AffineEncoding {
                 x = x.or(x.rearrange(NEXT2).lanewise(VectorOperators.LSHL, 4 * bits));      // 8 in every fourth lane
                 x.reinterpretAsBytes().rearrange(pick).intoMemorySegment(packed, at, ByteOrder.LITTLE_ENDIAN, front);
             }
+        }
+    }
+
+    /**
+     * Packs {@code codes[0..n)} (n a multiple of L, each code below 2^bits, bits 1 to 8) LSB first into
+     * the {@code n·bits/8} bytes from {@code at}: the stream {@link AffineCodes#packRow} writes, for
+     * other code producers (the codebook encoder).
+     */
+    public static void pack(int[] codes, int n, int bits, MemorySegment packed, long at) {
+        if (bits == 8) {
+            for (int i = 0; i < n; i += L, at += L) {
+                IntVector.fromArray(I, codes, i).convertShape(VectorOperators.I2B, QUARTER, 0)
+                        .intoMemorySegment(packed, at, ByteOrder.LITTLE_ENDIAN);
+            }
+            return;
+        }
+        int step = L / 8 * bits;
+        long pairMask = (1L << 2 * bits) - 1;
+        VectorShuffle<Byte> pick = PICK[bits];
+        VectorMask<Byte> front = FRONT[bits];
+        for (int i = 0; i < n; i += L, at += step) {
+            LongVector x = IntVector.fromArray(I, codes, i).reinterpretAsLongs();
+            x = x.or(x.lanewise(VectorOperators.LSHR, 32 - bits)).and(pairMask);
+            x = x.or(x.rearrange(NEXT1).lanewise(VectorOperators.LSHL, 2 * bits));
+            x = x.or(x.rearrange(NEXT2).lanewise(VectorOperators.LSHL, 4 * bits));
+            x.reinterpretAsBytes().rearrange(pick).intoMemorySegment(packed, at, ByteOrder.LITTLE_ENDIAN, front);
         }
     }
 

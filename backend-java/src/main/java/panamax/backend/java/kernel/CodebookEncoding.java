@@ -52,8 +52,30 @@ public final class CodebookEncoding {
      * binarily beyond.
      */
     public static void codes(float[] row, int n, float d, float[] boundaries, int[] dst) {
+        codes(row, n, d, boundaries, null, dst);
+    }
+
+    /**
+     * The boundaries as a register table for {@link #codes(float[], int, float, float[], int[], int[])}:
+     * their float bits, or null where 2^b − 1 boundaries do not fit the lanes.
+     */
+    public static int[] searchTable(float[] boundaries) {
+        if (boundaries.length >= L || Integer.bitCount(boundaries.length + 1) != 1 || I.length() != L) return null;
+        int[] table = new int[L];
+        for (int i = 0; i < boundaries.length; i++) table[i] = Float.floatToRawIntBits(boundaries[i]);
+        return table;
+    }
+
+    /**
+     * {@link #codes(float[], int, float, float[], int[])} with the boundaries' {@link #searchTable}
+     * (or null): with a table each vector of quotients runs a b-step binary search whose boundaries
+     * are register look-ups (4 steps at 4 bits, against 15 compares); the count it finds is the same.
+     */
+    public static void codes(float[] row, int n, float d, float[] boundaries, int[] table, int[] dst) {
         int j = 0;
-        if (boundaries.length <= 15) {
+        if (table != null) {
+            j = search(row, n, d, boundaries.length + 1, table, dst);
+        } else if (boundaries.length <= 15) {
             int bound = F.loopBound(n);
             for (; j < bound; j += L) {
                 FloatVector u = FloatVector.fromArray(F, row, j).div(d);
@@ -76,6 +98,50 @@ public final class CodebookEncoding {
             }
             dst[j] = lo;
         }
+    }
+
+    /**
+     * The vector part of the table search: codes of {@code row[0..j)} for the largest whole-vector j;
+     * returns j. Four vectors at a time: each search is a chain of dependent look-ups and compares,
+     * so four independent chains keep the core busy where one would wait on each step.
+     */
+    private static int search(float[] row, int n, float d, int levels, int[] table, int[] dst) {
+        IntVector bounds = IntVector.fromArray(I, table, 0);
+        int j = 0;
+        for (int bound4 = n - n % (4 * L); j < bound4; j += 4 * L) {
+            FloatVector u0 = FloatVector.fromArray(F, row, j).div(d);
+            FloatVector u1 = FloatVector.fromArray(F, row, j + L).div(d);
+            FloatVector u2 = FloatVector.fromArray(F, row, j + 2 * L).div(d);
+            FloatVector u3 = FloatVector.fromArray(F, row, j + 3 * L).div(d);
+            IntVector i0 = IntVector.zero(I);
+            IntVector i1 = i0;
+            IntVector i2 = i0;
+            IntVector i3 = i0;
+            for (int step = levels >>> 1; step > 0; step >>>= 1) { // idx = boundaries strictly below u, found by halving
+                IntVector n0 = i0.add(step);
+                IntVector n1 = i1.add(step);
+                IntVector n2 = i2.add(step);
+                IntVector n3 = i3.add(step);
+                i0 = i0.blend(n0, u0.compare(VectorOperators.GT, n0.sub(1).selectFrom(bounds).reinterpretAsFloats()).cast(I));
+                i1 = i1.blend(n1, u1.compare(VectorOperators.GT, n1.sub(1).selectFrom(bounds).reinterpretAsFloats()).cast(I));
+                i2 = i2.blend(n2, u2.compare(VectorOperators.GT, n2.sub(1).selectFrom(bounds).reinterpretAsFloats()).cast(I));
+                i3 = i3.blend(n3, u3.compare(VectorOperators.GT, n3.sub(1).selectFrom(bounds).reinterpretAsFloats()).cast(I));
+            }
+            i0.intoArray(dst, j);
+            i1.intoArray(dst, j + L);
+            i2.intoArray(dst, j + 2 * L);
+            i3.intoArray(dst, j + 3 * L);
+        }
+        for (int bound = F.loopBound(n); j < bound; j += L) {
+            FloatVector u = FloatVector.fromArray(F, row, j).div(d);
+            IntVector idx = IntVector.zero(I);
+            for (int step = levels >>> 1; step > 0; step >>>= 1) {
+                IntVector next = idx.add(step);
+                idx = idx.blend(next, u.compare(VectorOperators.GT, next.sub(1).selectFrom(bounds).reinterpretAsFloats()).cast(I));
+            }
+            idx.intoArray(dst, j);
+        }
+        return j;
     }
 
     /**
