@@ -89,9 +89,12 @@ class KernelOracleTest {
     @Test
     void quantizedVectorKernelMatchesTheDequantizingKernel() {
         try (Arena arena = Arena.ofConfined()) {
+            // k = 6400 crosses the kernel's 2048-code row blocks with a partial last block; n = 37
+            // rows span two full 16-row tiles and a partial one
+            for (int[] kn : new int[][] {{1024, 7}, {6400, 37}})
             for (int bits : new int[] {2, 4, 8}) {
                 for (int gs : new int[] {32, 64, 128}) {
-                    int k = 1024, n = 7, rows = 2, groups = k / gs, words = k * bits / 32;
+                    int k = kn[0], n = kn[1], rows = 2, groups = k / gs, words = k * bits / 32;
                     if (!QuantMatVec.supports(bits, k, gs)) {
                         assertEquals(2, bits, "only 2-bit codes in groups of 32 (8 groups per chunk) use the generic kernel");
                         continue;
