@@ -29,10 +29,15 @@ public final class AffineEncoding {
     private static final VectorSpecies<Byte> BYTES = ByteVector.SPECIES_PREFERRED;
     private static final VectorSpecies<Byte> QUARTER =
             VectorSpecies.of(byte.class, VectorShape.forBitSize(Math.max(64, I.length() * 8)));
+    private static final VectorSpecies<Byte> EIGHTH =
+            VectorSpecies.of(byte.class, VectorShape.forBitSize(Math.max(64, I.length() * 4))); // 16 lanes: 8 bytes
     private static final int L = F.length();
     /** 1.5·2²³: adding and subtracting it rounds an f32 below 2²² in magnitude to an integer, ties to even. */
     private static final float RINT = 12582912f;
     private static final float TWO_23 = 8388608f;
+    /** Lane i ← lane i + 2^k (mod L): the halving steps of a lane reduction. */
+    @SuppressWarnings("unchecked")
+    private static final VectorShuffle<Float>[] HALVES = new VectorShuffle[Integer.numberOfTrailingZeros(L) + 1];
     private static final VectorShuffle<Long> NEXT1 = VectorShuffle.iota(LONGS, 1, 1, true);
     private static final VectorShuffle<Long> NEXT2 = VectorShuffle.iota(LONGS, 2, 1, true);
     /** Per width: the byte shuffle gathering each unit's bytes to the front, and the mask of those bytes. */
@@ -42,6 +47,7 @@ public final class AffineEncoding {
     private static final VectorMask<Byte>[] FRONT = new VectorMask[9];
 
     static {
+        for (int k = 0; k < HALVES.length; k++) HALVES[k] = VectorShuffle.iota(F, 1 << k, 1, true);
         if (supported()) {
             int bytes = BYTES.length();
             for (int bits = 1; bits <= 8; bits++) {
@@ -85,6 +91,7 @@ public final class AffineEncoding {
         // vector that crosses a call it did not inline is boxed; only arrays and scalars cross these
         scalesAndBiases(w, groups, groupSize, bits, lo, hi, scales, biases);
         if (bits == 8) codes8(w, groups, groupSize, scales, biases, packed, packedByte);
+        else if (bits == 4 && L == 16) codes4(w, groups, groupSize, scales, biases, packed, packedByte);
         else codes(w, groups, groupSize, bits, scales, biases, packed, packedByte);
     }
 
@@ -96,18 +103,31 @@ public final class AffineEncoding {
                                         float[] biases) {
         float nBins = (1 << bits) - 1;
         for (int g0 = 0; g0 < groups; g0 += L) {
-            for (int g = g0, end = Math.min(groups, g0 + L); g < end; g++) {
+            int end = Math.min(groups, g0 + L);
+            // compare-and-blend min/max: Java's min/max (NaN first, −0 below +0) cost twice as much here, and
+            // the sign of a zero extreme never changes a scale or bias; a NaN anywhere sends the block to them
+            FloatVector sum = FloatVector.zero(F);
+            for (int g = g0; g < end; g++) {
                 int start = g * groupSize;
                 FloatVector mn = FloatVector.fromArray(F, w, start);
                 FloatVector mx = mn;
+                sum = sum.add(mn);
                 for (int i = L; i < groupSize; i += L) {
                     FloatVector v = FloatVector.fromArray(F, w, start + i);
-                    mn = mn.min(v);
-                    mx = mx.max(v);
+                    sum = sum.add(v);
+                    mn = mn.blend(v, v.compare(VectorOperators.LT, mn));
+                    mx = mx.blend(v, v.compare(VectorOperators.GT, mx));
                 }
-                lo[g] = mn.reduceLanes(VectorOperators.MIN);
-                hi[g] = mx.reduceLanes(VectorOperators.MAX);
+                for (int h = L / 2; h > 0; h >>>= 1) {
+                    FloatVector a = mn.rearrange(HALVES[Integer.numberOfTrailingZeros(h)]);
+                    FloatVector b = mx.rearrange(HALVES[Integer.numberOfTrailingZeros(h)]);
+                    mn = mn.blend(a, a.compare(VectorOperators.LT, mn));
+                    mx = mx.blend(b, b.compare(VectorOperators.GT, mx));
+                }
+                lo[g] = mn.lane(0);
+                hi[g] = mx.lane(0);
             }
+            if (sum.test(VectorOperators.IS_NAN).anyTrue()) exactRanges(w, g0, end, groupSize, lo, hi); // NaN in, or inf − inf
             FloatVector wMin = FloatVector.fromArray(F, lo, g0);
             FloatVector wMax = FloatVector.fromArray(F, hi, g0);
             VectorMask<Float> minIsEdge = wMin.abs().compare(VectorOperators.GT, wMax.abs());
@@ -123,6 +143,20 @@ public final class AffineEncoding {
             VectorMask<Float> nonZero = q0.compare(VectorOperators.NE, 0f);
             scale.blend(edge.div(q0), nonZero).intoArray(scales, g0);
             FloatVector.zero(F).blend(edge, nonZero).intoArray(biases, g0);
+        }
+    }
+
+    /** Groups {@code [from, to)}'s minimum and maximum with Java's min/max, NaN propagating as in the scalar twin. */
+    private static void exactRanges(float[] w, int from, int to, int groupSize, float[] lo, float[] hi) {
+        for (int g = from; g < to; g++) {
+            float mn = Float.POSITIVE_INFINITY;
+            float mx = Float.NEGATIVE_INFINITY;
+            for (int i = g * groupSize; i < (g + 1) * groupSize; i++) {
+                mn = Math.min(mn, w[i]);
+                mx = Math.max(mx, w[i]);
+            }
+            lo[g] = mn;
+            hi[g] = mx;
         }
     }
 
@@ -177,6 +211,20 @@ public final class AffineEncoding {
             x = x.or(x.rearrange(NEXT1).lanewise(VectorOperators.LSHL, 2 * bits));
             x = x.or(x.rearrange(NEXT2).lanewise(VectorOperators.LSHL, 4 * bits));
             x.reinterpretAsBytes().rearrange(pick).intoMemorySegment(packed, at, ByteOrder.LITTLE_ENDIAN, front);
+        }
+    }
+
+    /** 4-bit codes: two per byte, paired in long lanes and narrowed, no byte shuffle. */
+    private static void codes4(float[] w, int groups, int groupSize, float[] scales, float[] biases, MemorySegment packed,
+                               long at) {
+        for (int g = 0; g < groups; g++) {
+            FloatVector vb = FloatVector.broadcast(F, biases[g]);
+            FloatVector vs = FloatVector.broadcast(F, scales[g]);
+            for (int i = g * groupSize, end = i + groupSize; i < end; i += L, at += L / 2) {
+                LongVector x = codesAt(w, i, vb, vs, 15).reinterpretAsLongs();
+                x.or(x.lanewise(VectorOperators.LSHR, 28)).convertShape(VectorOperators.L2B, EIGHTH, 0)
+                        .intoMemorySegment(packed, at, ByteOrder.LITTLE_ENDIAN);
+            }
         }
     }
 
