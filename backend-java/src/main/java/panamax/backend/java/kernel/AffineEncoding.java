@@ -127,7 +127,10 @@ public final class AffineEncoding {
                 lo[g] = mn.lane(0);
                 hi[g] = mx.lane(0);
             }
-            if (sum.test(VectorOperators.IS_NAN).anyTrue()) exactRanges(w, g0, end, groupSize, lo, hi); // NaN in, or inf − inf
+            if (!sum.test(VectorOperators.IS_FINITE).allTrue()) { // a NaN or infinity (or an overflowing sum): the scalar twin
+                exactGroups(w, g0, end, groupSize, bits, scales, biases);
+                continue;
+            }
             FloatVector wMin = FloatVector.fromArray(F, lo, g0);
             FloatVector wMax = FloatVector.fromArray(F, hi, g0);
             VectorMask<Float> minIsEdge = wMin.abs().compare(VectorOperators.GT, wMax.abs());
@@ -146,17 +149,28 @@ public final class AffineEncoding {
         }
     }
 
-    /** Groups {@code [from, to)}'s minimum and maximum with Java's min/max, NaN propagating as in the scalar twin. */
-    private static void exactRanges(float[] w, int from, int to, int groupSize, float[] lo, float[] hi) {
+    /** Scales and biases of groups {@code [from, to)} by {@link AffineCodes#quantizeRow}'s scalar arithmetic, NaN bits included. */
+    private static void exactGroups(float[] w, int from, int to, int groupSize, int bits, float[] scales, float[] biases) {
+        float nBins = (1 << bits) - 1;
         for (int g = from; g < to; g++) {
-            float mn = Float.POSITIVE_INFINITY;
-            float mx = Float.NEGATIVE_INFINITY;
+            float wMin = Float.POSITIVE_INFINITY;
+            float wMax = Float.NEGATIVE_INFINITY;
             for (int i = g * groupSize; i < (g + 1) * groupSize; i++) {
-                mn = Math.min(mn, w[i]);
-                mx = Math.max(mx, w[i]);
+                wMax = Math.max(wMax, w[i]);
+                wMin = Math.min(wMin, w[i]);
             }
-            lo[g] = mn;
-            hi[g] = mx;
+            boolean minIsEdge = Math.abs(wMin) > Math.abs(wMax);
+            float scale = Math.max((wMax - wMin) / nBins, 1e-7f);
+            scale = minIsEdge ? scale : -scale;
+            float edge = minIsEdge ? wMin : wMax;
+            float q0 = (float) Math.rint(edge / scale);
+            float bias = 0;
+            if (q0 != 0) {
+                scale = edge / q0;
+                bias = edge;
+            }
+            scales[g] = scale;
+            biases[g] = bias;
         }
     }
 

@@ -1,0 +1,115 @@
+package panamax.backend.java;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.Arrays;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+import panamax.backend.java.kernel.AffineCodes;
+import panamax.backend.java.kernel.AffineEncoding;
+import panamax.backend.java.kernel.CodebookEncoding;
+
+/**
+ * The fused encoders agree bit for bit with their scalar twins: {@link AffineEncoding#quantize}
+ * with {@link AffineCodes#quantizeRow} + {@link AffineCodes#packRow} (including NaN, infinities,
+ * signed zeros, constant and tiny-range groups), {@link AffineEncoding#pack} with
+ * {@link AffineCodes#packRow} at every width 1 to 8, and the codebook boundary search with the
+ * boundary count.
+ */
+class AffineEncodingTest {
+    private static final int[] WIDTHS = {2, 3, 4, 5, 6, 8};
+    private final Random random = new Random(11);
+
+    /** Gaussian rows with, every few groups, one of the cases that take special paths. */
+    private float[] values(int n, int group) {
+        float[] v = new float[n];
+        for (int i = 0; i < n; i++) v[i] = (float) (random.nextGaussian() * (i % 97 == 0 ? 40 : 1));
+        for (int g = 0; g < n / group; g++) {
+            int at = g * group;
+            switch (g % 9) {
+                case 1 -> v[at + 3] = Float.NaN;
+                case 2 -> v[at + 5] = Float.POSITIVE_INFINITY;
+                case 3 -> Arrays.fill(v, at, at + group, 2.5f);                 // constant group
+                case 4 -> { for (int i = at; i < at + group; i++) v[i] = i % 2 == 0 ? 0f : -0f; }
+                case 5 -> { for (int i = at; i < at + group; i++) v[i] = 1000f + (i % 3) * 1e-4f; } // range below 1e-7·bins
+                case 6 -> v[at + group - 1] = Float.NEGATIVE_INFINITY;
+                default -> { }
+            }
+        }
+        return v;
+    }
+
+    @Test
+    void fusedQuantizeMatchesTheScalarTwinBitForBit() {
+        if (!AffineEncoding.supported()) return;
+        for (int bits : WIDTHS) {
+            for (int group : new int[] {32, 64, 128}) {
+                int n = 2048;
+                float[] w = values(n, group);
+                int groups = n / group;
+                int[] codes = new int[n];
+                float[] ws = new float[groups];
+                float[] wb = new float[groups];
+                AffineCodes.quantizeRow(w, n, group, bits, codes, ws, wb);
+                int padded = (groups + 63) / 64 * 64;
+                float[] gs = new float[padded];
+                float[] gb = new float[padded];
+                try (Arena arena = Arena.ofConfined()) {
+                    MemorySegment want = arena.allocate((long) n * bits / 8);
+                    MemorySegment got = arena.allocate((long) n * bits / 8);
+                    AffineCodes.packRow(codes, n, bits, want, 0);
+                    AffineEncoding.quantize(w, n, group, bits, new float[padded], new float[padded], gs, gb, got, 0);
+                    String what = bits + " bits, group " + group;
+                    assertEquals(-1, want.mismatch(got), "packed codes, " + what);
+                    assertArrayEquals(bitsOf(ws), bitsOf(Arrays.copyOf(gs, groups)), "scales, " + what);
+                    assertArrayEquals(bitsOf(wb), bitsOf(Arrays.copyOf(gb, groups)), "biases, " + what);
+                }
+            }
+        }
+    }
+
+    @Test
+    void vectorPackWritesTheScalarBitStreamAtEveryWidth() {
+        if (!AffineEncoding.supported()) return;
+        for (int bits = 1; bits <= 8; bits++) {
+            int n = 512;
+            int[] codes = new int[n];
+            for (int i = 0; i < n; i++) codes[i] = random.nextInt(1 << bits);
+            try (Arena arena = Arena.ofConfined()) {
+                MemorySegment want = arena.allocate((long) n * bits / 8);
+                MemorySegment got = arena.allocate((long) n * bits / 8);
+                AffineCodes.packRow(codes, n, bits, want, 0);
+                AffineEncoding.pack(codes, n, bits, got, 0);
+                assertEquals(-1, want.mismatch(got), "packed, " + bits + " bits");
+            }
+        }
+    }
+
+    @Test
+    void boundarySearchCountsTheBoundariesBelowEachQuotient() {
+        for (int bits = 1; bits <= 4; bits++) {
+            float[] boundaries = new float[(1 << bits) - 1];
+            for (int i = 0; i < boundaries.length; i++) boundaries[i] = (i + 1f) / (1 << bits) * 0.4f - 0.2f;
+            int n = 128;
+            float[] row = new float[n];
+            for (int i = 0; i < n; i++) row[i] = (float) random.nextGaussian() * 0.1f;
+            row[0] = boundaries[0];                 // equal to a boundary: not above it
+            row[1] = Float.NaN;
+            row[2] = Math.nextUp(boundaries[boundaries.length - 1]);
+            int[] counted = new int[n];
+            int[] searched = new int[n];
+            CodebookEncoding.codes(row, n, 1f, boundaries, counted);
+            CodebookEncoding.codes(row, n, 1f, boundaries, CodebookEncoding.searchTable(boundaries), searched);
+            assertArrayEquals(counted, searched, bits + " bits");
+        }
+    }
+
+    private static int[] bitsOf(float[] v) {
+        int[] out = new int[v.length];
+        for (int i = 0; i < v.length; i++) out[i] = Float.floatToRawIntBits(v[i]);
+        return out;
+    }
+}
