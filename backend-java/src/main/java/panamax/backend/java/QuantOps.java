@@ -131,9 +131,23 @@ final class QuantOps {
         int groups = q.cols / q.groupSize;
         MemorySegment ss = s.segment();
         MemorySegment bs = b.segment();
-        return (row, scales, biases) -> {
-            RowIo.load(ss, s.dtype, sOff + row * rs, cs, groups, scales);
-            RowIo.load(bs, b.dtype, bOff + row * rb, cb, groups, biases);
+        boolean packedRows = cs == 1 && cb == 1 && rs == groups && rb == groups;
+        return new RowScales() {
+            @Override
+            public void load(int row, float[] scales, float[] biases) {
+                RowIo.load(ss, s.dtype, sOff + row * rs, cs, groups, scales);
+                RowIo.load(bs, b.dtype, bOff + row * rb, cb, groups, biases);
+            }
+
+            @Override
+            public void loadRows(int row, int count, int perRow, float[] scales, float[] biases) {
+                if (!packedRows || perRow != groups) {
+                    RowScales.super.loadRows(row, count, perRow, scales, biases);
+                    return;
+                }
+                RowIo.load(ss, s.dtype, sOff + row * rs, 1, count * groups, scales);
+                RowIo.load(bs, b.dtype, bOff + row * rb, 1, count * groups, biases);
+            }
         };
     }
 

@@ -61,36 +61,56 @@ public final class QuantMatVec {
     public static void vector(MemorySegment packed, long base, long rowBytes, int bits, int groupSize, int k, RowScales params,
                               float[] xa, float[] sums, int rows, int n0, int n1, float[] out, int ldo) {
         int groups = k / groupSize;
-        float[] scales = new float[groups];
-        float[] biases = new float[groups];
+        // a tile's group parameters are widened in one pass (rows lie back to back): row by row, a
+        // 256-wide row's 4 groups went through the scalar tails of the widening loop, and per-row
+        // costs were half of a small model's matvec time
+        float[] scales = new float[TILE * groups];
+        float[] biases = new float[TILE * groups];
+        float[] acc = new float[V];
         int wordsPerGroup = groupSize * bits / 32;
         int groupsPerChunk = Math.max(1, V / wordsPerGroup);
         VectorMask<Float>[] laneMasks = laneMasks(wordsPerGroup, groupsPerChunk);
-        for (int n = n0; n < n1; n++) {
-            params.load(n, scales, biases);
-            long row = base + n * rowBytes;
-            for (int m = 0; m < rows; m++) {
-                int xo = m * k;
-                float sum = switch (bits) {
-                    case 4 -> row4(packed, row, k, xa, xo, scales, wordsPerGroup, groupsPerChunk, laneMasks);
-                    case 8 -> row8(packed, row, k, xa, xo, scales, wordsPerGroup, groupsPerChunk, laneMasks);
-                    default -> row2(packed, row, k, xa, xo, scales, wordsPerGroup, groupsPerChunk, laneMasks);
-                };
-                // Σ x·q = 2^bits·(Σ x·(1 + q·2^-bits) − Σ x): the kernels return Σ_g s_g·Σ x·(1 + q·2^-bits)
-                float unit = 1 << bits;
-                int so = m * groups;
-                FloatVector tv = FloatVector.zero(S);
-                FloatVector uv = FloatVector.broadcast(S, -unit);
-                int g = 0;
-                for (int bound = S.loopBound(groups); g < bound; g += S.length()) {
-                    FloatVector corrected = FloatVector.fromArray(S, scales, g).fma(uv, FloatVector.fromArray(S, biases, g));
-                    tv = corrected.fma(FloatVector.fromArray(S, sums, so + g), tv);
+        float unit = 1 << bits;
+        for (int t0 = n0; t0 < n1; t0 += TILE) {
+            int tile = Math.min(TILE, n1 - t0);
+            params.loadRows(t0, tile, groups, scales, biases);
+            for (int j = 0; j < tile; j++) {
+                long row = base + (t0 + j) * rowBytes;
+                int po = j * groups;
+                for (int m = 0; m < rows; m++) {
+                    int xo = m * k;
+                    switch (bits) {
+                        case 4 -> row4(packed, row, k, xa, xo, scales, po, wordsPerGroup, groupsPerChunk, laneMasks, acc);
+                        case 8 -> row8(packed, row, k, xa, xo, scales, po, wordsPerGroup, groupsPerChunk, laneMasks, acc);
+                        default -> row2(packed, row, k, xa, xo, scales, po, wordsPerGroup, groupsPerChunk, laneMasks, acc);
+                    }
+                    out[m * ldo + t0 + j] = complete(acc, unit, scales, biases, po, sums, m * groups, groups);
                 }
-                float tail = Lanes.sum(tv);
-                for (; g < groups; g++) tail += (biases[g] - unit * scales[g]) * sums[so + g];
-                out[m * ldo + n] = unit * sum + tail;
             }
         }
+    }
+
+    /** Weight rows whose group parameters are widened together. */
+    static final int TILE = 16;
+
+    /**
+     * One output from a row kernel's lanes {@code acc}, which sum to {@code Σ_g s_g·Σ x·(1 + q·2^-bits)}:
+     * since {@code Σ x·q = 2^bits·(Σ x·(1 + q·2^-bits) − Σ x)}, the dot product is
+     * {@code 2^bits·Σ acc + Σ_g (b_g − 2^bits·s_g)·Σx_g}. Whole vectors of groups are added to the
+     * lanes first, so one fixed-order lane sum finishes the output. The row's parameters are at
+     * {@code [po, po + groups)}, x's group sums at {@code sums[xo..]}.
+     */
+    private static float complete(float[] acc, float unit, float[] scales, float[] biases, int po, float[] sums, int xo, int groups) {
+        FloatVector tv = FloatVector.fromArray(S, acc, 0).mul(unit);
+        FloatVector uv = FloatVector.broadcast(S, -unit);
+        int g = 0;
+        for (int bound = S.loopBound(groups); g < bound; g += S.length()) {
+            FloatVector corrected = FloatVector.fromArray(S, scales, po + g).fma(uv, FloatVector.fromArray(S, biases, po + g));
+            tv = corrected.fma(FloatVector.fromArray(S, sums, xo + g), tv);
+        }
+        float total = Lanes.sum(tv);
+        for (; g < groups; g++) total += (biases[po + g] - unit * scales[po + g]) * sums[xo + g];
+        return total;
     }
 
     /**
@@ -108,9 +128,10 @@ public final class QuantMatVec {
     // row(bits, ...) ran 30 % slower (q8 1.10 -> 1.50 ms, q4 1.13 -> 1.45 ms per [8192, 2048] on one
     // core) since the rotations and the inner trip count are no longer constants. Their inner loops
     // write frac's expression out: at 38 bytecodes C2 sometimes declined to inline it, and a
-    // returned vector that is not inlined is boxed on every call.
-    private static float row4(MemorySegment packed, long row, int k, float[] xa, int xo, float[] scales,
-                              int wordsPerGroup, int groupsPerChunk, VectorMask<Float>[] masks) {
+    // returned vector that is not inlined is boxed on every call. Each leaves in out the
+    // lanes of Σ_g s_g·Σ x·(1 + q·2^-bits) over the row (its group scales start at scales[po]).
+    private static void row4(MemorySegment packed, long row, int k, float[] xa, int xo, float[] scales, int po,
+                             int wordsPerGroup, int groupsPerChunk, VectorMask<Float>[] masks, float[] out) {
         FloatVector acc = FloatVector.zero(S);
         FloatVector acc1 = FloatVector.zero(S);
         FloatVector acc2 = FloatVector.zero(S);
@@ -118,7 +139,7 @@ public final class QuantMatVec {
         // the first group of each chunk, counted rather than divided (a division per chunk costs as much as its decoding)
         int chunksPerGroup = Math.max(1, wordsPerGroup / V);
         int step = wordsPerGroup >= V ? 1 : groupsPerChunk;
-        for (int c = 0, word = 0, g0 = 0, left = chunksPerGroup; c < k; c += 8 * V, word += V) {
+        for (int c = 0, word = 0, g0 = po, left = chunksPerGroup; c < k; c += 8 * V, word += V) {
             IntVector w = IntVector.fromMemorySegment(IS, packed, row + 4L * word, LE);
             int x = xo + c;
             FloatVector t0 = FloatVector.zero(S);
@@ -147,11 +168,11 @@ public final class QuantMatVec {
             acc = acc.blend(acc1, masks[1]);
             if (groupsPerChunk > 2) acc = acc.blend(acc2, masks[2]).blend(acc3, masks[3]);
         }
-        return Lanes.sum(acc);
+        acc.intoArray(out, 0); // the caller finishes the output (complete); a returned vector would be boxed
     }
 
-    private static float row8(MemorySegment packed, long row, int k, float[] xa, int xo, float[] scales,
-                              int wordsPerGroup, int groupsPerChunk, VectorMask<Float>[] masks) {
+    private static void row8(MemorySegment packed, long row, int k, float[] xa, int xo, float[] scales, int po,
+                             int wordsPerGroup, int groupsPerChunk, VectorMask<Float>[] masks, float[] out) {
         FloatVector acc = FloatVector.zero(S);
         FloatVector acc1 = FloatVector.zero(S);
         FloatVector acc2 = FloatVector.zero(S);
@@ -159,7 +180,7 @@ public final class QuantMatVec {
         // the first group of each chunk, counted rather than divided (a division per chunk costs as much as its decoding)
         int chunksPerGroup = Math.max(1, wordsPerGroup / V);
         int step = wordsPerGroup >= V ? 1 : groupsPerChunk;
-        for (int c = 0, word = 0, g0 = 0, left = chunksPerGroup; c < k; c += 4 * V, word += V) {
+        for (int c = 0, word = 0, g0 = po, left = chunksPerGroup; c < k; c += 4 * V, word += V) {
             IntVector w = IntVector.fromMemorySegment(IS, packed, row + 4L * word, LE);
             int x = xo + c;
             FloatVector t0 = FloatVector.zero(S);
@@ -188,11 +209,11 @@ public final class QuantMatVec {
             acc = acc.blend(acc1, masks[1]);
             if (groupsPerChunk > 2) acc = acc.blend(acc2, masks[2]).blend(acc3, masks[3]);
         }
-        return Lanes.sum(acc);
+        acc.intoArray(out, 0); // the caller finishes the output (complete); a returned vector would be boxed
     }
 
-    private static float row2(MemorySegment packed, long row, int k, float[] xa, int xo, float[] scales,
-                              int wordsPerGroup, int groupsPerChunk, VectorMask<Float>[] masks) {
+    private static void row2(MemorySegment packed, long row, int k, float[] xa, int xo, float[] scales, int po,
+                             int wordsPerGroup, int groupsPerChunk, VectorMask<Float>[] masks, float[] out) {
         FloatVector acc = FloatVector.zero(S);
         FloatVector acc1 = FloatVector.zero(S);
         FloatVector acc2 = FloatVector.zero(S);
@@ -200,7 +221,7 @@ public final class QuantMatVec {
         // the first group of each chunk, counted rather than divided (a division per chunk costs as much as its decoding)
         int chunksPerGroup = Math.max(1, wordsPerGroup / V);
         int step = wordsPerGroup >= V ? 1 : groupsPerChunk;
-        for (int c = 0, word = 0, g0 = 0, left = chunksPerGroup; c < k; c += 16 * V, word += V) {
+        for (int c = 0, word = 0, g0 = po, left = chunksPerGroup; c < k; c += 16 * V, word += V) {
             IntVector w = IntVector.fromMemorySegment(IS, packed, row + 4L * word, LE);
             int x = xo + c;
             FloatVector t0 = FloatVector.zero(S);
@@ -229,7 +250,7 @@ public final class QuantMatVec {
             acc = acc.blend(acc1, masks[1]);
             if (groupsPerChunk > 2) acc = acc.blend(acc2, masks[2]).blend(acc3, masks[3]);
         }
-        return Lanes.sum(acc);
+        acc.intoArray(out, 0); // the caller finishes the output (complete); a returned vector would be boxed
     }
 
     /** Lane masks of the group slots of a chunk: slot q covers lanes {@code [q·wordsPerGroup, (q+1)·wordsPerGroup)}. */

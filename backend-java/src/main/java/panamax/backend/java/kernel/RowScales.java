@@ -5,4 +5,19 @@ package panamax.backend.java.kernel;
 public interface RowScales {
     /** Writes row {@code row}'s group scales and biases into the first {@code groups} entries. */
     void load(int row, float[] scales, float[] biases);
+
+    /**
+     * Writes rows {@code [row, row + count)} back to back: row {@code row + j}'s {@code groups}
+     * values at {@code [j·groups, (j + 1)·groups)}. Row by row here; implementations whose rows are
+     * contiguous widen them in one pass.
+     */
+    default void loadRows(int row, int count, int groups, float[] scales, float[] biases) {
+        float[] s = new float[groups];
+        float[] b = new float[groups];
+        for (int j = 0; j < count; j++) {
+            load(row + j, s, b);
+            System.arraycopy(s, 0, scales, j * groups, groups);
+            System.arraycopy(b, 0, biases, j * groups, groups);
+        }
+    }
 }
