@@ -5,11 +5,15 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
 import java.util.Arrays;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
 import panamax.backend.java.kernel.AffineCodes;
 import panamax.backend.java.kernel.AffineEncoding;
+import panamax.backend.java.kernel.AffineVectors;
+import panamax.backend.java.kernel.Floats;
 import panamax.backend.java.kernel.CodebookEncoding;
 
 /**
@@ -17,10 +21,12 @@ import panamax.backend.java.kernel.CodebookEncoding;
  * with {@link AffineCodes#quantizeRow} + {@link AffineCodes#packRow} (including NaN, infinities,
  * signed zeros, constant and tiny-range groups), {@link AffineEncoding#pack} with
  * {@link AffineCodes#packRow} at every width 1 to 8, and the codebook boundary search with the
- * boundary count.
+ * boundary count; and the bf16 dequantize (table look-ups at 2 and 4 bits, straight arithmetic
+ * otherwise) with MLX's formula at every group size and first-code offset.
  */
 class AffineEncodingTest {
     private static final int[] WIDTHS = {2, 3, 4, 5, 6, 8};
+    private static final ValueLayout.OfShort I16 = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
     private final Random random = new Random(11);
 
     /** Gaussian rows with, every few groups, one of the cases that take special paths. */
@@ -104,6 +110,39 @@ class AffineEncodingTest {
             CodebookEncoding.codes(row, n, 1f, boundaries, counted);
             CodebookEncoding.codes(row, n, 1f, boundaries, CodebookEncoding.searchTable(boundaries), searched);
             assertArrayEquals(counted, searched, bits + " bits");
+        }
+    }
+
+    @Test
+    void bf16DequantizeMatchesTheFormulaAtEveryGroupAndOffset() {
+        for (int bits : WIDTHS) {
+            for (int shift = 5; shift <= 7; shift++) {
+                for (int firstBlock = 0; firstBlock < 5; firstBlock++) {
+                    int blocks = 24;
+                    int total = 32 * (blocks + firstBlock);
+                    int[] codes = new int[total];
+                    for (int i = 0; i < total; i++) codes[i] = random.nextInt(1 << bits);
+                    float[] scales = new float[(total + (1 << shift) - 1) >>> shift];
+                    float[] biases = new float[scales.length];
+                    for (int g = 0; g < scales.length; g++) {
+                        scales[g] = Floats.roundToBf16((float) random.nextGaussian() * 0.1f);
+                        biases[g] = Floats.roundToBf16((float) random.nextGaussian());
+                    }
+                    try (Arena arena = Arena.ofConfined()) {
+                        MemorySegment packed = arena.allocate((long) total * bits / 8 + 256);
+                        AffineCodes.packRow(codes, total, bits, packed, 0);
+                        MemorySegment out = arena.allocate(2L * 32 * blocks);
+                        AffineVectors.dequantizeBlocksBf16(packed, 4L * bits * firstBlock, bits, blocks, scales, biases, 32 * firstBlock,
+                                shift, out, 0);
+                        for (int i = 0; i < 32 * blocks; i++) {
+                            int c = 32 * firstBlock + i;
+                            float prod = Floats.roundToBf16(codes[c] * scales[c >>> shift]);
+                            assertEquals(Floats.floatToBf16(prod + biases[c >>> shift]), out.getAtIndex(I16, i),
+                                    "value " + i + ", " + bits + " bits, group " + (1 << shift) + ", first block " + firstBlock);
+                        }
+                    }
+                }
+            }
         }
     }
 

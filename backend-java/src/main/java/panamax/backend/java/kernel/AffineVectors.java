@@ -2,8 +2,10 @@ package panamax.backend.java.kernel;
 
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteOrder;
+import jdk.incubator.vector.ByteVector;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.IntVector;
+import jdk.incubator.vector.LongVector;
 import jdk.incubator.vector.ShortVector;
 import jdk.incubator.vector.VectorOperators;
 import jdk.incubator.vector.VectorShape;
@@ -23,6 +25,7 @@ public final class AffineVectors {
     private static final VectorSpecies<Float> F = FloatVector.SPECIES_PREFERRED;
     private static final VectorSpecies<Short> HALF = VectorSpecies.of(short.class, VectorShape.forBitSize(I.length() * 16));
     private static final int L = I.length();
+    private static final VectorSpecies<Byte> BYTE16 = VectorSpecies.of(byte.class, VectorShape.forBitSize(Math.max(64, L * 8)));
     private static final int PARTS = Math.max(1, 32 / L); // vectors per 32-code block
     /** Per bit width and part: first word, low/high word shuffles, right shifts and left shifts of the high word. */
     private static final int[][] FIRST_WORD = new int[9][];
@@ -178,7 +181,9 @@ public final class AffineVectors {
         int groups = ((firstCode + 32 * blocks - 1) >>> groupShift) - firstGroup + 1;
         int[] tables = new int[groups * L];
         tabulateBf16(scales, biases, firstGroup, groups, tables);
-        lookUpBf16(packed, byteOff, bits, blocks, firstCode, groupShift, tables, out, outByte);
+        if (bits == 4 && L == 16) lookUp4Bf16(packed, byteOff, blocks, firstCode, groupShift, tables, out, outByte);
+        else if (bits == 2 && L == 16 && groupShift >= 6) lookUp2Bf16(packed, byteOff, blocks, firstCode, groupShift, tables, out, outByte);
+        else lookUpBf16(packed, byteOff, bits, 0, blocks, firstCode, groupShift, tables, out, outByte);
     }
 
     // The tables and the look-ups are two methods, not one: in one, C2 hits its node limit, stops
@@ -193,12 +198,12 @@ public final class AffineVectors {
         }
     }
 
-    /** Each code's value looked up in its group's table. */
-    private static void lookUpBf16(MemorySegment packed, long byteOff, int bits, int blocks, int firstCode, int groupShift,
+    /** Each code's value of blocks {@code [from, to)} looked up in its group's table. */
+    private static void lookUpBf16(MemorySegment packed, long byteOff, int bits, int from, int to, int firstCode, int groupShift,
                                    int[] tables, MemorySegment out, long outByte) {
         IntVector mask = IntVector.broadcast(I, (1 << bits) - 1);
         int first = firstCode >>> groupShift;
-        for (int k = 0; k < blocks; k++) {
+        for (int k = from; k < to; k++) {
             long blockByte = byteOff + 4L * bits * k;
             IntVector table = IntVector.fromArray(I, tables, (((firstCode + 32 * k) >>> groupShift) - first) * L);
             for (int p = 0; p < PARTS; p++) {
@@ -207,6 +212,57 @@ public final class AffineVectors {
                         .intoMemorySegment(out, outByte + 2L * (32 * k + p * L), ByteOrder.LITTLE_ENDIAN);
             }
         }
+    }
+
+    /**
+     * {@link #lookUpBf16} for 4-bit codes on 16 lanes: a block's 16 bytes widened to one int each,
+     * the low and high nibble looked up separately, and each int lane stores both results (the two
+     * adjacent bf16 values of its byte) — no word shuffles at all.
+     */
+    private static void lookUp4Bf16(MemorySegment packed, long byteOff, int blocks, int firstCode, int groupShift, int[] tables,
+                                    MemorySegment out, long outByte) {
+        int first = firstCode >>> groupShift;
+        for (int k = 0; k < blocks; k++) {
+            IntVector table = IntVector.fromArray(I, tables, (((firstCode + 32 * k) >>> groupShift) - first) * L);
+            IntVector x = ((IntVector) ByteVector.fromMemorySegment(BYTE16, packed, byteOff + 16L * k, ByteOrder.LITTLE_ENDIAN)
+                    .convertShape(VectorOperators.B2I, I, 0)).and(0xFF);
+            IntVector low = x.and(15).selectFrom(table);
+            IntVector high = x.lanewise(VectorOperators.LSHR, 4).selectFrom(table);
+            low.or(high.lanewise(VectorOperators.LSHL, 16)).intoMemorySegment(out, outByte + 64L * k, ByteOrder.LITTLE_ENDIAN);
+        }
+    }
+
+    /**
+     * {@link #lookUpBf16} for 2-bit codes on 16 lanes, groups of 64 or more: two blocks (16 bytes,
+     * 64 codes of one group) widened to one int per byte, its four codes looked up, and the four
+     * bf16 results of each byte stored as one long. A block pair that would straddle two groups
+     * (an odd first block) takes the general look-up.
+     */
+    private static void lookUp2Bf16(MemorySegment packed, long byteOff, int blocks, int firstCode, int groupShift, int[] tables,
+                                    MemorySegment out, long outByte) {
+        int first = firstCode >>> groupShift;
+        int k = 0;
+        if ((firstCode & 63) != 0) {
+            lookUpBf16(packed, byteOff, 2, 0, 1, firstCode, groupShift, tables, out, outByte);
+            k = 1;
+        }
+        for (; k + 1 < blocks; k += 2) {
+            IntVector table = IntVector.fromArray(I, tables, (((firstCode + 32 * k) >>> groupShift) - first) * L);
+            IntVector x = ((IntVector) ByteVector.fromMemorySegment(BYTE16, packed, byteOff + 8L * k, ByteOrder.LITTLE_ENDIAN)
+                    .convertShape(VectorOperators.B2I, I, 0)).and(0xFF);
+            IntVector c0 = x.and(3).selectFrom(table);
+            IntVector c1 = x.lanewise(VectorOperators.LSHR, 2).and(3).selectFrom(table);
+            IntVector c2 = x.lanewise(VectorOperators.LSHR, 4).and(3).selectFrom(table);
+            IntVector c3 = x.lanewise(VectorOperators.LSHR, 6).selectFrom(table);
+            IntVector a = c0.or(c1.lanewise(VectorOperators.LSHL, 16)); // values 4j, 4j + 1 of byte j
+            IntVector b = c2.or(c3.lanewise(VectorOperators.LSHL, 16)); // values 4j + 2, 4j + 3
+            for (int part = 0; part < 2; part++) {
+                LongVector lo = ((LongVector) a.convert(VectorOperators.I2L, part)).and(0xFFFFFFFFL);
+                LongVector hi = ((LongVector) b.convert(VectorOperators.I2L, part)).lanewise(VectorOperators.LSHL, 32);
+                lo.or(hi).intoMemorySegment(out, outByte + 64L * k + 64L * part, ByteOrder.LITTLE_ENDIAN);
+            }
+        }
+        if (k < blocks) lookUpBf16(packed, byteOff, 2, k, blocks, firstCode, groupShift, tables, out, outByte);
     }
 
     /** Lane i holds i. */
