@@ -58,6 +58,7 @@ final class QuantOps {
             // rows are word-aligned (cols·bits is a multiple of 32), so a run of rows is one stream of codes and groups
             int chunkRows = Math.max(1, 4096 / Math.max(cols, 1));
             boolean fused = AffineEncoding.supports(groupSize);
+            boolean interleaved = fused && src.dtype == DType.BF16 && AffineEncoding.interleaves(groupSize);
             int padded = (chunkRows * groups + 63) / 64 * 64; // group arrays in whole vectors
             backend.parallel.forRange(rows, Math.max(chunkRows, 65536 / Math.max(cols, 1)), (r0, r1) -> {
                 if (fused) { // one pass over L1-resident rows: min/max, scales in lanes, codes packed in registers
@@ -68,8 +69,13 @@ final class QuantOps {
                     float[] b = new float[padded];
                     for (int r = r0; r < r1; r += chunkRows) {
                         int n = Math.min(chunkRows, r1 - r);
-                        RowIo.load(ws, src.dtype, src.offset + (long) r * cols, 1, n * cols, values);
-                        AffineEncoding.quantize(values, n * cols, groupSize, bits, lo, hi, s, b, ps, (long) r * words * 4);
+                        if (interleaved) { // values four-way interleaved within 64: codes then pack lane-wise
+                            AffineEncoding.loadInterleavedBf16(ws, 2 * (src.offset + (long) r * cols), n * cols, values);
+                            AffineEncoding.quantizeInterleaved(values, n * cols, groupSize, bits, lo, hi, s, b, ps, (long) r * words * 4);
+                        } else {
+                            RowIo.load(ws, src.dtype, src.offset + (long) r * cols, 1, n * cols, values);
+                            AffineEncoding.quantize(values, n * cols, groupSize, bits, lo, hi, s, b, ps, (long) r * words * 4);
+                        }
                         RowIo.store(ss, w.dtype, (long) r * groups, 1, n * groups, s);
                         RowIo.store(bs, w.dtype, (long) r * groups, 1, n * groups, b);
                     }

@@ -78,6 +78,42 @@ class AffineEncodingTest {
     }
 
     @Test
+    void interleavedBf16QuantizeMatchesTheScalarTwinBitForBit() {
+        if (!AffineEncoding.interleaves(64)) return;
+        for (int bits : WIDTHS) {
+            for (int group : new int[] {64, 128}) {
+                int n = 2048;
+                float[] w = values(n, group);
+                int groups = n / group;
+                int padded = (groups + 63) / 64 * 64;
+                try (Arena arena = Arena.ofConfined()) {
+                    MemorySegment src = arena.allocate(2L * n);
+                    for (int i = 0; i < n; i++) {
+                        src.setAtIndex(I16, i, Floats.floatToBf16(w[i]));
+                        w[i] = Floats.bf16ToFloat(src.getAtIndex(I16, i));
+                    }
+                    int[] codes = new int[n];
+                    float[] ws = new float[groups];
+                    float[] wb = new float[groups];
+                    AffineCodes.quantizeRow(w, n, group, bits, codes, ws, wb);
+                    MemorySegment want = arena.allocate((long) n * bits / 8);
+                    MemorySegment got = arena.allocate((long) n * bits / 8);
+                    AffineCodes.packRow(codes, n, bits, want, 0);
+                    float[] interleaved = new float[n];
+                    float[] gs = new float[padded];
+                    float[] gb = new float[padded];
+                    AffineEncoding.loadInterleavedBf16(src, 0, n, interleaved);
+                    AffineEncoding.quantizeInterleaved(interleaved, n, group, bits, new float[padded], new float[padded], gs, gb, got, 0);
+                    String what = bits + " bits, group " + group;
+                    assertEquals(-1, want.mismatch(got), "packed codes, " + what);
+                    assertArrayEquals(bitsOf(ws), bitsOf(Arrays.copyOf(gs, groups)), "scales, " + what);
+                    assertArrayEquals(bitsOf(wb), bitsOf(Arrays.copyOf(gb, groups)), "biases, " + what);
+                }
+            }
+        }
+    }
+
+    @Test
     void vectorPackWritesTheScalarBitStreamAtEveryWidth() {
         if (!AffineEncoding.supported()) return;
         for (int bits = 1; bits <= 8; bits++) {
