@@ -63,15 +63,48 @@ public final class QuantMatVec {
         int groups = k / groupSize;
         // a tile's group parameters are widened in one pass (rows lie back to back): row by row, a
         // 256-wide row's 4 groups went through the scalar tails of the widening loop, and per-row
-        // costs were half of a small model's matvec time
+        // costs were half of a small model's matvec time. A tile holds 8 rows of each half.
         float[] scales = new float[TILE * groups];
         float[] biases = new float[TILE * groups];
-        float[] acc = new float[V];
+        float[] scalesB = new float[TILE / 2 * groups];
+        float[] biasesB = new float[TILE / 2 * groups];
+        float[] acc = new float[2];
         int wordsPerGroup = groupSize * bits / 32;
         int groupsPerChunk = Math.max(1, V / wordsPerGroup);
         VectorMask<Float>[] laneMasks = laneMasks(wordsPerGroup, groupsPerChunk);
         float unit = 1 << bits;
-        for (int t0 = n0; t0 < n1; t0 += TILE) {
+        // Weight rows go in pairs that share their x loads (row i of the range's first half with
+        // row i of its second half, two sequential streams) where that was measured to pay: short
+        // rows, whose per-row costs dominate (the demo model's matvecs: -33 %), and long ones,
+        // whose x does not stay in L1 (8192-wide q8: -25 %). 2048-wide q8 rows streamed from DRAM
+        // ran 25 % slower in pairs, so mid-sized rows go one at a time.
+        boolean pairs = k >= 4096 || rowBytes <= 1024;
+        int half = pairs ? (n1 - n0) / 2 : 0;
+        int pairTile = TILE / 2;
+        for (int a = 0; a < half; a += pairTile) {
+            int tile = Math.min(pairTile, half - a);
+            params.loadRows(n0 + a, tile, groups, scales, biases);
+            params.loadRows(n0 + half + a, tile, groups, scalesB, biasesB);
+            System.arraycopy(scalesB, 0, scales, tile * groups, tile * groups);
+            System.arraycopy(biasesB, 0, biases, tile * groups, tile * groups);
+            int apartGroups = tile * groups;
+            long apart = (long) half * rowBytes;
+            for (int j = 0; j < tile; j++) {
+                long row = base + (n0 + a + j) * rowBytes;
+                int po = j * groups;
+                for (int m = 0; m < rows; m++) {
+                    int xo = m * k;
+                    switch (bits) {
+                        case 4 -> row4x2(packed, row, apart, k, xa, xo, scales, po, apartGroups, wordsPerGroup, groupsPerChunk, laneMasks, acc);
+                        case 8 -> row8x2(packed, row, apart, k, xa, xo, scales, po, apartGroups, wordsPerGroup, groupsPerChunk, laneMasks, acc);
+                        default -> row2x2(packed, row, apart, k, xa, xo, scales, po, apartGroups, wordsPerGroup, groupsPerChunk, laneMasks, acc);
+                    }
+                    out[m * ldo + n0 + a + j] = unit * acc[0] + biasTerm(unit, scales, biases, po, sums, m * groups, groups);
+                    out[m * ldo + n0 + half + a + j] = unit * acc[1] + biasTerm(unit, scales, biases, po + apartGroups, sums, m * groups, groups);
+                }
+            }
+        }
+        for (int t0 = n0 + 2 * half; t0 < n1; t0 += TILE) {
             int tile = Math.min(TILE, n1 - t0);
             params.loadRows(t0, tile, groups, scales, biases);
             for (int j = 0; j < tile; j++) {
@@ -79,39 +112,41 @@ public final class QuantMatVec {
                 int po = j * groups;
                 for (int m = 0; m < rows; m++) {
                     int xo = m * k;
-                    switch (bits) {
-                        case 4 -> row4(packed, row, k, xa, xo, scales, po, wordsPerGroup, groupsPerChunk, laneMasks, acc);
-                        case 8 -> row8(packed, row, k, xa, xo, scales, po, wordsPerGroup, groupsPerChunk, laneMasks, acc);
-                        default -> row2(packed, row, k, xa, xo, scales, po, wordsPerGroup, groupsPerChunk, laneMasks, acc);
-                    }
-                    out[m * ldo + t0 + j] = complete(acc, unit, scales, biases, po, sums, m * groups, groups);
+                    float sum = switch (bits) {
+                        case 4 -> row4(packed, row, k, xa, xo, scales, po, wordsPerGroup, groupsPerChunk, laneMasks);
+                        case 8 -> row8(packed, row, k, xa, xo, scales, po, wordsPerGroup, groupsPerChunk, laneMasks);
+                        default -> row2(packed, row, k, xa, xo, scales, po, wordsPerGroup, groupsPerChunk, laneMasks);
+                    };
+                    out[m * ldo + t0 + j] = unit * sum + biasTerm(unit, scales, biases, po, sums, m * groups, groups);
                 }
             }
         }
     }
 
-    /** Weight rows whose group parameters are widened together. */
-    static final int TILE = 16;
-
     /**
-     * One output from a row kernel's lanes {@code acc}, which sum to {@code Σ_g s_g·Σ x·(1 + q·2^-bits)}:
-     * since {@code Σ x·q = 2^bits·(Σ x·(1 + q·2^-bits) − Σ x)}, the dot product is
-     * {@code 2^bits·Σ acc + Σ_g (b_g − 2^bits·s_g)·Σx_g}. Whole vectors of groups are added to the
-     * lanes first, so one fixed-order lane sum finishes the output. The row's parameters are at
-     * {@code [po, po + groups)}, x's group sums at {@code sums[xo..]}.
+     * {@code Σ_g (b_g − unit·s_g)·Σx_g}, the group-constant part of one output: a row kernel returns
+     * {@code sum = Σ_g s_g·Σ x·(1 + q·2^-bits)}, and since {@code Σ x·q = 2^bits·(Σ x·(1 + q·2^-bits) − Σ x)}
+     * the dot product is {@code unit·sum} plus this. Row parameters at {@code [po, po + groups)},
+     * x's group sums at {@code sums[xo..]}.
      */
-    private static float complete(float[] acc, float unit, float[] scales, float[] biases, int po, float[] sums, int xo, int groups) {
-        FloatVector tv = FloatVector.fromArray(S, acc, 0).mul(unit);
-        FloatVector uv = FloatVector.broadcast(S, -unit);
+    private static float biasTerm(float unit, float[] scales, float[] biases, int po, float[] sums, int xo, int groups) {
+        float total = 0;
         int g = 0;
-        for (int bound = S.loopBound(groups); g < bound; g += S.length()) {
-            FloatVector corrected = FloatVector.fromArray(S, scales, po + g).fma(uv, FloatVector.fromArray(S, biases, po + g));
-            tv = corrected.fma(FloatVector.fromArray(S, sums, xo + g), tv);
+        if (groups >= S.length()) {
+            FloatVector tv = FloatVector.zero(S);
+            FloatVector uv = FloatVector.broadcast(S, -unit);
+            for (int bound = S.loopBound(groups); g < bound; g += S.length()) {
+                FloatVector corrected = FloatVector.fromArray(S, scales, po + g).fma(uv, FloatVector.fromArray(S, biases, po + g));
+                tv = corrected.fma(FloatVector.fromArray(S, sums, xo + g), tv);
+            }
+            total = Lanes.sum(tv);
         }
-        float total = Lanes.sum(tv);
         for (; g < groups; g++) total += (biases[po + g] - unit * scales[po + g]) * sums[xo + g];
         return total;
     }
+
+    /** Weight rows whose group parameters are widened together. */
+    static final int TILE = 16;
 
     /**
      * The codes at bit {@code bitPos} of each lane as the floats {@code 1 + q·2^-bits}: the code is
@@ -128,10 +163,12 @@ public final class QuantMatVec {
     // row(bits, ...) ran 30 % slower (q8 1.10 -> 1.50 ms, q4 1.13 -> 1.45 ms per [8192, 2048] on one
     // core) since the rotations and the inner trip count are no longer constants. Their inner loops
     // write frac's expression out: at 38 bytecodes C2 sometimes declined to inline it, and a
-    // returned vector that is not inlined is boxed on every call. Each leaves in out the
-    // lanes of Σ_g s_g·Σ x·(1 + q·2^-bits) over the row (its group scales start at scales[po]).
-    private static void row4(MemorySegment packed, long row, int k, float[] xa, int xo, float[] scales, int po,
-                             int wordsPerGroup, int groupsPerChunk, VectorMask<Float>[] masks, float[] out) {
+    // returned vector that is not inlined is boxed on every call. Each returns
+    // Σ_g s_g·Σ x·(1 + q·2^-bits) over the row (its group scales start at scales[po]); the pair
+    // versions write their two sums to out[0] and out[1] (not their lanes: handing the vectors
+    // over through an array cost 25 % on 2048-wide q8 rows streamed from DRAM).
+    private static float row4(MemorySegment packed, long row, int k, float[] xa, int xo, float[] scales, int po,
+                              int wordsPerGroup, int groupsPerChunk, VectorMask<Float>[] masks) {
         FloatVector acc = FloatVector.zero(S);
         FloatVector acc1 = FloatVector.zero(S);
         FloatVector acc2 = FloatVector.zero(S);
@@ -168,11 +205,11 @@ public final class QuantMatVec {
             acc = acc.blend(acc1, masks[1]);
             if (groupsPerChunk > 2) acc = acc.blend(acc2, masks[2]).blend(acc3, masks[3]);
         }
-        acc.intoArray(out, 0); // the caller finishes the output (complete); a returned vector would be boxed
+        return Lanes.sum(acc);
     }
 
-    private static void row8(MemorySegment packed, long row, int k, float[] xa, int xo, float[] scales, int po,
-                             int wordsPerGroup, int groupsPerChunk, VectorMask<Float>[] masks, float[] out) {
+    private static float row8(MemorySegment packed, long row, int k, float[] xa, int xo, float[] scales, int po,
+                              int wordsPerGroup, int groupsPerChunk, VectorMask<Float>[] masks) {
         FloatVector acc = FloatVector.zero(S);
         FloatVector acc1 = FloatVector.zero(S);
         FloatVector acc2 = FloatVector.zero(S);
@@ -209,11 +246,11 @@ public final class QuantMatVec {
             acc = acc.blend(acc1, masks[1]);
             if (groupsPerChunk > 2) acc = acc.blend(acc2, masks[2]).blend(acc3, masks[3]);
         }
-        acc.intoArray(out, 0); // the caller finishes the output (complete); a returned vector would be boxed
+        return Lanes.sum(acc);
     }
 
-    private static void row2(MemorySegment packed, long row, int k, float[] xa, int xo, float[] scales, int po,
-                             int wordsPerGroup, int groupsPerChunk, VectorMask<Float>[] masks, float[] out) {
+    private static float row2(MemorySegment packed, long row, int k, float[] xa, int xo, float[] scales, int po,
+                              int wordsPerGroup, int groupsPerChunk, VectorMask<Float>[] masks) {
         FloatVector acc = FloatVector.zero(S);
         FloatVector acc1 = FloatVector.zero(S);
         FloatVector acc2 = FloatVector.zero(S);
@@ -250,7 +287,172 @@ public final class QuantMatVec {
             acc = acc.blend(acc1, masks[1]);
             if (groupsPerChunk > 2) acc = acc.blend(acc2, masks[2]).blend(acc3, masks[3]);
         }
-        acc.intoArray(out, 0); // the caller finishes the output (complete); a returned vector would be boxed
+        return Lanes.sum(acc);
+    }
+
+    /** {@link #row4} for two weight rows at once ({@code row} and {@code row + apart}, parameters {@code groups} apart): each x vector is loaded once for both. */
+    private static void row4x2(MemorySegment packed, long row, long apart, int k, float[] xa, int xo, float[] scales, int po, int groups,
+                               int wordsPerGroup, int groupsPerChunk, VectorMask<Float>[] masks, float[] out) {
+        FloatVector acc = FloatVector.zero(S), acc1 = FloatVector.zero(S), acc2 = FloatVector.zero(S), acc3 = FloatVector.zero(S);
+        FloatVector bcc = FloatVector.zero(S), bcc1 = FloatVector.zero(S), bcc2 = FloatVector.zero(S), bcc3 = FloatVector.zero(S);
+        int chunksPerGroup = Math.max(1, wordsPerGroup / V);
+        int step = wordsPerGroup >= V ? 1 : groupsPerChunk;
+        for (int c = 0, word = 0, g0 = po, left = chunksPerGroup; c < k; c += 8 * V, word += V) {
+            IntVector w = IntVector.fromMemorySegment(IS, packed, row + 4L * word, LE);
+            IntVector u = IntVector.fromMemorySegment(IS, packed, row + apart + 4L * word, LE);
+            int x = xo + c;
+            FloatVector t0 = FloatVector.zero(S);
+            FloatVector t1 = FloatVector.zero(S);
+            FloatVector q0 = FloatVector.zero(S);
+            FloatVector q1 = FloatVector.zero(S);
+            for (int j = 0; j < 8; j += 2) {
+                FloatVector x0 = FloatVector.fromArray(S, xa, x + j * V);
+                FloatVector x1 = FloatVector.fromArray(S, xa, x + (j + 1) * V);
+                t0 = w.lanewise(VectorOperators.ROL, (23 - 4 - (4 * j)) & 31).and(0x780000).or(0x3f800000).reinterpretAsFloats().fma(x0, t0);
+                q0 = u.lanewise(VectorOperators.ROL, (23 - 4 - (4 * j)) & 31).and(0x780000).or(0x3f800000).reinterpretAsFloats().fma(x0, q0);
+                t1 = w.lanewise(VectorOperators.ROL, (23 - 4 - (4 * j + 4)) & 31).and(0x780000).or(0x3f800000).reinterpretAsFloats().fma(x1, t1);
+                q1 = u.lanewise(VectorOperators.ROL, (23 - 4 - (4 * j + 4)) & 31).and(0x780000).or(0x3f800000).reinterpretAsFloats().fma(x1, q1);
+            }
+            FloatVector t = t0.add(t1);
+            FloatVector q = q0.add(q1);
+            int h0 = g0 + groups;
+            acc = t.fma(FloatVector.broadcast(S, scales[g0]), acc);
+            bcc = q.fma(FloatVector.broadcast(S, scales[h0]), bcc);
+            if (groupsPerChunk > 1) {
+                acc1 = t.fma(FloatVector.broadcast(S, scales[g0 + 1]), acc1);
+                bcc1 = q.fma(FloatVector.broadcast(S, scales[h0 + 1]), bcc1);
+                if (groupsPerChunk > 2) {
+                    acc2 = t.fma(FloatVector.broadcast(S, scales[g0 + 2]), acc2);
+                    acc3 = t.fma(FloatVector.broadcast(S, scales[g0 + 3]), acc3);
+                    bcc2 = q.fma(FloatVector.broadcast(S, scales[h0 + 2]), bcc2);
+                    bcc3 = q.fma(FloatVector.broadcast(S, scales[h0 + 3]), bcc3);
+                }
+            }
+            if (--left == 0) {
+                g0 += step;
+                left = chunksPerGroup;
+            }
+        }
+        if (groupsPerChunk > 1) {
+            acc = acc.blend(acc1, masks[1]);
+            bcc = bcc.blend(bcc1, masks[1]);
+            if (groupsPerChunk > 2) {
+                acc = acc.blend(acc2, masks[2]).blend(acc3, masks[3]);
+                bcc = bcc.blend(bcc2, masks[2]).blend(bcc3, masks[3]);
+            }
+        }
+        out[0] = Lanes.sum(acc);
+        out[1] = Lanes.sum(bcc);
+    }
+
+    /** {@link #row8} for two weight rows at once ({@code row} and {@code row + apart}, parameters {@code groups} apart): each x vector is loaded once for both. */
+    private static void row8x2(MemorySegment packed, long row, long apart, int k, float[] xa, int xo, float[] scales, int po, int groups,
+                               int wordsPerGroup, int groupsPerChunk, VectorMask<Float>[] masks, float[] out) {
+        FloatVector acc = FloatVector.zero(S), acc1 = FloatVector.zero(S), acc2 = FloatVector.zero(S), acc3 = FloatVector.zero(S);
+        FloatVector bcc = FloatVector.zero(S), bcc1 = FloatVector.zero(S), bcc2 = FloatVector.zero(S), bcc3 = FloatVector.zero(S);
+        int chunksPerGroup = Math.max(1, wordsPerGroup / V);
+        int step = wordsPerGroup >= V ? 1 : groupsPerChunk;
+        for (int c = 0, word = 0, g0 = po, left = chunksPerGroup; c < k; c += 4 * V, word += V) {
+            IntVector w = IntVector.fromMemorySegment(IS, packed, row + 4L * word, LE);
+            IntVector u = IntVector.fromMemorySegment(IS, packed, row + apart + 4L * word, LE);
+            int x = xo + c;
+            FloatVector t0 = FloatVector.zero(S);
+            FloatVector t1 = FloatVector.zero(S);
+            FloatVector q0 = FloatVector.zero(S);
+            FloatVector q1 = FloatVector.zero(S);
+            for (int j = 0; j < 4; j += 2) {
+                FloatVector x0 = FloatVector.fromArray(S, xa, x + j * V);
+                FloatVector x1 = FloatVector.fromArray(S, xa, x + (j + 1) * V);
+                t0 = w.lanewise(VectorOperators.ROL, (23 - 8 - (8 * j)) & 31).and(0x7f8000).or(0x3f800000).reinterpretAsFloats().fma(x0, t0);
+                q0 = u.lanewise(VectorOperators.ROL, (23 - 8 - (8 * j)) & 31).and(0x7f8000).or(0x3f800000).reinterpretAsFloats().fma(x0, q0);
+                t1 = w.lanewise(VectorOperators.ROL, (23 - 8 - (8 * j + 8)) & 31).and(0x7f8000).or(0x3f800000).reinterpretAsFloats().fma(x1, t1);
+                q1 = u.lanewise(VectorOperators.ROL, (23 - 8 - (8 * j + 8)) & 31).and(0x7f8000).or(0x3f800000).reinterpretAsFloats().fma(x1, q1);
+            }
+            FloatVector t = t0.add(t1);
+            FloatVector q = q0.add(q1);
+            int h0 = g0 + groups;
+            acc = t.fma(FloatVector.broadcast(S, scales[g0]), acc);
+            bcc = q.fma(FloatVector.broadcast(S, scales[h0]), bcc);
+            if (groupsPerChunk > 1) {
+                acc1 = t.fma(FloatVector.broadcast(S, scales[g0 + 1]), acc1);
+                bcc1 = q.fma(FloatVector.broadcast(S, scales[h0 + 1]), bcc1);
+                if (groupsPerChunk > 2) {
+                    acc2 = t.fma(FloatVector.broadcast(S, scales[g0 + 2]), acc2);
+                    acc3 = t.fma(FloatVector.broadcast(S, scales[g0 + 3]), acc3);
+                    bcc2 = q.fma(FloatVector.broadcast(S, scales[h0 + 2]), bcc2);
+                    bcc3 = q.fma(FloatVector.broadcast(S, scales[h0 + 3]), bcc3);
+                }
+            }
+            if (--left == 0) {
+                g0 += step;
+                left = chunksPerGroup;
+            }
+        }
+        if (groupsPerChunk > 1) {
+            acc = acc.blend(acc1, masks[1]);
+            bcc = bcc.blend(bcc1, masks[1]);
+            if (groupsPerChunk > 2) {
+                acc = acc.blend(acc2, masks[2]).blend(acc3, masks[3]);
+                bcc = bcc.blend(bcc2, masks[2]).blend(bcc3, masks[3]);
+            }
+        }
+        out[0] = Lanes.sum(acc);
+        out[1] = Lanes.sum(bcc);
+    }
+
+    /** {@link #row2} for two weight rows at once ({@code row} and {@code row + apart}, parameters {@code groups} apart): each x vector is loaded once for both. */
+    private static void row2x2(MemorySegment packed, long row, long apart, int k, float[] xa, int xo, float[] scales, int po, int groups,
+                               int wordsPerGroup, int groupsPerChunk, VectorMask<Float>[] masks, float[] out) {
+        FloatVector acc = FloatVector.zero(S), acc1 = FloatVector.zero(S), acc2 = FloatVector.zero(S), acc3 = FloatVector.zero(S);
+        FloatVector bcc = FloatVector.zero(S), bcc1 = FloatVector.zero(S), bcc2 = FloatVector.zero(S), bcc3 = FloatVector.zero(S);
+        int chunksPerGroup = Math.max(1, wordsPerGroup / V);
+        int step = wordsPerGroup >= V ? 1 : groupsPerChunk;
+        for (int c = 0, word = 0, g0 = po, left = chunksPerGroup; c < k; c += 16 * V, word += V) {
+            IntVector w = IntVector.fromMemorySegment(IS, packed, row + 4L * word, LE);
+            IntVector u = IntVector.fromMemorySegment(IS, packed, row + apart + 4L * word, LE);
+            int x = xo + c;
+            FloatVector t0 = FloatVector.zero(S);
+            FloatVector t1 = FloatVector.zero(S);
+            FloatVector q0 = FloatVector.zero(S);
+            FloatVector q1 = FloatVector.zero(S);
+            for (int j = 0; j < 16; j += 2) {
+                FloatVector x0 = FloatVector.fromArray(S, xa, x + j * V);
+                FloatVector x1 = FloatVector.fromArray(S, xa, x + (j + 1) * V);
+                t0 = w.lanewise(VectorOperators.ROL, (23 - 2 - (2 * j)) & 31).and(0x600000).or(0x3f800000).reinterpretAsFloats().fma(x0, t0);
+                q0 = u.lanewise(VectorOperators.ROL, (23 - 2 - (2 * j)) & 31).and(0x600000).or(0x3f800000).reinterpretAsFloats().fma(x0, q0);
+                t1 = w.lanewise(VectorOperators.ROL, (23 - 2 - (2 * j + 2)) & 31).and(0x600000).or(0x3f800000).reinterpretAsFloats().fma(x1, t1);
+                q1 = u.lanewise(VectorOperators.ROL, (23 - 2 - (2 * j + 2)) & 31).and(0x600000).or(0x3f800000).reinterpretAsFloats().fma(x1, q1);
+            }
+            FloatVector t = t0.add(t1);
+            FloatVector q = q0.add(q1);
+            int h0 = g0 + groups;
+            acc = t.fma(FloatVector.broadcast(S, scales[g0]), acc);
+            bcc = q.fma(FloatVector.broadcast(S, scales[h0]), bcc);
+            if (groupsPerChunk > 1) {
+                acc1 = t.fma(FloatVector.broadcast(S, scales[g0 + 1]), acc1);
+                bcc1 = q.fma(FloatVector.broadcast(S, scales[h0 + 1]), bcc1);
+                if (groupsPerChunk > 2) {
+                    acc2 = t.fma(FloatVector.broadcast(S, scales[g0 + 2]), acc2);
+                    acc3 = t.fma(FloatVector.broadcast(S, scales[g0 + 3]), acc3);
+                    bcc2 = q.fma(FloatVector.broadcast(S, scales[h0 + 2]), bcc2);
+                    bcc3 = q.fma(FloatVector.broadcast(S, scales[h0 + 3]), bcc3);
+                }
+            }
+            if (--left == 0) {
+                g0 += step;
+                left = chunksPerGroup;
+            }
+        }
+        if (groupsPerChunk > 1) {
+            acc = acc.blend(acc1, masks[1]);
+            bcc = bcc.blend(bcc1, masks[1]);
+            if (groupsPerChunk > 2) {
+                acc = acc.blend(acc2, masks[2]).blend(acc3, masks[3]);
+                bcc = bcc.blend(bcc2, masks[2]).blend(bcc3, masks[3]);
+            }
+        }
+        out[0] = Lanes.sum(acc);
+        out[1] = Lanes.sum(bcc);
     }
 
     /** Lane masks of the group slots of a chunk: slot q covers lanes {@code [q·wordsPerGroup, (q+1)·wordsPerGroup)}. */
