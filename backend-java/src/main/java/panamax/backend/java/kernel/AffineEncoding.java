@@ -154,16 +154,25 @@ public final class AffineEncoding {
                                            float[] biases, MemorySegment packed, long packedByte) {
         int groups = n / groupSize;
         scalesAndBiases(w, groups, groupSize, bits, lo, hi, scales, biases);
-        interleavedCodes(w, groups, groupSize, bits, scales, biases, packed, packedByte);
+        interleaved(w, groups, groupSize, bits, scales, biases, packed, packedByte);
+    }
+
+    /** Codes of interleaved values, OR-ed four per lane: lane i of the block holds codes 4i .. 4i + 3 in 4·bits bits. */
+    private static IntVector quads(float[] w, int i, FloatVector vb, FloatVector vs, int bits, int top) {
+        return codesAt(w, i, vb, vs, top)
+                .or(codesAt(w, i + 16, vb, vs, top).lanewise(VectorOperators.LSHL, bits))
+                .or(codesAt(w, i + 32, vb, vs, top).lanewise(VectorOperators.LSHL, 2 * bits))
+                .or(codesAt(w, i + 48, vb, vs, top).lanewise(VectorOperators.LSHL, 3 * bits));
     }
 
     /**
-     * Codes of interleaved values: lane i of the block's four code vectors holds codes 4i .. 4i + 3,
-     * OR-ed into 4·bits bits per lane; 8, 16 or 32 of them narrow to bytes, shorts or ints, and the
-     * straddling widths pair lanes as longs (8 codes, {@code bits} bytes) and gather those bytes.
+     * Interleaved codes of every width: lanes paired as longs (8 codes, {@code bits} bytes) and those
+     * bytes gathered for one masked store. One loop for all widths, the width only in shift counts and
+     * table entries: a loop C2 compiled for some widths would trap back to the interpreter when another
+     * arrives (measured: separate 2-, 4- and 8-bit loops stayed interpreted through the bench's warm-up).
      */
-    private static void interleavedCodes(float[] w, int groups, int groupSize, int bits, float[] scales, float[] biases,
-                                         MemorySegment packed, long at) {
+    private static void interleaved(float[] w, int groups, int groupSize, int bits, float[] scales, float[] biases,
+                                              MemorySegment packed, long at) {
         int top = (1 << bits) - 1;
         VectorShuffle<Byte> pick = PICK8[bits];
         VectorMask<Byte> front = BYTES.indexInRange(0, 8 * bits);
@@ -171,20 +180,9 @@ public final class AffineEncoding {
             FloatVector vb = FloatVector.broadcast(F, biases[g]);
             FloatVector vs = FloatVector.broadcast(F, scales[g]);
             for (int i = g * groupSize, end = i + groupSize; i < end; i += 64, at += 8L * bits) {
-                IntVector p = codesAt(w, i, vb, vs, top)
-                        .or(codesAt(w, i + 16, vb, vs, top).lanewise(VectorOperators.LSHL, bits))
-                        .or(codesAt(w, i + 32, vb, vs, top).lanewise(VectorOperators.LSHL, 2 * bits))
-                        .or(codesAt(w, i + 48, vb, vs, top).lanewise(VectorOperators.LSHL, 3 * bits));
-                switch (bits) {
-                    case 2 -> p.convertShape(VectorOperators.I2B, QUARTER, 0).intoMemorySegment(packed, at, ByteOrder.LITTLE_ENDIAN);
-                    case 4 -> p.convertShape(VectorOperators.I2S, SHORT16, 0).intoMemorySegment(packed, at, ByteOrder.LITTLE_ENDIAN);
-                    case 8 -> p.intoMemorySegment(packed, at, ByteOrder.LITTLE_ENDIAN);
-                    default -> {
-                        LongVector x = p.reinterpretAsLongs();
-                        x = x.and(0xFFFFFFFFL).or(x.lanewise(VectorOperators.LSHR, 32).lanewise(VectorOperators.LSHL, 4 * bits)); // codes 8m .. 8m + 7
-                        x.reinterpretAsBytes().rearrange(pick).intoMemorySegment(packed, at, ByteOrder.LITTLE_ENDIAN, front);
-                    }
-                }
+                LongVector x = quads(w, i, vb, vs, bits, top).reinterpretAsLongs();
+                x = x.and(0xFFFFFFFFL).or(x.lanewise(VectorOperators.LSHR, 32).lanewise(VectorOperators.LSHL, 4 * bits)); // codes 8m .. 8m + 7
+                x.reinterpretAsBytes().rearrange(pick).intoMemorySegment(packed, at, ByteOrder.LITTLE_ENDIAN, front);
             }
         }
     }

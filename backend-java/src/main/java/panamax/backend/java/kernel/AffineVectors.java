@@ -146,31 +146,67 @@ public final class AffineVectors {
     /** {@link #dequantizeBlocksBf16} computing every code's value (widths of more values than lanes). */
     private static void dequantizeDirectBf16(MemorySegment packed, long byteOff, int bits, int blocks, float[] scales,
                                              float[] biases, int firstCode, int groupShift, MemorySegment out, long outByte) {
-        IntVector mask = IntVector.broadcast(I, (1 << bits) - 1);
-        boolean bytes = bits == 8 && BYTE16.length() == L;
         // finite scales and biases make no NaN: the rounding then skips its quiet-NaN repair (bit-identical)
         boolean finite = true;
         for (int g = firstCode >>> groupShift, last = (firstCode + 32 * blocks - 1) >>> groupShift; g <= last && blocks > 0; g++) {
             finite &= Float.isFinite(scales[g]) && Float.isFinite(biases[g]);
         }
+        // separate loops, not branches inside one: a loop compiled before a case arrives traps back to the interpreter
+        if (!finite) directBf16(packed, byteOff, bits, blocks, scales, biases, firstCode, groupShift, out, outByte);
+        else if (bits == 8 && BYTE16.length() == L) finiteBytesBf16(packed, byteOff, blocks, scales, biases, firstCode, groupShift, out, outByte);
+        else finiteWordsBf16(packed, byteOff, bits, blocks, scales, biases, firstCode, groupShift, out, outByte);
+    }
+
+    /** Any scales: MLX's rounding with its NaN repair. */
+    private static void directBf16(MemorySegment packed, long byteOff, int bits, int blocks, float[] scales, float[] biases,
+                                   int firstCode, int groupShift, MemorySegment out, long outByte) {
+        IntVector mask = IntVector.broadcast(I, (1 << bits) - 1);
         for (int k = 0; k < blocks; k++) {
             long blockByte = byteOff + 4L * bits * k;
             int g = (firstCode + 32 * k) >>> groupShift;
             FloatVector s = FloatVector.broadcast(F, scales[g]);
             FloatVector b = FloatVector.broadcast(F, biases[g]);
             for (int p = 0; p < PARTS; p++) {
-                // 8-bit codes are bytes: widened straight from memory, no word shuffles
-                IntVector c = bytes ? ((IntVector) ByteVector.fromMemorySegment(BYTE16, packed, blockByte + (long) p * L,
-                        ByteOrder.LITTLE_ENDIAN).convertShape(VectorOperators.B2I, I, 0)).and(0xFF) : codes(packed, blockByte, bits, p, mask);
-                FloatVector q = (FloatVector) c.convert(VectorOperators.I2F, 0);
-                IntVector v;
-                if (finite) {
-                    FloatVector prod = finiteBf16Bits(q.mul(s)).lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats();
-                    v = finiteBf16Bits(prod.add(b));
-                } else {
-                    v = bf16Bits(roundBf16(q.mul(s)).add(b));
-                }
+                FloatVector q = (FloatVector) codes(packed, blockByte, bits, p, mask).convert(VectorOperators.I2F, 0);
+                IntVector v = bf16Bits(roundBf16(q.mul(s)).add(b));
                 ((ShortVector) v.convertShape(VectorOperators.I2S, HALF, 0))
+                        .intoMemorySegment(out, outByte + 2L * (32 * k + p * L), ByteOrder.LITTLE_ENDIAN);
+            }
+        }
+    }
+
+    /** Finite scales, codes decoded from words. */
+    private static void finiteWordsBf16(MemorySegment packed, long byteOff, int bits, int blocks, float[] scales, float[] biases,
+                                        int firstCode, int groupShift, MemorySegment out, long outByte) {
+        IntVector mask = IntVector.broadcast(I, (1 << bits) - 1);
+        for (int k = 0; k < blocks; k++) {
+            long blockByte = byteOff + 4L * bits * k;
+            int g = (firstCode + 32 * k) >>> groupShift;
+            FloatVector s = FloatVector.broadcast(F, scales[g]);
+            FloatVector b = FloatVector.broadcast(F, biases[g]);
+            for (int p = 0; p < PARTS; p++) {
+                FloatVector q = (FloatVector) codes(packed, blockByte, bits, p, mask).convert(VectorOperators.I2F, 0);
+                FloatVector prod = finiteBf16Bits(q.mul(s)).lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats();
+                ((ShortVector) finiteBf16Bits(prod.add(b)).convertShape(VectorOperators.I2S, HALF, 0))
+                        .intoMemorySegment(out, outByte + 2L * (32 * k + p * L), ByteOrder.LITTLE_ENDIAN);
+            }
+        }
+    }
+
+    /** Finite scales, 8-bit codes widened straight from their bytes (no word shuffles). */
+    private static void finiteBytesBf16(MemorySegment packed, long byteOff, int blocks, float[] scales, float[] biases,
+                                        int firstCode, int groupShift, MemorySegment out, long outByte) {
+        for (int k = 0; k < blocks; k++) {
+            long blockByte = byteOff + 32L * k;
+            int g = (firstCode + 32 * k) >>> groupShift;
+            FloatVector s = FloatVector.broadcast(F, scales[g]);
+            FloatVector b = FloatVector.broadcast(F, biases[g]);
+            for (int p = 0; p < PARTS; p++) {
+                IntVector c = ((IntVector) ByteVector.fromMemorySegment(BYTE16, packed, blockByte + (long) p * L, ByteOrder.LITTLE_ENDIAN)
+                        .convertShape(VectorOperators.B2I, I, 0)).and(0xFF);
+                FloatVector q = (FloatVector) c.convert(VectorOperators.I2F, 0);
+                FloatVector prod = finiteBf16Bits(q.mul(s)).lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats();
+                ((ShortVector) finiteBf16Bits(prod.add(b)).convertShape(VectorOperators.I2S, HALF, 0))
                         .intoMemorySegment(out, outByte + 2L * (32 * k + p * L), ByteOrder.LITTLE_ENDIAN);
             }
         }

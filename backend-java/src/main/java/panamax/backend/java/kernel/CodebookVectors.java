@@ -325,17 +325,19 @@ public final class CodebookVectors {
         int[] widths = {1, 2, 3, 4, 8};
         Table[] tables = new Table[9];
         float[][] bounds = new float[9][];
+        int[][] searchTables = new int[9][];
         for (int bits : widths) {
             tables[bits] = Table.of(new float[1 << bits]);
             bounds[bits] = new float[(1 << bits) - 1];
             for (int i = 0; i < bounds[bits].length; i++) bounds[bits][i] = (i + 1f) / (1 << bits) - 0.5f;
+            searchTables[bits] = CodebookEncoding.searchTable(bounds[bits]);
         }
         for (int i = 0; i < rounds; i++) {
             int bits = widths[i % widths.length];
             int len = i % 2 == 0 ? n : 64;
             HadamardVectors.transform(row, len, i % 4 < 2 ? sign : null, i % 4 < 2 ? null : sign);
             float norm = (float) Math.sqrt(CodebookEncoding.sumOfSquares(row, len));
-            CodebookEncoding.codes(row, len, Math.max(norm, Float.MIN_NORMAL), bounds[bits], codes);
+            CodebookEncoding.codes(row, len, Math.max(norm, Float.MIN_NORMAL), bounds[bits], searchTables[bits], codes);
             CodebookEncoding.pack(codes, len, bits, words);
             unpack(packed, 0, bits, len, codes, 0);
             lookupRow(tables[bits], codes, len, 0.5f, row);

@@ -121,6 +121,12 @@ public final class Warmup {
             AffineVectors.quantizeGroups(values, n, 32 << (i % 3), bits, codes, s, b);
             AffineVectors.pack(codes, n, bits, packed, 0);
             if (AffineEncoding.supports(32 << (i % 3))) AffineEncoding.quantize(values, n, 32 << (i % 3), bits, lo, hi, s, b, packed, 0);
+            if (AffineEncoding.interleaves(64)) { // the bf16 encoder: widening and packing of every width
+                AffineEncoding.loadInterleavedBf16(out, 0, n, values);
+                AffineEncoding.quantizeInterleaved(values, n, 64, bits, lo, hi, s, b, packed, 0);
+            }
+            if (AffineEncoding.supported()) AffineEncoding.pack(codes, n, 1 + i % 4, packed, 0); // codebook codes, 1 to 4 bits
+            for (int j = 0; j < n; j++) values[j] = (j * 37 % 101) / 50f - 1; // the widening above overwrote them
             AffineVectors.unpackBlocks(packed, 0, bits, 64, codes, 0);
             AffineVectors.dequantizeBlocks(packed, 0, bits, 64, s, b, 0, 5, values, 0);
             AffineVectors.dequantizeBlocksBf16(packed, 0, bits, 64, s, b, 0, 6, out, 0);

@@ -97,17 +97,23 @@ public final class CodecBench {
     /** Runs every case on a borrowed backend and prints as {@code options} say. */
     static void run(Backend backend, BenchOptions options, PrintWriter out) {
         CodecMeter meter = new CodecMeter(backend, options.attentionTokens(), options.encodeTokens(), options.copyMib(), options.reps());
-        for (int round = 0; round < 2; round++) {
+        int rounds = 0;
+        // at least twice; then again while the JIT is still busy (up to 6): a kernel still waiting in the
+        // compile queue when its case is timed runs interpreted, 10-100x slower (seen on a loaded machine)
+        for (long compiled = JitActivity.millis(), before = -1; rounds < 2 || rounds < 6 && compiled - before > 100; rounds++) {
             for (int headDim : options.headDims()) {
                 for (BenchCase c : BenchCase.defaults(headDim)) meter.warmUp(c);
             }
+            before = compiled;
+            compiled = JitActivity.millis();
         }
         double copyGbps = meter.copyGbps();
         if (!options.json()) {
             out.printf("backend %s; copy bandwidth %.2f GB/s; attention over %d tokens (B=1, Hq=32, Hkv=8, Tq=1);"
                             + " throughputs in GB/s of bf16-equivalent K/V%n",
                     backend.name(), copyGbps, options.attentionTokens());
-            out.printf("median / best of %d timed runs after one untimed run; every case warmed up twice first%n", options.reps());
+            out.printf("median / best of %d timed runs after one untimed run; every case warmed up %d times first%n", options.reps(),
+                    rounds);
             out.println(Measurement.header());
         }
         for (int headDim : options.headDims()) {
