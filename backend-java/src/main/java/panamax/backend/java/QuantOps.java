@@ -9,6 +9,7 @@ import panamax.api.tensor.QuantizedMatrix;
 import panamax.backend.java.kernel.AffineCodes;
 import panamax.backend.java.kernel.AffineEncoding;
 import panamax.backend.java.kernel.AffineVectors;
+import panamax.backend.java.kernel.CodebookVectors;
 import panamax.backend.java.kernel.Floats;
 import panamax.backend.java.kernel.RowScales;
 
@@ -76,8 +77,13 @@ final class QuantOps {
                             RowIo.load(ws, src.dtype, src.offset + (long) r * cols, 1, n * cols, values);
                             AffineEncoding.quantize(values, n * cols, groupSize, bits, lo, hi, s, b, ps, (long) r * words * 4);
                         }
-                        RowIo.store(ss, w.dtype, (long) r * groups, 1, n * groups, s);
-                        RowIo.store(bs, w.dtype, (long) r * groups, 1, n * groups, b);
+                        if (w.dtype == DType.BF16 && n * groups % AffineEncoding.lanes() == 0) { // vector rounding, same bits
+                            CodebookVectors.storeBf16(s, n * groups, ss, 2L * r * groups);
+                            CodebookVectors.storeBf16(b, n * groups, bs, 2L * r * groups);
+                        } else {
+                            RowIo.store(ss, w.dtype, (long) r * groups, 1, n * groups, s);
+                            RowIo.store(bs, w.dtype, (long) r * groups, 1, n * groups, b);
+                        }
                     }
                     return;
                 }
