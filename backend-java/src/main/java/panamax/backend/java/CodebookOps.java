@@ -335,6 +335,7 @@ final class CodebookOps {
             MemorySegment ps = q.packed.segment();
             MemorySegment os = out.segment();
             boolean vectorBf16 = dtype == DType.BF16 && CodebookVectors.supported();
+            boolean packed4 = CodebookVectors.looksUpPacked4(q.table, q.bits, n); // codes read as bytes, no unpacked copy
             backend.parallel.forRange(q.matrices() * q.rows, Math.max(1, 8192 / n), (from, to) -> {
                 int[] codes = new int[n];
                 float[] row = new float[n];
@@ -350,8 +351,12 @@ final class CodebookOps {
                         currentMatrix = m;
                     }
                     currentSigns = signRows.load(i, currentSigns, sign);
-                    CodebookVectors.unpack(ps, q.rowByte(m, r), q.bits, n, codes, 0);
-                    CodebookVectors.lookupRow(q.table, codes, n, scales[r], row);
+                    if (packed4) {
+                        CodebookVectors.lookupPacked4(q.table, ps, q.rowByte(m, r), n, scales[r], row);
+                    } else {
+                        CodebookVectors.unpack(ps, q.rowByte(m, r), q.bits, n, codes, 0);
+                        CodebookVectors.lookupRow(q.table, codes, n, scales[r], row);
+                    }
                     HadamardVectors.transform(row, n, null, sign);
                     if (vectorBf16) CodebookVectors.storeBf16(row, n, os, (out.offset + (long) i * n) * 2);
                     else RowIo.store(os, dtype, out.offset + (long) i * n, 1, n, row);

@@ -3,8 +3,10 @@ package panamax.backend.java.kernel;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
+import jdk.incubator.vector.ByteVector;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.IntVector;
+import jdk.incubator.vector.LongVector;
 import jdk.incubator.vector.ShortVector;
 import jdk.incubator.vector.VectorOperators;
 import jdk.incubator.vector.VectorShape;
@@ -30,6 +32,7 @@ public final class CodebookVectors {
     public static final int TOKEN_BLOCK = 32;
 
     private static final VectorSpecies<Short> HALF = VectorSpecies.of(short.class, VectorShape.forBitSize(L * 16));
+    private static final VectorSpecies<Byte> BYTE16 = VectorSpecies.of(byte.class, VectorShape.forBitSize(Math.max(64, L * 8)));
     /**
      * Direct decoding of rows whose words fit one vector and whose codebook is a register (1 to 4
      * bits, rows of up to 16·32/bits codes on 16 lanes): per width and chunk of L codes, each lane's
@@ -289,6 +292,31 @@ public final class CodebookVectors {
         }
     }
 
+    /** True when {@link #lookupPacked4} reads rows of {@code n} such codes: 4 bits, a register table, 16 lanes, whole 32-code blocks. */
+    public static boolean looksUpPacked4(Table t, int bits, int n) {
+        return bits == 4 && t.bits != null && L == 16 && I.length() == L && n % 32 == 0;
+    }
+
+    /**
+     * {@link #lookupRow} of the 4-bit codes at byte {@code rowByte} without unpacking them first:
+     * each block's 16 bytes widened to ints, the low and high nibbles looked up (even and odd codes),
+     * and the two zipped back into row order through long lanes. The same products, bit for bit.
+     */
+    public static void lookupPacked4(Table t, MemorySegment packed, long rowByte, int n, float scale, float[] dst) {
+        IntVector table = t.bits;
+        for (int j = 0; j < n; j += 32) {
+            IntVector x = ((IntVector) ByteVector.fromMemorySegment(BYTE16, packed, rowByte + j / 2, ByteOrder.LITTLE_ENDIAN)
+                    .convertShape(VectorOperators.B2I, I, 0)).and(0xFF);
+            IntVector even = x.and(15).selectFrom(table);
+            IntVector odd = x.lanewise(VectorOperators.LSHR, 4).selectFrom(table);
+            for (int part = 0; part < 2; part++) {
+                LongVector lo = ((LongVector) even.convert(VectorOperators.I2L, part)).and(0xFFFFFFFFL);
+                LongVector hi = ((LongVector) odd.convert(VectorOperators.I2L, part)).lanewise(VectorOperators.LSHL, 32);
+                lo.or(hi).reinterpretAsFloats().mul(scale).intoArray(dst, j + 16 * part);
+            }
+        }
+    }
+
     /** Stores {@code src[0..n)} (n a multiple of the lanes) as bf16, rounded to nearest even, at byte {@code byteOff} of {@code dst}. */
     public static void storeBf16(float[] src, int n, MemorySegment dst, long byteOff) {
         IntVector half = IntVector.broadcast(I, 0x7FFF);
@@ -341,6 +369,7 @@ public final class CodebookVectors {
             CodebookEncoding.pack(codes, len, bits, words);
             unpack(packed, 0, bits, len, codes, 0);
             lookupRow(tables[bits], codes, len, 0.5f, row);
+            if (looksUpPacked4(tables[bits], bits, len)) lookupPacked4(tables[bits], packed, 0, len, 0.5f, row);
             storeBf16(row, len, packed, 1024);
             scoreRow(tables[bits], codes, len, x, 0, 1 + i % ROW_BLOCK, 1f, c, i % 8, 8);
             if (i % 8 == 0) accumulate(tables[bits], codes, 4, 32, w, acc, 0);
