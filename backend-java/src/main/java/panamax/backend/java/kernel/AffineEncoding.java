@@ -307,6 +307,14 @@ public final class AffineEncoding {
             }
             return;
         }
+        if (bits == 4 && L == 16) { // two codes per byte: pairs in long lanes, narrowed
+            for (int i = 0; i < n; i += L, at += L / 2) {
+                LongVector x = IntVector.fromArray(I, codes, i).reinterpretAsLongs();
+                x.or(x.lanewise(VectorOperators.LSHR, 28)).convertShape(VectorOperators.L2B, EIGHTH, 0)
+                        .intoMemorySegment(packed, at, ByteOrder.LITTLE_ENDIAN);
+            }
+            return;
+        }
         int step = L / 8 * bits;
         long pairMask = (1L << 2 * bits) - 1;
         VectorShuffle<Byte> pick = PICK[bits];
