@@ -25,7 +25,16 @@ public record LoadOptions(Weights weights, Progress progress, BufferPrecision bu
          * the weights' size in resident memory and a copy at load; where huge pages are unavailable
          * it is an ordinary copy.
          */
-        COPY
+        COPY,
+        /**
+         * {@link #COPY} where it is likely to pay and fit: the OS honours huge-page advice (Linux with
+         * transparent huge pages set to {@code always} or {@code madvise}) and a checkpoint file takes
+         * at most half of the memory the OS reports available; {@link #MAP} otherwise, or when either
+         * cannot be read. Decided per file, as it is opened. The CLI's default.
+         *
+         * @since 0.3
+         */
+        AUTO
     }
 
     /**

@@ -53,9 +53,11 @@ public final class ModelOptions {
     @Option(names = "--backend", paramLabel = "ID", description = "backend id (default: the planner's choice)")
     String backend;
 
-    @Option(names = "--weights-memory", paramLabel = "map|copy", defaultValue = "map",
-            description = "map: weights stay memory-mapped from the checkpoint (default, least memory); copy: copied at load"
-                    + " into huge-page-backed memory (their size again in RAM; faster decode where 4 KiB file pages are slow)")
+    @Option(names = "--weights-memory", paramLabel = "auto|map|copy", defaultValue = "auto",
+            description = "map: weights stay memory-mapped from the checkpoint (least memory); copy: copied at load into"
+                    + " huge-page-backed memory (their size again in RAM; faster decode where 4 KiB file pages are slow);"
+                    + " auto (default): copy where the OS offers transparent huge pages and a file takes at most half of"
+                    + " the available memory, else map")
     String weightsMemory;
 
     @Option(names = "--progress", paramLabel = "auto|always|never", defaultValue = "auto",
@@ -66,7 +68,7 @@ public final class ModelOptions {
     /** What is wrong with --progress or --weights-memory, or null. */
     String problem() {
         if (!List.of("auto", "always", "never").contains(progress)) return "--progress: expected auto, always or never, found '" + progress + "'";
-        if (!List.of("map", "copy").contains(weightsMemory)) return "--weights-memory: expected map or copy, found '" + weightsMemory + "'";
+        if (!List.of("auto", "map", "copy").contains(weightsMemory)) return "--weights-memory: expected auto, map or copy, found '" + weightsMemory + "'";
         return null;
     }
 
@@ -86,9 +88,10 @@ public final class ModelOptions {
 
     private LoadOptions.Weights weights() {
         return switch (weightsMemory) {
+            case "auto" -> LoadOptions.Weights.AUTO;
             case "map" -> LoadOptions.Weights.MAP;
             case "copy" -> LoadOptions.Weights.COPY;
-            default -> throw new IllegalArgumentException("--weights-memory: expected map or copy, found '" + weightsMemory + "'");
+            default -> throw new IllegalArgumentException("--weights-memory: expected auto, map or copy, found '" + weightsMemory + "'");
         };
     }
 

@@ -128,7 +128,7 @@ class GenerateCommandTest {
         assertEquals(text(hidden), text(shown));
         Run bad = run(concat(common, "--weights-memory", "huge"));
         assertEquals(Cli.USAGE, bad.exit());
-        assertTrue(bad.err().contains("--weights-memory: expected map or copy, found 'huge'"), bad.err());
+        assertTrue(bad.err().contains("--weights-memory: expected auto, map or copy, found 'huge'"), bad.err());
     }
 
     private static String[] concat(String[] a, String... b) {

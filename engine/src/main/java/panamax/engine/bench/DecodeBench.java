@@ -133,7 +133,7 @@ public final class DecodeBench {
             List<BenchRow> rows = new ArrayList<>();
             for (LoadOptions.Weights memory : o.memories()) {
                 // the default (mapped) keeps the format's plain label; anything else says where the weights were
-                String label = o.memories().equals(List.of(LoadOptions.Weights.MAP)) ? f.label : f.label + "/" + memory.name().toLowerCase(Locale.ROOT);
+                String label = o.memories().equals(List.of(LoadOptions.Weights.AUTO)) ? f.label : f.label + "/" + memory.name().toLowerCase(Locale.ROOT);
                 LoadOptions load = LoadOptions.defaults().withWeights(memory);
                 long loadStart = System.nanoTime();
                 try (RuntimeModel model = plugin.load(dir, backend, load)) {

@@ -30,7 +30,7 @@ import panamax.api.plan.KvScheme;
  * @param seed          seed of weights, ids and keys/values
  * @param tmp           the folder the temporary checkpoints go under
  * @param breakdown     also time each backend op of the decode steps (a second, instrumented run per batch)
- * @param memories      where the loaded weights live, each measured in turn (mapped file pages, or copied into huge pages)
+ * @param memories      where the loaded weights live, each measured in turn (mapped file pages, copied into huge pages, or auto: as panamax generate chooses)
  * @param backend       the backend id to measure ({@code --backend}, default {@code java})
  * @param model         a model directory to measure instead of random weights ({@code --model}); its
  *                      config gives the shape and its quantization the one weight format
@@ -45,7 +45,7 @@ record DecodeOptions(ModelShape shape, String presetName, List<WeightFormat> wei
                    --head-dim N --intermediate N --vocab N] [--weights bf16,q8,q4] [--model DIR] [--batches 1,4,8] [--context 512]
                    [--steps 16] [--warmup 3] [--prefill-tokens 512] [--fill random|prefill] [--kv-bits B
                    --kv-group-size G --kv-codec ID] [--threads N] [--probe-mib 1024] [--seed S] [--tmp DIR] [--json]
-                   [--breakdown] [--weights-memory map,copy] [--backend java|mlx|ID]
+                   [--breakdown] [--weights-memory auto|map|copy[,...]] [--backend java|mlx|ID]
             """;
 
     /** @throws IllegalArgumentException naming the flag, what was expected and what was found */
@@ -118,11 +118,12 @@ record DecodeOptions(ModelShape shape, String presetName, List<WeightFormat> wei
 
     private static List<LoadOptions.Weights> memories(Map<String, String> values) {
         List<LoadOptions.Weights> out = new ArrayList<>();
-        for (String m : values.getOrDefault("--weights-memory", "map").split(",")) {
+        for (String m : values.getOrDefault("--weights-memory", "auto").split(",")) {
             switch (m.trim()) {
+                case "auto" -> out.add(LoadOptions.Weights.AUTO);
                 case "map" -> out.add(LoadOptions.Weights.MAP);
                 case "copy" -> out.add(LoadOptions.Weights.COPY);
-                default -> throw new IllegalArgumentException("--weights-memory: expected map, copy or both (map,copy), found '" + m + "'");
+                default -> throw new IllegalArgumentException("--weights-memory: expected auto, map, copy or a list (map,copy), found '" + m + "'");
             }
         }
         return List.copyOf(out);

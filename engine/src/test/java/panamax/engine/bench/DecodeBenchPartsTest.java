@@ -70,7 +70,7 @@ class DecodeBenchPartsTest {
         assertEquals("affine", o.kv().codec());
         assertEquals("4", o.kv().codecParams().get("bits"));
         assertTrue(o.json());
-        assertEquals(List.of(LoadOptions.Weights.MAP), o.memories());
+        assertEquals(List.of(LoadOptions.Weights.AUTO), o.memories()); // the default: as panamax generate places weights
         assertEquals(List.of(LoadOptions.Weights.MAP, LoadOptions.Weights.COPY),
                 DecodeOptions.parse(List.of("--weights-memory", "map,copy")).memories());
     }

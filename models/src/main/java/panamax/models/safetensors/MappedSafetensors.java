@@ -55,7 +55,7 @@ public record MappedSafetensors(Path file, SafetensorsHeader header, MemorySegme
     public static MappedSafetensors open(Path file, Arena arena, LoadOptions.Weights weights, LongConsumer progress) {
         MemorySegment memory;
         try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
-            if (weights == LoadOptions.Weights.COPY) {
+            if (WeightPlacement.resolve(weights, channel.size()) == LoadOptions.Weights.COPY) {
                 memory = HugePageMemory.allocate(channel.size(), arena);
                 try (Arena temporary = Arena.ofShared()) {
                     // mapped only for the copy: the page cache keeps nothing of the process afterwards
