@@ -54,6 +54,9 @@ public final class HadamardVectors {
             // eight vectors at a time stay in registers through the strides below 8·L
             for (int i = 0; i < n; i += 8 * L) block8(row, i, pre, n == 8 * L ? post : null, norm);
             if (n == 8 * L) return; // the block was the whole row, post applied at its stores
+        } else if (n == 4 * L) {
+            block4(row, pre, post, norm); // the whole row in four registers, post applied at its stores
+            return;
         } else {
             for (int i = 0; i < n; i += L) inLanes(row, i, pre, norm);
         }
@@ -78,6 +81,51 @@ public final class HadamardVectors {
         v = pre == null ? v.mul(norm) : v.mul(FloatVector.fromArray(F, pre, i)).mul(norm);
         for (int s = 0; s < STAGES; s++) v = v.fma(SIGN[s], v.rearrange(SWAP[s]));
         v.intoArray(row, i);
+    }
+
+    /**
+     * A row of 4·L in registers: {@link #inLanes}' arithmetic on each vector (pre, then norm, then the
+     * in-register strides), the strides L and 2·L between them, and {@code post} (or null) at the
+     * stores — the same operations in the same order as the generic path, so the same bits.
+     */
+    private static void block4(float[] row, float[] pre, float[] post, float norm) {
+        FloatVector v0 = FloatVector.fromArray(F, row, 0);
+        FloatVector v1 = FloatVector.fromArray(F, row, L);
+        FloatVector v2 = FloatVector.fromArray(F, row, 2 * L);
+        FloatVector v3 = FloatVector.fromArray(F, row, 3 * L);
+        if (pre != null) {
+            v0 = v0.mul(FloatVector.fromArray(F, pre, 0));
+            v1 = v1.mul(FloatVector.fromArray(F, pre, L));
+            v2 = v2.mul(FloatVector.fromArray(F, pre, 2 * L));
+            v3 = v3.mul(FloatVector.fromArray(F, pre, 3 * L));
+        }
+        v0 = v0.mul(norm);
+        v1 = v1.mul(norm);
+        v2 = v2.mul(norm);
+        v3 = v3.mul(norm);
+        for (int s = 0; s < STAGES; s++) {
+            FloatVector sign = SIGN[s];
+            VectorShuffle<Float> swap = SWAP[s];
+            v0 = v0.fma(sign, v0.rearrange(swap));
+            v1 = v1.fma(sign, v1.rearrange(swap));
+            v2 = v2.fma(sign, v2.rearrange(swap));
+            v3 = v3.fma(sign, v3.rearrange(swap));
+        }
+        FloatVector t;
+        t = v0; v0 = t.add(v1); v1 = t.sub(v1); // stride L
+        t = v2; v2 = t.add(v3); v3 = t.sub(v3);
+        t = v0; v0 = t.add(v2); v2 = t.sub(v2); // stride 2·L
+        t = v1; v1 = t.add(v3); v3 = t.sub(v3);
+        if (post != null) {
+            v0 = v0.mul(FloatVector.fromArray(F, post, 0));
+            v1 = v1.mul(FloatVector.fromArray(F, post, L));
+            v2 = v2.mul(FloatVector.fromArray(F, post, 2 * L));
+            v3 = v3.mul(FloatVector.fromArray(F, post, 3 * L));
+        }
+        v0.intoArray(row, 0);
+        v1.intoArray(row, L);
+        v2.intoArray(row, 2 * L);
+        v3.intoArray(row, 3 * L);
     }
 
     /**
