@@ -104,8 +104,12 @@ public final class QuantMatVec {
                 }
             }
         }
-        for (int t0 = n0 + 2 * half; t0 < n1; t0 += TILE) {
-            int tile = Math.min(TILE, n1 - t0);
+        // single rows: a tile's parameters at once only when rows have few groups (below a vector's
+        // worth the widening runs scalar tails); wider rows load theirs just before their codes,
+        // which measured 10 % faster for 2048-wide q8 rows streamed from huge pages
+        int tileRows = groups < S.length() ? TILE : 1;
+        for (int t0 = n0 + 2 * half; t0 < n1; t0 += tileRows) {
+            int tile = Math.min(tileRows, n1 - t0);
             params.loadRows(t0, tile, groups, scales, biases);
             for (int j = 0; j < tile; j++) {
                 long row = base + (t0 + j) * rowBytes;
