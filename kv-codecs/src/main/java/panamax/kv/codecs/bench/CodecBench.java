@@ -98,9 +98,11 @@ public final class CodecBench {
     static void run(Backend backend, BenchOptions options, PrintWriter out) {
         CodecMeter meter = new CodecMeter(backend, options.attentionTokens(), options.encodeTokens(), options.copyMib(), options.reps());
         int rounds = 0;
-        // at least twice; then again while the JIT is still busy (up to 6): a kernel still waiting in the
-        // compile queue when its case is timed runs interpreted, 10-100x slower (seen on a loaded machine)
-        for (long compiled = JitActivity.millis(), before = -1; rounds < 2 || rounds < 6 && compiled - before > 100; rounds++) {
+        // twice, then (up to 8 rounds) let the JIT finish its queue and warm up again while a round still
+        // compiles: a kernel whose compile is still queued when its case is timed runs in C1 code, 10-100x
+        // slower (seen on a loaded machine, where the queue waits for the CPU the warm-up itself takes)
+        for (long compiled = JitActivity.millis(), before = -1; rounds < 2 || rounds < 8 && compiled - before > 100; rounds++) {
+            if (rounds >= 2) JitActivity.awaitQuiet(500, 20_000);
             for (int headDim : options.headDims()) {
                 for (BenchCase c : BenchCase.defaults(headDim)) meter.warmUp(c);
             }

@@ -8,6 +8,30 @@ final class JitActivity {
     private JitActivity() {
     }
 
+    /**
+     * Sleeps until the JIT has compiled nothing for {@code quietMillis} (polled every 100 ms), or
+     * {@code limitMillis} have passed; returns at once where compile time is not reported.
+     */
+    static void awaitQuiet(long quietMillis, long limitMillis) {
+        long start = System.nanoTime();
+        long last = millis();
+        long quietSince = System.nanoTime();
+        while (last > 0 && (System.nanoTime() - quietSince) / 1_000_000 < quietMillis
+                && (System.nanoTime() - start) / 1_000_000 < limitMillis) {
+            try {
+                Thread.sleep(100);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+            long now = millis();
+            if (now != last) {
+                last = now;
+                quietSince = System.nanoTime();
+            }
+        }
+    }
+
     /** Total JIT compilation milliseconds so far, or 0 where the JVM does not report it. */
     static long millis() {
         CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
