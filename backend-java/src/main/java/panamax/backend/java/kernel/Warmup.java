@@ -77,9 +77,10 @@ public final class Warmup {
                     Floats.bf16ToFloats(w, 0, k, scores, 0);
                     VectorMath.expShifted(scores, 0, 64, 1f);
                     VectorMath.sigmoidInPlace(scores, 64, (i & 1) == 0); // SiLU of every MLP
-                    QuantMatVec.vector(w, 0, 4L * k * 4 / 32, 4, 32 << (i % 3), k, params, x, s, 1, 0, 1, out, n);
-                    QuantMatVec.vector(w, 0, 4L * k * 8 / 32, 8, 64, k, params, x, s, 1, 0, 1, out, n);
-                    QuantMatVec.vector(w, 0, 4L * k * 2 / 32, 2, 64, k, params, x, s, 1, 0, 1, out, n);
+                    int qRows = 1 + (i & 1); // one row: the single-row kernels; two: the pair kernels (rows <= 1 KiB)
+                    QuantMatVec.vector(w, 0, 4L * k * 4 / 32, 4, 32 << (i % 3), k, params, x, s, 1, 0, qRows, out, n);
+                    QuantMatVec.vector(w, 0, 4L * k * 8 / 32, 8, 64, k, params, x, s, 1, 0, qRows, out, n);
+                    QuantMatVec.vector(w, 0, 4L * k * 2 / 32, 2, 64, k, params, x, s, 1, 0, qRows, out, n);
                     AffineCodes.dequantize(w, 0, 4, 32, s, b, 0, 64, codes, acc, 0);
                     if (i % 8 == 0) Gemm.multiply(one, 6, 64, 64, a, 64, panels, c, 64);
                     AffineCodes.dequantize(w, 0, WIDTHS[i % WIDTHS.length], 32, s, b, 0, 64, codes, acc, 0);
