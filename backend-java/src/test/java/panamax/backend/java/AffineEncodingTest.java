@@ -81,7 +81,7 @@ class AffineEncodingTest {
     void interleavedBf16QuantizeMatchesTheScalarTwinBitForBit() {
         if (!AffineEncoding.interleaves(64)) return;
         for (int bits : WIDTHS) {
-            for (int group : new int[] {64, 128}) {
+            for (int group : new int[] {32, 64, 128}) {
                 int n = 2048;
                 float[] w = values(n, group);
                 int groups = n / group;

@@ -6,7 +6,6 @@ import jdk.incubator.vector.ByteVector;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.IntVector;
 import jdk.incubator.vector.LongVector;
-import jdk.incubator.vector.ShortVector;
 import jdk.incubator.vector.VectorMask;
 import jdk.incubator.vector.VectorOperators;
 import jdk.incubator.vector.VectorShape;
@@ -32,8 +31,6 @@ public final class AffineEncoding {
             VectorSpecies.of(byte.class, VectorShape.forBitSize(Math.max(64, I.length() * 8)));
     private static final VectorSpecies<Byte> EIGHTH =
             VectorSpecies.of(byte.class, VectorShape.forBitSize(Math.max(64, I.length() * 4))); // 16 lanes: 8 bytes
-    private static final VectorSpecies<Short> SHORTS = ShortVector.SPECIES_PREFERRED;
-    private static final VectorSpecies<Short> SHORT16 = VectorSpecies.of(short.class, VectorShape.forBitSize(Math.max(64, I.length() * 16)));
     private static final int L = F.length();
     /** 1.5·2²³: adding and subtracting it rounds an f32 below 2²² in magnitude to an integer, ties to even. */
     private static final float RINT = 12582912f;
@@ -48,14 +45,9 @@ public final class AffineEncoding {
     private static final VectorShuffle<Byte>[] PICK = new VectorShuffle[9];
     @SuppressWarnings("unchecked")
     private static final VectorMask<Byte>[] FRONT = new VectorMask[9];
-    /** Per width: bytes 0 .. bits − 1 of each long lane, gathered to the front (8-code units of interleaved codes). */
+    /** Per width: bytes 0 .. bits − 1 of each even long lane, gathered to the front (8-code units of interleaved codes). */
     @SuppressWarnings("unchecked")
-    private static final VectorShuffle<Byte>[] PICK8 = new VectorShuffle[9];
-    /** Per j: lane i (i < 8) ← value 4i + j of the first 32, lane 8 + i ← of the second 32. */
-    @SuppressWarnings("unchecked")
-    private static final VectorShuffle<Short>[] SPREAD_LOW = new VectorShuffle[4];
-    @SuppressWarnings("unchecked")
-    private static final VectorShuffle<Short>[] SPREAD_HIGH = new VectorShuffle[4];
+    private static final VectorShuffle<Byte>[] PICK16 = new VectorShuffle[9];
 
     static {
         for (int k = 0; k < HALVES.length; k++) HALVES[k] = VectorShuffle.iota(F, 1 << k, 1, true);
@@ -66,21 +58,9 @@ public final class AffineEncoding {
                 for (int k = 0; k < bytes; k++) pick[k] = k < bits * (L / 8) ? 32 * (k / bits) + k % bits : 0;
                 PICK[bits] = VectorShuffle.fromArray(BYTES, pick, 0);
                 FRONT[bits] = BYTES.indexInRange(0, bits * (L / 8));
-                int[] pick8 = new int[bytes];
-                for (int k = 0; k < bytes; k++) pick8[k] = k < 8 * bits && L == 16 ? 8 * (k / bits) + k % bits : 0;
-                PICK8[bits] = VectorShuffle.fromArray(BYTES, pick8, 0);
-            }
-            if (SHORTS.length() == 32) {
-                for (int j = 0; j < 4; j++) {
-                    int[] lowIdx = new int[32];
-                    int[] highIdx = new int[32];
-                    for (int i = 0; i < 8; i++) {
-                        lowIdx[i] = 4 * i + j;
-                        highIdx[8 + i] = 4 * i + j;
-                    }
-                    SPREAD_LOW[j] = VectorShuffle.fromArray(SHORTS, lowIdx, 0);
-                    SPREAD_HIGH[j] = VectorShuffle.fromArray(SHORTS, highIdx, 0);
-                }
+                int[] pick16 = new int[bytes];
+                for (int k = 0; k < bytes; k++) pick16[k] = k < 4 * bits && L == 16 ? 16 * (k / bits) + k % bits : 0;
+                PICK16[bits] = VectorShuffle.fromArray(BYTES, pick16, 0);
             }
         }
     }
@@ -123,29 +103,25 @@ public final class AffineEncoding {
 
     /**
      * True when {@link #loadInterleavedBf16} and {@link #quantizeInterleaved} apply: 16 lanes and
-     * groups of whole 64-value blocks.
+     * groups of whole 32-value blocks.
      */
     public static boolean interleaves(int groupSize) {
-        return supported() && L == 16 && SHORTS.length() == 32 && groupSize % 64 == 0;
+        return supported() && L == 16 && groupSize % 32 == 0;
     }
 
     /**
-     * Widens {@code n} bf16 values (whole 64-value blocks) at byte {@code byteOff} of {@code src}
-     * into {@code dst} interleaved by four within each block: {@code dst[64b + 16j + i] = x[64b + 4i + j]}.
-     * Group minima, maxima and codes do not depend on the order within a group, and in this order the
-     * four codes of one output run (values 4i .. 4i + 3) sit in the same lane of four vectors, so they
-     * pack with lane-wise shifts ({@link #quantizeInterleaved}).
+     * Widens {@code n} bf16 values (whole 32-value blocks) at byte {@code byteOff} of {@code src}
+     * into {@code dst} with each block's even values first, then its odd ones:
+     * {@code dst[32b + j] = x[32b + 2j]}, {@code dst[32b + 16 + j] = x[32b + 2j + 1]}. That is what one
+     * int load of 32 bf16 values holds anyway (a shift and a mask, no shuffles), group minima, maxima
+     * and codes do not depend on the order within a group, and in this order the two codes of each
+     * output pair sit in the same lane of two vectors ({@link #quantizeInterleaved}).
      */
     public static void loadInterleavedBf16(MemorySegment src, long byteOff, int n, float[] dst) {
-        VectorMask<Short> upper = SHORTS.indexInRange(-8, 24); // lanes 8 .. 15 come from the second half
-        for (int base = 0; base < n; base += 64) {
-            ShortVector a = ShortVector.fromMemorySegment(SHORTS, src, byteOff + 2L * base, ByteOrder.LITTLE_ENDIAN);
-            ShortVector b = ShortVector.fromMemorySegment(SHORTS, src, byteOff + 2L * base + 64, ByteOrder.LITTLE_ENDIAN);
-            for (int j = 0; j < 4; j++) {
-                ShortVector t = a.rearrange(SPREAD_LOW[j]).blend(b.rearrange(SPREAD_HIGH[j]), upper);
-                ((IntVector) t.convertShape(VectorOperators.S2I, I, 0)).lanewise(VectorOperators.LSHL, 16)
-                        .reinterpretAsFloats().intoArray(dst, base + 16 * j);
-            }
+        for (int base = 0; base < n; base += 32) {
+            IntVector pairs = IntVector.fromMemorySegment(I, src, byteOff + 2L * base, ByteOrder.LITTLE_ENDIAN);
+            pairs.lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats().intoArray(dst, base);
+            pairs.and(0xFFFF0000).reinterpretAsFloats().intoArray(dst, base + 16);
         }
     }
 
@@ -157,31 +133,27 @@ public final class AffineEncoding {
         interleaved(w, groups, groupSize, bits, scales, biases, packed, packedByte);
     }
 
-    /** Codes of interleaved values, OR-ed four per lane: lane i of the block holds codes 4i .. 4i + 3 in 4·bits bits. */
-    private static IntVector quads(float[] w, int i, FloatVector vb, FloatVector vs, int bits, int top) {
-        return codesAt(w, i, vb, vs, top)
-                .or(codesAt(w, i + 16, vb, vs, top).lanewise(VectorOperators.LSHL, bits))
-                .or(codesAt(w, i + 32, vb, vs, top).lanewise(VectorOperators.LSHL, 2 * bits))
-                .or(codesAt(w, i + 48, vb, vs, top).lanewise(VectorOperators.LSHL, 3 * bits));
-    }
-
     /**
-     * Interleaved codes of every width: lanes paired as longs (8 codes, {@code bits} bytes) and those
-     * bytes gathered for one masked store. One loop for all widths, the width only in shift counts and
-     * table entries: a loop C2 compiled for some widths would trap back to the interpreter when another
-     * arrives (measured: separate 2-, 4- and 8-bit loops stayed interpreted through the bench's warm-up).
+     * Interleaved codes of every width, 32 at a time: lane k of the even and odd codes holds codes 2k
+     * and 2k + 1, OR-ed into 2·bits bits; lanes paired as longs (4 codes), long lanes paired once
+     * more (8 codes, {@code bits} bytes, in the even long lanes), and those bytes gathered for one
+     * masked store. One loop for all widths, the width only in shift counts and table entries: a loop
+     * C2 compiled for some widths traps back to the interpreter when another arrives (measured:
+     * separate 2-, 4- and 8-bit loops stayed interpreted through the bench's warm-up).
      */
     private static void interleaved(float[] w, int groups, int groupSize, int bits, float[] scales, float[] biases,
-                                              MemorySegment packed, long at) {
+                                    MemorySegment packed, long at) {
         int top = (1 << bits) - 1;
-        VectorShuffle<Byte> pick = PICK8[bits];
-        VectorMask<Byte> front = BYTES.indexInRange(0, 8 * bits);
+        VectorShuffle<Byte> pick = PICK16[bits];
+        VectorMask<Byte> front = BYTES.indexInRange(0, 4 * bits);
         for (int g = 0; g < groups; g++) {
             FloatVector vb = FloatVector.broadcast(F, biases[g]);
             FloatVector vs = FloatVector.broadcast(F, scales[g]);
-            for (int i = g * groupSize, end = i + groupSize; i < end; i += 64, at += 8L * bits) {
-                LongVector x = quads(w, i, vb, vs, bits, top).reinterpretAsLongs();
-                x = x.and(0xFFFFFFFFL).or(x.lanewise(VectorOperators.LSHR, 32).lanewise(VectorOperators.LSHL, 4 * bits)); // codes 8m .. 8m + 7
+            for (int i = g * groupSize, end = i + groupSize; i < end; i += 32, at += 4L * bits) {
+                IntVector pair = codesAt(w, i, vb, vs, top).or(codesAt(w, i + 16, vb, vs, top).lanewise(VectorOperators.LSHL, bits));
+                LongVector x = pair.reinterpretAsLongs();
+                x = x.and(0xFFFFFFFFL).or(x.lanewise(VectorOperators.LSHR, 32).lanewise(VectorOperators.LSHL, 2 * bits)); // 4 codes
+                x = x.or(x.rearrange(NEXT1).lanewise(VectorOperators.LSHL, 4 * bits));                                // 8 in even lanes
                 x.reinterpretAsBytes().rearrange(pick).intoMemorySegment(packed, at, ByteOrder.LITTLE_ENDIAN, front);
             }
         }
