@@ -30,7 +30,8 @@ public record LoadOptions(Weights weights, Progress progress, BufferPrecision bu
          * {@link #COPY} where it is likely to pay and fit: the OS honours huge-page advice (Linux with
          * transparent huge pages set to {@code always} or {@code madvise}) and a checkpoint file takes
          * at most half of the memory the OS reports available; {@link #MAP} otherwise, or when either
-         * cannot be read. Decided per file, as it is opened. The CLI's default.
+         * cannot be read. Decided once per checkpoint, on the size of all its files together. The
+         * CLI's default ({@link LoadOptions#defaults()} stays {@link #MAP}: an embedding application chooses).
          *
          * @since 0.3
          */

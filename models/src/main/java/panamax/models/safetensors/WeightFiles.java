@@ -39,6 +39,8 @@ public final class WeightFiles {
     private final LoadOptions options;
     private final Map<String, MappedSafetensors> byTensor = new LinkedHashMap<>();
     private long total;
+    /** Where every file of this checkpoint goes (AUTO resolved against the total size), chosen at the first file. */
+    private LoadOptions.Weights placement;
     private long done;
 
     private WeightFiles(Path directory, Arena arena, LoadOptions options) {
@@ -92,7 +94,9 @@ public final class WeightFiles {
     private MappedSafetensors openFile(Path p) {
         boolean reporting = options.progress() != LoadOptions.Progress.NONE;
         String name = p.getFileName().toString();
-        return MappedSafetensors.open(p, arena, options.weights(), !reporting ? null : bytes -> {
+        // AUTO is decided once for the whole checkpoint (all shards together must fit), not per file
+        if (placement == null) placement = WeightPlacement.resolve(options.weights(), total);
+        return MappedSafetensors.open(p, arena, placement, !reporting ? null : bytes -> {
             done += bytes;
             options.progress().loaded(name, done, total);
         });

@@ -7,8 +7,8 @@ import java.util.List;
 import panamax.api.model.LoadOptions;
 
 /**
- * Resolves {@link LoadOptions.Weights#AUTO} for one checkpoint file: a huge-page copy where the OS
- * honours the advice and the file fits in half of the available memory, else the memory map. On
+ * Resolves {@link LoadOptions.Weights#AUTO} for a checkpoint of a given size: a huge-page copy where the OS
+ * honours the advice and the weights fit in half of the available memory, else the memory map. On
  * the 2-core reference machine the copy decoded a 1B model 1.6× faster at batch 1 with 8-bit
  * weights (4 KiB file pages stream at about half the rate of huge pages there); a map costs no
  * memory of its own, so it stays the choice whenever the copy might crowd the machine.
@@ -20,7 +20,7 @@ final class WeightPlacement {
     private WeightPlacement() {
     }
 
-    /** {@code requested}, or for AUTO the placement chosen for a file of {@code fileBytes} on this machine. */
+    /** {@code requested}, or for AUTO the placement chosen for {@code fileBytes} of weights on this machine. */
     static LoadOptions.Weights resolve(LoadOptions.Weights requested, long fileBytes) {
         if (requested != LoadOptions.Weights.AUTO) return requested;
         return choose(fileBytes, HugePageMemory.advised(), firstLine(THP_ENABLED), memAvailable());
