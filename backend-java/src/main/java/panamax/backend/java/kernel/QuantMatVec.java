@@ -95,9 +95,9 @@ public final class QuantMatVec {
                 for (int m = 0; m < rows; m++) {
                     int xo = m * k;
                     switch (bits) {
-                        case 4 -> row4x2(packed, row, apart, k, xa, xo, scales, po, apartGroups, wordsPerGroup, groupsPerChunk, laneMasks, acc);
-                        case 8 -> row8x2(packed, row, apart, k, xa, xo, scales, po, apartGroups, wordsPerGroup, groupsPerChunk, laneMasks, acc);
-                        default -> row2x2(packed, row, apart, k, xa, xo, scales, po, apartGroups, wordsPerGroup, groupsPerChunk, laneMasks, acc);
+                        case 4 -> QuantRowPairs.row4(packed, row, apart, k, xa, xo, scales, po, apartGroups, wordsPerGroup, groupsPerChunk, laneMasks, acc);
+                        case 8 -> QuantRowPairs.row8(packed, row, apart, k, xa, xo, scales, po, apartGroups, wordsPerGroup, groupsPerChunk, laneMasks, acc);
+                        default -> QuantRowPairs.row2(packed, row, apart, k, xa, xo, scales, po, apartGroups, wordsPerGroup, groupsPerChunk, laneMasks, acc);
                     }
                     out[m * ldo + n0 + a + j] = unit * acc[0] + biasTerm(unit, scales, biases, po, sums, m * groups, groups);
                     out[m * ldo + n0 + half + a + j] = unit * acc[1] + biasTerm(unit, scales, biases, po + apartGroups, sums, m * groups, groups);
@@ -294,174 +294,9 @@ public final class QuantMatVec {
         return Lanes.sum(acc);
     }
 
-    /** {@link #row4} for two weight rows at once ({@code row} and {@code row + apart}, parameters {@code groups} apart): each x vector is loaded once for both. */
-    private static void row4x2(MemorySegment packed, long row, long apart, int k, float[] xa, int xo, float[] scales, int po, int groups,
-                               int wordsPerGroup, int groupsPerChunk, VectorMask<Float>[] masks, float[] out) {
-        FloatVector acc = FloatVector.zero(S), acc1 = FloatVector.zero(S), acc2 = FloatVector.zero(S), acc3 = FloatVector.zero(S);
-        FloatVector bcc = FloatVector.zero(S), bcc1 = FloatVector.zero(S), bcc2 = FloatVector.zero(S), bcc3 = FloatVector.zero(S);
-        int chunksPerGroup = Math.max(1, wordsPerGroup / V);
-        int step = wordsPerGroup >= V ? 1 : groupsPerChunk;
-        for (int c = 0, word = 0, g0 = po, left = chunksPerGroup; c < k; c += 8 * V, word += V) {
-            IntVector w = IntVector.fromMemorySegment(IS, packed, row + 4L * word, LE);
-            IntVector u = IntVector.fromMemorySegment(IS, packed, row + apart + 4L * word, LE);
-            int x = xo + c;
-            FloatVector t0 = FloatVector.zero(S);
-            FloatVector t1 = FloatVector.zero(S);
-            FloatVector q0 = FloatVector.zero(S);
-            FloatVector q1 = FloatVector.zero(S);
-            for (int j = 0; j < 8; j += 2) {
-                FloatVector x0 = FloatVector.fromArray(S, xa, x + j * V);
-                FloatVector x1 = FloatVector.fromArray(S, xa, x + (j + 1) * V);
-                t0 = w.lanewise(VectorOperators.ROL, (23 - 4 - (4 * j)) & 31).and(0x780000).or(0x3f800000).reinterpretAsFloats().fma(x0, t0);
-                q0 = u.lanewise(VectorOperators.ROL, (23 - 4 - (4 * j)) & 31).and(0x780000).or(0x3f800000).reinterpretAsFloats().fma(x0, q0);
-                t1 = w.lanewise(VectorOperators.ROL, (23 - 4 - (4 * j + 4)) & 31).and(0x780000).or(0x3f800000).reinterpretAsFloats().fma(x1, t1);
-                q1 = u.lanewise(VectorOperators.ROL, (23 - 4 - (4 * j + 4)) & 31).and(0x780000).or(0x3f800000).reinterpretAsFloats().fma(x1, q1);
-            }
-            FloatVector t = t0.add(t1);
-            FloatVector q = q0.add(q1);
-            int h0 = g0 + groups;
-            acc = t.fma(FloatVector.broadcast(S, scales[g0]), acc);
-            bcc = q.fma(FloatVector.broadcast(S, scales[h0]), bcc);
-            if (groupsPerChunk > 1) {
-                acc1 = t.fma(FloatVector.broadcast(S, scales[g0 + 1]), acc1);
-                bcc1 = q.fma(FloatVector.broadcast(S, scales[h0 + 1]), bcc1);
-                if (groupsPerChunk > 2) {
-                    acc2 = t.fma(FloatVector.broadcast(S, scales[g0 + 2]), acc2);
-                    acc3 = t.fma(FloatVector.broadcast(S, scales[g0 + 3]), acc3);
-                    bcc2 = q.fma(FloatVector.broadcast(S, scales[h0 + 2]), bcc2);
-                    bcc3 = q.fma(FloatVector.broadcast(S, scales[h0 + 3]), bcc3);
-                }
-            }
-            if (--left == 0) {
-                g0 += step;
-                left = chunksPerGroup;
-            }
-        }
-        if (groupsPerChunk > 1) {
-            acc = acc.blend(acc1, masks[1]);
-            bcc = bcc.blend(bcc1, masks[1]);
-            if (groupsPerChunk > 2) {
-                acc = acc.blend(acc2, masks[2]).blend(acc3, masks[3]);
-                bcc = bcc.blend(bcc2, masks[2]).blend(bcc3, masks[3]);
-            }
-        }
-        out[0] = Lanes.sum(acc);
-        out[1] = Lanes.sum(bcc);
-    }
-
-    /** {@link #row8} for two weight rows at once ({@code row} and {@code row + apart}, parameters {@code groups} apart): each x vector is loaded once for both. */
-    private static void row8x2(MemorySegment packed, long row, long apart, int k, float[] xa, int xo, float[] scales, int po, int groups,
-                               int wordsPerGroup, int groupsPerChunk, VectorMask<Float>[] masks, float[] out) {
-        FloatVector acc = FloatVector.zero(S), acc1 = FloatVector.zero(S), acc2 = FloatVector.zero(S), acc3 = FloatVector.zero(S);
-        FloatVector bcc = FloatVector.zero(S), bcc1 = FloatVector.zero(S), bcc2 = FloatVector.zero(S), bcc3 = FloatVector.zero(S);
-        int chunksPerGroup = Math.max(1, wordsPerGroup / V);
-        int step = wordsPerGroup >= V ? 1 : groupsPerChunk;
-        for (int c = 0, word = 0, g0 = po, left = chunksPerGroup; c < k; c += 4 * V, word += V) {
-            IntVector w = IntVector.fromMemorySegment(IS, packed, row + 4L * word, LE);
-            IntVector u = IntVector.fromMemorySegment(IS, packed, row + apart + 4L * word, LE);
-            int x = xo + c;
-            FloatVector t0 = FloatVector.zero(S);
-            FloatVector t1 = FloatVector.zero(S);
-            FloatVector q0 = FloatVector.zero(S);
-            FloatVector q1 = FloatVector.zero(S);
-            for (int j = 0; j < 4; j += 2) {
-                FloatVector x0 = FloatVector.fromArray(S, xa, x + j * V);
-                FloatVector x1 = FloatVector.fromArray(S, xa, x + (j + 1) * V);
-                t0 = w.lanewise(VectorOperators.ROL, (23 - 8 - (8 * j)) & 31).and(0x7f8000).or(0x3f800000).reinterpretAsFloats().fma(x0, t0);
-                q0 = u.lanewise(VectorOperators.ROL, (23 - 8 - (8 * j)) & 31).and(0x7f8000).or(0x3f800000).reinterpretAsFloats().fma(x0, q0);
-                t1 = w.lanewise(VectorOperators.ROL, (23 - 8 - (8 * j + 8)) & 31).and(0x7f8000).or(0x3f800000).reinterpretAsFloats().fma(x1, t1);
-                q1 = u.lanewise(VectorOperators.ROL, (23 - 8 - (8 * j + 8)) & 31).and(0x7f8000).or(0x3f800000).reinterpretAsFloats().fma(x1, q1);
-            }
-            FloatVector t = t0.add(t1);
-            FloatVector q = q0.add(q1);
-            int h0 = g0 + groups;
-            acc = t.fma(FloatVector.broadcast(S, scales[g0]), acc);
-            bcc = q.fma(FloatVector.broadcast(S, scales[h0]), bcc);
-            if (groupsPerChunk > 1) {
-                acc1 = t.fma(FloatVector.broadcast(S, scales[g0 + 1]), acc1);
-                bcc1 = q.fma(FloatVector.broadcast(S, scales[h0 + 1]), bcc1);
-                if (groupsPerChunk > 2) {
-                    acc2 = t.fma(FloatVector.broadcast(S, scales[g0 + 2]), acc2);
-                    acc3 = t.fma(FloatVector.broadcast(S, scales[g0 + 3]), acc3);
-                    bcc2 = q.fma(FloatVector.broadcast(S, scales[h0 + 2]), bcc2);
-                    bcc3 = q.fma(FloatVector.broadcast(S, scales[h0 + 3]), bcc3);
-                }
-            }
-            if (--left == 0) {
-                g0 += step;
-                left = chunksPerGroup;
-            }
-        }
-        if (groupsPerChunk > 1) {
-            acc = acc.blend(acc1, masks[1]);
-            bcc = bcc.blend(bcc1, masks[1]);
-            if (groupsPerChunk > 2) {
-                acc = acc.blend(acc2, masks[2]).blend(acc3, masks[3]);
-                bcc = bcc.blend(bcc2, masks[2]).blend(bcc3, masks[3]);
-            }
-        }
-        out[0] = Lanes.sum(acc);
-        out[1] = Lanes.sum(bcc);
-    }
-
-    /** {@link #row2} for two weight rows at once ({@code row} and {@code row + apart}, parameters {@code groups} apart): each x vector is loaded once for both. */
-    private static void row2x2(MemorySegment packed, long row, long apart, int k, float[] xa, int xo, float[] scales, int po, int groups,
-                               int wordsPerGroup, int groupsPerChunk, VectorMask<Float>[] masks, float[] out) {
-        FloatVector acc = FloatVector.zero(S), acc1 = FloatVector.zero(S), acc2 = FloatVector.zero(S), acc3 = FloatVector.zero(S);
-        FloatVector bcc = FloatVector.zero(S), bcc1 = FloatVector.zero(S), bcc2 = FloatVector.zero(S), bcc3 = FloatVector.zero(S);
-        int chunksPerGroup = Math.max(1, wordsPerGroup / V);
-        int step = wordsPerGroup >= V ? 1 : groupsPerChunk;
-        for (int c = 0, word = 0, g0 = po, left = chunksPerGroup; c < k; c += 16 * V, word += V) {
-            IntVector w = IntVector.fromMemorySegment(IS, packed, row + 4L * word, LE);
-            IntVector u = IntVector.fromMemorySegment(IS, packed, row + apart + 4L * word, LE);
-            int x = xo + c;
-            FloatVector t0 = FloatVector.zero(S);
-            FloatVector t1 = FloatVector.zero(S);
-            FloatVector q0 = FloatVector.zero(S);
-            FloatVector q1 = FloatVector.zero(S);
-            for (int j = 0; j < 16; j += 2) {
-                FloatVector x0 = FloatVector.fromArray(S, xa, x + j * V);
-                FloatVector x1 = FloatVector.fromArray(S, xa, x + (j + 1) * V);
-                t0 = w.lanewise(VectorOperators.ROL, (23 - 2 - (2 * j)) & 31).and(0x600000).or(0x3f800000).reinterpretAsFloats().fma(x0, t0);
-                q0 = u.lanewise(VectorOperators.ROL, (23 - 2 - (2 * j)) & 31).and(0x600000).or(0x3f800000).reinterpretAsFloats().fma(x0, q0);
-                t1 = w.lanewise(VectorOperators.ROL, (23 - 2 - (2 * j + 2)) & 31).and(0x600000).or(0x3f800000).reinterpretAsFloats().fma(x1, t1);
-                q1 = u.lanewise(VectorOperators.ROL, (23 - 2 - (2 * j + 2)) & 31).and(0x600000).or(0x3f800000).reinterpretAsFloats().fma(x1, q1);
-            }
-            FloatVector t = t0.add(t1);
-            FloatVector q = q0.add(q1);
-            int h0 = g0 + groups;
-            acc = t.fma(FloatVector.broadcast(S, scales[g0]), acc);
-            bcc = q.fma(FloatVector.broadcast(S, scales[h0]), bcc);
-            if (groupsPerChunk > 1) {
-                acc1 = t.fma(FloatVector.broadcast(S, scales[g0 + 1]), acc1);
-                bcc1 = q.fma(FloatVector.broadcast(S, scales[h0 + 1]), bcc1);
-                if (groupsPerChunk > 2) {
-                    acc2 = t.fma(FloatVector.broadcast(S, scales[g0 + 2]), acc2);
-                    acc3 = t.fma(FloatVector.broadcast(S, scales[g0 + 3]), acc3);
-                    bcc2 = q.fma(FloatVector.broadcast(S, scales[h0 + 2]), bcc2);
-                    bcc3 = q.fma(FloatVector.broadcast(S, scales[h0 + 3]), bcc3);
-                }
-            }
-            if (--left == 0) {
-                g0 += step;
-                left = chunksPerGroup;
-            }
-        }
-        if (groupsPerChunk > 1) {
-            acc = acc.blend(acc1, masks[1]);
-            bcc = bcc.blend(bcc1, masks[1]);
-            if (groupsPerChunk > 2) {
-                acc = acc.blend(acc2, masks[2]).blend(acc3, masks[3]);
-                bcc = bcc.blend(bcc2, masks[2]).blend(bcc3, masks[3]);
-            }
-        }
-        out[0] = Lanes.sum(acc);
-        out[1] = Lanes.sum(bcc);
-    }
-
     /** Lane masks of the group slots of a chunk: slot q covers lanes {@code [q·wordsPerGroup, (q+1)·wordsPerGroup)}. */
     @SuppressWarnings({"unchecked", "rawtypes"})
-    private static VectorMask<Float>[] laneMasks(int wordsPerGroup, int groupsPerChunk) {
+    static VectorMask<Float>[] laneMasks(int wordsPerGroup, int groupsPerChunk) {
         VectorMask<Float>[] masks = new VectorMask[Math.max(groupsPerChunk, 1)];
         for (int q = 0; q < masks.length; q++) {
             boolean[] bits = new boolean[V];
