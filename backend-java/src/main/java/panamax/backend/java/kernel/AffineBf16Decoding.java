@@ -8,6 +8,7 @@ import jdk.incubator.vector.IntVector;
 import jdk.incubator.vector.LongVector;
 import jdk.incubator.vector.ShortVector;
 import jdk.incubator.vector.VectorOperators;
+import jdk.incubator.vector.VectorShuffle;
 import jdk.incubator.vector.VectorShape;
 import jdk.incubator.vector.VectorSpecies;
 
@@ -27,7 +28,50 @@ final class AffineBf16Decoding {
     private static final VectorSpecies<Byte> BYTE16 = VectorSpecies.of(byte.class, VectorShape.forBitSize(Math.max(64, L * 8)));
     private static final int PARTS = Math.max(1, 32 / L); // vectors per 32-code block
 
+    private static final VectorSpecies<Byte> BYTES = ByteVector.SPECIES_PREFERRED;
+    /**
+     * For 3-, 5- and 6-bit codes on 16 lanes, per part p of a block: lane i's two bytes around code
+     * 16p + i (a byte shuffle over the block's first 64 bytes) and the right shift that brings the code
+     * down. Every code of at most 8 bits lies inside the 16-bit window at its first byte.
+     */
+    @SuppressWarnings("unchecked")
+    private static final VectorShuffle<Byte>[][] WINDOW = new VectorShuffle[9][];
+    private static final IntVector[][] WINDOW_SHIFT = new IntVector[9][];
+
+    static {
+        if (L == 16 && BYTES.length() == 64) {
+            for (int bits : new int[] {3, 5, 6}) {
+                WINDOW[bits] = newWindowRow();
+                WINDOW_SHIFT[bits] = new IntVector[PARTS];
+                for (int p = 0; p < PARTS; p++) {
+                    int[] bytes = new int[64];
+                    int[] shift = new int[L];
+                    for (int i = 0; i < L; i++) {
+                        int bit = bits * (L * p + i);
+                        bytes[4 * i] = bit >>> 3;
+                        bytes[4 * i + 1] = (bit >>> 3) + 1;
+                        bytes[4 * i + 2] = (bit >>> 3) + 1; // above the window: shifted out or masked off
+                        bytes[4 * i + 3] = (bit >>> 3) + 1;
+                        shift[i] = bit & 7;
+                    }
+                    WINDOW[bits][p] = VectorShuffle.fromArray(BYTES, bytes, 0);
+                    WINDOW_SHIFT[bits][p] = IntVector.fromArray(I, shift, 0);
+                }
+            }
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private static VectorShuffle<Byte>[] newWindowRow() {
+        return new VectorShuffle[PARTS];
+    }
+
     private AffineBf16Decoding() {
+    }
+
+    /** True when 3-, 5- and 6-bit codes decode through {@link #WINDOW}s (no word shuffles). */
+    private static boolean windows(int bits) {
+        return bits < WINDOW.length && WINDOW[bits] != null;
     }
 
     /** {@link AffineVectors#dequantizeBlocksBf16}, whose arguments these are. */
@@ -51,6 +95,7 @@ final class AffineBf16Decoding {
         // separate loops, not branches inside one: a loop compiled before a case arrives traps back to the interpreter
         if (!finite) directBf16(packed, byteOff, bits, blocks, scales, biases, firstCode, groupShift, out, outByte);
         else if (bits == 8 && BYTE16.length() == L) finiteBytesBf16(packed, byteOff, blocks, scales, biases, firstCode, groupShift, out, outByte);
+        else if (windows(bits)) finiteWindowsBf16(packed, byteOff, bits, blocks, scales, biases, firstCode, groupShift, out, outByte);
         else finiteWordsBf16(packed, byteOff, bits, blocks, scales, biases, firstCode, groupShift, out, outByte);
     }
 
@@ -90,6 +135,27 @@ final class AffineBf16Decoding {
         }
     }
 
+    /** Finite scales, 5- and 6-bit codes cut from byte windows ({@link #WINDOW}). */
+    private static void finiteWindowsBf16(MemorySegment packed, long byteOff, int bits, int blocks, float[] scales, float[] biases,
+                                          int firstCode, int groupShift, MemorySegment out, long outByte) {
+        IntVector mask = IntVector.broadcast(I, (1 << bits) - 1);
+        VectorShuffle<Byte>[] window = WINDOW[bits];
+        IntVector[] shift = WINDOW_SHIFT[bits];
+        for (int k = 0; k < blocks; k++) {
+            ByteVector block = ByteVector.fromMemorySegment(BYTES, packed, byteOff + 4L * bits * k, ByteOrder.LITTLE_ENDIAN);
+            int g = (firstCode + 32 * k) >>> groupShift;
+            FloatVector s = FloatVector.broadcast(F, scales[g]);
+            FloatVector b = FloatVector.broadcast(F, biases[g]);
+            for (int p = 0; p < PARTS; p++) {
+                IntVector c = block.rearrange(window[p]).reinterpretAsInts().lanewise(VectorOperators.LSHR, shift[p]).and(mask);
+                FloatVector q = (FloatVector) c.convert(VectorOperators.I2F, 0);
+                FloatVector prod = finiteBf16Bits(q.mul(s)).lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats();
+                ((ShortVector) finiteBf16Bits(prod.add(b)).convertShape(VectorOperators.I2S, HALF, 0))
+                        .intoMemorySegment(out, outByte + 2L * (32 * k + p * L), ByteOrder.LITTLE_ENDIAN);
+            }
+        }
+    }
+
     /** Finite scales, 8-bit codes widened straight from their bytes (no word shuffles). */
     private static void finiteBytesBf16(MemorySegment packed, long byteOff, int blocks, float[] scales, float[] biases,
                                         int firstCode, int groupShift, MemorySegment out, long outByte) {
@@ -117,9 +183,9 @@ final class AffineBf16Decoding {
 
     /** True when {@link AffineVectors#dequantizeBlocksBf16} decodes {@code bits}-bit codes through a per-group table of values in registers. */
     private static boolean tabulates(int bits) {
-        // 2 and 4 bits read their codes as bytes (no word shuffles); 3-bit codes cost the shuffles either
-        // way, and computing their values measured faster than looking them up (0.79 against 0.96 ms per 2 M codes)
-        return (bits == 2 || bits == 4) && L == 16 && F.length() == L;
+        // 2 and 4 bits read their codes as bytes, 3 bits through byte windows (no word shuffles; with the
+        // word shuffles, computing 3-bit values measured faster than looking them up: 0.79 against 0.96 ms per 2 M codes)
+        return (bits == 2 || bits == 4 || bits == 3 && windows(3)) && L == 16 && F.length() == L;
     }
 
     /**
@@ -138,6 +204,7 @@ final class AffineBf16Decoding {
         tabulateBf16(scales, biases, firstGroup, groups, tables);
         if (bits == 4 && L == 16) lookUp4Bf16(packed, byteOff, blocks, firstCode, groupShift, tables, out, outByte);
         else if (bits == 2 && L == 16 && groupShift >= 6) lookUp2Bf16(packed, byteOff, blocks, firstCode, groupShift, tables, out, outByte);
+        else if (bits == 3 && windows(3)) lookUp3Bf16(packed, byteOff, blocks, firstCode, groupShift, tables, out, outByte);
         else lookUpBf16(packed, byteOff, bits, 0, blocks, firstCode, groupShift, tables, out, outByte);
     }
 
@@ -184,6 +251,24 @@ final class AffineBf16Decoding {
             IntVector low = x.and(15).selectFrom(table);
             IntVector high = x.lanewise(VectorOperators.LSHR, 4).selectFrom(table);
             low.or(high.lanewise(VectorOperators.LSHL, 16)).intoMemorySegment(out, outByte + 64L * k, ByteOrder.LITTLE_ENDIAN);
+        }
+    }
+
+    /** {@link #lookUpBf16} for 3-bit codes on 16 lanes: codes cut from byte windows ({@link #WINDOW}), then looked up. */
+    private static void lookUp3Bf16(MemorySegment packed, long byteOff, int blocks, int firstCode, int groupShift, int[] tables,
+                                    MemorySegment out, long outByte) {
+        IntVector mask = IntVector.broadcast(I, 7);
+        VectorShuffle<Byte>[] window = WINDOW[3];
+        IntVector[] shift = WINDOW_SHIFT[3];
+        int first = firstCode >>> groupShift;
+        for (int k = 0; k < blocks; k++) {
+            ByteVector block = ByteVector.fromMemorySegment(BYTES, packed, byteOff + 12L * k, ByteOrder.LITTLE_ENDIAN);
+            IntVector table = IntVector.fromArray(I, tables, (((firstCode + 32 * k) >>> groupShift) - first) * L);
+            for (int p = 0; p < PARTS; p++) {
+                IntVector c = block.rearrange(window[p]).reinterpretAsInts().lanewise(VectorOperators.LSHR, shift[p]).and(mask);
+                ((ShortVector) c.selectFrom(table).convertShape(VectorOperators.I2S, HALF, 0))
+                        .intoMemorySegment(out, outByte + 2L * (32 * k + p * L), ByteOrder.LITTLE_ENDIAN);
+            }
         }
     }
 
