@@ -336,6 +336,7 @@ final class CodebookOps {
             MemorySegment os = out.segment();
             boolean vectorBf16 = dtype == DType.BF16 && CodebookVectors.supported();
             boolean packed4 = CodebookVectors.looksUpPacked4(q.table, q.bits, n); // codes read as bytes, no unpacked copy
+            boolean windows = CodebookVectors.looksUpWindows(q.table, q.bits, n);
             backend.parallel.forRange(q.matrices() * q.rows, Math.max(1, 8192 / n), (from, to) -> {
                 int[] codes = new int[n];
                 float[] row = new float[n];
@@ -353,6 +354,8 @@ final class CodebookOps {
                     currentSigns = signRows.load(i, currentSigns, sign);
                     if (packed4) {
                         CodebookVectors.lookupPacked4(q.table, ps, q.rowByte(m, r), n, scales[r], row);
+                    } else if (windows) {
+                        CodebookVectors.lookupWindows(q.table, ps, q.rowByte(m, r), q.bits, n, scales[r], row);
                     } else {
                         CodebookVectors.unpack(ps, q.rowByte(m, r), q.bits, n, codes, 0);
                         CodebookVectors.lookupRow(q.table, codes, n, scales[r], row);

@@ -15,6 +15,7 @@ import panamax.backend.java.kernel.AffineEncoding;
 import panamax.backend.java.kernel.AffineVectors;
 import panamax.backend.java.kernel.Floats;
 import panamax.backend.java.kernel.CodebookEncoding;
+import panamax.backend.java.kernel.CodebookVectors;
 
 /**
  * The fused encoders agree bit for bit with their scalar twins: {@link AffineEncoding#quantize}
@@ -22,7 +23,8 @@ import panamax.backend.java.kernel.CodebookEncoding;
  * signed zeros, constant and tiny-range groups), {@link AffineEncoding#pack} with
  * {@link AffineCodes#packRow} at every width 1 to 8, and the codebook boundary search with the
  * boundary count; and the bf16 dequantize (table look-ups at 2 and 4 bits, straight arithmetic
- * otherwise) with MLX's formula at every group size and first-code offset.
+ * otherwise) with MLX's formula at every group size and first-code offset; the codebook row look-ups
+ * straight from bytes with unpacking first.
  */
 class AffineEncodingTest {
     private static final int[] WIDTHS = {2, 3, 4, 5, 6, 8};
@@ -176,6 +178,38 @@ class AffineEncodingTest {
                             assertEquals(Floats.floatToBf16(prod + biases[c >>> shift]), out.getAtIndex(I16, i),
                                     "value " + i + ", " + bits + " bits, group " + (1 << shift) + ", first block " + firstBlock);
                         }
+                    }
+                }
+            }
+        }
+    }
+
+    @Test
+    void codebookRowLookUpsFromBytesMatchUnpackingFirst() {
+        for (int bits = 1; bits <= 4; bits++) {
+            for (int n : new int[] {32, 64, 128}) {
+                float[] book = new float[1 << bits];
+                for (int i = 0; i < book.length; i++) book[i] = (float) random.nextGaussian();
+                CodebookVectors.Table table = CodebookVectors.Table.of(book);
+                boolean windows = CodebookVectors.looksUpWindows(table, bits, n);
+                boolean bytes4 = CodebookVectors.looksUpPacked4(table, bits, n);
+                if (!windows && !bytes4) continue;
+                int rows = 5;
+                int[] codes = new int[rows * n];
+                for (int i = 0; i < codes.length; i++) codes[i] = random.nextInt(1 << bits);
+                try (Arena arena = Arena.ofConfined()) {
+                    MemorySegment packed = arena.allocate((long) rows * n * bits / 8); // the last rows end at the segment's end
+                    AffineCodes.packRow(codes, rows * n, bits, packed, 0);
+                    for (int r = 0; r < rows; r++) {
+                        long rowByte = (long) r * n * bits / 8;
+                        int[] unpacked = new int[n];
+                        CodebookVectors.unpack(packed, rowByte, bits, n, unpacked, 0);
+                        float[] want = new float[n];
+                        CodebookVectors.lookupRow(table, unpacked, n, 0.75f, want);
+                        float[] got = new float[n];
+                        if (windows) CodebookVectors.lookupWindows(table, packed, rowByte, bits, n, 0.75f, got);
+                        else CodebookVectors.lookupPacked4(table, packed, rowByte, n, 0.75f, got);
+                        assertArrayEquals(bitsOf(want), bitsOf(got), bits + " bits, rows of " + n + ", row " + r);
                     }
                 }
             }

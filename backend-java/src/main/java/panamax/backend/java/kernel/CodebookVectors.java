@@ -32,6 +32,7 @@ public final class CodebookVectors {
     public static final int TOKEN_BLOCK = 32;
 
     private static final VectorSpecies<Short> HALF = VectorSpecies.of(short.class, VectorShape.forBitSize(L * 16));
+    private static final VectorSpecies<Byte> BYTES = ByteVector.SPECIES_PREFERRED;
     private static final VectorSpecies<Byte> BYTE16 = VectorSpecies.of(byte.class, VectorShape.forBitSize(Math.max(64, L * 8)));
     /**
      * Direct decoding of rows whose words fit one vector and whose codebook is a register (1 to 4
@@ -292,6 +293,61 @@ public final class CodebookVectors {
         }
     }
 
+    /** Per width 1 to 3 and chunk of 16 codes (rows of at most 128): lane i's 16-bit byte window and shift (see {@link #lookupWindows}). */
+    @SuppressWarnings("unchecked")
+    private static final VectorShuffle<Byte>[][] WINDOW = new VectorShuffle[4][];
+    private static final IntVector[][] WINDOW_SHIFT = new IntVector[4][];
+
+    static {
+        if (L == 16 && BYTES.length() == 64) {
+            for (int bits = 1; bits <= 3; bits++) {
+                WINDOW[bits] = newWindows();
+                WINDOW_SHIFT[bits] = new IntVector[8];
+                for (int ch = 0; ch < 8; ch++) {
+                    int[] bytes = new int[64];
+                    int[] shift = new int[L];
+                    for (int i = 0; i < L; i++) {
+                        int bit = bits * (L * ch + i);
+                        for (int j = 0; j < 4; j++) bytes[4 * i + j] = Math.min(63, (bit >>> 3) + Math.min(j, 1));
+                        shift[i] = bit & 7;
+                    }
+                    WINDOW[bits][ch] = VectorShuffle.fromArray(BYTES, bytes, 0);
+                    WINDOW_SHIFT[bits][ch] = IntVector.fromArray(I, shift, 0);
+                }
+            }
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private static VectorShuffle<Byte>[] newWindows() {
+        return new VectorShuffle[8];
+    }
+
+    /** True when {@link #lookupWindows} reads rows of {@code n} such codes: 1 to 3 bits, a register table, 16 lanes, rows of 32 to 128. */
+    public static boolean looksUpWindows(Table t, int bits, int n) {
+        return bits >= 1 && bits <= 3 && WINDOW[bits] != null && t.bits != null && n % 16 == 0 && n <= 128;
+    }
+
+    /**
+     * {@link #lookupRow} of the 1- to 3-bit codes of the row at byte {@code rowByte} without unpacking
+     * them first: the row (at most 48 bytes) is one byte vector, and each code is cut from the 16-bit
+     * window at its first byte (one byte shuffle, a shift, a mask), then looked up. The same products.
+     */
+    public static void lookupWindows(Table t, MemorySegment packed, long rowByte, int bits, int n, float scale, float[] dst) {
+        IntVector table = t.bits;
+        IntVector mask = IntVector.broadcast(I, (1 << bits) - 1);
+        int bytes = n * bits / 8;
+        ByteVector row = rowByte + 64 <= packed.byteSize()
+                ? ByteVector.fromMemorySegment(BYTES, packed, rowByte, ByteOrder.LITTLE_ENDIAN)
+                : ByteVector.fromMemorySegment(BYTES, packed, rowByte, ByteOrder.LITTLE_ENDIAN, BYTES.indexInRange(0, bytes));
+        VectorShuffle<Byte>[] window = WINDOW[bits];
+        IntVector[] shift = WINDOW_SHIFT[bits];
+        for (int ch = 0; ch < n / L; ch++) {
+            IntVector c = row.rearrange(window[ch]).reinterpretAsInts().lanewise(VectorOperators.LSHR, shift[ch]).and(mask);
+            c.selectFrom(table).reinterpretAsFloats().mul(scale).intoArray(dst, L * ch);
+        }
+    }
+
     /** True when {@link #lookupPacked4} reads rows of {@code n} such codes: 4 bits, a register table, 16 lanes, whole 32-code blocks. */
     public static boolean looksUpPacked4(Table t, int bits, int n) {
         return bits == 4 && t.bits != null && L == 16 && I.length() == L && n % 32 == 0;
@@ -370,6 +426,7 @@ public final class CodebookVectors {
             unpack(packed, 0, bits, len, codes, 0);
             lookupRow(tables[bits], codes, len, 0.5f, row);
             if (looksUpPacked4(tables[bits], bits, len)) lookupPacked4(tables[bits], packed, 0, len, 0.5f, row);
+            if (looksUpWindows(tables[bits], bits, len)) lookupWindows(tables[bits], packed, 0, bits, len, 0.5f, row);
             storeBf16(row, len, packed, 1024);
             scoreRow(tables[bits], codes, len, x, 0, 1 + i % ROW_BLOCK, 1f, c, i % 8, 8);
             if (i % 8 == 0) accumulate(tables[bits], codes, 4, 32, w, acc, 0);
