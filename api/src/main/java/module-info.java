@@ -1,6 +1,7 @@
 /**
  * The SPIs of panamax and the value types they exchange. Holds interfaces and records only:
- * tensors and backends, KV codecs and layouts, models and graphs, execution plans and errors.
+ * tensors and backends, KV codecs and layouts, models and graphs, execution plans and errors —
+ * plus one memory helper ({@code panamax.api.memory}) that model loaders and benchmarks share.
  * Plugins require this module and nothing else of panamax.
  */
 module panamax.api {
@@ -9,6 +10,7 @@ module panamax.api {
     exports panamax.api.model;
     exports panamax.api.plan;
     exports panamax.api.error;
+    exports panamax.api.memory;
 
     uses panamax.api.tensor.BackendProvider;
     uses panamax.api.kv.KvCodecProvider;

@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.stream.Stream;
+import panamax.api.memory.HugePageMemory;
 import panamax.api.model.LoadOptions;
 import panamax.api.model.ModelPlugin;
 import panamax.api.model.RuntimeModel;
@@ -70,9 +71,10 @@ public final class DecodeBench {
         err.println("model: " + o.shape().describe());
         err.printf(Locale.ROOT, "probing read bandwidth (%d MiB, %d threads) and FMA peak...%n", o.probeBytes() >> 20, o.threads());
         MachineProbes.Yardsticks y = MachineProbes.measure(o.probeBytes(), o.threads(), 5);
-        String header = String.format(Locale.ROOT, "read bandwidth %.1f GB/s (best of 5 passes over %d MiB, %d threads), "
+        String header = String.format(Locale.ROOT, "read bandwidth %.1f GB/s (best of 5 passes over %d MiB%s, %d threads), "
                         + "f32 FMA peak %.1f GFLOP/s (12 chains x %d lanes, %d threads)",
-                y.readBytesPerSecond() / 1e9, o.probeBytes() >> 20, o.threads(), y.flopsPerSecond() / 1e9, y.lanes(), o.threads());
+                y.readBytesPerSecond() / 1e9, o.probeBytes() >> 20, HugePageMemory.advised() ? " of huge pages" : "", o.threads(),
+                y.flopsPerSecond() / 1e9, y.lanes(), o.threads());
         err.println(header);
         List<BenchRow> rows = new ArrayList<>();
         List<OpShare> shares = new ArrayList<>();

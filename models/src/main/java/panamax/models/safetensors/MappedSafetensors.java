@@ -15,6 +15,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.function.LongConsumer;
 import panamax.api.error.BadModelFileException;
+import panamax.api.memory.HugePageMemory;
 import panamax.api.model.LoadOptions;
 
 /**

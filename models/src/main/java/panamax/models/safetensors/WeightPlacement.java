@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import panamax.api.memory.HugePageMemory;
 import panamax.api.model.LoadOptions;
 
 /**

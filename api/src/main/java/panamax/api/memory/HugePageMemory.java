@@ -1,4 +1,4 @@
-package panamax.models.safetensors;
+package panamax.api.memory;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
@@ -16,8 +16,14 @@ import java.util.Optional;
  * matrix-vector product read from 4 KiB file-cache pages ran about 2× slower than from huge pages
  * (TLB misses under nested paging). Where the calls are unavailable (not Linux, native access
  * denied) it falls back to an ordinary arena allocation. Stateless and thread-safe.
+ *
+ * <p>Shared by the model loaders (weights copied at load) and the benchmarks (the read-bandwidth
+ * probe must read the kind of memory the weights live in). Callers' modules need native access
+ * ({@code --enable-native-access=panamax.api}); without it {@link #advised()} is false.
+ *
+ * @since 0.3
  */
-final class HugePageMemory {
+public final class HugePageMemory {
     private static final long HUGE = 2L << 20;
     private static final int PROT_READ_WRITE = 0x3;
     private static final int MAP_PRIVATE_ANONYMOUS = 0x22;
@@ -28,7 +34,7 @@ final class HugePageMemory {
     }
 
     /** Whether huge-page advice is available here (else {@link #allocate} is a plain arena allocation). */
-    static boolean advised() {
+    public static boolean advised() {
         return CALLS.isPresent();
     }
 
@@ -37,7 +43,7 @@ final class HugePageMemory {
      *
      * @throws OutOfMemoryError when neither the mapping nor the fallback can be had
      */
-    static MemorySegment allocate(long bytes, Arena arena) {
+    public static MemorySegment allocate(long bytes, Arena arena) {
         if (CALLS.isPresent()) {
             MemorySegment s = CALLS.get().map(bytes, arena);
             if (s != null) return s;
