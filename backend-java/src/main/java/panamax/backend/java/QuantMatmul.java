@@ -5,6 +5,7 @@ import java.util.Arrays;
 import panamax.api.tensor.DType;
 import panamax.backend.java.kernel.AffineAccumulate;
 import panamax.backend.java.kernel.AffineCodes;
+import panamax.backend.java.kernel.AffineScores;
 import panamax.backend.java.kernel.BPanelSource;
 import panamax.backend.java.kernel.Gemm;
 import panamax.backend.java.kernel.MatVec;
@@ -91,6 +92,12 @@ final class QuantMatmul {
     private static void multiply(Parallel par, MemorySegment ps, long base, long rowBytes, int bits, int gs, RowScales params,
                                  float[] x, int m, int k, int n, boolean transpose, float[] c) {
         int groupsPerRow = (transpose ? k : n) / gs;
+        if (transpose && m <= AffineScores.ROWS && AffineScores.supports(bits, k, gs)) {
+            // attention's q·Kᵀ over 2/4/8-bit rows of ≤ 512 codes: each chunk decoded once for four query rows
+            par.forEvenSplit(n, Math.max(64, 16384 / Math.max(k, 1)), (n0, n1) ->
+                    AffineScores.scores(ps, base, rowBytes, bits, gs, k, params, x, m, n0, n1, c, n));
+            return;
+        }
         if (transpose && m <= AffineAccumulate.ROWS && AffineAccumulate.supports(bits, k, gs)) {
             // attention's q·Kᵀ over short rows (k·bits ≤ 512): codes decoded in registers, four query rows at once
             par.forEvenSplit(n, Math.max(64, 16384 / Math.max(k, 1)), (n0, n1) ->

@@ -1,6 +1,7 @@
 package panamax.backend.java;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -9,6 +10,7 @@ import java.nio.ByteOrder;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
 import panamax.backend.java.kernel.AffineCodes;
+import panamax.backend.java.kernel.AffineScores;
 import panamax.backend.java.kernel.BPanelSource;
 import panamax.backend.java.kernel.Floats;
 import panamax.backend.java.kernel.Gemm;
@@ -83,6 +85,49 @@ class KernelOracleTest {
                     }
                 }
             }
+        }
+    }
+
+    @Test
+    void affineScoresMatchTheDequantizingKernel() {
+        try (Arena arena = Arena.ofConfined()) {
+            int checked = 0;
+            for (int k : new int[] {64, 128, 256, 512}) {
+                for (int bits : new int[] {2, 4, 8}) {
+                    for (int gs : new int[] {32, 64, 128}) {
+                        if (gs > k || !AffineScores.supports(bits, k, gs)) continue;
+                        int n = 37, groups = k / gs, words = k * bits / 32;
+                        MemorySegment packed = arena.allocate(4L * n * words);
+                        float[] scales = new float[n * groups];
+                        float[] biases = new float[n * groups];
+                        int[] codes = new int[k];
+                        float[] s = new float[groups];
+                        float[] b = new float[groups];
+                        for (int r = 0; r < n; r++) {
+                            AffineCodes.quantizeRow(gaussian(k), k, gs, bits, codes, s, b);
+                            AffineCodes.packRow(codes, k, bits, packed, (long) r * words);
+                            System.arraycopy(s, 0, scales, r * groups, groups);
+                            System.arraycopy(b, 0, biases, r * groups, groups);
+                        }
+                        RowScales params = (row, sc, bi) -> {
+                            System.arraycopy(scales, row * groups, sc, 0, groups);
+                            System.arraycopy(biases, row * groups, bi, 0, groups);
+                        };
+                        for (int m = 1; m <= AffineScores.ROWS; m++) {
+                            float[] x = gaussian(m * k);
+                            float[] fast = new float[m * n];
+                            float[] slow = new float[m * n];
+                            // two ranges, as two threads split the keys; the second starts inside a 16-row tile
+                            AffineScores.scores(packed, 0, 4L * words, bits, gs, k, params, x, m, 0, 21, fast, n);
+                            AffineScores.scores(packed, 0, 4L * words, bits, gs, k, params, x, m, 21, n, fast, n);
+                            QuantMatVec.generic(packed, 0, 4L * words, bits, gs, k, params, x, m, 0, n, slow, n);
+                            for (int i = 0; i < m * n; i++) assertNear(slow[i], fast[i], Math.sqrt(k) * 8, "k" + k + " b" + bits + " g" + gs + " m" + m);
+                            checked++;
+                        }
+                    }
+                }
+            }
+            assertTrue(checked >= 40, "layouts checked: " + checked);
         }
     }
 
