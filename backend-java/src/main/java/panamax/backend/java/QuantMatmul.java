@@ -6,6 +6,7 @@ import panamax.api.tensor.DType;
 import panamax.backend.java.kernel.AffineAccumulate;
 import panamax.backend.java.kernel.AffineCodes;
 import panamax.backend.java.kernel.AffineScores;
+import panamax.backend.java.kernel.AffineValues;
 import panamax.backend.java.kernel.BPanelSource;
 import panamax.backend.java.kernel.Gemm;
 import panamax.backend.java.kernel.MatVec;
@@ -125,6 +126,29 @@ final class QuantMatmul {
             } else {
                 par.forEvenSplit(n, grain, (n0, n1) -> QuantMatVec.generic(ps, base, rowBytes, bits, gs, k, params, x, m, n0, n1, c, n));
             }
+            return;
+        }
+        if (!transpose && m <= AffineValues.ROWS && AffineValues.supports(bits, n, gs)) {
+            // attention's p·V over 2/4/8-bit rows of ≤ 512 codes: each code vector decoded once for four rows
+            if (k == 0) return; // no tokens: c stays zero
+            int groups = n / gs;
+            int span = Math.max(256, 262144 / Math.max(n, 1));
+            int parts = (k + span - 1) / span;
+            float[][] acc = new float[parts][];
+            float[][] bias = new float[parts][];
+            par.forRange(parts, 1, (p0, p1) -> {
+                for (int p = p0; p < p1; p++) {
+                    acc[p] = new float[AffineValues.ROWS * n];
+                    bias[p] = new float[AffineValues.ROWS * groups];
+                    AffineValues.accumulate(ps, base, rowBytes, bits, gs, n, params, x, m, k, p * span, Math.min(k, (p + 1) * span), acc[p], bias[p]);
+                }
+            });
+            // parts are added in index order, whichever thread ran them: the same sums every run
+            for (int p = 1; p < parts; p++) {
+                for (int i = 0; i < acc[0].length; i++) acc[0][i] += acc[p][i];
+                for (int i = 0; i < bias[0].length; i++) bias[0][i] += bias[p][i];
+            }
+            for (int r = 0; r < m; r++) AffineValues.finish(acc[0], bias[0], r, bits, gs, n, c, r * n);
             return;
         }
         if (!transpose && m <= AffineAccumulate.ROWS && AffineAccumulate.supports(bits, n, gs)) {

@@ -11,6 +11,7 @@ import java.util.Random;
 import org.junit.jupiter.api.Test;
 import panamax.backend.java.kernel.AffineCodes;
 import panamax.backend.java.kernel.AffineScores;
+import panamax.backend.java.kernel.AffineValues;
 import panamax.backend.java.kernel.BPanelSource;
 import panamax.backend.java.kernel.Floats;
 import panamax.backend.java.kernel.Gemm;
@@ -122,6 +123,58 @@ class KernelOracleTest {
                             AffineScores.scores(packed, 0, 4L * words, bits, gs, k, params, x, m, 21, n, fast, n);
                             QuantMatVec.generic(packed, 0, 4L * words, bits, gs, k, params, x, m, 0, n, slow, n);
                             for (int i = 0; i < m * n; i++) assertNear(slow[i], fast[i], Math.sqrt(k) * 8, "k" + k + " b" + bits + " g" + gs + " m" + m);
+                            checked++;
+                        }
+                    }
+                }
+            }
+            assertTrue(checked >= 40, "layouts checked: " + checked);
+        }
+    }
+
+    @Test
+    void affineValuesMatchTheDequantizedWeightedSum() {
+        try (Arena arena = Arena.ofConfined()) {
+            int checked = 0;
+            for (int n : new int[] {64, 128, 256, 512}) {
+                for (int bits : new int[] {2, 4, 8}) {
+                    for (int gs : new int[] {32, 64, 128}) {
+                        if (gs > n || !AffineValues.supports(bits, n, gs)) continue;
+                        int k = 45, groups = n / gs, words = n * bits / 32; // 45 tokens: a full 16-token tile and partial ones
+                        MemorySegment packed = arena.allocate(4L * k * words);
+                        float[] scales = new float[k * groups];
+                        float[] biases = new float[k * groups];
+                        float[] dequantized = new float[k * n];
+                        int[] codes = new int[n];
+                        float[] s = new float[groups];
+                        float[] b = new float[groups];
+                        for (int t = 0; t < k; t++) {
+                            AffineCodes.quantizeRow(gaussian(n), n, gs, bits, codes, s, b);
+                            AffineCodes.packRow(codes, n, bits, packed, (long) t * words);
+                            System.arraycopy(s, 0, scales, t * groups, groups);
+                            System.arraycopy(b, 0, biases, t * groups, groups);
+                            AffineCodes.dequantize(packed, (long) t * words * 4, bits, gs, s, b, 0, n, new int[n], dequantized, t * n);
+                        }
+                        RowScales params = (row, sc, bi) -> {
+                            System.arraycopy(scales, row * groups, sc, 0, groups);
+                            System.arraycopy(biases, row * groups, bi, 0, groups);
+                        };
+                        for (int m = 1; m <= AffineValues.ROWS; m++) {
+                            float[] x = gaussian(m * k);
+                            float[] acc = new float[AffineValues.ROWS * n];
+                            float[] bias = new float[AffineValues.ROWS * groups];
+                            // two token ranges into the same sums, as one thread's parts would be
+                            AffineValues.accumulate(packed, 0, 4L * words, bits, gs, n, params, x, m, k, 0, 19, acc, bias);
+                            AffineValues.accumulate(packed, 0, 4L * words, bits, gs, n, params, x, m, k, 19, k, acc, bias);
+                            float[] got = new float[n];
+                            for (int r = 0; r < m; r++) {
+                                AffineValues.finish(acc, bias, r, bits, gs, n, got, 0);
+                                for (int j = 0; j < n; j++) {
+                                    double want = 0;
+                                    for (int t = 0; t < k; t++) want += (double) x[r * k + t] * dequantized[t * n + j];
+                                    assertNear((float) want, got[j], Math.sqrt(k) * 8, "n" + n + " b" + bits + " g" + gs + " m" + m + " j" + j);
+                                }
+                            }
                             checked++;
                         }
                     }

@@ -67,6 +67,8 @@ public final class Warmup {
             float[] xBig = new float[bigK];
             float[] xRows = new float[MULTI_ROWS * k];
             float[] outRows = new float[MULTI_ROWS * n];
+            float[] values = new float[AffineValues.ROWS * k];
+            float[] valueBias = new float[AffineValues.ROWS * k / 64];
             codecKernels(arena); // first: the KV codecs run on every appended token
             try (Parallel one = new Parallel(1)) {
                 for (int i = 0; i < ROUNDS && !realWorkStarted; i++) {
@@ -83,6 +85,7 @@ public final class Warmup {
                     QuantMatVec.vector(w, 0, 4L * k * 2 / 32, 2, 64, k, params, x, s, 1, 0, qRows, out, n);
                     int scoreBits = 2 << (i % 3); // attention scores over an affine cache: 2, 4 and 8-bit keys
                     AffineScores.scores(w, 0, (long) k * scoreBits / 8, scoreBits, 64, k, params, x, 1 + (i & 3), 0, 4, out, n);
+                    AffineValues.accumulate(w, 0, (long) k * scoreBits / 8, scoreBits, 64, k, params, x, 1 + (i & 3), 4, 0, 4, values, valueBias);
                     AffineCodes.dequantize(w, 0, 4, 32, s, b, 0, 64, codes, acc, 0);
                     if (i % 8 == 0) Gemm.multiply(one, 6, 64, 64, a, 64, panels, c, 64);
                     AffineCodes.dequantize(w, 0, WIDTHS[i % WIDTHS.length], 32, s, b, 0, 64, codes, acc, 0);
