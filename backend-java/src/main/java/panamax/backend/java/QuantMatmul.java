@@ -2,6 +2,8 @@ package panamax.backend.java;
 
 import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
+import java.util.Map;
+import java.util.concurrent.ConcurrentSkipListMap;
 import panamax.api.tensor.DType;
 import panamax.backend.java.kernel.AffineAccumulate;
 import panamax.backend.java.kernel.AffineCodes;
@@ -153,20 +155,19 @@ final class QuantMatmul {
         }
         if (!transpose && m <= AffineAccumulate.ROWS && AffineAccumulate.supports(bits, n, gs)) {
             // attention's p·V: codes decoded in registers, four rows' accumulators held across token blocks
-            float[] acc = new float[AffineAccumulate.ROWS * n];
+            Map<Integer, float[]> parts = new ConcurrentSkipListMap<>();
             par.forRange(k, Math.max(256, 262144 / Math.max(n, 1)), (k0, k1) -> {
                 float[] part = new float[AffineAccumulate.ROWS * n];
                 AffineAccumulate.accumulate(ps, base, rowBytes, bits, gs, n, params, x, m, k, k0, k1, part);
-                synchronized (acc) {
-                    for (int i = 0; i < part.length; i++) acc[i] += part[i];
-                }
+                parts.put(k0, part);
             });
+            float[] acc = sumInOrder(parts, AffineAccumulate.ROWS * n);
             System.arraycopy(acc, 0, c, 0, m * n);
             return;
         }
         if (!transpose && m <= MatmulOps.SMALL_M && QuantMatVec.supports(bits, n, gs)) {
             // whole rows decoded by vector ops in arranged order; accumulate there, reorder once
-            float[] acc = new float[m * n];
+            Map<Integer, float[]> parts = new ConcurrentSkipListMap<>();
             par.forRange(k, Math.max(64, 262144 / Math.max(n, 1)), (k0, k1) -> {
                 float[] s = new float[groupsPerRow];
                 float[] b = new float[groupsPerRow];
@@ -180,10 +181,9 @@ final class QuantMatmul {
                         if (xv != 0) MatVec.axpy(xv, row, 0, part, r * n, n);
                     }
                 }
-                synchronized (acc) {
-                    MatVec.axpy(1f, part, 0, acc, 0, m * n);
-                }
+                parts.put(k0, part);
             });
+            float[] acc = sumInOrder(parts, m * n);
             for (int r = 0; r < m; r++) QuantMatVec.unarrange(acc, r * n, n, bits, c, r * n);
             return;
         }
@@ -226,5 +226,18 @@ final class QuantMatmul {
             }
         };
         Gemm.multiply(par, m, n, k, x, k, panels, c, n);
+    }
+
+    /**
+     * The element-wise sum of the parts, added in the order of their first index (the map's order),
+     * whichever thread made them: the same rounding on every run (adding them as threads finished
+     * made a decode depend on scheduling).
+     */
+    private static float[] sumInOrder(Map<Integer, float[]> parts, int length) {
+        float[] sum = new float[length];
+        for (float[] part : parts.values()) {
+            for (int i = 0; i < length; i++) sum[i] += part[i];
+        }
+        return sum;
     }
 }
