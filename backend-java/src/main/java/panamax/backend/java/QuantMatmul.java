@@ -97,8 +97,9 @@ final class QuantMatmul {
         int groupsPerRow = (transpose ? k : n) / gs;
         if (transpose && m <= AffineScores.ROWS && AffineScores.supports(bits, k, gs)) {
             // attention's q·Kᵀ over 2/4/8-bit rows of ≤ 512 codes: each chunk decoded once for four query rows
+            float[][] arranged = AffineScores.arrange(x, m, k, bits, gs);
             par.forEvenSplit(n, Math.max(64, 16384 / Math.max(k, 1)), (n0, n1) ->
-                    AffineScores.scores(ps, base, rowBytes, bits, gs, k, params, x, m, n0, n1, c, n));
+                    AffineScores.scores(ps, base, rowBytes, bits, gs, k, params, arranged, m, n0, n1, c, n));
             return;
         }
         if (transpose && m <= AffineAccumulate.ROWS && AffineAccumulate.supports(bits, k, gs)) {

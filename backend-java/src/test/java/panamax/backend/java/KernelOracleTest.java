@@ -98,29 +98,17 @@ class KernelOracleTest {
                     for (int gs : new int[] {32, 64, 128}) {
                         if (gs > k || !AffineScores.supports(bits, k, gs)) continue;
                         int n = 37, groups = k / gs, words = k * bits / 32;
-                        MemorySegment packed = arena.allocate(4L * n * words);
-                        float[] scales = new float[n * groups];
-                        float[] biases = new float[n * groups];
-                        int[] codes = new int[k];
-                        float[] s = new float[groups];
-                        float[] b = new float[groups];
-                        for (int r = 0; r < n; r++) {
-                            AffineCodes.quantizeRow(gaussian(k), k, gs, bits, codes, s, b);
-                            AffineCodes.packRow(codes, k, bits, packed, (long) r * words);
-                            System.arraycopy(s, 0, scales, r * groups, groups);
-                            System.arraycopy(b, 0, biases, r * groups, groups);
-                        }
-                        RowScales params = (row, sc, bi) -> {
-                            System.arraycopy(scales, row * groups, sc, 0, groups);
-                            System.arraycopy(biases, row * groups, bi, 0, groups);
-                        };
+                        QuantizedRows q = QuantizedRows.of(arena, n, k, bits, gs, this::gaussian);
+                        MemorySegment packed = q.packed();
+                        RowScales params = q.params();
                         for (int m = 1; m <= AffineScores.ROWS; m++) {
                             float[] x = gaussian(m * k);
                             float[] fast = new float[m * n];
                             float[] slow = new float[m * n];
                             // two ranges, as two threads split the keys; the second starts inside a 16-row tile
-                            AffineScores.scores(packed, 0, 4L * words, bits, gs, k, params, x, m, 0, 21, fast, n);
-                            AffineScores.scores(packed, 0, 4L * words, bits, gs, k, params, x, m, 21, n, fast, n);
+                            float[][] arranged = AffineScores.arrange(x, m, k, bits, gs);
+                            AffineScores.scores(packed, 0, 4L * words, bits, gs, k, params, arranged, m, 0, 21, fast, n);
+                            AffineScores.scores(packed, 0, 4L * words, bits, gs, k, params, arranged, m, 21, n, fast, n);
                             QuantMatVec.generic(packed, 0, 4L * words, bits, gs, k, params, x, m, 0, n, slow, n);
                             for (int i = 0; i < m * n; i++) assertNear(slow[i], fast[i], Math.sqrt(k) * 8, "k" + k + " b" + bits + " g" + gs + " m" + m);
                             checked++;
@@ -141,24 +129,14 @@ class KernelOracleTest {
                     for (int gs : new int[] {32, 64, 128}) {
                         if (gs > n || !AffineValues.supports(bits, n, gs)) continue;
                         int k = 45, groups = n / gs, words = n * bits / 32; // 45 tokens: a full 16-token tile and partial ones
-                        MemorySegment packed = arena.allocate(4L * k * words);
-                        float[] scales = new float[k * groups];
-                        float[] biases = new float[k * groups];
+                        QuantizedRows q = QuantizedRows.of(arena, k, n, bits, gs, this::gaussian);
+                        MemorySegment packed = q.packed();
+                        RowScales params = q.params();
                         float[] dequantized = new float[k * n];
-                        int[] codes = new int[n];
-                        float[] s = new float[groups];
-                        float[] b = new float[groups];
                         for (int t = 0; t < k; t++) {
-                            AffineCodes.quantizeRow(gaussian(n), n, gs, bits, codes, s, b);
-                            AffineCodes.packRow(codes, n, bits, packed, (long) t * words);
-                            System.arraycopy(s, 0, scales, t * groups, groups);
-                            System.arraycopy(b, 0, biases, t * groups, groups);
-                            AffineCodes.dequantize(packed, (long) t * words * 4, bits, gs, s, b, 0, n, new int[n], dequantized, t * n);
+                            AffineCodes.dequantize(packed, t * q.rowBytes(), bits, gs, java.util.Arrays.copyOfRange(q.scales(), t * groups, (t + 1) * groups),
+                                    java.util.Arrays.copyOfRange(q.biases(), t * groups, (t + 1) * groups), 0, n, new int[n], dequantized, t * n);
                         }
-                        RowScales params = (row, sc, bi) -> {
-                            System.arraycopy(scales, row * groups, sc, 0, groups);
-                            System.arraycopy(biases, row * groups, bi, 0, groups);
-                        };
                         for (int m = 1; m <= AffineValues.ROWS; m++) {
                             float[] x = gaussian(m * k);
                             float[] acc = new float[AffineValues.ROWS * n];
@@ -197,22 +175,9 @@ class KernelOracleTest {
                         assertEquals(2, bits, "only 2-bit codes in groups of 32 (8 groups per chunk) use the generic kernel");
                         continue;
                     }
-                    MemorySegment packed = arena.allocate(4L * n * words);
-                    float[] scales = new float[n * groups];
-                    float[] biases = new float[n * groups];
-                    int[] codes = new int[k];
-                    float[] s = new float[groups];
-                    float[] b = new float[groups];
-                    for (int r = 0; r < n; r++) {
-                        AffineCodes.quantizeRow(gaussian(k), k, gs, bits, codes, s, b);
-                        AffineCodes.packRow(codes, k, bits, packed, (long) r * words);
-                        System.arraycopy(s, 0, scales, r * groups, groups);
-                        System.arraycopy(b, 0, biases, r * groups, groups);
-                    }
-                    RowScales params = (row, sc, bi) -> {
-                        System.arraycopy(scales, row * groups, sc, 0, groups);
-                        System.arraycopy(biases, row * groups, bi, 0, groups);
-                    };
+                    QuantizedRows q = QuantizedRows.of(arena, n, k, bits, gs, this::gaussian);
+                    MemorySegment packed = q.packed();
+                    RowScales params = q.params();
                     float[] x = gaussian(rows * k);
                     float[] xa = new float[rows * k];
                     float[] sums = new float[rows * groups];

@@ -8,7 +8,6 @@ import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
-import panamax.backend.java.kernel.AffineCodes;
 import panamax.backend.java.kernel.Floats;
 import panamax.backend.java.kernel.MatVec;
 import panamax.backend.java.kernel.MultiRowMatVec;
@@ -86,22 +85,9 @@ class MultiRowKernelsTest {
                 for (int gs : new int[] {32, 64, 128}) {
                     int k = 1024, n = 13, groups = k / gs, words = k * bits / 32;
                     if (!QuantMatVec.supports(bits, k, gs)) continue;
-                    MemorySegment packed = arena.allocate(4L * n * words);
-                    float[] scales = new float[n * groups];
-                    float[] biases = new float[n * groups];
-                    int[] codes = new int[k];
-                    float[] s = new float[groups];
-                    float[] b = new float[groups];
-                    for (int r = 0; r < n; r++) {
-                        AffineCodes.quantizeRow(gaussian(k), k, gs, bits, codes, s, b);
-                        AffineCodes.packRow(codes, k, bits, packed, (long) r * words);
-                        System.arraycopy(s, 0, scales, r * groups, groups);
-                        System.arraycopy(b, 0, biases, r * groups, groups);
-                    }
-                    RowScales params = (row, sc, bi) -> {
-                        System.arraycopy(scales, row * groups, sc, 0, groups);
-                        System.arraycopy(biases, row * groups, bi, 0, groups);
-                    };
+                    QuantizedRows q = QuantizedRows.of(arena, n, k, bits, gs, this::gaussian);
+                    MemorySegment packed = q.packed();
+                    RowScales params = q.params();
                     for (int rows : new int[] {1, 2, 3, 4, 5, 7, 8, 11, 16}) {
                         float[] x = gaussian(rows * k);
                         float[] xa = new float[rows * k];

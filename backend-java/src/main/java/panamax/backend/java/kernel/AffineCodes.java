@@ -28,23 +28,35 @@ public final class AffineCodes {
                 wMax = Math.max(wMax, w[i]);
                 wMin = Math.min(wMin, w[i]);
             }
-            boolean minIsEdge = Math.abs(wMin) > Math.abs(wMax);
-            float scale = Math.max((wMax - wMin) / nBins, 1e-7f);
-            scale = minIsEdge ? scale : -scale;
-            float edge = minIsEdge ? wMin : wMax;
-            float q0 = (float) Math.rint(edge / scale);
-            float bias = 0;
-            if (q0 != 0) {
-                scale = edge / q0;
-                bias = edge;
-            }
+            groupParameters(wMin, wMax, nBins, scales, biases, g);
+            float scale = scales[g];
+            float bias = biases[g];
             for (int i = start; i < start + groupSize; i++) {
                 float q = (float) Math.rint((w[i] - bias) / scale);
                 codes[i] = (int) Math.min(Math.max(q, 0f), nBins);
             }
-            scales[g] = scale;
-            biases[g] = bias;
         }
+    }
+
+    /**
+     * MLX's scale and bias of one group from its minimum and maximum (f32, in MLX's order of
+     * operations): the edge of larger magnitude is represented exactly, the scale floored at 1e-7.
+     * Written to {@code scales[g]} and {@code biases[g]}; every quantizer (scalar, vector, fused)
+     * calls this one rule, so they stay bit-identical.
+     */
+    public static void groupParameters(float wMin, float wMax, float nBins, float[] scales, float[] biases, int g) {
+        boolean minIsEdge = Math.abs(wMin) > Math.abs(wMax);
+        float scale = Math.max((wMax - wMin) / nBins, 1e-7f);
+        scale = minIsEdge ? scale : -scale;
+        float edge = minIsEdge ? wMin : wMax;
+        float q0 = (float) Math.rint(edge / scale);
+        float bias = 0;
+        if (q0 != 0) {
+            scale = edge / q0;
+            bias = edge;
+        }
+        scales[g] = scale;
+        biases[g] = bias;
     }
 
     /** Packs {@code codes[0, cols)} into {@code cols·bits/32} words at element {@code wordBase} of {@code dst}. */

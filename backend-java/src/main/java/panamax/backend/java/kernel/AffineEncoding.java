@@ -223,18 +223,7 @@ public final class AffineEncoding {
                 wMax = Math.max(wMax, w[i]);
                 wMin = Math.min(wMin, w[i]);
             }
-            boolean minIsEdge = Math.abs(wMin) > Math.abs(wMax);
-            float scale = Math.max((wMax - wMin) / nBins, 1e-7f);
-            scale = minIsEdge ? scale : -scale;
-            float edge = minIsEdge ? wMin : wMax;
-            float q0 = (float) Math.rint(edge / scale);
-            float bias = 0;
-            if (q0 != 0) {
-                scale = edge / q0;
-                bias = edge;
-            }
-            scales[g] = scale;
-            biases[g] = bias;
+            AffineCodes.groupParameters(wMin, wMax, nBins, scales, biases, g);
         }
     }
 

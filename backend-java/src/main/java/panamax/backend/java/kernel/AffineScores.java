@@ -40,21 +40,32 @@ public final class AffineScores {
     }
 
     /**
-     * Scores of {@code m ≤ 4} rows of x (natural order, stride k) against W rows {@code [n0, n1)}
-     * (row n at byte {@code base + n·rowBytes}); results at {@code c[r·ldc + n]}.
+     * {@code m ≤ 4} rows of x (natural order, stride k) as {@link #scores} takes them, made once per
+     * product rather than per range of keys: {@code [0]} arranged to the code order (missing rows
+     * zero), {@code [1]} each row's group sums.
      */
-    public static void scores(MemorySegment packed, long base, long rowBytes, int bits, int groupSize, int k, RowScales params,
-                              float[] x, int m, int n0, int n1, float[] c, int ldc) {
+    public static float[][] arrange(float[] x, int m, int k, int bits, int groupSize) {
         int groups = k / groupSize;
-        int wordsPerGroup = groupSize * bits / 32;
-        float unit = 1 << bits;
-        // x arranged to the code order, missing rows as zeros; and each row's group sums
         float[] xa = new float[ROWS * k];
         float[] xs = new float[ROWS * groups];
         for (int r = 0; r < m; r++) {
             QuantMatVec.arrange(x, r * k, k, bits, xa, r * k);
             QuantMatVec.groupSums(x, r * k, k, groupSize, xs, r * groups);
         }
+        return new float[][] {xa, xs};
+    }
+
+    /**
+     * Scores of {@code m ≤ 4} rows of x, given as {@link #arrange} made them, against W rows
+     * {@code [n0, n1)} (row n at byte {@code base + n·rowBytes}); results at {@code c[r·ldc + n]}.
+     */
+    public static void scores(MemorySegment packed, long base, long rowBytes, int bits, int groupSize, int k, RowScales params,
+                              float[][] arranged, int m, int n0, int n1, float[] c, int ldc) {
+        int groups = k / groupSize;
+        int wordsPerGroup = groupSize * bits / 32;
+        float unit = 1 << bits;
+        float[] xa = arranged[0];
+        float[] xs = arranged[1];
         // scales of several groups are spread from one vector load: padded by a vector
         float[] scales = new float[TILE * groups + V];
         float[] biases = new float[TILE * groups];
@@ -81,8 +92,11 @@ public final class AffineScores {
         }
     }
 
-    /** The scale of each lane of the chunk starting at word {@code word} (row parameters from {@code po}). */
-    private static FloatVector laneScales(float[] scales, int po, int word, int gShift, VectorShuffle<Float> spread) {
+    /**
+     * The scale of each lane of the chunk starting at word {@code word} of a row whose group scales
+     * start at {@code scales[po]}: one group's scale broadcast, or (several groups per chunk) spread.
+     */
+    static FloatVector laneScales(float[] scales, int po, int word, int gShift, VectorShuffle<Float> spread) {
         int g = po + (word >>> gShift);
         return spread == null ? FloatVector.broadcast(S, scales[g]) : FloatVector.fromArray(S, scales, g).rearrange(spread);
     }

@@ -29,14 +29,13 @@ public final class AffineValues {
     private static final int TILE = 16;
     /** Code positions accumulated per pass: four per x row keeps 16 accumulators in registers. */
     private static final int POSITIONS = 4;
-    private static final int MAX_N = 512;
 
     private AffineValues() {
     }
 
-    /** True for 2, 4 and 8-bit rows of n ≤ 512 codes in the layouts {@link QuantMatVec} decodes. */
+    /** The rows {@link AffineScores} serves: 2, 4 and 8-bit, n ≤ 512 codes, in the layouts {@link QuantMatVec} decodes. */
     public static boolean supports(int bits, int n, int groupSize) {
-        return n <= MAX_N && QuantMatVec.supports(bits, n, groupSize);
+        return AffineScores.supports(bits, n, groupSize);
     }
 
     /**
@@ -97,8 +96,7 @@ public final class AffineValues {
         FloatVector a32 = FloatVector.fromArray(S, acc, 3 * n + out + 2 * V), a33 = FloatVector.fromArray(S, acc, 3 * n + out + 3 * V);
         for (int t = 0; t < tile; t++) {
             IntVector w = IntVector.fromMemorySegment(IS, packed, at + t * rowBytes + 4L * word, LE);
-            int g = t * groups + (word >>> gShift);
-            FloatVector sv = spread == null ? FloatVector.broadcast(S, scales[g]) : FloatVector.fromArray(S, scales, g).rearrange(spread);
+            FloatVector sv = AffineScores.laneScales(scales, t * groups, word, gShift, spread);
             FloatVector w0 = sv.mul(weights[t * ROWS]), w1 = sv.mul(weights[t * ROWS + 1]);
             FloatVector w2 = sv.mul(weights[t * ROWS + 2]), w3 = sv.mul(weights[t * ROWS + 3]);
             FloatVector f = w.lanewise(VectorOperators.ROL, rot0).and(mask).or(0x3f800000).reinterpretAsFloats();

@@ -175,16 +175,9 @@ public final class AffineVectors {
                 wMax = Math.max(wMax, w[start + i]);
                 wMin = Math.min(wMin, w[start + i]);
             }
-            boolean minIsEdge = Math.abs(wMin) > Math.abs(wMax);
-            float scale = Math.max((wMax - wMin) / nBins, 1e-7f);
-            scale = minIsEdge ? scale : -scale;
-            float edge = minIsEdge ? wMin : wMax;
-            float q0 = (float) Math.rint(edge / scale);
-            float bias = 0;
-            if (q0 != 0) {
-                scale = edge / q0;
-                bias = edge;
-            }
+            AffineCodes.groupParameters(wMin, wMax, nBins, scales, biases, g);
+            float scale = scales[g];
+            float bias = biases[g];
             FloatVector vb = FloatVector.broadcast(F, bias);
             FloatVector vs = FloatVector.broadcast(F, scale);
             i = 0;
@@ -196,8 +189,6 @@ public final class AffineVectors {
                 float q = (float) Math.rint((w[start + i] - bias) / scale);
                 codes[start + i] = (int) Math.min(Math.max(q, 0f), nBins);
             }
-            scales[g] = scale;
-            biases[g] = bias;
         }
     }
 

@@ -84,7 +84,8 @@ public final class Warmup {
                     QuantMatVec.vector(w, 0, 4L * k * 8 / 32, 8, 64, k, params, x, s, 1, 0, qRows, out, n);
                     QuantMatVec.vector(w, 0, 4L * k * 2 / 32, 2, 64, k, params, x, s, 1, 0, qRows, out, n);
                     int scoreBits = 2 << (i % 3); // attention scores over an affine cache: 2, 4 and 8-bit keys
-                    AffineScores.scores(w, 0, (long) k * scoreBits / 8, scoreBits, 64, k, params, x, 1 + (i & 3), 0, 4, out, n);
+                    AffineScores.scores(w, 0, (long) k * scoreBits / 8, scoreBits, 64, k, params,
+                            AffineScores.arrange(x, 1 + (i & 3), k, scoreBits, 64), 1 + (i & 3), 0, 4, out, n);
                     AffineValues.accumulate(w, 0, (long) k * scoreBits / 8, scoreBits, 64, k, params, x, 1 + (i & 3), 4, 0, 4, values, valueBias);
                     AffineCodes.dequantize(w, 0, 4, 32, s, b, 0, 64, codes, acc, 0);
                     if (i % 8 == 0) Gemm.multiply(one, 6, 64, 64, a, 64, panels, c, 64);
