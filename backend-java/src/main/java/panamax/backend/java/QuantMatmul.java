@@ -95,8 +95,10 @@ final class QuantMatmul {
     private static void multiply(Parallel par, MemorySegment ps, long base, long rowBytes, int bits, int gs, RowScales params,
                                  float[] x, int m, int k, int n, boolean transpose, float[] c) {
         int groupsPerRow = (transpose ? k : n) / gs;
-        if (transpose && m <= AffineScores.ROWS && AffineScores.supports(bits, k, gs)) {
-            // attention's q·Kᵀ over 2/4/8-bit rows of ≤ 512 codes: each chunk decoded once for four query rows
+        if (transpose && m > 1 && m <= AffineScores.ROWS && AffineScores.supports(bits, k, gs)) {
+            // attention's q·Kᵀ over 2/4/8-bit rows of ≤ 512 codes: each chunk decoded once for the query
+            // rows of a GQA group. One row is a plain matrix-vector product (a small model's weights, or
+            // attention without GQA): QuantMatVec below, rather than four rows' work for one
             float[][] arranged = AffineScores.arrange(x, m, k, bits, gs);
             par.forEvenSplit(n, Math.max(64, 16384 / Math.max(k, 1)), (n0, n1) ->
                     AffineScores.scores(ps, base, rowBytes, bits, gs, k, params, arranged, m, n0, n1, c, n));
