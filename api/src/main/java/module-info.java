@@ -1,7 +1,8 @@
 /**
  * The SPIs of panamax and the value types they exchange. Holds interfaces and records only:
  * tensors and backends, KV codecs and layouts, models and graphs, execution plans and errors —
- * plus one memory helper ({@code panamax.api.memory}) that model loaders and benchmarks share.
+ * plus helpers that model loaders and benchmarks share: huge-page memory ({@code panamax.api.memory})
+ * and JIT activity ({@code panamax.api.bench}).
  * Plugins require this module and nothing else of panamax.
  */
 module panamax.api {
@@ -11,6 +12,9 @@ module panamax.api {
     exports panamax.api.plan;
     exports panamax.api.error;
     exports panamax.api.memory;
+    exports panamax.api.bench;
+
+    requires java.management; // JitActivity reads the JIT's compile time
 
     uses panamax.api.tensor.BackendProvider;
     uses panamax.api.kv.KvCodecProvider;

@@ -5,7 +5,6 @@
  */
 module panamax.kv.codecs {
     requires panamax.api;
-    requires java.management; // the benchmark waits for the JIT to go quiet before timing
 
     exports panamax.kv.codecs.bench;
 

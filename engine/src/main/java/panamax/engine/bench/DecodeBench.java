@@ -109,7 +109,7 @@ public final class DecodeBench {
                 out.println("wall-clock time per decode step by backend op (instrumented run; ops under 1% left out):");
                 out.println();
                 out.println(OpShare.tableHeader());
-                for (OpShare op : shares) if (op.share() >= 0.01) out.println(op.tableLine());
+                for (OpShare op : shares) if (op.share() >= Double.parseDouble(System.getProperty("panamax.breakdown.min", "0.01"))) out.println(op.tableLine());
             }
         }
         return 0;
@@ -166,7 +166,7 @@ public final class DecodeBench {
         double batchOne = Double.NaN;
         for (int batch : o.batches()) {
             DecodeMeasurement.Decode d = m.decode(batch, o.context(), o.warmup(), o.steps(), o.realPrefill());
-            double midContext = o.context() + o.warmup() + o.steps() / 2.0;
+            double midContext = o.context() + d.warmupSteps() + o.steps() / 2.0;
             Floor floor = Floor.decodeStep(o.shape(), f, batch, midContext, d.kvBytesPerToken(), y);
             double rate = d.aggregateTokensPerSecond(), floorRate = floor.tokensPerSecond(batch);
             String target = "";
@@ -181,7 +181,8 @@ public final class DecodeBench {
             }
             rows.add(new BenchRow(label, "decode", batch, o.context(), rate, d.fastestStepTokensPerSecond(), floorRate, floor.memoryBound(),
                     target, met));
-            err.printf(Locale.ROOT, "%s: decode batch %d: %d steps in %.2f s%n", label, batch, d.steps(), d.seconds());
+            err.printf(Locale.ROOT, "%s: decode batch %d: %d steps in %.2f s (after %d warm-up steps)%n", label, batch, d.steps(), d.seconds(),
+                    d.warmupSteps());
         }
         return rows;
     }

@@ -2,6 +2,7 @@ package panamax.engine.bench;
 
 import java.util.Optional;
 import java.util.SplittableRandom;
+import panamax.api.bench.JitActivity;
 import panamax.api.kv.KvLayout;
 import panamax.api.model.AutoregressiveGraph;
 import panamax.api.model.LogitSelection;
@@ -31,7 +32,7 @@ final class DecodeMeasurement {
      * shortest single step: on a shared machine it is the closest to an uncontended step, and the
      * comparable figure to the probes, which also keep their best pass.
      */
-    record Decode(int batch, int context, int steps, double seconds, double fastestStep, long kvBytesPerToken) {
+    record Decode(int batch, int context, int warmupSteps, int steps, double seconds, double fastestStep, long kvBytesPerToken) {
         double aggregateTokensPerSecond() {
             return batch * steps / seconds;
         }
@@ -89,16 +90,27 @@ final class DecodeMeasurement {
         }
     }
 
+    /** Warm-up steps beyond the minimum, at most, while the JIT is still compiling. */
+    static final int EXTRA_WARMUP_STEPS = 64;
+    /** The JIT counts as done once no compilation has finished for this long. */
+    private static final long JIT_QUIET_NANOS = 500_000_000L;
+    /** Extra warm-up stops after this long, whatever the JIT does. */
+    private static final long EXTRA_WARMUP_LIMIT_NANOS = 20_000_000_000L;
+
     /**
-     * Fills each row's cache with {@code context} tokens, runs {@code warmup} untimed decode steps,
-     * then times {@code steps} steps of all rows.
+     * Fills each row's cache with {@code context} tokens, runs at least {@code warmup} untimed
+     * decode steps and then more until the JIT has finished nothing for half a second (at most
+     * {@link #EXTRA_WARMUP_STEPS} more, or 20 s), then times {@code steps} steps of all rows. The
+     * extra steps matter: until C2 has compiled the kernels a decode step is up to 3x slower, and on
+     * two cores the compiler threads also take time from the timed steps (q4 1B at batch 1: 12.6
+     * tok/s after 4 warm-up steps, 18.4 after 40).
      *
      * @param realPrefill prefill the context through the model; otherwise append random keys and
      *                    values of the same shape and dtype to every layer (same bytes to attend
      *                    over, a fraction of the time)
      */
     Decode decode(int rows, int context, int warmup, int steps, boolean realPrefill) {
-        try (LayerCaches caches = caches(rows, (long) context + warmup + steps + 1)) {
+        try (LayerCaches caches = caches(rows, (long) context + warmup + EXTRA_WARMUP_STEPS + steps + 1)) {
             int[] next;
             if (realPrefill) {
                 next = forward(randomIds(rows, context), rows, context, caches);
@@ -107,6 +119,21 @@ final class DecodeMeasurement {
                 next = randomIds(rows, 1);
             }
             for (int i = 0; i < warmup; i++) next = forward(next, rows, 1, caches);
+            int warmed = warmup;
+            long compiled = JitActivity.millis();
+            long extraStart = System.nanoTime();
+            long quietSince = extraStart;
+            while (warmed < warmup + EXTRA_WARMUP_STEPS && compiled > 0
+                    && System.nanoTime() - quietSince < JIT_QUIET_NANOS
+                    && System.nanoTime() - extraStart < EXTRA_WARMUP_LIMIT_NANOS) {
+                next = forward(next, rows, 1, caches);
+                warmed++;
+                long now = JitActivity.millis();
+                if (now != compiled) {
+                    compiled = now;
+                    quietSince = System.nanoTime();
+                }
+            }
             if (timer != null) timer.recording = true;
             long start = System.nanoTime();
             long fastest = Long.MAX_VALUE;
@@ -117,7 +144,7 @@ final class DecodeMeasurement {
             }
             double seconds = (System.nanoTime() - start) / 1e9;
             if (timer != null) timer.recording = false;
-            return new Decode(rows, context, steps, seconds, fastest / 1e9, caches.bytesPerToken());
+            return new Decode(rows, context, warmed, steps, seconds, fastest / 1e9, caches.bytesPerToken());
         }
     }
 

@@ -20,7 +20,7 @@ import panamax.api.plan.KvScheme;
  * @param batches       decode batch sizes
  * @param context       tokens in each row's cache before decode is timed
  * @param steps         timed decode steps per batch
- * @param warmup        untimed decode steps before them
+ * @param warmup        untimed decode steps before them, at least (more while the JIT still compiles)
  * @param prefillTokens tokens of the timed batch-1 prefill (0 skips it)
  * @param realPrefill   fill each decode batch's context by prefilling it through the model (else random keys/values)
  * @param kv            the KV scheme

@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.ServiceLoader;
+import panamax.api.bench.JitActivity;
 import panamax.api.tensor.Backend;
 import panamax.api.tensor.BackendOptions;
 import panamax.api.tensor.BackendProvider;

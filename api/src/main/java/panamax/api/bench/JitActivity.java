@@ -1,10 +1,15 @@
-package panamax.kv.codecs.bench;
+package panamax.api.bench;
 
 import java.lang.management.CompilationMXBean;
 import java.lang.management.ManagementFactory;
 
-/** How long this JVM's JIT compilers have worked so far, to tell when a warm-up has let them finish. Stateless. */
-final class JitActivity {
+/**
+ * How long this JVM's JIT compilers have worked so far, to tell when a benchmark's warm-up has let
+ * them finish: until C2 has compiled a kernel, Vector API code runs many times slower, and on a
+ * machine of few cores the compiler threads also take cores from the timed work. Stateless; shared
+ * by {@code panamax bench codecs} and {@code panamax bench decode}.
+ */
+public final class JitActivity {
     private JitActivity() {
     }
 
@@ -12,7 +17,7 @@ final class JitActivity {
      * Sleeps until the JIT has compiled nothing for {@code quietMillis} (polled every 100 ms), or
      * {@code limitMillis} have passed; returns at once where compile time is not reported.
      */
-    static void awaitQuiet(long quietMillis, long limitMillis) {
+    public static void awaitQuiet(long quietMillis, long limitMillis) {
         long start = System.nanoTime();
         long last = millis();
         long quietSince = System.nanoTime();
@@ -33,7 +38,7 @@ final class JitActivity {
     }
 
     /** Total JIT compilation milliseconds so far, or 0 where the JVM does not report it. */
-    static long millis() {
+    public static long millis() {
         CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
         return jit != null && jit.isCompilationTimeMonitoringSupported() ? jit.getTotalCompilationTime() : 0;
     }
