@@ -1,5 +1,6 @@
 package panamax.backend.java;
 
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import panamax.api.tensor.DType;
 import panamax.api.tensor.Shape;
@@ -31,8 +32,10 @@ final class GatherKernels {
         DType it = idx.dtype;
         int dim = table.length;
         loop.execute(parallel, total, () -> {
-            MemorySegment scratch = MemorySegment.ofArray(new int[StridedLoop.CHUNK]);
-            MemorySegment values = MemorySegment.ofArray(new int[StridedLoop.CHUNK]);
+            // native, never MemorySegment.ofArray: see TableLookup on heap segments
+            Arena scratchArena = Arena.ofAuto();
+            MemorySegment scratch = scratchArena.allocate(4L * StridedLoop.CHUNK, 64);
+            MemorySegment values = scratchArena.allocate(4L * StridedLoop.CHUNK, 64);
             return (base, n) -> {
                 MemorySegment from = si;
                 long fromByte = 4 * base[0];

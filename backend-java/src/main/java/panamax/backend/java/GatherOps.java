@@ -1,6 +1,8 @@
 package panamax.backend.java;
 
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.util.Arrays;
 import panamax.api.tensor.DType;
 import panamax.backend.java.kernel.TableLookup;
@@ -67,7 +69,9 @@ final class GatherOps {
             // a 1-D table read per element (e.g. centroids by code): vector lookups over the index array
             int[] table = new int[x.dims[a]];
             for (int j = 0; j < table.length; j++) table[j] = s.getAtIndex(RowIo.I32, x.offset + j * axisStride);
-            MemorySegment ixs = MemorySegment.ofArray(ix);
+            // native, never MemorySegment.ofArray: see TableLookup on heap segments
+            MemorySegment ixs = Arena.ofAuto().allocate(4L * ix.length, 64);
+            MemorySegment.copy(ix, 0, ixs, ValueLayout.JAVA_INT, 0, ix.length);
             backend.parallel.forEvenSplit(ix.length, 1 << 14, (from, to) -> TableLookup.lookup(table, ixs, 4L * from, to - from, d, 4L * from));
             return out;
         }

@@ -65,6 +65,10 @@ public final class Warmup {
             int bigK = 4096;
             MemorySegment wBig = arena.allocate(2L * 4 * bigK, 64);
             float[] xBig = new float[bigK];
+            int kModel = 2048;
+            MemorySegment wModel = arena.allocate(kModel * 2L, 64); // two 8-bit rows
+            float[] xModel = new float[kModel];
+            float[] sModel = new float[kModel / 64];
             float[] xRows = new float[MULTI_ROWS * k];
             float[] outRows = new float[MULTI_ROWS * n];
             float[] values = new float[AffineValues.ROWS * k];
@@ -79,10 +83,15 @@ public final class Warmup {
                     Floats.bf16ToFloats(w, 0, k, scores, 0);
                     VectorMath.expShifted(scores, 0, 64, 1f);
                     VectorMath.sigmoidInPlace(scores, 64, (i & 1) == 0); // SiLU of every MLP
-                    int qRows = 1 + (i & 1); // one row: the single-row kernels; two: the pair kernels (rows <= 1 KiB)
-                    QuantMatVec.vector(w, 0, 4L * k * 4 / 32, 4, 32 << (i % 3), k, params, x, s, 1, 0, qRows, out, n);
-                    QuantMatVec.vector(w, 0, 4L * k * 8 / 32, 8, 64, k, params, x, s, 1, 0, qRows, out, n);
-                    QuantMatVec.vector(w, 0, 4L * k * 2 / 32, 2, 64, k, params, x, s, 1, 0, qRows, out, n);
+                    if (i % 8 == 0) {
+                        // a model's shapes (k = 2048, groups of 64, MLX's default), so that C2 compiles
+                        // these loops from the trip counts and branches of real rows. One row: the
+                        // single-row kernels; two: the pairs
+                        int qRows = 1 + (i / 8 & 1);
+                        QuantMatVec.vector(wModel, 0, 4L * kModel * 4 / 32, 4, 64, kModel, params, xModel, sModel, 1, 0, qRows, out, n);
+                        QuantMatVec.vector(wModel, 0, 4L * kModel * 8 / 32, 8, 64, kModel, params, xModel, sModel, 1, 0, qRows, out, n);
+                        QuantMatVec.vector(wModel, 0, 4L * kModel * 2 / 32, 2, 64, kModel, params, xModel, sModel, 1, 0, qRows, out, n);
+                    }
                     int scoreBits = 2 << (i % 3); // attention scores over an affine cache: 2, 4 and 8-bit keys
                     AffineScores.scores(w, 0, (long) k * scoreBits / 8, scoreBits, 64, k, params,
                             AffineScores.arrange(x, 1 + (i & 3), k, scoreBits, 64), 1 + (i & 3), 0, 4, out, n);
@@ -120,7 +129,8 @@ public final class Warmup {
         MemorySegment out = arena.allocate(4L * n, 64);
         int[] lookups = new int[n];
         for (int j = 0; j < n; j++) lookups[j] = (j * 7) & 15;
-        MemorySegment lookupSegment = MemorySegment.ofArray(lookups);
+        MemorySegment lookupSegment = arena.allocate(4L * n, 64); // native: see TableLookup on heap segments
+        MemorySegment.copy(lookups, 0, lookupSegment, java.lang.foreign.ValueLayout.JAVA_INT, 0, n);
         int[] table = new int[16];
         int[] bigTable = new int[64];
         for (int i = 0; i < CODEC_ROUNDS && !realWorkStarted; i++) {
