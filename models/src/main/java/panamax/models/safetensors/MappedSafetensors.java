@@ -32,6 +32,7 @@ public record MappedSafetensors(Path file, SafetensorsHeader header, MemorySegme
     /** Bytes copied or touched between two progress reports. */
     private static final long BLOCK = 64L << 20;
     private static final long PAGE = 4096;
+    private static final long CACHE_LINE = 64;
     /** Keeps the page-touching reads from being optimised away. */
     private static volatile long sink;
 
@@ -57,7 +58,10 @@ public record MappedSafetensors(Path file, SafetensorsHeader header, MemorySegme
         MemorySegment memory;
         try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
             if (WeightPlacement.resolve(weights, channel.size()) == LoadOptions.Weights.COPY) {
-                memory = HugePageMemory.allocate(channel.size(), arena);
+                // shifted so that the data section starts on a cache line: a header's length is a multiple of 8
+                // at best, and vector loads that straddle cache lines cost the weight kernels ~10 %
+                long shift = (CACHE_LINE - dataStart(channel) % CACHE_LINE) % CACHE_LINE;
+                memory = HugePageMemory.allocate(channel.size() + shift, arena).asSlice(shift, channel.size());
                 try (Arena temporary = Arena.ofShared()) {
                     // mapped only for the copy: the page cache keeps nothing of the process afterwards
                     copy(channel.map(FileChannel.MapMode.READ_ONLY, 0, channel.size(), temporary), memory, file, progress);
@@ -97,6 +101,15 @@ public record MappedSafetensors(Path file, SafetensorsHeader header, MemorySegme
             Thread.currentThread().interrupt();
             throw new BadModelFileException(file, "interrupted while copying it into memory", e);
         }
+    }
+
+    /** Where the data section begins (8 + the header length), or 0 for a file too short to say (the header check reports it). */
+    private static long dataStart(FileChannel channel) throws IOException {
+        java.nio.ByteBuffer length = java.nio.ByteBuffer.allocate(8).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+        while (length.hasRemaining() && channel.read(length, length.position()) > 0) {
+            // reads at most 8 bytes
+        }
+        return length.hasRemaining() ? 0 : 8 + length.getLong(0);
     }
 
     private static void touch(MemorySegment memory, LongConsumer progress) {
