@@ -3,6 +3,7 @@ package panamax.backend.java;
 import panamax.api.tensor.MemoryCounter;
 import java.lang.foreign.MemorySegment;
 import java.util.Objects;
+import panamax.api.memory.PlainNativeSegments;
 import panamax.api.tensor.Backend;
 import panamax.api.tensor.BackendCapabilities;
 import panamax.api.tensor.DType;
@@ -119,7 +120,8 @@ final class JavaBackend implements Backend {
         int[] dims = shape.dims();
         // wrap only memory the worker threads may read: a thread-confined segment is copied
         if (data.isNative() && data.isAccessibleBy(NOT_THE_OWNER)) {
-            return new JavaTensor(this, Storage.wrap(accounting, data), dims, JavaTensor.rowMajorStrides(dims), 0, dtype);
+            // a mapped file's segment class next to the native ones slows every kernel: see PlainNativeSegments
+            return new JavaTensor(this, Storage.wrap(accounting, PlainNativeSegments.of(data)), dims, JavaTensor.rowMajorStrides(dims), 0, dtype);
         }
         JavaTensor t = allocate(dims, dtype);
         MemorySegment.copy(data, 0, t.segment(), 0, expected);

@@ -65,10 +65,6 @@ public final class Warmup {
             int bigK = 4096;
             MemorySegment wBig = arena.allocate(2L * 4 * bigK, 64);
             float[] xBig = new float[bigK];
-            int kModel = 2048;
-            MemorySegment wModel = arena.allocate(kModel * 2L, 64); // two 8-bit rows
-            float[] xModel = new float[kModel];
-            float[] sModel = new float[kModel / 64];
             float[] xRows = new float[MULTI_ROWS * k];
             float[] outRows = new float[MULTI_ROWS * n];
             float[] values = new float[AffineValues.ROWS * k];
@@ -83,15 +79,6 @@ public final class Warmup {
                     Floats.bf16ToFloats(w, 0, k, scores, 0);
                     VectorMath.expShifted(scores, 0, 64, 1f);
                     VectorMath.sigmoidInPlace(scores, 64, (i & 1) == 0); // SiLU of every MLP
-                    if (i % 8 == 0) {
-                        // a model's shapes (k = 2048, groups of 64, MLX's default), so that C2 compiles
-                        // these loops from the trip counts and branches of real rows. One row: the
-                        // single-row kernels; two: the pairs
-                        int qRows = 1 + (i / 8 & 1);
-                        QuantMatVec.vector(wModel, 0, 4L * kModel * 4 / 32, 4, 64, kModel, params, xModel, sModel, 1, 0, qRows, out, n);
-                        QuantMatVec.vector(wModel, 0, 4L * kModel * 8 / 32, 8, 64, kModel, params, xModel, sModel, 1, 0, qRows, out, n);
-                        QuantMatVec.vector(wModel, 0, 4L * kModel * 2 / 32, 2, 64, kModel, params, xModel, sModel, 1, 0, qRows, out, n);
-                    }
                     int scoreBits = 2 << (i % 3); // attention scores over an affine cache: 2, 4 and 8-bit keys
                     AffineScores.scores(w, 0, (long) k * scoreBits / 8, scoreBits, 64, k, params,
                             AffineScores.arrange(x, 1 + (i & 3), k, scoreBits, 64), 1 + (i & 3), 0, 4, out, n);
