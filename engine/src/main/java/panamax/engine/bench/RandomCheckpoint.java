@@ -68,7 +68,9 @@ final class RandomCheckpoint {
         }
         for (SafetensorsWriter.Entry e : entries) total += e.bytes();
         try (SafetensorsWriter out = new SafetensorsWriter(dir.resolve("model.safetensors"), entries);
-             Arena arena = Arena.ofConfined()) {
+             // shared, not confined: segment accesses of a confined arena anywhere in the JVM make C2
+             // compile the backend's kernels with an owner-thread check (q8 rows ~10 % slower)
+             Arena arena = Arena.ofShared()) {
             long maxBlock = 0;
             for (Weight w : weights) maxBlock = Math.max(maxBlock, 2L * Math.min(BLOCK_ROWS, w.out()) * Math.max(w.in(), 1));
             MemorySegment block = arena.allocate(maxBlock, 64);
