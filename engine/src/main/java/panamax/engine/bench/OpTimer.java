@@ -59,8 +59,13 @@ final class OpTimer {
         if (args == null) return k.toString();
         k.append('(');
         boolean first = true;
+        // attention's keys and values grow by a token every step: one line for all lengths ("T")
+        boolean growing = m.getName().equals("scaledDotProductAttention");
+        int tensorArg = 0;
         for (Object a : args) {
+            boolean kv = growing && a instanceof Tensor && tensorArg++ > 0;
             String s = switch (a) {
+                case Tensor t when kv && t.rank() >= 2 -> t.dtype().name().toLowerCase(java.util.Locale.ROOT) + tokensAsT(t.shape().dims());
                 case Tensor t -> t.dtype().name().toLowerCase(java.util.Locale.ROOT) + java.util.Arrays.toString(t.shape().dims());
                 case QuantizedMatrix q -> "q" + q.bits() + "[" + q.rows() + ", " + q.cols() + "]";
                 case null, default -> null;
@@ -70,6 +75,13 @@ final class OpTimer {
             first = false;
         }
         return k.append(')').toString();
+    }
+
+    /** Dims with the token axis (second to last) written as T. */
+    private static String tokensAsT(int[] dims) {
+        StringBuilder b = new StringBuilder("[");
+        for (int i = 0; i < dims.length; i++) b.append(i == 0 ? "" : ", ").append(i == dims.length - 2 ? "T" : Integer.toString(dims[i]));
+        return b.append(']').toString();
     }
 
     /** The recorded totals, largest first, and clears them. */

@@ -5,6 +5,7 @@ import panamax.api.kv.CodecShape;
 import panamax.api.kv.KvCodec;
 import panamax.api.kv.KvRole;
 import panamax.api.tensor.AttentionMask;
+import panamax.api.tensor.Backend;
 import panamax.api.tensor.DType;
 import panamax.api.tensor.Ops;
 import panamax.api.tensor.QuantizedMatrix;
@@ -25,12 +26,15 @@ final class AffineCodec implements KvCodec {
     private final int bits;
     private final int groupSize;
     private final DType activation;
+    /** The context's backend: every op goes through it (a wrapping backend, e.g. a timer, sees them all). */
+    private final Backend backend;
 
-    AffineCodec(CodecShape shape, int bits, int groupSize, DType activation) {
+    AffineCodec(CodecShape shape, int bits, int groupSize, DType activation, Backend backend) {
         this.shape = shape;
         this.bits = bits;
         this.groupSize = groupSize;
         this.activation = activation;
+        this.backend = backend;
     }
 
     @Override
@@ -43,7 +47,7 @@ final class AffineCodec implements KvCodec {
         if (x.rank() != 4 || x.dim(-1) != shape.headDim()) {
             throw new IllegalArgumentException("expected [rows, heads, tokens, " + shape.headDim() + "], found " + x.shape());
         }
-        Ops ops = x.backend().ops();
+        Ops ops = backend.ops();
         // scales and biases take the input's dtype; the planes must carry the activation dtype
         if (x.dtype() != activation) {
             try (Tensor cast = ops.astype(x, activation)) {
@@ -57,7 +61,7 @@ final class AffineCodec implements KvCodec {
 
     @Override
     public Tensor decode(KvRole role, List<Tensor> planes) {
-        return planes.getFirst().backend().ops().dequantize(matrix(planes));
+        return backend.ops().dequantize(matrix(planes));
     }
 
     @Override
@@ -78,7 +82,7 @@ final class AffineCodec implements KvCodec {
                     + keys.packed().shape() + " and value planes " + values.packed().shape());
         }
         int groupRows = hq / hkv * tq; // query heads of one kv head, times query tokens
-        Ops ops = queries.backend().ops();
+        Ops ops = backend.ops();
         try (TensorScope s = new TensorScope()) {
             Tensor q = s.add(ops.mul(s.add(ops.astype(queries, DType.F32)), scale));
             Tensor grouped = s.add(ops.reshape(q, Shape.of(b, hkv, groupRows, d)));

@@ -75,6 +75,6 @@ public final class AffineCodecProvider implements KvCodecProvider {
     public KvCodec create(PluginParams params, CodecContext context) {
         PluginParams resolved = CodecParams.resolve(ID, params, PARAMS);
         CodecShape shape = shape(resolved, context.headDim(), context.activationType());
-        return new AffineCodec(shape, resolved.getInt("bits"), resolved.getInt("group_size"), context.activationType());
+        return new AffineCodec(shape, resolved.getInt("bits"), resolved.getInt("group_size"), context.activationType(), context.backend());
     }
 }

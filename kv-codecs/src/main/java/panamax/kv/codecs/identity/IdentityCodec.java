@@ -38,13 +38,13 @@ final class IdentityCodec implements KvCodec {
     @Override
     public Tensor decode(KvRole role, List<Tensor> planes) {
         Tensor values = single(planes);
-        return values.backend().ops().astype(values, context.activationType());
+        return context.backend().ops().astype(values, context.activationType());
     }
 
     @Override
     public Tensor attend(Tensor queries, List<Tensor> keyPlanes, List<Tensor> valuePlanes, double scale,
                          AttentionMask mask) {
-        return queries.backend().ops().scaledDotProductAttention(queries, single(keyPlanes), single(valuePlanes), scale, mask);
+        return context.backend().ops().scaledDotProductAttention(queries, single(keyPlanes), single(valuePlanes), scale, mask);
     }
 
     private Tensor single(List<Tensor> planes) {

@@ -63,7 +63,7 @@ final class TurboQuantCodec implements KvCodec {
             throw new IllegalArgumentException("expected [rows, " + context.kvHeads() + ", tokens, " + config.headDim()
                     + "], found " + x.shape());
         }
-        Ops ops = x.backend().ops();
+        Ops ops = context.backend().ops();
         CodebookQuantizer direct = role == KvRole.KEY ? (qjl == null ? keyCodes : null) : valueCodes;
         if (direct != null && !rotation.padded()) {
             // rotation, norm, codes and packing in one pass per row: the planes are the result's two new tensors
@@ -106,7 +106,7 @@ final class TurboQuantCodec implements KvCodec {
     @Override
     public Tensor decode(KvRole role, List<Tensor> planes) {
         Planes p = Planes.of(role, planes, shape);
-        Ops ops = p.norm().backend().ops();
+        Ops ops = context.backend().ops();
         if ((role == KvRole.VALUE || qjl == null) && !rotation.padded()) {
             // look-up, un-rotation and the cast in one pass per row
             CodebookQuantizer quantizer = role == KvRole.KEY ? keyCodes : valueCodes;
@@ -146,7 +146,7 @@ final class TurboQuantCodec implements KvCodec {
                     + " and value norms " + v.norm().shape());
         }
         int groupRows = hq / hkv * tq;
-        Ops ops = queries.backend().ops();
+        Ops ops = context.backend().ops();
         try (TensorScope s = new TensorScope()) {
             Tensor q = s.add(ops.mul(s.add(ops.astype(queries, DType.F32)), scale));
             Tensor grouped = s.add(ops.reshape(q, Shape.of(b, hkv, groupRows, d)));
