@@ -5,6 +5,7 @@ import java.util.Arrays;
 import panamax.api.tensor.AttentionMask;
 import panamax.api.tensor.DType;
 import panamax.backend.java.kernel.MatVec;
+import panamax.backend.java.kernel.ValueAccumulation;
 import panamax.backend.java.kernel.VectorMath;
 
 /**
@@ -96,15 +97,25 @@ final class AttentionOps {
                     first = Math.min(first, lo[r]);
                     last = Math.max(last, hi[r]);
                 }
-                Arrays.fill(acc, 0, rows * dv, 0f);
                 long vBase = v.offset + bi * v.strides[0] + h * v.strides[1];
-                for (int j = first; j <= last; j++) {
-                    RowIo.load(v.segment(), v.dtype, vBase + j * v.strides[2], v.strides[3], dv, valueRow);
-                    for (int r = 0; r < rows; r++) {
-                        if (j < lo[r] || j > hi[r]) continue;
-                        float p = scores[r * tk + j];
-                        if (p != 0) MatVec.axpy(p, valueRow, 0, acc, r * dv, dv);
+                if (v.dtype == DType.F32 && v.strides[3] == 1 && ValueAccumulation.supports(dv)) {
+                    // register-blocked p·V: every row's weights zero where it does not attend
+                    if (first <= last) {
+                        for (int r = 0; r < rows; r++) {
+                            int off = r * tk;
+                            if (hi[r] < lo[r]) {
+                                Arrays.fill(scores, off + first, off + last + 1, 0f);
+                                continue;
+                            }
+                            if (lo[r] > first) Arrays.fill(scores, off + first, off + lo[r], 0f);
+                            if (hi[r] < last) Arrays.fill(scores, off + hi[r] + 1, off + last + 1, 0f);
+                        }
+                        ValueAccumulation.accumulate(v.segment(), vBase * 4, v.strides[2] * 4, dv, scores, tk, rows, first, last, acc);
+                    } else {
+                        Arrays.fill(acc, 0, rows * dv, 0f);
                     }
+                } else {
+                    accumulateRows(v, vBase, dv, scores, tk, rows, lo, hi, first, last, valueRow, acc);
                 }
                 for (int r = 0; r < rows; r++) {
                     int head = h * group + r / block;
@@ -116,6 +127,20 @@ final class AttentionOps {
             }
         });
         return out;
+    }
+
+    /** p·V one value row at a time ({@code MatVec.axpy} per attending row): any dtype and stride. */
+    private static void accumulateRows(JavaTensor v, long vBase, int dv, float[] scores, int tk, int rows, int[] lo, int[] hi,
+                                       int first, int last, float[] valueRow, float[] acc) {
+        Arrays.fill(acc, 0, rows * dv, 0f);
+        for (int j = first; j <= last; j++) {
+            RowIo.load(v.segment(), v.dtype, vBase + j * v.strides[2], v.strides[3], dv, valueRow);
+            for (int r = 0; r < rows; r++) {
+                if (j < lo[r] || j > hi[r]) continue;
+                float p = scores[r * tk + j];
+                if (p != 0) MatVec.axpy(p, valueRow, 0, acc, r * dv, dv);
+            }
+        }
     }
 
     /**
