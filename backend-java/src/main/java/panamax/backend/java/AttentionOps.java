@@ -98,7 +98,8 @@ final class AttentionOps {
                     last = Math.max(last, hi[r]);
                 }
                 long vBase = v.offset + bi * v.strides[0] + h * v.strides[1];
-                if (v.dtype == DType.F32 && v.strides[3] == 1 && ValueAccumulation.supports(dv)) {
+                boolean blocked = (v.dtype == DType.F32 || v.dtype == DType.BF16) && v.strides[3] == 1 && ValueAccumulation.supports(dv);
+                if (blocked) {
                     // register-blocked p·V: every row's weights zero where it does not attend
                     if (first <= last) {
                         for (int r = 0; r < rows; r++) {
@@ -110,7 +111,12 @@ final class AttentionOps {
                             if (lo[r] > first) Arrays.fill(scores, off + first, off + lo[r], 0f);
                             if (hi[r] < last) Arrays.fill(scores, off + hi[r] + 1, off + last + 1, 0f);
                         }
-                        ValueAccumulation.accumulate(v.segment(), vBase * 4, v.strides[2] * 4, dv, scores, tk, rows, first, last, acc);
+                        long bytes = v.dtype.byteSize();
+                        if (v.dtype == DType.F32) {
+                            ValueAccumulation.accumulate(v.segment(), vBase * bytes, v.strides[2] * bytes, dv, scores, tk, rows, first, last, acc);
+                        } else {
+                            ValueAccumulation.accumulateBf16(v.segment(), vBase * bytes, v.strides[2] * bytes, dv, scores, tk, rows, first, last, acc);
+                        }
                     } else {
                         Arrays.fill(acc, 0, rows * dv, 0f);
                     }

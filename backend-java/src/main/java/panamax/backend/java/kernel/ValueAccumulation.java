@@ -3,11 +3,15 @@ package panamax.backend.java.kernel;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteOrder;
 import jdk.incubator.vector.FloatVector;
+import jdk.incubator.vector.IntVector;
+import jdk.incubator.vector.ShortVector;
+import jdk.incubator.vector.VectorOperators;
+import jdk.incubator.vector.VectorShape;
 import jdk.incubator.vector.VectorSpecies;
 
 /**
  * Attention's {@code p·V} for the query rows of one kv head: {@code acc[r·dv + e] = Σ_j p[r·tk + j]·V[j, e]}
- * over f32 value rows read straight from the cache. Four query rows and four vectors of columns are
+ * over f32 or bf16 value rows read straight from the cache. Four query rows and four vectors of columns are
  * one register block (16 accumulators), so each value vector is loaded once per four rows and the
  * accumulators never leave registers while j runs. Per element the sum is the same chain of fused
  * multiply-adds in the same order as one {@code MatVec.axpy} per (j, row) from zero, so the result
@@ -19,11 +23,14 @@ public final class ValueAccumulation {
     private static final int F = S.length();
     private static final int BLOCK = 4 * F;
     private static final ByteOrder LE = ByteOrder.LITTLE_ENDIAN;
+    private static final VectorSpecies<Integer> IS = IntVector.SPECIES_PREFERRED;
+    /** Shorts of half the preferred width: F of them widen to one float vector. */
+    private static final VectorSpecies<Short> HALF = VectorSpecies.of(short.class, VectorShape.forBitSize(S.vectorBitSize() / 2));
 
     private ValueAccumulation() {
     }
 
-    /** True when rows of {@code dv} f32 values split into whole blocks of four vectors. */
+    /** True when rows of {@code dv} values split into whole blocks of four float vectors. */
     public static boolean supports(int dv) {
         return dv > 0 && dv % BLOCK == 0;
     }
@@ -76,5 +83,57 @@ public final class ValueAccumulation {
                 }
             }
         }
+    }
+
+    /** {@link #accumulate} over bf16 value rows (widened exactly, so the sums are those of f32 copies). */
+    public static void accumulateBf16(MemorySegment v, long base, long rowBytes, int dv, float[] p, int tk, int rows,
+                                  int first, int last, float[] acc) {
+        for (int r0 = 0; r0 < rows; r0 += 4) {
+            int n = Math.min(4, rows - r0);
+            // a block of fewer than four rows repeats its first row in the spare slots; their sums are dropped
+            int p0 = r0 * tk, p1 = (n > 1 ? r0 + 1 : r0) * tk, p2 = (n > 2 ? r0 + 2 : r0) * tk, p3 = (n > 3 ? r0 + 3 : r0) * tk;
+            for (int c = 0; c < dv; c += BLOCK) {
+                FloatVector a00 = FloatVector.zero(S), a01 = FloatVector.zero(S), a02 = FloatVector.zero(S), a03 = FloatVector.zero(S);
+                FloatVector a10 = FloatVector.zero(S), a11 = FloatVector.zero(S), a12 = FloatVector.zero(S), a13 = FloatVector.zero(S);
+                FloatVector a20 = FloatVector.zero(S), a21 = FloatVector.zero(S), a22 = FloatVector.zero(S), a23 = FloatVector.zero(S);
+                FloatVector a30 = FloatVector.zero(S), a31 = FloatVector.zero(S), a32 = FloatVector.zero(S), a33 = FloatVector.zero(S);
+                long col = base + 2L * c;
+                for (int j = first; j <= last; j++) {
+                    long at = col + j * rowBytes;
+                    FloatVector v0 = widen(v, at);
+                    FloatVector v1 = widen(v, at + 2L * F);
+                    FloatVector v2 = widen(v, at + 4L * F);
+                    FloatVector v3 = widen(v, at + 6L * F);
+                    FloatVector q = FloatVector.broadcast(S, p[p0 + j]);
+                    a00 = v0.fma(q, a00); a01 = v1.fma(q, a01); a02 = v2.fma(q, a02); a03 = v3.fma(q, a03);
+                    q = FloatVector.broadcast(S, p[p1 + j]);
+                    a10 = v0.fma(q, a10); a11 = v1.fma(q, a11); a12 = v2.fma(q, a12); a13 = v3.fma(q, a13);
+                    q = FloatVector.broadcast(S, p[p2 + j]);
+                    a20 = v0.fma(q, a20); a21 = v1.fma(q, a21); a22 = v2.fma(q, a22); a23 = v3.fma(q, a23);
+                    q = FloatVector.broadcast(S, p[p3 + j]);
+                    a30 = v0.fma(q, a30); a31 = v1.fma(q, a31); a32 = v2.fma(q, a32); a33 = v3.fma(q, a33);
+                }
+                int o = r0 * dv + c;
+                a00.intoArray(acc, o); a01.intoArray(acc, o + F); a02.intoArray(acc, o + 2 * F); a03.intoArray(acc, o + 3 * F);
+                if (n > 1) {
+                    o += dv;
+                    a10.intoArray(acc, o); a11.intoArray(acc, o + F); a12.intoArray(acc, o + 2 * F); a13.intoArray(acc, o + 3 * F);
+                }
+                if (n > 2) {
+                    o += dv;
+                    a20.intoArray(acc, o); a21.intoArray(acc, o + F); a22.intoArray(acc, o + 2 * F); a23.intoArray(acc, o + 3 * F);
+                }
+                if (n > 3) {
+                    o += dv;
+                    a30.intoArray(acc, o); a31.intoArray(acc, o + F); a32.intoArray(acc, o + 2 * F); a33.intoArray(acc, o + 3 * F);
+                }
+            }
+        }
+    }
+
+    /** F bf16 values at byte {@code at} as f32 (exact: the bits move to the top half). */
+    private static FloatVector widen(MemorySegment v, long at) {
+        ShortVector h = ShortVector.fromMemorySegment(HALF, v, at, LE);
+        return ((IntVector) h.convertShape(VectorOperators.S2I, IS, 0)).lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats();
     }
 }
