@@ -16,10 +16,11 @@ import java.util.Locale;
  * @param memoryBound    whether the floor is set by read bandwidth
  * @param target         the target in words, or empty
  * @param met            whether the target is met (meaningless without one)
+ * @param warmupSteps    untimed decode steps run before the timed ones (prefill: 0)
  */
 record BenchRow(String weights, String phase, int batch, int context, double tokensPerSecond, double bestTokensPerSecond,
                 double floorTokensPerSecond,
-                boolean memoryBound, String target, boolean met) {
+                boolean memoryBound, String target, boolean met, int warmupSteps) {
 
     double fractionOfFloor() {
         return tokensPerSecond / floorTokensPerSecond;
@@ -31,9 +32,9 @@ record BenchRow(String weights, String phase, int batch, int context, double tok
 
     String json() {
         return String.format(Locale.ROOT, "{\"weights\":\"%s\",\"phase\":\"%s\",\"batch\":%d,\"context\":%d,\"tok_per_s\":%.4f,\"best_step_tok_per_s\":%.4f,"
-                        + "\"floor_tok_per_s\":%.4f,\"fraction_of_floor\":%.4f,\"bound\":\"%s\",\"target\":\"%s\",\"result\":\"%s\"}",
+                        + "\"floor_tok_per_s\":%.4f,\"fraction_of_floor\":%.4f,\"bound\":\"%s\",\"target\":\"%s\",\"result\":\"%s\",\"warmup_steps\":%d}",
                 weights, phase, batch, context, tokensPerSecond, bestTokensPerSecond, floorTokensPerSecond, fractionOfFloor(),
-                memoryBound ? "memory" : "compute", target, result());
+                memoryBound ? "memory" : "compute", target, result(), warmupSteps);
     }
 
     static String tableHeader() {

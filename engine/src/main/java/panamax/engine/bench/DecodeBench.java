@@ -160,7 +160,7 @@ public final class DecodeBench {
             DecodeMeasurement.Prefill p = m.prefill(o.prefillTokens());
             Floor floor = Floor.prefill(o.shape(), f, p.tokens(), y);
             rows.add(new BenchRow(label, "prefill", 1, p.tokens(), p.tokensPerSecond(), p.tokensPerSecond(), floor.tokensPerSecond(p.tokens()),
-                    floor.memoryBound(), "", false));
+                    floor.memoryBound(), "", false, 0));
             err.printf(Locale.ROOT, "%s: prefill %d tokens in %.2f s%n", label, p.tokens(), p.seconds());
         }
         double batchOne = Double.NaN;
@@ -180,7 +180,7 @@ public final class DecodeBench {
                 met = rate >= 5 * batchOne;
             }
             rows.add(new BenchRow(label, "decode", batch, o.context(), rate, d.fastestStepTokensPerSecond(), floorRate, floor.memoryBound(),
-                    target, met));
+                    target, met, d.warmupSteps()));
             err.printf(Locale.ROOT, "%s: decode batch %d: %d steps in %.2f s (after %d warm-up steps)%n", label, batch, d.steps(), d.seconds(),
                     d.warmupSteps());
         }
