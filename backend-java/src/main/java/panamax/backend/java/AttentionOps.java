@@ -98,28 +98,8 @@ final class AttentionOps {
                     last = Math.max(last, hi[r]);
                 }
                 long vBase = v.offset + bi * v.strides[0] + h * v.strides[1];
-                boolean blocked = (v.dtype == DType.F32 || v.dtype == DType.BF16) && v.strides[3] == 1 && ValueAccumulation.supports(dv);
-                if (blocked) {
-                    // register-blocked p·V: every row's weights zero where it does not attend
-                    if (first <= last) {
-                        for (int r = 0; r < rows; r++) {
-                            int off = r * tk;
-                            if (hi[r] < lo[r]) {
-                                Arrays.fill(scores, off + first, off + last + 1, 0f);
-                                continue;
-                            }
-                            if (lo[r] > first) Arrays.fill(scores, off + first, off + lo[r], 0f);
-                            if (hi[r] < last) Arrays.fill(scores, off + hi[r] + 1, off + last + 1, 0f);
-                        }
-                        long bytes = v.dtype.byteSize();
-                        if (v.dtype == DType.F32) {
-                            ValueAccumulation.accumulate(v.segment(), vBase * bytes, v.strides[2] * bytes, dv, scores, tk, rows, first, last, acc);
-                        } else {
-                            ValueAccumulation.accumulateBf16(v.segment(), vBase * bytes, v.strides[2] * bytes, dv, scores, tk, rows, first, last, acc);
-                        }
-                    } else {
-                        Arrays.fill(acc, 0, rows * dv, 0f);
-                    }
+                if ((v.dtype == DType.F32 || v.dtype == DType.BF16) && v.strides[3] == 1 && ValueAccumulation.supports(dv)) {
+                    accumulateBlocked(v, vBase, dv, scores, tk, rows, lo, hi, first, last, acc);
                 } else {
                     accumulateRows(v, vBase, dv, scores, tk, rows, lo, hi, first, last, valueRow, acc);
                 }
@@ -133,6 +113,34 @@ final class AttentionOps {
             }
         });
         return out;
+    }
+
+    /**
+     * p·V in register blocks ({@link ValueAccumulation}) over f32 or bf16 rows of unit stride: each
+     * row's weights are first zeroed where it does not attend, since the blocks run every row over
+     * the same key range.
+     */
+    private static void accumulateBlocked(JavaTensor v, long vBase, int dv, float[] scores, int tk, int rows, int[] lo, int[] hi,
+                                          int first, int last, float[] acc) {
+        if (first > last) {
+            Arrays.fill(acc, 0, rows * dv, 0f);
+            return;
+        }
+        for (int r = 0; r < rows; r++) {
+            int off = r * tk;
+            if (hi[r] < lo[r]) {
+                Arrays.fill(scores, off + first, off + last + 1, 0f);
+                continue;
+            }
+            if (lo[r] > first) Arrays.fill(scores, off + first, off + lo[r], 0f);
+            if (hi[r] < last) Arrays.fill(scores, off + hi[r] + 1, off + last + 1, 0f);
+        }
+        long bytes = v.dtype.byteSize();
+        if (v.dtype == DType.F32) {
+            ValueAccumulation.accumulate(v.segment(), vBase * bytes, v.strides[2] * bytes, dv, scores, tk, rows, first, last, acc);
+        } else {
+            ValueAccumulation.accumulateBf16(v.segment(), vBase * bytes, v.strides[2] * bytes, dv, scores, tk, rows, first, last, acc);
+        }
     }
 
     /** p·V one value row at a time ({@code MatVec.axpy} per attending row): any dtype and stride. */
