@@ -43,6 +43,13 @@ public final class ValueAccumulation {
      */
     public static void accumulate(MemorySegment v, long base, long rowBytes, int dv, float[] p, int tk, int rows,
                                   int first, int last, float[] acc) {
+        blocks(v, base, rowBytes, false, dv, p, tk, rows, first, last, acc);
+    }
+
+    /** Both element types; {@code bf16} is constant per call, so C2 keeps one loop per type. */
+    private static void blocks(MemorySegment v, long base, long rowBytes, boolean bf16, int dv, float[] p, int tk, int rows,
+                               int first, int last, float[] acc) {
+        int bytes = bf16 ? 2 : 4;
         for (int r0 = 0; r0 < rows; r0 += 4) {
             int n = Math.min(4, rows - r0);
             // a block of fewer than four rows repeats its first row in the spare slots; their sums are dropped
@@ -52,13 +59,13 @@ public final class ValueAccumulation {
                 FloatVector a10 = FloatVector.zero(S), a11 = FloatVector.zero(S), a12 = FloatVector.zero(S), a13 = FloatVector.zero(S);
                 FloatVector a20 = FloatVector.zero(S), a21 = FloatVector.zero(S), a22 = FloatVector.zero(S), a23 = FloatVector.zero(S);
                 FloatVector a30 = FloatVector.zero(S), a31 = FloatVector.zero(S), a32 = FloatVector.zero(S), a33 = FloatVector.zero(S);
-                long col = base + 4L * c;
+                long col = base + (long) bytes * c;
                 for (int j = first; j <= last; j++) {
                     long at = col + j * rowBytes;
-                    FloatVector v0 = FloatVector.fromMemorySegment(S, v, at, LE);
-                    FloatVector v1 = FloatVector.fromMemorySegment(S, v, at + 4L * F, LE);
-                    FloatVector v2 = FloatVector.fromMemorySegment(S, v, at + 8L * F, LE);
-                    FloatVector v3 = FloatVector.fromMemorySegment(S, v, at + 12L * F, LE);
+                    FloatVector v0 = load(v, at, bf16);
+                    FloatVector v1 = load(v, at + (long) bytes * F, bf16);
+                    FloatVector v2 = load(v, at + 2L * bytes * F, bf16);
+                    FloatVector v3 = load(v, at + 3L * bytes * F, bf16);
                     FloatVector q = FloatVector.broadcast(S, p[p0 + j]);
                     a00 = v0.fma(q, a00); a01 = v1.fma(q, a01); a02 = v2.fma(q, a02); a03 = v3.fma(q, a03);
                     q = FloatVector.broadcast(S, p[p1 + j]);
@@ -88,52 +95,13 @@ public final class ValueAccumulation {
 
     /** {@link #accumulate} over bf16 value rows (widened exactly, so the sums are those of f32 copies). */
     public static void accumulateBf16(MemorySegment v, long base, long rowBytes, int dv, float[] p, int tk, int rows,
-                                  int first, int last, float[] acc) {
-        for (int r0 = 0; r0 < rows; r0 += 4) {
-            int n = Math.min(4, rows - r0);
-            // a block of fewer than four rows repeats its first row in the spare slots; their sums are dropped
-            int p0 = r0 * tk, p1 = (n > 1 ? r0 + 1 : r0) * tk, p2 = (n > 2 ? r0 + 2 : r0) * tk, p3 = (n > 3 ? r0 + 3 : r0) * tk;
-            for (int c = 0; c < dv; c += BLOCK) {
-                FloatVector a00 = FloatVector.zero(S), a01 = FloatVector.zero(S), a02 = FloatVector.zero(S), a03 = FloatVector.zero(S);
-                FloatVector a10 = FloatVector.zero(S), a11 = FloatVector.zero(S), a12 = FloatVector.zero(S), a13 = FloatVector.zero(S);
-                FloatVector a20 = FloatVector.zero(S), a21 = FloatVector.zero(S), a22 = FloatVector.zero(S), a23 = FloatVector.zero(S);
-                FloatVector a30 = FloatVector.zero(S), a31 = FloatVector.zero(S), a32 = FloatVector.zero(S), a33 = FloatVector.zero(S);
-                long col = base + 2L * c;
-                for (int j = first; j <= last; j++) {
-                    long at = col + j * rowBytes;
-                    FloatVector v0 = widen(v, at);
-                    FloatVector v1 = widen(v, at + 2L * F);
-                    FloatVector v2 = widen(v, at + 4L * F);
-                    FloatVector v3 = widen(v, at + 6L * F);
-                    FloatVector q = FloatVector.broadcast(S, p[p0 + j]);
-                    a00 = v0.fma(q, a00); a01 = v1.fma(q, a01); a02 = v2.fma(q, a02); a03 = v3.fma(q, a03);
-                    q = FloatVector.broadcast(S, p[p1 + j]);
-                    a10 = v0.fma(q, a10); a11 = v1.fma(q, a11); a12 = v2.fma(q, a12); a13 = v3.fma(q, a13);
-                    q = FloatVector.broadcast(S, p[p2 + j]);
-                    a20 = v0.fma(q, a20); a21 = v1.fma(q, a21); a22 = v2.fma(q, a22); a23 = v3.fma(q, a23);
-                    q = FloatVector.broadcast(S, p[p3 + j]);
-                    a30 = v0.fma(q, a30); a31 = v1.fma(q, a31); a32 = v2.fma(q, a32); a33 = v3.fma(q, a33);
-                }
-                int o = r0 * dv + c;
-                a00.intoArray(acc, o); a01.intoArray(acc, o + F); a02.intoArray(acc, o + 2 * F); a03.intoArray(acc, o + 3 * F);
-                if (n > 1) {
-                    o += dv;
-                    a10.intoArray(acc, o); a11.intoArray(acc, o + F); a12.intoArray(acc, o + 2 * F); a13.intoArray(acc, o + 3 * F);
-                }
-                if (n > 2) {
-                    o += dv;
-                    a20.intoArray(acc, o); a21.intoArray(acc, o + F); a22.intoArray(acc, o + 2 * F); a23.intoArray(acc, o + 3 * F);
-                }
-                if (n > 3) {
-                    o += dv;
-                    a30.intoArray(acc, o); a31.intoArray(acc, o + F); a32.intoArray(acc, o + 2 * F); a33.intoArray(acc, o + 3 * F);
-                }
-            }
-        }
+                                      int first, int last, float[] acc) {
+        blocks(v, base, rowBytes, true, dv, p, tk, rows, first, last, acc);
     }
 
-    /** F bf16 values at byte {@code at} as f32 (exact: the bits move to the top half). */
-    private static FloatVector widen(MemorySegment v, long at) {
+    /** F values at byte {@code at}: f32, or bf16 widened exactly (the bits move to the top half). */
+    private static FloatVector load(MemorySegment v, long at, boolean bf16) {
+        if (!bf16) return FloatVector.fromMemorySegment(S, v, at, LE);
         ShortVector h = ShortVector.fromMemorySegment(HALF, v, at, LE);
         return ((IntVector) h.convertShape(VectorOperators.S2I, IS, 0)).lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats();
     }
