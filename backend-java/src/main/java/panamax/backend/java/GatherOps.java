@@ -1,8 +1,6 @@
 package panamax.backend.java;
 
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.util.Arrays;
 import panamax.api.tensor.DType;
 import panamax.backend.java.kernel.TableLookup;
@@ -69,10 +67,14 @@ final class GatherOps {
             // a 1-D table read per element (e.g. centroids by code): vector lookups over the index array
             int[] table = new int[x.dims[a]];
             for (int j = 0; j < table.length; j++) table[j] = s.getAtIndex(RowIo.I32, x.offset + j * axisStride);
-            // native, never MemorySegment.ofArray: see TableLookup on heap segments
-            MemorySegment ixs = Arena.ofAuto().allocate(4L * ix.length, 64);
-            MemorySegment.copy(ix, 0, ixs, ValueLayout.JAVA_INT, 0, ix.length);
-            backend.parallel.forEvenSplit(ix.length, 1 << 14, (from, to) -> TableLookup.lookup(table, ixs, 4L * from, to - from, d, 4L * from));
+            // staged in the backend's native memory (pooled, freed at once), never MemorySegment.ofArray:
+            // see TableLookup on heap segments
+            try (JavaTensor staged = backend.allocate(new int[] {ix.length}, DType.I32)) {
+                MemorySegment ixs = staged.segment();
+                long at = 4L * staged.offset;
+                MemorySegment.copy(ix, 0, ixs, RowIo.I32, at, ix.length);
+                backend.parallel.forEvenSplit(ix.length, 1 << 14, (from, to) -> TableLookup.lookup(table, ixs, at + 4L * from, to - from, d, 4L * from));
+            }
             return out;
         }
         long grain = Math.max(1, (1L << 14) / Math.max(1, innerCount));
