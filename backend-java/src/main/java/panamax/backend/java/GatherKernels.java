@@ -31,15 +31,17 @@ final class GatherKernels {
         long[] in = loop.innerStrides;
         DType it = idx.dtype;
         int dim = table.length;
+        boolean widen = it != DType.I32 || in[0] != 1; // indices of another dtype or layout: widened to a run of ints first
+        boolean direct = in[1] == 1;                    // else looked up into a run, then scattered
         loop.execute(parallel, total, () -> {
-            // native, never MemorySegment.ofArray: see TableLookup on heap segments
-            Arena scratchArena = Arena.ofAuto();
-            MemorySegment scratch = scratchArena.allocate(4L * StridedLoop.CHUNK, 64);
-            MemorySegment values = scratchArena.allocate(4L * StridedLoop.CHUNK, 64);
+            // only the scratch this op needs (none for contiguous i32 indices and output); native, never
+            // MemorySegment.ofArray: see TableLookup on heap segments
+            MemorySegment scratch = widen ? Arena.ofAuto().allocate(4L * StridedLoop.CHUNK, 64) : null;
+            MemorySegment values = direct ? null : Arena.ofAuto().allocate(4L * StridedLoop.CHUNK, 64);
             return (base, n) -> {
                 MemorySegment from = si;
                 long fromByte = 4 * base[0];
-                if (it != DType.I32 || in[0] != 1) { // indices of another dtype or layout: widen to a run of ints first
+                if (widen) {
                     for (int i = 0; i < n; i++) {
                         long j = RowIo.getLong(si, it, base[0] + i * in[0]);
                         scratch.setAtIndex(RowIo.I32, i, j < 0 || j >= dim ? -1 : (int) j);
@@ -47,7 +49,6 @@ final class GatherKernels {
                     from = scratch;
                     fromByte = 0;
                 }
-                boolean direct = in[1] == 1;
                 int bad = TableLookup.lookup(table, from, fromByte, n, direct ? d : values, direct ? 4 * base[1] : 0);
                 if (bad >= 0) {
                     throw new IndexOutOfBoundsException("takeAlongAxis: index " + RowIo.getLong(si, it, base[0] + bad * in[0])

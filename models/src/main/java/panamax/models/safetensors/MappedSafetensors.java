@@ -56,24 +56,29 @@ public record MappedSafetensors(Path file, SafetensorsHeader header, MemorySegme
      */
     public static MappedSafetensors open(Path file, Arena arena, LoadOptions.Weights weights, LongConsumer progress) {
         MemorySegment memory;
+        SafetensorsHeader header;
         try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
             if (WeightPlacement.resolve(weights, channel.size()) == LoadOptions.Weights.COPY) {
-                // shifted so that the data section starts on a cache line: a header's length is a multiple of 8
-                // at best, and vector loads that straddle cache lines cost the weight kernels ~10 %
-                long shift = (CACHE_LINE - dataStart(channel) % CACHE_LINE) % CACHE_LINE;
-                memory = HugePageMemory.allocate(channel.size() + shift, arena).asSlice(shift, channel.size());
                 try (Arena temporary = Arena.ofShared()) {
-                    // mapped only for the copy: the page cache keeps nothing of the process afterwards
-                    copy(channel.map(FileChannel.MapMode.READ_ONLY, 0, channel.size(), temporary), memory, file, progress);
+                    // mapped only for the copy: the page cache keeps nothing of the process afterwards. The
+                    // header is checked first, so a malformed file fails before anything is copied
+                    MemorySegment source = channel.map(FileChannel.MapMode.READ_ONLY, 0, channel.size(), temporary);
+                    header = SafetensorsHeader.parse(file, source);
+                    // shifted so that the data section starts on a cache line: a header's length is a multiple
+                    // of 8 at best, and vector loads that straddle cache lines cost the weight kernels ~10 %
+                    long shift = (CACHE_LINE - header.dataStart() % CACHE_LINE) % CACHE_LINE;
+                    memory = HugePageMemory.allocate(channel.size() + shift, arena).asSlice(shift, channel.size());
+                    copy(source, memory, file, progress);
                 }
             } else {
                 memory = channel.map(FileChannel.MapMode.READ_ONLY, 0, channel.size(), arena);
+                header = SafetensorsHeader.parse(file, memory);
                 if (progress != null) touch(memory, progress);
             }
         } catch (IOException | UnsupportedOperationException e) {
             throw new BadModelFileException(file, "cannot map it: " + e.getMessage(), e);
         }
-        return new MappedSafetensors(file, SafetensorsHeader.parse(file, memory), memory);
+        return new MappedSafetensors(file, header, memory);
     }
 
     /**
@@ -101,15 +106,6 @@ public record MappedSafetensors(Path file, SafetensorsHeader header, MemorySegme
             Thread.currentThread().interrupt();
             throw new BadModelFileException(file, "interrupted while copying it into memory", e);
         }
-    }
-
-    /** Where the data section begins (8 + the header length), or 0 for a file too short to say (the header check reports it). */
-    private static long dataStart(FileChannel channel) throws IOException {
-        java.nio.ByteBuffer length = java.nio.ByteBuffer.allocate(8).order(java.nio.ByteOrder.LITTLE_ENDIAN);
-        while (length.hasRemaining() && channel.read(length, length.position()) > 0) {
-            // reads at most 8 bytes
-        }
-        return length.hasRemaining() ? 0 : 8 + length.getLong(0);
     }
 
     private static void touch(MemorySegment memory, LongConsumer progress) {
