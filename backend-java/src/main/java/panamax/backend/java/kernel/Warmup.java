@@ -11,7 +11,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * thread, so creating a backend never waits for it, and only until real work starts: on a
  * machine of few cores the warm-up (2.6 s of one core) otherwise competes with the model it is
  * meant to speed up (the demo model's 256-token generate took 5.7 s with it, 3.8 s without), and
- * the kernels real work calls compile from that work itself.
+ * the kernels real work calls compile from that work itself. The weight matrix-vector rows
+ * ({@link QuantMatVec}) and attention's p·V ({@link ValueAccumulation}) are left to real work:
+ * their loops are hot from a model's first step, and compiling them from 256-wide warm-up rows bought
+ * nothing. Every segment here is native (see {@link TableLookup} on heap segments).
  */
 public final class Warmup {
     private static final AtomicBoolean STARTED = new AtomicBoolean();
