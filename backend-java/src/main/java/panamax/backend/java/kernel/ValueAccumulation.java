@@ -46,7 +46,7 @@ public final class ValueAccumulation {
         blocks(v, base, rowBytes, false, dv, p, tk, rows, first, last, acc);
     }
 
-    /** Both element types; {@code bf16} is constant per call, so C2 keeps one loop per type. */
+    /** Both element types in one loop: measured as fast as one copy per type (decode attention, 17:47). */
     private static void blocks(MemorySegment v, long base, long rowBytes, boolean bf16, int dv, float[] p, int tk, int rows,
                                int first, int last, float[] acc) {
         int bytes = bf16 ? 2 : 4;
