@@ -50,62 +50,57 @@ class AffineEncodingTest {
         return v;
     }
 
+    /** A fused encoder under test: writes scales, biases (padded arrays) and packed codes of the row {@code w}. */
+    @FunctionalInterface
+    private interface Encoder {
+        void encode(float[] w, int n, int group, int bits, int padded, float[] scales, float[] biases, MemorySegment packed);
+    }
+
     @Test
     void fusedQuantizeMatchesTheScalarTwinBitForBit() {
         if (!AffineEncoding.supported()) return;
+        matchesTheScalarTwin(false, (w, n, group, bits, padded, gs, gb, got) ->
+                AffineEncoding.quantize(w, n, group, bits, new float[padded], new float[padded], gs, gb, got, 0));
+    }
+
+    @Test
+    void interleavedBf16QuantizeMatchesTheScalarTwinBitForBit() {
+        if (!AffineEncoding.interleaves(64)) return;
+        matchesTheScalarTwin(true, (w, n, group, bits, padded, gs, gb, got) -> {
+            try (Arena arena = Arena.ofConfined()) {
+                MemorySegment src = arena.allocate(2L * n);
+                for (int i = 0; i < n; i++) src.setAtIndex(I16, i, Floats.floatToBf16(w[i])); // exact: w is bf16-rounded
+                float[] interleaved = new float[n];
+                AffineEncoding.loadInterleavedBf16(src, 0, n, interleaved);
+                AffineEncoding.quantizeInterleaved(interleaved, n, group, bits, new float[padded], new float[padded], gs, gb, got, 0);
+            }
+        });
+    }
+
+    /**
+     * For every width and group size: the encoder's codes, scales and biases equal
+     * {@link AffineCodes#quantizeRow} + {@link AffineCodes#packRow} on the same row ({@code bf16Row}:
+     * values rounded to bf16 first, as a bf16 encoder reads them).
+     */
+    private void matchesTheScalarTwin(boolean bf16Row, Encoder encoder) {
         for (int bits : WIDTHS) {
             for (int group : new int[] {32, 64, 128}) {
                 int n = 2048;
                 float[] w = values(n, group);
+                if (bf16Row) for (int i = 0; i < n; i++) w[i] = Floats.bf16ToFloat(Floats.floatToBf16(w[i]));
                 int groups = n / group;
+                int padded = (groups + 63) / 64 * 64;
                 int[] codes = new int[n];
                 float[] ws = new float[groups];
                 float[] wb = new float[groups];
                 AffineCodes.quantizeRow(w, n, group, bits, codes, ws, wb);
-                int padded = (groups + 63) / 64 * 64;
                 float[] gs = new float[padded];
                 float[] gb = new float[padded];
                 try (Arena arena = Arena.ofConfined()) {
                     MemorySegment want = arena.allocate((long) n * bits / 8);
                     MemorySegment got = arena.allocate((long) n * bits / 8);
                     AffineCodes.packRow(codes, n, bits, want, 0);
-                    AffineEncoding.quantize(w, n, group, bits, new float[padded], new float[padded], gs, gb, got, 0);
-                    String what = bits + " bits, group " + group;
-                    assertEquals(-1, want.mismatch(got), "packed codes, " + what);
-                    assertArrayEquals(bitsOf(ws), bitsOf(Arrays.copyOf(gs, groups)), "scales, " + what);
-                    assertArrayEquals(bitsOf(wb), bitsOf(Arrays.copyOf(gb, groups)), "biases, " + what);
-                }
-            }
-        }
-    }
-
-    @Test
-    void interleavedBf16QuantizeMatchesTheScalarTwinBitForBit() {
-        if (!AffineEncoding.interleaves(64)) return;
-        for (int bits : WIDTHS) {
-            for (int group : new int[] {32, 64, 128}) {
-                int n = 2048;
-                float[] w = values(n, group);
-                int groups = n / group;
-                int padded = (groups + 63) / 64 * 64;
-                try (Arena arena = Arena.ofConfined()) {
-                    MemorySegment src = arena.allocate(2L * n);
-                    for (int i = 0; i < n; i++) {
-                        src.setAtIndex(I16, i, Floats.floatToBf16(w[i]));
-                        w[i] = Floats.bf16ToFloat(src.getAtIndex(I16, i));
-                    }
-                    int[] codes = new int[n];
-                    float[] ws = new float[groups];
-                    float[] wb = new float[groups];
-                    AffineCodes.quantizeRow(w, n, group, bits, codes, ws, wb);
-                    MemorySegment want = arena.allocate((long) n * bits / 8);
-                    MemorySegment got = arena.allocate((long) n * bits / 8);
-                    AffineCodes.packRow(codes, n, bits, want, 0);
-                    float[] interleaved = new float[n];
-                    float[] gs = new float[padded];
-                    float[] gb = new float[padded];
-                    AffineEncoding.loadInterleavedBf16(src, 0, n, interleaved);
-                    AffineEncoding.quantizeInterleaved(interleaved, n, group, bits, new float[padded], new float[padded], gs, gb, got, 0);
+                    encoder.encode(w, n, group, bits, padded, gs, gb, got);
                     String what = bits + " bits, group " + group;
                     assertEquals(-1, want.mismatch(got), "packed codes, " + what);
                     assertArrayEquals(bitsOf(ws), bitsOf(Arrays.copyOf(gs, groups)), "scales, " + what);

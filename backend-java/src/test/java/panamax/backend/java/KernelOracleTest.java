@@ -97,7 +97,7 @@ class KernelOracleTest {
                 for (int bits : new int[] {2, 4, 8}) {
                     for (int gs : new int[] {32, 64, 128}) {
                         if (gs > k || !AffineScores.supports(bits, k, gs)) continue;
-                        int n = 37, groups = k / gs, words = k * bits / 32;
+                        int n = 37, words = k * bits / 32;
                         QuantizedRows q = QuantizedRows.of(arena, n, k, bits, gs, this::gaussian);
                         MemorySegment packed = q.packed();
                         RowScales params = q.params();
