@@ -13,7 +13,9 @@ import jdk.incubator.vector.VectorSpecies;
  * and FMA'd against both rows' decoded codes. {@link QuantMatVec#vector} pairs row i of its range's
  * first half with row i of its second half (two sequential streams) where this was measured to pay
  * (see there). Each writes the two rows' {@code Σ_g s_g·Σ x·(1 + q·2^-bits)} to {@code out[0]} and
- * {@code out[1]}. Stateless; thread-safe.
+ * {@code out[1]}. One method per width, like QuantMatVec's row kernels and for the same measured
+ * reason: with the width as a parameter the rotations and trip counts are no longer constants (a
+ * single row(bits, ...) ran 30 % slower). Stateless; thread-safe.
  */
 final class QuantRowPairs {
     private static final VectorSpecies<Integer> IS = IntVector.SPECIES_PREFERRED;
