@@ -30,6 +30,12 @@ import panamax.engine.wiring.Engine;
  * The temporary directory is deleted afterwards, also on failure.
  */
 public final class DecodeBench {
+    /**
+     * Smallest share of a step an op needs to get a line in the breakdown; {@code -Dpanamax.breakdown.min=0}
+     * (through {@code PANAMAX_JAVA_OPTS}) lists every op.
+     */
+    private static final double BREAKDOWN_MIN_SHARE = Double.parseDouble(System.getProperty("panamax.breakdown.min", "0.01"));
+
     private DecodeBench() {
     }
 
@@ -106,10 +112,10 @@ public final class DecodeBench {
                     + " 'best step' is the fastest single step, comparable to the probes' best pass on a shared machine.");
             if (!shares.isEmpty()) {
                 out.println();
-                out.println("wall-clock time per decode step by backend op (instrumented run; ops under 1% left out):");
+                out.println("wall-clock time per decode step by backend op (instrumented run; ops under " + BREAKDOWN_MIN_SHARE * 100 + "% left out):");
                 out.println();
                 out.println(OpShare.tableHeader());
-                for (OpShare op : shares) if (op.share() >= Double.parseDouble(System.getProperty("panamax.breakdown.min", "0.01"))) out.println(op.tableLine());
+                for (OpShare op : shares) if (op.share() >= BREAKDOWN_MIN_SHARE) out.println(op.tableLine());
             }
         }
         return 0;
