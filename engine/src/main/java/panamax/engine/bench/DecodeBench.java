@@ -30,12 +30,6 @@ import panamax.engine.wiring.Engine;
  * The temporary directory is deleted afterwards, also on failure.
  */
 public final class DecodeBench {
-    /**
-     * Smallest share of a step an op needs to get a line in the breakdown; {@code -Dpanamax.breakdown.min=0}
-     * (through {@code PANAMAX_JAVA_OPTS}) lists every op.
-     */
-    private static final double BREAKDOWN_MIN_SHARE = Double.parseDouble(System.getProperty("panamax.breakdown.min", "0.01"));
-
     private DecodeBench() {
     }
 
@@ -112,10 +106,11 @@ public final class DecodeBench {
                     + " 'best step' is the fastest single step, comparable to the probes' best pass on a shared machine.");
             if (!shares.isEmpty()) {
                 out.println();
-                out.println("wall-clock time per decode step by backend op (instrumented run; ops under " + BREAKDOWN_MIN_SHARE * 100 + "% left out):");
+                double minShare = breakdownMinShare(err);
+                out.println("wall-clock time per decode step by backend op (instrumented run; ops under " + minShare * 100 + "% left out):");
                 out.println();
                 out.println(OpShare.tableHeader());
-                for (OpShare op : shares) if (op.share() >= BREAKDOWN_MIN_SHARE) out.println(op.tableLine());
+                for (OpShare op : shares) if (op.share() >= minShare) out.println(op.tableLine());
             }
         }
         return 0;
@@ -214,6 +209,20 @@ public final class DecodeBench {
             }
         }
         return out;
+    }
+
+    /**
+     * Smallest share of a step an op needs to get a line in the breakdown: 1 %, or the system property
+     * {@code panamax.breakdown.min} ({@code PANAMAX_JAVA_OPTS=-Dpanamax.breakdown.min=0} lists every op).
+     */
+    private static double breakdownMinShare(PrintWriter err) {
+        String value = System.getProperty("panamax.breakdown.min", "0.01");
+        try {
+            return Double.parseDouble(value);
+        } catch (NumberFormatException e) {
+            err.println("panamax.breakdown.min: expected a fraction such as 0.01, found '" + value + "'; using 0.01");
+            return 0.01;
+        }
     }
 
     private static void deleteRecursively(Path dir) throws IOException {
