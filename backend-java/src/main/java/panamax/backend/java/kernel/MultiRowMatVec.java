@@ -42,18 +42,19 @@ public final class MultiRowMatVec {
             MatVec.bf16(w, wOff, ldwBytes, k, xi, rows, n0, n1, out, outOff, ldo);
             return;
         }
+        float[] sums = new float[16 * F];
         int n = n0;
         for (; n + 4 <= n1; n += 4) {
             long r0 = wOff + n * ldwBytes;
             int m = 0;
-            for (; m + 4 <= rows; m += 4) bf16Block4(w, r0, ldwBytes, k, xi, m, out, outOff + m * ldo + n, ldo);
+            for (; m + 4 <= rows; m += 4) bf16Block4(w, r0, ldwBytes, k, xi, m, sums, out, outOff + m * ldo + n, ldo);
             for (; m < rows; m++) bf16Block1(w, r0, ldwBytes, k, xi, m, out, outOff + m * ldo + n);
         }
         if (n < n1) MatVec.bf16(w, wOff, ldwBytes, k, xi, rows, n, n1, out, outOff, ldo);
     }
 
-                /** Four weight rows from {@code r0} × x rows {@code m..m+3}; results at {@code out[o + j·ldo + i]} for row m+j, weight i. */
-    private static void bf16Block4(MemorySegment w, long r0, long ld, int k, float[] xi, int m, float[] out, int o, int ldo) {
+    /** Four weight rows from {@code r0} × x rows {@code m..m+3}; results at {@code out[o + j·ldo + i]} for row m+j, weight i. */
+    private static void bf16Block4(MemorySegment w, long r0, long ld, int k, float[] xi, int m, float[] sums, float[] out, int o, int ldo) {
         FloatVector a00 = FloatVector.zero(S), a01 = FloatVector.zero(S), a02 = FloatVector.zero(S), a03 = FloatVector.zero(S);
         FloatVector a10 = FloatVector.zero(S), a11 = FloatVector.zero(S), a12 = FloatVector.zero(S), a13 = FloatVector.zero(S);
         FloatVector a20 = FloatVector.zero(S), a21 = FloatVector.zero(S), a22 = FloatVector.zero(S), a23 = FloatVector.zero(S);
@@ -83,22 +84,13 @@ public final class MultiRowMatVec {
             x = FloatVector.fromArray(S, xi, x3 + i + F);
             a03 = w0.fma(x, a03); a13 = w1.fma(x, a13); a23 = w2.fma(x, a23); a33 = w3.fma(x, a33);
         }
-        out[o + 0 * ldo + 0] = Lanes.sum(a00) + tail(w, r0, k, bound, xi, x0);
-        out[o + 0 * ldo + 1] = Lanes.sum(a10) + tail(w, r1, k, bound, xi, x0);
-        out[o + 0 * ldo + 2] = Lanes.sum(a20) + tail(w, r2, k, bound, xi, x0);
-        out[o + 0 * ldo + 3] = Lanes.sum(a30) + tail(w, r3, k, bound, xi, x0);
-        out[o + 1 * ldo + 0] = Lanes.sum(a01) + tail(w, r0, k, bound, xi, x1);
-        out[o + 1 * ldo + 1] = Lanes.sum(a11) + tail(w, r1, k, bound, xi, x1);
-        out[o + 1 * ldo + 2] = Lanes.sum(a21) + tail(w, r2, k, bound, xi, x1);
-        out[o + 1 * ldo + 3] = Lanes.sum(a31) + tail(w, r3, k, bound, xi, x1);
-        out[o + 2 * ldo + 0] = Lanes.sum(a02) + tail(w, r0, k, bound, xi, x2);
-        out[o + 2 * ldo + 1] = Lanes.sum(a12) + tail(w, r1, k, bound, xi, x2);
-        out[o + 2 * ldo + 2] = Lanes.sum(a22) + tail(w, r2, k, bound, xi, x2);
-        out[o + 2 * ldo + 3] = Lanes.sum(a32) + tail(w, r3, k, bound, xi, x2);
-        out[o + 3 * ldo + 0] = Lanes.sum(a03) + tail(w, r0, k, bound, xi, x3);
-        out[o + 3 * ldo + 1] = Lanes.sum(a13) + tail(w, r1, k, bound, xi, x3);
-        out[o + 3 * ldo + 2] = Lanes.sum(a23) + tail(w, r2, k, bound, xi, x3);
-        out[o + 3 * ldo + 3] = Lanes.sum(a33) + tail(w, r3, k, bound, xi, x3);
+        // the accumulators leave through an array: this method is too large for C2 to inline the
+        // lane sums, and a vector passed to a call that is not inlined is boxed
+        a00.intoArray(sums, 0 * F); a01.intoArray(sums, 1 * F); a02.intoArray(sums, 2 * F); a03.intoArray(sums, 3 * F);
+        a10.intoArray(sums, 4 * F); a11.intoArray(sums, 5 * F); a12.intoArray(sums, 6 * F); a13.intoArray(sums, 7 * F);
+        a20.intoArray(sums, 8 * F); a21.intoArray(sums, 9 * F); a22.intoArray(sums, 10 * F); a23.intoArray(sums, 11 * F);
+        a30.intoArray(sums, 12 * F); a31.intoArray(sums, 13 * F); a32.intoArray(sums, 14 * F); a33.intoArray(sums, 15 * F);
+        finishBf16(sums, w, r0, ld, k, bound, xi, x0, out, o, ldo);
     }
 
     /** Four weight rows from {@code r0} × x row m: two accumulators (even, odd) per weight row. */
@@ -121,8 +113,36 @@ public final class MultiRowMatVec {
         out[o + 3] = Lanes.sum(a3.add(b3)) + tail(w, r3, k, bound, xi, x0);
     }
 
-    /** Σ over the scalar k tail {@code [bound, k)} of one bf16 row against x (no vectors cross this call). */
+    /**
+     * {@code out[o + j·ldo + i] = Σ lanes(sums[(4i + j)·F ..]) + the scalar tail} for weight row
+     * {@code r0 + i·ld} and x row {@code x0 + j·k}: the 4 × 4 block's results, in the order and
+     * rounding of a per-row {@link Lanes#sum}.
+     */
+    private static void finishBf16(float[] sums, MemorySegment w, long r0, long ld, int k, int bound, float[] xi, int x0,
+                                   float[] out, int o, int ldo) {
+        for (int i = 0; i < 4; i++) {
+            for (int j = 0; j < 4; j++) {
+                out[o + j * ldo + i] = Lanes.sum(sums, (4 * i + j) * F) + tail(w, r0 + i * ld, k, bound, xi, x0 + j * k);
+            }
+        }
+    }
+
+    /** {@link #finishBf16} for f32 weight rows {@code q0 + i·k}. */
+    private static void finishF32(float[] sums, float[] w, int q0, int k, int bound, float[] xs, int x0,
+                                  float[] out, int o, int ldo) {
+        for (int i = 0; i < 4; i++) {
+            for (int j = 0; j < 4; j++) {
+                out[o + j * ldo + i] = Lanes.sum(sums, (4 * i + j) * F) + tail(w, q0 + i * k, k, bound, xs, x0 + j * k);
+            }
+        }
+    }
+
+    /** Σ over the scalar k tail {@code [bound, k)} of one bf16 row against x; small enough to inline. */
     private static float tail(MemorySegment w, long row, int k, int bound, float[] xi, int xo) {
+        return bound == k ? 0 : tailLoop(w, row, k, bound, xi, xo);
+    }
+
+    private static float tailLoop(MemorySegment w, long row, int k, int bound, float[] xi, int xo) {
         float sum = 0;
         for (int i = bound; i < k; i++) sum += Floats.bf16ToFloat(w.get(I16, row + 2L * i)) * xi[xo + i];
         return sum;
@@ -134,10 +154,11 @@ public final class MultiRowMatVec {
      * {@code out[outOff + m·ldo + j] = dot(w[j], x[m])} for {@code j < nb}, {@code m < rows}.
      */
     public static void f32(float[] w, int wOff, int nb, int k, float[] x, int rows, float[] out, int outOff, int ldo) {
+        float[] sums = new float[16 * F];
         int j = 0;
         for (; j + 4 <= nb; j += 4) {
             int m = 0;
-            for (; m + 4 <= rows; m += 4) f32Block4(w, wOff + j * k, k, x, m, out, outOff + m * ldo + j, ldo);
+            for (; m + 4 <= rows; m += 4) f32Block4(w, wOff + j * k, k, x, m, sums, out, outOff + m * ldo + j, ldo);
             for (; m < rows; m++) {
                 for (int t = 0; t < 4; t++) out[outOff + m * ldo + j + t] = MatVec.dot(w, wOff + (j + t) * k, x, m * k, k);
             }
@@ -147,7 +168,7 @@ public final class MultiRowMatVec {
         }
     }
 
-    private static void f32Block4(float[] w, int w0ff, int k, float[] xs, int m, float[] out, int o, int ldo) {
+    private static void f32Block4(float[] w, int w0ff, int k, float[] xs, int m, float[] sums, float[] out, int o, int ldo) {
         FloatVector a00 = FloatVector.zero(S), a01 = FloatVector.zero(S), a02 = FloatVector.zero(S), a03 = FloatVector.zero(S);
         FloatVector a10 = FloatVector.zero(S), a11 = FloatVector.zero(S), a12 = FloatVector.zero(S), a13 = FloatVector.zero(S);
         FloatVector a20 = FloatVector.zero(S), a21 = FloatVector.zero(S), a22 = FloatVector.zero(S), a23 = FloatVector.zero(S);
@@ -167,25 +188,20 @@ public final class MultiRowMatVec {
             x = FloatVector.fromArray(S, xs, x3 + i);
             a03 = w0.fma(x, a03); a13 = w1.fma(x, a13); a23 = w2.fma(x, a23); a33 = w3.fma(x, a33);
         }
-        out[o + 0 * ldo + 0] = Lanes.sum(a00) + tail(w, q0, k, bound, xs, x0);
-        out[o + 0 * ldo + 1] = Lanes.sum(a10) + tail(w, q1, k, bound, xs, x0);
-        out[o + 0 * ldo + 2] = Lanes.sum(a20) + tail(w, q2, k, bound, xs, x0);
-        out[o + 0 * ldo + 3] = Lanes.sum(a30) + tail(w, q3, k, bound, xs, x0);
-        out[o + 1 * ldo + 0] = Lanes.sum(a01) + tail(w, q0, k, bound, xs, x1);
-        out[o + 1 * ldo + 1] = Lanes.sum(a11) + tail(w, q1, k, bound, xs, x1);
-        out[o + 1 * ldo + 2] = Lanes.sum(a21) + tail(w, q2, k, bound, xs, x1);
-        out[o + 1 * ldo + 3] = Lanes.sum(a31) + tail(w, q3, k, bound, xs, x1);
-        out[o + 2 * ldo + 0] = Lanes.sum(a02) + tail(w, q0, k, bound, xs, x2);
-        out[o + 2 * ldo + 1] = Lanes.sum(a12) + tail(w, q1, k, bound, xs, x2);
-        out[o + 2 * ldo + 2] = Lanes.sum(a22) + tail(w, q2, k, bound, xs, x2);
-        out[o + 2 * ldo + 3] = Lanes.sum(a32) + tail(w, q3, k, bound, xs, x2);
-        out[o + 3 * ldo + 0] = Lanes.sum(a03) + tail(w, q0, k, bound, xs, x3);
-        out[o + 3 * ldo + 1] = Lanes.sum(a13) + tail(w, q1, k, bound, xs, x3);
-        out[o + 3 * ldo + 2] = Lanes.sum(a23) + tail(w, q2, k, bound, xs, x3);
-        out[o + 3 * ldo + 3] = Lanes.sum(a33) + tail(w, q3, k, bound, xs, x3);
+        // the accumulators leave through an array: this method is too large for C2 to inline the
+        // lane sums, and a vector passed to a call that is not inlined is boxed
+        a00.intoArray(sums, 0 * F); a01.intoArray(sums, 1 * F); a02.intoArray(sums, 2 * F); a03.intoArray(sums, 3 * F);
+        a10.intoArray(sums, 4 * F); a11.intoArray(sums, 5 * F); a12.intoArray(sums, 6 * F); a13.intoArray(sums, 7 * F);
+        a20.intoArray(sums, 8 * F); a21.intoArray(sums, 9 * F); a22.intoArray(sums, 10 * F); a23.intoArray(sums, 11 * F);
+        a30.intoArray(sums, 12 * F); a31.intoArray(sums, 13 * F); a32.intoArray(sums, 14 * F); a33.intoArray(sums, 15 * F);
+        finishF32(sums, w, q0, k, bound, xs, x0, out, o, ldo);
     }
 
     private static float tail(float[] w, int wo, int k, int bound, float[] x, int xo) {
+        return bound == k ? 0 : tailLoop(w, wo, k, bound, x, xo);
+    }
+
+    private static float tailLoop(float[] w, int wo, int k, int bound, float[] x, int xo) {
         float sum = 0;
         for (int i = bound; i < k; i++) sum += w[wo + i] * x[xo + i];
         return sum;
