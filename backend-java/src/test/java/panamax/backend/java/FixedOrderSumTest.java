@@ -45,6 +45,31 @@ class FixedOrderSumTest {
     }
 
     @Test
+    void manySumsAtOnceEqualTheOneVectorSumBitForBit() {
+        Random random = new Random(13);
+        int n = F.length();
+        for (int count : new int[] {n, 2 * n, 16 * n / Math.max(1, n)}) {
+            float[] a = new float[count * n + 5];
+            float[] dst = new float[count + 3];
+            for (int round = 0; round < 20_000; round++) {
+                for (int i = 0; i < a.length; i++) {
+                    a[i] = (float) (random.nextGaussian() * Math.pow(10, random.nextInt(9) - 4));
+                }
+                if (round % 7 == 0) a[3 + random.nextInt(count * n)] = Float.NaN;
+                if (round % 11 == 0) a[3 + random.nextInt(count * n)] = Float.NEGATIVE_INFINITY;
+                float[] expected = new float[count];
+                for (int j = 0; j < count; j++) expected[j] = tree(java.util.Arrays.copyOfRange(a, 3 + j * n, 3 + (j + 1) * n));
+                Lanes.sums(a, 3, count, dst, 2);
+                for (int j = 0; j < count; j++) {
+                    if (Float.floatToIntBits(expected[j]) != Float.floatToIntBits(dst[2 + j])) {
+                        assertEquals(expected[j], dst[2 + j], 0f, "count " + count + ", round " + round + ", vector " + j);
+                    }
+                }
+            }
+        }
+    }
+
+    @Test
     void aDotProductGivesTheSameBitsOnEveryCall() {
         Random random = new Random(11);
         int k = 4096;

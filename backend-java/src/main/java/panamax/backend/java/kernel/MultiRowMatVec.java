@@ -42,7 +42,7 @@ public final class MultiRowMatVec {
             MatVec.bf16(w, wOff, ldwBytes, k, xi, rows, n0, n1, out, outOff, ldo);
             return;
         }
-        float[] sums = new float[16 * F];
+        float[] sums = new float[16 * F + 16];
         int n = n0;
         for (; n + 4 <= n1; n += 4) {
             long r0 = wOff + n * ldwBytes;
@@ -120,9 +120,10 @@ public final class MultiRowMatVec {
      */
     private static void finishBf16(float[] sums, MemorySegment w, long r0, long ld, int k, int bound, float[] xi, int x0,
                                    float[] out, int o, int ldo) {
+        Lanes.sums(sums, 0, 16, sums, 16 * F);
         for (int i = 0; i < 4; i++) {
             for (int j = 0; j < 4; j++) {
-                out[o + j * ldo + i] = Lanes.sum(sums, (4 * i + j) * F) + tail(w, r0 + i * ld, k, bound, xi, x0 + j * k);
+                out[o + j * ldo + i] = sums[16 * F + 4 * i + j] + tail(w, r0 + i * ld, k, bound, xi, x0 + j * k);
             }
         }
     }
@@ -130,9 +131,10 @@ public final class MultiRowMatVec {
     /** {@link #finishBf16} for f32 weight rows {@code q0 + i·k}. */
     private static void finishF32(float[] sums, float[] w, int q0, int k, int bound, float[] xs, int x0,
                                   float[] out, int o, int ldo) {
+        Lanes.sums(sums, 0, 16, sums, 16 * F);
         for (int i = 0; i < 4; i++) {
             for (int j = 0; j < 4; j++) {
-                out[o + j * ldo + i] = Lanes.sum(sums, (4 * i + j) * F) + tail(w, q0 + i * k, k, bound, xs, x0 + j * k);
+                out[o + j * ldo + i] = sums[16 * F + 4 * i + j] + tail(w, q0 + i * k, k, bound, xs, x0 + j * k);
             }
         }
     }
@@ -154,7 +156,7 @@ public final class MultiRowMatVec {
      * {@code out[outOff + m·ldo + j] = dot(w[j], x[m])} for {@code j < nb}, {@code m < rows}.
      */
     public static void f32(float[] w, int wOff, int nb, int k, float[] x, int rows, float[] out, int outOff, int ldo) {
-        float[] sums = new float[16 * F];
+        float[] sums = new float[16 * F + 16];
         int j = 0;
         for (; j + 4 <= nb; j += 4) {
             int m = 0;
