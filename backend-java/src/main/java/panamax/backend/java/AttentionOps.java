@@ -4,6 +4,7 @@ import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
 import panamax.api.tensor.AttentionMask;
 import panamax.api.tensor.DType;
+import panamax.backend.java.kernel.KeyScores;
 import panamax.backend.java.kernel.MatVec;
 import panamax.backend.java.kernel.ValueAccumulation;
 import panamax.backend.java.kernel.VectorMath;
@@ -52,6 +53,7 @@ final class AttentionOps {
             float[] acc = new float[maxRows * dv];
             float[] valueRow = new float[dv];
             float[] query = new float[d];
+            float[] keyScratch = new float[KeyScores.scratchLength()];
             int[] lo = new int[maxRows];
             int[] hi = new int[maxRows];
             for (int item = from; item < to; item++) {
@@ -74,7 +76,7 @@ final class AttentionOps {
                         if (window > 0) lo[r] = Math.max(0, tk - tq + i - window + 1);
                     }
                 }
-                scores(k, bi, h, queries, arranged, rows, d, tk, scores);
+                scores(k, bi, h, queries, arranged, rows, d, tk, scores, keyScratch);
                 int first = tk;
                 int last = -1;
                 for (int r = 0; r < rows; r++) {
@@ -159,10 +161,11 @@ final class AttentionOps {
 
     /**
      * {@code scores[r·tk + j] = q_r · k_j} for the kv head (b, h): straight from the key storage with
-     * the matrix-vector kernels when keys are unit-stride along D (each key row is read once for all
-     * query rows of the group), else from f32 copies of the key rows.
+     * {@link KeyScores} when keys are unit-stride along D (a block of keys stays in L1 for all query
+     * rows of the group), else from f32 copies of the key rows.
      */
-    private static void scores(JavaTensor k, int b, int h, float[] queries, float[] arranged, int rows, int d, int tk, float[] scores) {
+    private static void scores(JavaTensor k, int b, int h, float[] queries, float[] arranged, int rows, int d, int tk, float[] scores,
+                               float[] keyScratch) {
         long base = k.offset + b * k.strides[0] + h * k.strides[1];
         MemorySegment s = k.segment();
         if (k.strides[3] == 1 || d == 1) {
@@ -170,11 +173,11 @@ final class AttentionOps {
             switch (k.dtype) {
                 case BF16 -> {
                     for (int r = 0; r < rows; r++) MatVec.interleaveForBf16(queries, r * d, d, arranged, r * d);
-                    MatVec.bf16(s, base * bytes, k.strides[2] * bytes, d, arranged, rows, 0, tk, scores, 0, tk);
+                    KeyScores.bf16(s, base * bytes, k.strides[2] * bytes, d, arranged, rows, tk, scores, tk, keyScratch);
                     return;
                 }
                 case F32 -> {
-                    MatVec.f32(s, base * bytes, k.strides[2] * bytes, d, queries, rows, 0, tk, scores, 0, tk);
+                    KeyScores.f32(s, base * bytes, k.strides[2] * bytes, d, queries, rows, tk, scores, tk, keyScratch);
                     return;
                 }
                 case F16 -> {

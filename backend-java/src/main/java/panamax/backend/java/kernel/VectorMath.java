@@ -18,22 +18,27 @@ public final class VectorMath {
     private static final float LOW = -87.33654f;
     private static final float HIGH = 88.3762626647949f;
     private static final float ROUNDER = 12582912f;
+    /** Cephes' polynomial for e^r on |r| ≤ ln2/2, highest degree first. */
+    private static final float P0 = 1.9875691500e-4f, P1 = 1.3981999507e-3f, P2 = 8.3334519073e-3f;
+    private static final float P3 = 4.1665795894e-2f, P4 = 1.6666665459e-1f, P5 = 5.0000001201e-1f;
 
     private VectorMath() {
     }
 
-    /** e^x per lane. */
+    /**
+     * e^x per lane. The hot loops below ({@link #expShifted}, {@link #sigmoidInPlace}) spell this out
+     * instead of calling it: they are inlined into large kernels (attention's per-head work), where
+     * C2 may stop inlining before reaching a call, and a vector passed to a call that is not inlined
+     * is boxed — that cost attention 11 % of its time. {@code KernelOracleTest} checks that
+     * expShifted gives this method's bits, and sigmoid against its double-precision oracle.
+     */
     public static FloatVector exp(FloatVector x) {
         FloatVector c = x.max(LOW).min(HIGH);
         // n = round(c·log2 e) by the 1.5·2^23 trick (exact for |n| < 2^22); r = c − n·ln 2 in two exact steps
         FloatVector n = c.mul(LOG2E).add(ROUNDER).sub(ROUNDER);
         FloatVector r = c.sub(n.mul(LN2_HI)).sub(n.mul(LN2_LO));
-        FloatVector p = FloatVector.broadcast(S, 1.9875691500e-4f);
-        p = p.fma(r, FloatVector.broadcast(S, 1.3981999507e-3f));
-        p = p.fma(r, FloatVector.broadcast(S, 8.3334519073e-3f));
-        p = p.fma(r, FloatVector.broadcast(S, 4.1665795894e-2f));
-        p = p.fma(r, FloatVector.broadcast(S, 1.6666665459e-1f));
-        p = p.fma(r, FloatVector.broadcast(S, 5.0000001201e-1f));
+        FloatVector p = FloatVector.broadcast(S, P0).fma(r, FloatVector.broadcast(S, P1)).fma(r, FloatVector.broadcast(S, P2))
+                .fma(r, FloatVector.broadcast(S, P3)).fma(r, FloatVector.broadcast(S, P4)).fma(r, FloatVector.broadcast(S, P5));
         p = p.fma(r.mul(r), r).add(1f);
         IntVector e = ((IntVector) n.convert(VectorOperators.F2I, 0)).add(127).lanewise(VectorOperators.LSHL, 23);
         FloatVector y = p.mul(e.reinterpretAsFloats());
@@ -50,7 +55,16 @@ public final class VectorMath {
         int bound = S.loopBound(n);
         for (; i < bound; i += S.length()) {
             FloatVector x = FloatVector.fromArray(S, v, i);
-            FloatVector z = exp(x.abs().neg());
+            // z = exp(−|x|), as exp() computes it (no clamp above: the argument is ≤ 0)
+            FloatVector a = x.abs().neg();
+            FloatVector c = a.max(LOW);
+            FloatVector k = c.mul(LOG2E).add(ROUNDER).sub(ROUNDER);
+            FloatVector r = c.sub(k.mul(LN2_HI)).sub(k.mul(LN2_LO));
+            FloatVector p = FloatVector.broadcast(S, P0).fma(r, FloatVector.broadcast(S, P1)).fma(r, FloatVector.broadcast(S, P2))
+                    .fma(r, FloatVector.broadcast(S, P3)).fma(r, FloatVector.broadcast(S, P4)).fma(r, FloatVector.broadcast(S, P5));
+            p = p.fma(r.mul(r), r).add(1f);
+            IntVector e = ((IntVector) k.convert(VectorOperators.F2I, 0)).add(127).lanewise(VectorOperators.LSHL, 23);
+            FloatVector z = p.mul(e.reinterpretAsFloats()).blend(0f, a.compare(VectorOperators.LT, LOW));
             FloatVector num = FloatVector.broadcast(S, 1f).blend(z, x.compare(VectorOperators.LT, 0f));
             FloatVector sig = num.div(z.add(1f));
             (gate ? x.mul(sig) : sig).intoArray(v, i);
@@ -70,7 +84,16 @@ public final class VectorMath {
         int i = from;
         int bound = from + S.loopBound(to - from);
         for (; i < bound; i += S.length()) {
-            FloatVector e = exp(FloatVector.fromArray(S, v, i).sub(max));
+            // e = exp(x), as exp() computes it
+            FloatVector x = FloatVector.fromArray(S, v, i).sub(max);
+            FloatVector c = x.max(LOW).min(HIGH);
+            FloatVector n = c.mul(LOG2E).add(ROUNDER).sub(ROUNDER);
+            FloatVector r = c.sub(n.mul(LN2_HI)).sub(n.mul(LN2_LO));
+            FloatVector p = FloatVector.broadcast(S, P0).fma(r, FloatVector.broadcast(S, P1)).fma(r, FloatVector.broadcast(S, P2))
+                    .fma(r, FloatVector.broadcast(S, P3)).fma(r, FloatVector.broadcast(S, P4)).fma(r, FloatVector.broadcast(S, P5));
+            p = p.fma(r.mul(r), r).add(1f);
+            IntVector pow = ((IntVector) n.convert(VectorOperators.F2I, 0)).add(127).lanewise(VectorOperators.LSHL, 23);
+            FloatVector e = p.mul(pow.reinterpretAsFloats()).blend(0f, x.compare(VectorOperators.LT, LOW));
             e.intoArray(v, i);
             sum = sum.add(e);
         }

@@ -1,0 +1,215 @@
+package panamax.backend.java.kernel;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
+import jdk.incubator.vector.FloatVector;
+import jdk.incubator.vector.IntVector;
+import jdk.incubator.vector.ShortVector;
+import jdk.incubator.vector.VectorOperators;
+import jdk.incubator.vector.VectorSpecies;
+
+/**
+ * Attention scores {@code scores[m·lds + j] = q_m · key_j} for a few query rows against many keys
+ * of a short head dim (64, 128): with so few products per key, reducing each key's vector to one
+ * number costs as much as the products, so the per-key vectors of {@link #BLOCK} keys are stored
+ * and reduced together ({@link Lanes#sums}). The results are bit-identical to {@link MatVec#f32} /
+ * {@link MatVec#bf16} on the same rows; keys past the last full block go through those kernels.
+ * Thread-safe; callers own the arrays.
+ */
+public final class KeyScores {
+    private static final VectorSpecies<Float> S = FloatVector.SPECIES_PREFERRED;
+    private static final int F = S.length();
+    private static final VectorSpecies<Short> SS = ShortVector.SPECIES_PREFERRED;
+    private static final ByteOrder LE = ByteOrder.LITTLE_ENDIAN;
+    private static final ValueLayout.OfFloat F32 = ValueLayout.JAVA_FLOAT_UNALIGNED.withOrder(LE);
+    private static final ValueLayout.OfShort I16 = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(LE);
+    /** Keys reduced together: one vector's worth of sums. */
+    public static final int BLOCK = F;
+
+    private KeyScores() {
+    }
+
+    /** Floats of scratch that {@link #f32} and {@link #bf16} need. */
+    public static int scratchLength() {
+        return BLOCK * F + BLOCK;
+    }
+
+    /** f32 keys (key j at byte {@code kOff + j·ldk}), queries {@code q[m·d ..]} in natural order. */
+    public static void f32(MemorySegment keys, long kOff, long ldk, int d, float[] q, int rows, int tk,
+                           float[] scores, int lds, float[] scratch) {
+        int full = tk - tk % BLOCK;
+        if (d == 4 * F || d == 8 * F) {
+            f32Hoisted(keys, kOff, ldk, q, rows, full, scores, lds, scratch, d == 8 * F);
+            if (full < tk) MatVec.f32(keys, kOff, ldk, d, q, rows, full, tk, scores, 0, lds);
+            return;
+        }
+        // MatVec.f32's accumulators and order, written out here: a helper returning the vector
+        // would be boxed wherever C2 declines to inline it
+        int bound4 = d - d % (4 * F);
+        int bound1 = S.loopBound(d);
+        for (int j0 = 0; j0 < full; j0 += BLOCK) {
+            for (int m = 0; m < rows; m++) {
+                int xo = m * d;
+                for (int j = 0; j < BLOCK; j++) {
+                    long row = kOff + (j0 + j) * ldk;
+                    FloatVector acc0 = FloatVector.zero(S), acc1 = FloatVector.zero(S);
+                    FloatVector acc2 = FloatVector.zero(S), acc3 = FloatVector.zero(S);
+                    int i = 0;
+                    for (; i < bound4; i += 4 * F) {
+                        acc0 = FloatVector.fromMemorySegment(S, keys, row + 4L * i, LE).fma(FloatVector.fromArray(S, q, xo + i), acc0);
+                        acc1 = FloatVector.fromMemorySegment(S, keys, row + 4L * (i + F), LE).fma(FloatVector.fromArray(S, q, xo + i + F), acc1);
+                        acc2 = FloatVector.fromMemorySegment(S, keys, row + 4L * (i + 2 * F), LE)
+                                .fma(FloatVector.fromArray(S, q, xo + i + 2 * F), acc2);
+                        acc3 = FloatVector.fromMemorySegment(S, keys, row + 4L * (i + 3 * F), LE)
+                                .fma(FloatVector.fromArray(S, q, xo + i + 3 * F), acc3);
+                    }
+                    for (; i < bound1; i += F) {
+                        acc0 = FloatVector.fromMemorySegment(S, keys, row + 4L * i, LE).fma(FloatVector.fromArray(S, q, xo + i), acc0);
+                    }
+                    acc0.add(acc1).add(acc2.add(acc3)).intoArray(scratch, j * F);
+                }
+                finish(scratch, scores, m * lds + j0, bound1 == d ? null : q, keys, kOff + j0 * ldk, ldk, d, xo, false);
+            }
+        }
+        if (full < tk) MatVec.f32(keys, kOff, ldk, d, q, rows, full, tk, scores, 0, lds);
+    }
+
+    /** bf16 keys; queries arranged by {@link MatVec#interleaveForBf16}. MatVec.bf16's accumulators and order. */
+    public static void bf16(MemorySegment keys, long kOff, long ldk, int d, float[] qi, int rows, int tk,
+                            float[] scores, int lds, float[] scratch) {
+        int full = tk - tk % BLOCK;
+        int b = MatVec.BF16_BLOCK;
+        if (d == 2 * b || d == 4 * b) {
+            bf16Hoisted(keys, kOff, ldk, qi, rows, full, scores, lds, scratch, d == 4 * b);
+            if (full < tk) MatVec.bf16(keys, kOff, ldk, d, qi, rows, full, tk, scores, 0, lds);
+            return;
+        }
+        int bound2 = d - d % (2 * b);
+        int bound1 = d - d % b;
+        for (int j0 = 0; j0 < full; j0 += BLOCK) {
+            for (int m = 0; m < rows; m++) {
+                int xo = m * d;
+                for (int j = 0; j < BLOCK; j++) {
+                    long row = kOff + (j0 + j) * ldk;
+                    FloatVector acc0 = FloatVector.zero(S), acc1 = FloatVector.zero(S);
+                    FloatVector acc2 = FloatVector.zero(S), acc3 = FloatVector.zero(S);
+                    int i = 0;
+                    for (; i < bound2; i += 2 * b) {
+                        IntVector w0 = ShortVector.fromMemorySegment(SS, keys, row + 2L * i, LE).reinterpretAsInts();
+                        IntVector w1 = ShortVector.fromMemorySegment(SS, keys, row + 2L * (i + b), LE).reinterpretAsInts();
+                        acc0 = w0.lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats().fma(FloatVector.fromArray(S, qi, xo + i), acc0);
+                        acc1 = w0.and(0xffff0000).reinterpretAsFloats().fma(FloatVector.fromArray(S, qi, xo + i + F), acc1);
+                        acc2 = w1.lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats().fma(FloatVector.fromArray(S, qi, xo + i + b), acc2);
+                        acc3 = w1.and(0xffff0000).reinterpretAsFloats().fma(FloatVector.fromArray(S, qi, xo + i + b + F), acc3);
+                    }
+                    for (; i < bound1; i += b) {
+                        IntVector w0 = ShortVector.fromMemorySegment(SS, keys, row + 2L * i, LE).reinterpretAsInts();
+                        acc0 = w0.lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats().fma(FloatVector.fromArray(S, qi, xo + i), acc0);
+                        acc1 = w0.and(0xffff0000).reinterpretAsFloats().fma(FloatVector.fromArray(S, qi, xo + i + F), acc1);
+                    }
+                    acc0.add(acc1).add(acc2.add(acc3)).intoArray(scratch, j * F);
+                }
+                finish(scratch, scores, m * lds + j0, bound1 == d ? null : qi, keys, kOff + j0 * ldk, ldk, d, xo, true);
+            }
+        }
+        if (full < tk) MatVec.bf16(keys, kOff, ldk, d, qi, rows, full, tk, scores, 0, lds);
+    }
+
+    /**
+     * Head dims of four or eight vectors (64 and 128 with 16 lanes): the query row stays in
+     * registers and each key is straight-line code, so the loop over keys is the innermost loop
+     * (C2 hoists its checks) — MatVec.f32's loop over one key's vectors would run once or twice.
+     * Same accumulators and order as MatVec.f32: four chains, the second vector of each from
+     * {@code 4F} on, added as {@code (a0 + a1) + (a2 + a3)}.
+     */
+    private static void f32Hoisted(MemorySegment keys, long kOff, long ldk, float[] q, int rows, int full,
+                                   float[] scores, int lds, float[] scratch, boolean eight) {
+        FloatVector zero = FloatVector.zero(S);
+        for (int j0 = 0; j0 < full; j0 += BLOCK) {
+            for (int m = 0; m < rows; m++) {
+                int d = eight ? 8 * F : 4 * F;
+                int xo = m * d;
+                FloatVector q0 = FloatVector.fromArray(S, q, xo), q1 = FloatVector.fromArray(S, q, xo + F);
+                FloatVector q2 = FloatVector.fromArray(S, q, xo + 2 * F), q3 = FloatVector.fromArray(S, q, xo + 3 * F);
+                FloatVector q4 = eight ? FloatVector.fromArray(S, q, xo + 4 * F) : zero, q5 = eight ? FloatVector.fromArray(S, q, xo + 5 * F) : zero;
+                FloatVector q6 = eight ? FloatVector.fromArray(S, q, xo + 6 * F) : zero, q7 = eight ? FloatVector.fromArray(S, q, xo + 7 * F) : zero;
+                for (int j = 0; j < BLOCK; j++) {
+                    long row = kOff + (j0 + j) * ldk;
+                    FloatVector a0 = FloatVector.fromMemorySegment(S, keys, row, LE).fma(q0, zero);
+                    FloatVector a1 = FloatVector.fromMemorySegment(S, keys, row + 4L * F, LE).fma(q1, zero);
+                    FloatVector a2 = FloatVector.fromMemorySegment(S, keys, row + 8L * F, LE).fma(q2, zero);
+                    FloatVector a3 = FloatVector.fromMemorySegment(S, keys, row + 12L * F, LE).fma(q3, zero);
+                    if (eight) {
+                        a0 = FloatVector.fromMemorySegment(S, keys, row + 16L * F, LE).fma(q4, a0);
+                        a1 = FloatVector.fromMemorySegment(S, keys, row + 20L * F, LE).fma(q5, a1);
+                        a2 = FloatVector.fromMemorySegment(S, keys, row + 24L * F, LE).fma(q6, a2);
+                        a3 = FloatVector.fromMemorySegment(S, keys, row + 28L * F, LE).fma(q7, a3);
+                    }
+                    a0.add(a1).add(a2.add(a3)).intoArray(scratch, j * F);
+                }
+                finish(scratch, scores, m * lds + j0, null, keys, 0, ldk, d, xo, false);
+            }
+        }
+    }
+
+    /**
+     * {@link #f32Hoisted} for bf16 keys of two or four {@link MatVec#BF16_BLOCK}s (64 and 128): per
+     * pair of blocks, even and odd halves of each into four chains, as MatVec.bf16 adds them.
+     */
+    private static void bf16Hoisted(MemorySegment keys, long kOff, long ldk, float[] qi, int rows, int full,
+                                    float[] scores, int lds, float[] scratch, boolean four) {
+        FloatVector zero = FloatVector.zero(S);
+        int b = MatVec.BF16_BLOCK;
+        for (int j0 = 0; j0 < full; j0 += BLOCK) {
+            for (int m = 0; m < rows; m++) {
+                int d = four ? 4 * b : 2 * b;
+                int xo = m * d;
+                FloatVector q0 = FloatVector.fromArray(S, qi, xo), q1 = FloatVector.fromArray(S, qi, xo + F);
+                FloatVector q2 = FloatVector.fromArray(S, qi, xo + b), q3 = FloatVector.fromArray(S, qi, xo + b + F);
+                FloatVector q4 = four ? FloatVector.fromArray(S, qi, xo + 2 * b) : zero, q5 = four ? FloatVector.fromArray(S, qi, xo + 2 * b + F) : zero;
+                FloatVector q6 = four ? FloatVector.fromArray(S, qi, xo + 3 * b) : zero, q7 = four ? FloatVector.fromArray(S, qi, xo + 3 * b + F) : zero;
+                for (int j = 0; j < BLOCK; j++) {
+                    long row = kOff + (j0 + j) * ldk;
+                    IntVector w0 = ShortVector.fromMemorySegment(SS, keys, row, LE).reinterpretAsInts();
+                    IntVector w1 = ShortVector.fromMemorySegment(SS, keys, row + 2L * b, LE).reinterpretAsInts();
+                    FloatVector a0 = w0.lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats().fma(q0, zero);
+                    FloatVector a1 = w0.and(0xffff0000).reinterpretAsFloats().fma(q1, zero);
+                    FloatVector a2 = w1.lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats().fma(q2, zero);
+                    FloatVector a3 = w1.and(0xffff0000).reinterpretAsFloats().fma(q3, zero);
+                    if (four) {
+                        IntVector w2 = ShortVector.fromMemorySegment(SS, keys, row + 4L * b, LE).reinterpretAsInts();
+                        IntVector w3 = ShortVector.fromMemorySegment(SS, keys, row + 6L * b, LE).reinterpretAsInts();
+                        a0 = w2.lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats().fma(q4, a0);
+                        a1 = w2.and(0xffff0000).reinterpretAsFloats().fma(q5, a1);
+                        a2 = w3.lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats().fma(q6, a2);
+                        a3 = w3.and(0xffff0000).reinterpretAsFloats().fma(q7, a3);
+                    }
+                    a0.add(a1).add(a2.add(a3)).intoArray(scratch, j * F);
+                }
+                finish(scratch, scores, m * lds + j0, null, keys, 0, ldk, d, xo, true);
+            }
+        }
+    }
+
+    /** {@code sum} plus the products past the last full vector (bf16: block), added in order as MatVec does. */
+    private static float tail(float sum, MemorySegment keys, long row, int d, float[] q, int qo, boolean bf16) {
+        int from = bf16 ? d - d % MatVec.BF16_BLOCK : S.loopBound(d);
+        for (int i = from; i < d; i++) {
+            float key = bf16 ? Floats.bf16ToFloat(keys.get(I16, row + 2L * i)) : keys.get(F32, row + 4L * i);
+            sum += key * q[qo + i];
+        }
+        return sum;
+    }
+
+    /** The block's sums into {@code scores[at ..]}, each continued by its row's scalar tail when d has one. */
+    private static void finish(float[] scratch, float[] scores, int at, float[] q, MemorySegment keys, long k0, long ldk,
+                               int d, int qo, boolean bf16) {
+        Lanes.sums(scratch, 0, BLOCK, scratch, BLOCK * F);
+        for (int j = 0; j < BLOCK; j++) {
+            float sum = scratch[BLOCK * F + j];
+            if (q != null) sum = tail(sum, keys, k0 + j * ldk, d, q, qo, bf16);
+            scores[at + j] = sum;
+        }
+    }
+}
