@@ -6,6 +6,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Supplier;
+import panamax.api.bench.JitActivity;
 import panamax.api.kv.CodecContext;
 import panamax.api.kv.CodecShape;
 import panamax.api.kv.KvCodec;
@@ -245,6 +246,9 @@ final class CodecMeter {
             long t1 = System.nanoTime();
             result.forEach(Tensor::close);
             if (r >= 0) seconds[r] = (t1 - t0) / 1e9;
+            // the untimed call at the timed size can start compilations the smaller warm-up never
+            // needed; timed calls that overlap them lose a core to the compiler (20-40 ms stalls)
+            if (r < 0) JitActivity.awaitQuiet(200, 5_000);
         }
         Arrays.sort(seconds);
         return new double[] {seconds[reps / 2], seconds[0]};
