@@ -41,6 +41,14 @@ class BenchDecodeTest {
         assertEquals("machine", machine.get("kind").asText());
         assertTrue(machine.get("read_bytes_per_s").asDouble() > 0, machine.toString());
         assertTrue(machine.get("fma_flops_per_s").asDouble() > 0, machine.toString());
+        // probed before the first format and after each of the three; the machine line reports the fastest
+        for (String yardstick : List.of("read_bytes_per_s", "fma_flops_per_s")) {
+            JsonNode probes = machine.get(yardstick + "_probes");
+            assertEquals(4, probes.size(), machine.toString());
+            double fastest = 0;
+            for (JsonNode p : probes) fastest = Math.max(fastest, p.asDouble());
+            assertEquals(fastest, machine.get(yardstick).asDouble(), 0.1, machine.toString());
+        }
 
         List<JsonNode> rows = lines.subList(1, lines.size());
         assertEquals(3 * 4, rows.size(), "bf16, q8, q4 x (prefill + 3 batches): " + rows);

@@ -28,6 +28,11 @@ final class MachineProbes {
 
     /** Read bandwidth in bytes per second and f32 FMA peak in FLOP per second. */
     record Yardsticks(double readBytesPerSecond, double flopsPerSecond, long probeBytes, int threads, int lanes) {
+        /** The faster of each yardstick: on a shared machine a probe only errs low (another tenant's traffic). */
+        Yardsticks best(Yardsticks other) {
+            return new Yardsticks(Math.max(readBytesPerSecond, other.readBytesPerSecond), Math.max(flopsPerSecond, other.flopsPerSecond),
+                    probeBytes, threads, lanes);
+        }
     }
 
     private MachineProbes() {

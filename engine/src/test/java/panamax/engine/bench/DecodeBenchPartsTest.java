@@ -91,4 +91,27 @@ class DecodeBenchPartsTest {
         // the KV cache adds to the bytes of a step
         assertTrue(Floor.decodeStep(s, WeightFormat.BF16, 8, 512, 1 << 20, y).bytes() > one.bytes() + 512.0 * (1 << 20));
     }
+
+    @Test
+    void aRowIsJudgedAgainstTheFasterProbeOfTheRun() {
+        ModelShape s = ModelShape.preset("1b");
+        MachineProbes.Yardsticks slow = new MachineProbes.Yardsticks(30e9, 200e9, 1 << 30, 2, 16);
+        MachineProbes.Yardsticks fast = new MachineProbes.Yardsticks(45e9, 180e9, 1 << 30, 2, 16);
+        MachineProbes.Yardsticks best = slow.best(fast);
+        assertEquals(45e9, best.readBytesPerSecond());
+        assertEquals(200e9, best.flopsPerSecond());
+        Floor floor = Floor.decodeStep(s, WeightFormat.BF16, 1, 512, 0, slow);
+        double slowFloorRate = floor.tokensPerSecond(1);
+        // measured at 90 % of the floor the slow probe gives: a PASS against it, a MISS against the faster one
+        double rate = 0.9 * slowFloorRate;
+        BenchRow measured = new BenchRow("bf16", "decode", 1, 512, rate, rate, slowFloorRate, true, ">= 80% of floor", true, 0);
+        BenchRow judged = new DecodeBench.PendingRow(measured, floor, 1, 0.8).judged(best);
+        assertEquals(slowFloorRate * 1.5, judged.floorTokensPerSecond(), slowFloorRate * 1e-9);
+        assertEquals(false, judged.met());
+        assertEquals(0.6, judged.fractionOfFloor(), 1e-9);
+        // a target that does not depend on the floor keeps its verdict
+        BenchRow batchEight = new BenchRow("bf16", "decode", 8, 512, 60, 60, 100, false, ">= 5x batch 1 (5.1x)", true, 0);
+        Floor eight = Floor.decodeStep(s, WeightFormat.BF16, 8, 512, 0, slow);
+        assertEquals(true, new DecodeBench.PendingRow(batchEight, eight, 8, 0).judged(best).met());
+    }
 }
