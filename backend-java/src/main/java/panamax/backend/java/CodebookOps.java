@@ -179,20 +179,31 @@ final class CodebookOps {
                 int[] codes = new int[(transpose ? 1 : CodebookVectors.TOKEN_BLOCK) * q.cols];
                 long[] rowBytes = new long[CodebookVectors.TOKEN_BLOCK];
                 float[] wts = new float[CodebookVectors.ROW_BLOCK * CodebookVectors.TOKEN_BLOCK];
+                long[] blockRows = new long[CodebookVectors.SCORE_BLOCK];
+                float[] vectors = CodebookVectors.scoreVectors();
+                float[] sums = new float[CodebookVectors.ROW_BLOCK * CodebookVectors.SCORE_BLOCK];
                 for (int u = from; u < to; u++) {
                     int i = u / chunks;
                     int r0 = (u % chunks) * CHUNK_ROWS;
                     int r1 = Math.min(q.rows, r0 + CHUNK_ROWS);
                     int wm = wIndex[i];
                     float[] s = scales[i];
-                    if (transpose) {
-                        for (int t = r0; t < r1; t++) {
-                            long rowByte = q.rowByte(wm, t);
-                            if (!direct) CodebookVectors.unpack(ps, rowByte, q.bits, q.cols, codes, 0);
+                    if (transpose && direct) { // tokens in blocks whose sums are reduced together
+                        for (int t0 = r0; t0 < r1; t0 += CodebookVectors.SCORE_BLOCK) {
+                            int count = Math.min(CodebookVectors.SCORE_BLOCK, r1 - t0);
+                            for (int t = 0; t < count; t++) blockRows[t] = q.rowByte(wm, t0 + t);
                             for (int rb = 0; rb < m; rb += CodebookVectors.ROW_BLOCK) {
                                 int rows = Math.min(CodebookVectors.ROW_BLOCK, m - rb);
-                                if (direct) CodebookVectors.scoreRowPacked(q.table, ps, rowByte, q.bits, k, xs[i], rb, rows, s[t], c[i], rb * n + t, n);
-                                else CodebookVectors.scoreRow(q.table, codes, k, xs[i], rb, rows, s[t], c[i], rb * n + t, n);
+                                CodebookVectors.scoreRowsPacked(q.table, ps, blockRows, count, q.bits, k, xs[i], rb, rows, s, t0, c[i],
+                                        rb * n + t0, n, vectors, sums);
+                            }
+                        }
+                    } else if (transpose) {
+                        for (int t = r0; t < r1; t++) {
+                            CodebookVectors.unpack(ps, q.rowByte(wm, t), q.bits, q.cols, codes, 0);
+                            for (int rb = 0; rb < m; rb += CodebookVectors.ROW_BLOCK) {
+                                int rows = Math.min(CodebookVectors.ROW_BLOCK, m - rb);
+                                CodebookVectors.scoreRow(q.table, codes, k, xs[i], rb, rows, s[t], c[i], rb * n + t, n);
                             }
                         }
                     } else {

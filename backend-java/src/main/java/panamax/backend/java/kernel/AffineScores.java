@@ -88,11 +88,13 @@ public final class AffineScores {
                 }
             }
             for (int r = 0; r < m; r++) Lanes.sums(vectors, r * TILE * S.length(), TILE, dots, r * TILE);
-            for (int j = 0; j < tile; j++) {
-                int po = j * groups;
-                for (int r = 0; r < m; r++) {
+            // the group-constant part: b − unit·s once per key and group, then its dot with each row's group sums
+            for (int i = 0; i < tile * groups; i++) biases[i] -= unit * scales[i];
+            for (int r = 0; r < m; r++) {
+                for (int j = 0; j < tile; j++) {
+                    int po = j * groups;
                     float bias = 0;
-                    for (int g = 0; g < groups; g++) bias += (biases[po + g] - unit * scales[po + g]) * xs[r * groups + g];
+                    for (int g = 0; g < groups; g++) bias += biases[po + g] * xs[r * groups + g];
                     c[r * ldc + t0 + j] = unit * dots[r * TILE + j] + bias;
                 }
             }

@@ -124,35 +124,65 @@ public final class CodebookVectors {
     /**
      * {@link #scoreRow} reading the row's codes straight from its words at byte {@code rowByte}
      * (only where {@link #decodesDirectly}): per chunk one masked load of its words, a lane shuffle,
-     * a shift and a mask, then the register look-up.
+     * a shift and a mask, then the register look-up. One row of w; {@link #scoreRowsPacked} takes
+     * up to {@link #SCORE_BLOCK} at once and is what attention uses.
      */
     public static void scoreRowPacked(Table t, MemorySegment packed, long rowByte, int bits, int k, float[] x, int r0, int rows,
                                       float scale, float[] c, int cOff, int ldc) {
+        scoreRowsPacked(t, packed, new long[] {rowByte}, 1, bits, k, x, r0, rows, new float[] {scale}, 0, c, cOff, ldc,
+                scoreVectors(), new float[ROW_BLOCK * SCORE_BLOCK]);
+    }
+
+    /** Scratch for {@link #scoreRowsPacked}'s product vectors. */
+    public static float[] scoreVectors() {
+        return new float[ROW_BLOCK * SCORE_BLOCK * F.length()];
+    }
+
+    /** w rows (tokens) {@link #scoreRowsPacked} scores together: one vector's worth of lane sums. */
+    public static final int SCORE_BLOCK = 16;
+
+    /**
+     * {@code c[cOff + r·ldc + i] = scales[s0 + i]·Σ_j x[(r0 + r)·k + j]·w_i[j]} for the {@code count ≤}
+     * {@link #SCORE_BLOCK} w rows at bytes {@code rowBytes[i]} and x rows {@code r < rows ≤ 4}: each
+     * row's codes are decoded once for four x rows, the four product vectors stored, and each x row's
+     * sums of the block reduced together ({@link Lanes#sums}: the bits of one {@link Lanes#sum} per
+     * vector at about half the operations). Scratch: {@code vectors} of
+     * {@code ROW_BLOCK·SCORE_BLOCK·lanes} floats, {@code sums} of {@code ROW_BLOCK·SCORE_BLOCK}.
+     */
+    public static void scoreRowsPacked(Table t, MemorySegment packed, long[] rowBytes, int count, int bits, int k, float[] x, int r0,
+                                       int rows, float[] scales, int s0, float[] c, int cOff, int ldc, float[] vectors, float[] sums) {
         IntVector table = t.bits;
         IntVector mask = IntVector.broadcast(I, (1 << bits) - 1);
         VectorShuffle<Integer>[] wordOf = WORD_OF[bits];
         VectorShuffle<Integer>[] nextOf = NEXT_WORD_OF[bits];
         IntVector[] shiftOf = SHIFT_OF[bits];
         IntVector[] leftOf = LEFT_OF[bits];
-        IntVector words = rowWords(packed, rowByte, k * bits / 32);
-        FloatVector a0 = FloatVector.zero(F);
-        FloatVector a1 = FloatVector.zero(F);
-        FloatVector a2 = FloatVector.zero(F);
-        FloatVector a3 = FloatVector.zero(F);
         int x0 = r0 * k;
-        for (int j = 0, chunk = 0; j < k; j += L, chunk++) {
-            IntVector lo = words.rearrange(wordOf[chunk]).lanewise(VectorOperators.LSHR, shiftOf[chunk]);
-            IntVector hi = words.rearrange(nextOf[chunk]).lanewise(VectorOperators.LSHL, 1).lanewise(VectorOperators.LSHL, leftOf[chunk]);
-            FloatVector v = lo.or(hi).and(mask).selectFrom(table).reinterpretAsFloats();
-            a0 = v.fma(FloatVector.fromArray(F, x, x0 + j), a0);
-            a1 = v.fma(FloatVector.fromArray(F, x, x0 + k + j), a1);
-            a2 = v.fma(FloatVector.fromArray(F, x, x0 + 2 * k + j), a2);
-            a3 = v.fma(FloatVector.fromArray(F, x, x0 + 3 * k + j), a3);
+        int f = F.length();
+        for (int i = 0; i < count; i++) {
+            IntVector words = rowWords(packed, rowBytes[i], k * bits / 32);
+            FloatVector a0 = FloatVector.zero(F);
+            FloatVector a1 = FloatVector.zero(F);
+            FloatVector a2 = FloatVector.zero(F);
+            FloatVector a3 = FloatVector.zero(F);
+            for (int j = 0, chunk = 0; j < k; j += L, chunk++) {
+                IntVector lo = words.rearrange(wordOf[chunk]).lanewise(VectorOperators.LSHR, shiftOf[chunk]);
+                IntVector hi = words.rearrange(nextOf[chunk]).lanewise(VectorOperators.LSHL, 1).lanewise(VectorOperators.LSHL, leftOf[chunk]);
+                FloatVector v = lo.or(hi).and(mask).selectFrom(table).reinterpretAsFloats();
+                a0 = v.fma(FloatVector.fromArray(F, x, x0 + j), a0);
+                a1 = v.fma(FloatVector.fromArray(F, x, x0 + k + j), a1);
+                a2 = v.fma(FloatVector.fromArray(F, x, x0 + 2 * k + j), a2);
+                a3 = v.fma(FloatVector.fromArray(F, x, x0 + 3 * k + j), a3);
+            }
+            a0.intoArray(vectors, i * f);
+            a1.intoArray(vectors, (SCORE_BLOCK + i) * f);
+            a2.intoArray(vectors, (2 * SCORE_BLOCK + i) * f);
+            a3.intoArray(vectors, (3 * SCORE_BLOCK + i) * f);
         }
-        c[cOff] = Lanes.sum(a0) * scale;
-        if (rows > 1) c[cOff + ldc] = Lanes.sum(a1) * scale;
-        if (rows > 2) c[cOff + 2 * ldc] = Lanes.sum(a2) * scale;
-        if (rows > 3) c[cOff + 3 * ldc] = Lanes.sum(a3) * scale;
+        for (int r = 0; r < rows; r++) {
+            Lanes.sums(vectors, r * SCORE_BLOCK * f, SCORE_BLOCK, sums, r * SCORE_BLOCK);
+            for (int i = 0; i < count; i++) c[cOff + r * ldc + i] = sums[r * SCORE_BLOCK + i] * scales[s0 + i];
+        }
     }
 
     /**
