@@ -1,7 +1,6 @@
 package panamax.backend.java.kernel;
 
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.IntVector;
@@ -13,8 +12,9 @@ import jdk.incubator.vector.VectorSpecies;
  * Attention scores {@code scores[m·lds + j] = q_m · key_j} for a few query rows against many keys
  * of a short head dim (64, 128): with so few products per key, reducing each key's vector to one
  * number costs as much as the products, so the per-key vectors of {@link #BLOCK} keys are stored
- * and reduced together ({@link Lanes#sums}). The results are bit-identical to {@link MatVec#f32} /
- * {@link MatVec#bf16} on the same rows; keys past the last full block go through those kernels.
+ * and reduced together ({@link Lanes#sums}), for head dims of four or eight vectors (64 and 128
+ * with 16 lanes). The results are bit-identical to {@link MatVec#f32} / {@link MatVec#bf16} on the
+ * same rows; other head dims, and keys past the last full block, go through those kernels.
  * Thread-safe; callers own the arrays.
  */
 public final class KeyScores {
@@ -22,8 +22,6 @@ public final class KeyScores {
     private static final int F = S.length();
     private static final VectorSpecies<Short> SS = ShortVector.SPECIES_PREFERRED;
     private static final ByteOrder LE = ByteOrder.LITTLE_ENDIAN;
-    private static final ValueLayout.OfFloat F32 = ValueLayout.JAVA_FLOAT_UNALIGNED.withOrder(LE);
-    private static final ValueLayout.OfShort I16 = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(LE);
     /** Keys reduced together: one vector's worth of sums. */
     public static final int BLOCK = F;
 
@@ -32,87 +30,26 @@ public final class KeyScores {
 
     /** Floats of scratch that {@link #f32} and {@link #bf16} need. */
     public static int scratchLength() {
-        return BLOCK * F + BLOCK;
+        return BLOCK * F;
     }
 
-    /** f32 keys (key j at byte {@code kOff + j·ldk}), queries {@code q[m·d ..]} in natural order. */
+    /**
+     * f32 keys (key j at byte {@code kOff + j·ldk}), queries {@code q[m·d ..]} in natural order. Head
+     * dims other than four or eight vectors, and keys past the last full block, go to {@link MatVec#f32}.
+     */
     public static void f32(MemorySegment keys, long kOff, long ldk, int d, float[] q, int rows, int tk,
                            float[] scores, int lds, float[] scratch) {
-        int full = tk - tk % BLOCK;
-        if (d == 4 * F || d == 8 * F) {
-            f32Hoisted(keys, kOff, ldk, q, rows, full, scores, lds, scratch, d == 8 * F);
-            if (full < tk) MatVec.f32(keys, kOff, ldk, d, q, rows, full, tk, scores, 0, lds);
-            return;
-        }
-        // MatVec.f32's accumulators and order, written out here: a helper returning the vector
-        // would be boxed wherever C2 declines to inline it
-        int bound4 = d - d % (4 * F);
-        int bound1 = S.loopBound(d);
-        for (int j0 = 0; j0 < full; j0 += BLOCK) {
-            for (int m = 0; m < rows; m++) {
-                int xo = m * d;
-                for (int j = 0; j < BLOCK; j++) {
-                    long row = kOff + (j0 + j) * ldk;
-                    FloatVector acc0 = FloatVector.zero(S), acc1 = FloatVector.zero(S);
-                    FloatVector acc2 = FloatVector.zero(S), acc3 = FloatVector.zero(S);
-                    int i = 0;
-                    for (; i < bound4; i += 4 * F) {
-                        acc0 = FloatVector.fromMemorySegment(S, keys, row + 4L * i, LE).fma(FloatVector.fromArray(S, q, xo + i), acc0);
-                        acc1 = FloatVector.fromMemorySegment(S, keys, row + 4L * (i + F), LE).fma(FloatVector.fromArray(S, q, xo + i + F), acc1);
-                        acc2 = FloatVector.fromMemorySegment(S, keys, row + 4L * (i + 2 * F), LE)
-                                .fma(FloatVector.fromArray(S, q, xo + i + 2 * F), acc2);
-                        acc3 = FloatVector.fromMemorySegment(S, keys, row + 4L * (i + 3 * F), LE)
-                                .fma(FloatVector.fromArray(S, q, xo + i + 3 * F), acc3);
-                    }
-                    for (; i < bound1; i += F) {
-                        acc0 = FloatVector.fromMemorySegment(S, keys, row + 4L * i, LE).fma(FloatVector.fromArray(S, q, xo + i), acc0);
-                    }
-                    acc0.add(acc1).add(acc2.add(acc3)).intoArray(scratch, j * F);
-                }
-                finish(scratch, scores, m * lds + j0, bound1 == d ? null : q, keys, kOff + j0 * ldk, ldk, d, xo, false);
-            }
-        }
+        int full = d == 4 * F || d == 8 * F ? tk - tk % BLOCK : 0;
+        if (full > 0) f32Hoisted(keys, kOff, ldk, q, rows, full, scores, lds, scratch, d == 8 * F);
         if (full < tk) MatVec.f32(keys, kOff, ldk, d, q, rows, full, tk, scores, 0, lds);
     }
 
-    /** bf16 keys; queries arranged by {@link MatVec#interleaveForBf16}. MatVec.bf16's accumulators and order. */
+    /** bf16 keys; queries arranged by {@link MatVec#interleaveForBf16}. Otherwise as {@link #f32}, with {@link MatVec#bf16}. */
     public static void bf16(MemorySegment keys, long kOff, long ldk, int d, float[] qi, int rows, int tk,
                             float[] scores, int lds, float[] scratch) {
-        int full = tk - tk % BLOCK;
         int b = MatVec.BF16_BLOCK;
-        if (d == 2 * b || d == 4 * b) {
-            bf16Hoisted(keys, kOff, ldk, qi, rows, full, scores, lds, scratch, d == 4 * b);
-            if (full < tk) MatVec.bf16(keys, kOff, ldk, d, qi, rows, full, tk, scores, 0, lds);
-            return;
-        }
-        int bound2 = d - d % (2 * b);
-        int bound1 = d - d % b;
-        for (int j0 = 0; j0 < full; j0 += BLOCK) {
-            for (int m = 0; m < rows; m++) {
-                int xo = m * d;
-                for (int j = 0; j < BLOCK; j++) {
-                    long row = kOff + (j0 + j) * ldk;
-                    FloatVector acc0 = FloatVector.zero(S), acc1 = FloatVector.zero(S);
-                    FloatVector acc2 = FloatVector.zero(S), acc3 = FloatVector.zero(S);
-                    int i = 0;
-                    for (; i < bound2; i += 2 * b) {
-                        IntVector w0 = ShortVector.fromMemorySegment(SS, keys, row + 2L * i, LE).reinterpretAsInts();
-                        IntVector w1 = ShortVector.fromMemorySegment(SS, keys, row + 2L * (i + b), LE).reinterpretAsInts();
-                        acc0 = w0.lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats().fma(FloatVector.fromArray(S, qi, xo + i), acc0);
-                        acc1 = w0.and(0xffff0000).reinterpretAsFloats().fma(FloatVector.fromArray(S, qi, xo + i + F), acc1);
-                        acc2 = w1.lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats().fma(FloatVector.fromArray(S, qi, xo + i + b), acc2);
-                        acc3 = w1.and(0xffff0000).reinterpretAsFloats().fma(FloatVector.fromArray(S, qi, xo + i + b + F), acc3);
-                    }
-                    for (; i < bound1; i += b) {
-                        IntVector w0 = ShortVector.fromMemorySegment(SS, keys, row + 2L * i, LE).reinterpretAsInts();
-                        acc0 = w0.lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats().fma(FloatVector.fromArray(S, qi, xo + i), acc0);
-                        acc1 = w0.and(0xffff0000).reinterpretAsFloats().fma(FloatVector.fromArray(S, qi, xo + i + F), acc1);
-                    }
-                    acc0.add(acc1).add(acc2.add(acc3)).intoArray(scratch, j * F);
-                }
-                finish(scratch, scores, m * lds + j0, bound1 == d ? null : qi, keys, kOff + j0 * ldk, ldk, d, xo, true);
-            }
-        }
+        int full = d == 2 * b || d == 4 * b ? tk - tk % BLOCK : 0;
+        if (full > 0) bf16Hoisted(keys, kOff, ldk, qi, rows, full, scores, lds, scratch, d == 4 * b);
         if (full < tk) MatVec.bf16(keys, kOff, ldk, d, qi, rows, full, tk, scores, 0, lds);
     }
 
@@ -148,7 +85,7 @@ public final class KeyScores {
                     }
                     a0.add(a1).add(a2.add(a3)).intoArray(scratch, j * F);
                 }
-                finish(scratch, scores, m * lds + j0, null, keys, 0, ldk, d, xo, false);
+                Lanes.sums(scratch, 0, BLOCK, scores, m * lds + j0);
             }
         }
     }
@@ -187,29 +124,8 @@ public final class KeyScores {
                     }
                     a0.add(a1).add(a2.add(a3)).intoArray(scratch, j * F);
                 }
-                finish(scratch, scores, m * lds + j0, null, keys, 0, ldk, d, xo, true);
+                Lanes.sums(scratch, 0, BLOCK, scores, m * lds + j0);
             }
-        }
-    }
-
-    /** {@code sum} plus the products past the last full vector (bf16: block), added in order as MatVec does. */
-    private static float tail(float sum, MemorySegment keys, long row, int d, float[] q, int qo, boolean bf16) {
-        int from = bf16 ? d - d % MatVec.BF16_BLOCK : S.loopBound(d);
-        for (int i = from; i < d; i++) {
-            float key = bf16 ? Floats.bf16ToFloat(keys.get(I16, row + 2L * i)) : keys.get(F32, row + 4L * i);
-            sum += key * q[qo + i];
-        }
-        return sum;
-    }
-
-    /** The block's sums into {@code scores[at ..]}, each continued by its row's scalar tail when d has one. */
-    private static void finish(float[] scratch, float[] scores, int at, float[] q, MemorySegment keys, long k0, long ldk,
-                               int d, int qo, boolean bf16) {
-        Lanes.sums(scratch, 0, BLOCK, scratch, BLOCK * F);
-        for (int j = 0; j < BLOCK; j++) {
-            float sum = scratch[BLOCK * F + j];
-            if (q != null) sum = tail(sum, keys, k0 + j * ldk, d, q, qo, bf16);
-            scores[at + j] = sum;
         }
     }
 }
