@@ -68,16 +68,23 @@ class CodebookKernelsTest {
                 CodebookVectors.Table table = CodebookVectors.Table.of(book);
                 float[] x = new float[CodebookVectors.ROW_BLOCK * k];
                 for (int i = 0; i < x.length; i++) x[i] = (float) random.nextGaussian();
+                if (!CodebookVectors.decodesDirectly(table, bits, k)) continue;
                 int[] codes = new int[k];
-                for (int row = 0; row < 3; row++) {
-                    long rowByte = 4L * words * row;
-                    float[] want = new float[CodebookVectors.ROW_BLOCK];
-                    float[] got = new float[CodebookVectors.ROW_BLOCK];
-                    CodebookVectors.unpack(packed, rowByte, bits, k, codes, 0);
-                    CodebookVectors.scoreRow(table, codes, k, x, 0, CodebookVectors.ROW_BLOCK, 0.5f, want, 0, 1);
-                    if (!CodebookVectors.decodesDirectly(table, bits, k)) continue;
-                    CodebookVectors.scoreRowPacked(table, packed, rowByte, bits, k, x, 0, CodebookVectors.ROW_BLOCK, 0.5f, got, 0, 1);
-                    for (int r = 0; r < got.length; r++) assertEquals(want[r], got[r], 1e-4, bits + " bits, row " + row + ", query " + r);
+                // three w rows (tokens) scored as one block, each with its own row scale, against the unpacked kernel
+                float[] rowScales = {0.5f, 0.25f, 2f};
+                long[] rowBytes = new long[3];
+                int blockRows = rowBytes.length;
+                float[] want = new float[CodebookVectors.ROW_BLOCK * blockRows];
+                for (int row = 0; row < blockRows; row++) {
+                    rowBytes[row] = 4L * words * row;
+                    CodebookVectors.unpack(packed, rowBytes[row], bits, k, codes, 0);
+                    CodebookVectors.scoreRow(table, codes, k, x, 0, CodebookVectors.ROW_BLOCK, rowScales[row], want, row, blockRows);
+                }
+                float[] got = new float[want.length];
+                CodebookVectors.scoreRowsPacked(table, packed, rowBytes, blockRows, bits, k, x, 0, CodebookVectors.ROW_BLOCK, rowScales, 0,
+                        got, 0, blockRows, CodebookVectors.scoreVectors(), new float[CodebookVectors.ROW_BLOCK * CodebookVectors.SCORE_BLOCK]);
+                for (int i = 0; i < got.length; i++) {
+                    assertEquals(want[i], got[i], 1e-4, bits + " bits, row " + i % blockRows + ", query " + i / blockRows);
                 }
             }
         }

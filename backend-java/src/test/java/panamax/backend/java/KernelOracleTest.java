@@ -232,24 +232,6 @@ class KernelOracleTest {
     }
 
     @Test
-    void expShiftedGivesTheBitsOfTheVectorExp() {
-        var species = jdk.incubator.vector.FloatVector.SPECIES_PREFERRED;
-        int n = 64 * species.length();
-        float[] v = new float[n];
-        for (int i = 0; i < n; i++) v[i] = -95f + 190f * i / n;
-        v[3] = Float.NEGATIVE_INFINITY;
-        v[4] = Float.NaN;
-        float[] shifted = v.clone();
-        VectorMath.expShifted(shifted, 0, n, 0f);
-        for (int i = 0; i < n; i += species.length()) {
-            float[] lanes = VectorMath.exp(jdk.incubator.vector.FloatVector.fromArray(species, v, i)).toArray();
-            for (int l = 0; l < lanes.length; l++) {
-                assertEquals(Float.floatToIntBits(lanes[l]), Float.floatToIntBits(shifted[i + l]), "exp(" + v[i + l] + ")");
-            }
-        }
-    }
-
-    @Test
     void vectorSiluAndSigmoidStayWithinFourUlpOfTheDoubleFormulaOverTheWholeRange() {
         int n = 8195; // vector body plus a scalar tail
         float[] v = new float[n];

@@ -66,7 +66,7 @@ class MultiRowKernelsTest {
                 for (int rows = 1; rows <= 16; rows++) {
                     float[] x = gaussian(rows * k);
                     float[] out = new float[rows * (nb + 1)];
-                    MultiRowMatVec.f32(w, 5, nb, k, x, rows, out, 0, nb + 1);
+                    MultiRowMatVec.f32(w, 5, nb, k, x, rows, out, 0, nb + 1, MultiRowMatVec.blockSums());
                     for (int m = 0; m < rows; m++) {
                         for (int j = 0; j < nb; j++) {
                             float want = MatVec.dotScalar(w, 5 + j * k, x, m * k, k);

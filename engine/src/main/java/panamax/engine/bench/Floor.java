@@ -1,39 +1,48 @@
 package panamax.engine.bench;
 
 /**
- * The fastest a forward pass can be on this machine: the larger of the bytes it must stream from
- * memory over the measured read bandwidth and its FLOPs over the measured FMA peak. Immutable.
+ * What a forward pass must do, and so the fastest it can be on a machine: the larger of the bytes
+ * it must stream from memory over the measured read bandwidth and its FLOPs over the measured FMA
+ * peak. The work is fixed by the model; the yardsticks are passed in, since a run probes them more
+ * than once. Immutable.
  *
- * @param seconds  the floor of one pass
- * @param memoryBound whether bandwidth, not FLOPs, sets it
  * @param bytes    bytes streamed by the pass (weights once, plus every row's KV cache)
  * @param flops    FLOPs of the pass
  */
-record Floor(double seconds, boolean memoryBound, double bytes, double flops) {
+record Floor(double bytes, double flops) {
 
-    static Floor of(double bytes, double flops, MachineProbes.Yardsticks y) {
-        double memory = bytes / y.readBytesPerSecond(), compute = flops / y.flopsPerSecond();
-        return new Floor(Math.max(memory, compute), memory >= compute, bytes, flops);
+    /** The floor of one pass, in seconds. */
+    double seconds(MachineProbes.Yardsticks y) {
+        return Math.max(bytes / y.readBytesPerSecond(), flops / y.flopsPerSecond());
+    }
+
+    /** Whether bandwidth, not FLOPs, sets the floor. */
+    boolean memoryBound(MachineProbes.Yardsticks y) {
+        return bytes / y.readBytesPerSecond() >= flops / y.flopsPerSecond();
+    }
+
+    double tokensPerSecond(int tokens, MachineProbes.Yardsticks y) {
+        return tokens / seconds(y);
     }
 
     /**
      * One decode step of {@code batch} rows at {@code context} cached tokens: every weight matrix
      * once, the norms, one embedding row per row, and the caches' bytes (read in full by attention).
      */
-    static Floor decodeStep(ModelShape s, WeightFormat f, int batch, double context, long kvBytesPerToken, MachineProbes.Yardsticks y) {
+    static Floor decodeStep(ModelShape s, WeightFormat f, int batch, double context, long kvBytesPerToken) {
         double bytes = weightBytes(s, f) + batch * (double) f.matrixBytes(1, s.hidden()) + kvBytesPerToken * context;
-        return of(bytes, batch * s.flopsPerToken((long) context), y);
+        return new Floor(bytes, batch * s.flopsPerToken((long) context));
     }
 
     /**
      * A batch-1 prefill of {@code tokens} tokens that projects logits for the last one only: the
      * weights once; the matmuls of every position, causal attention over the earlier ones.
      */
-    static Floor prefill(ModelShape s, WeightFormat f, int tokens, MachineProbes.Yardsticks y) {
+    static Floor prefill(ModelShape s, WeightFormat f, int tokens) {
         double head = 2.0 * s.vocab() * s.hidden();
         double matmuls = (2.0 * s.matmulParams() - head) * tokens + head;
         double attention = 4.0 * s.layers() * s.heads() * s.headDim() * ((double) tokens * (tokens + 1) / 2);
-        return of(weightBytes(s, f) + tokens * (double) f.matrixBytes(1, s.hidden()), matmuls + attention, y);
+        return new Floor(weightBytes(s, f) + tokens * (double) f.matrixBytes(1, s.hidden()), matmuls + attention);
     }
 
     /** Bytes of the matrices and norms a pass streams once (the embedding table is only indexed). */
@@ -44,7 +53,4 @@ record Floor(double seconds, boolean memoryBound, double bytes, double flops) {
         return s.layers() * perLayer + f.matrixBytes(s.vocab(), s.hidden()) + 2.0 * s.hidden();
     }
 
-    double tokensPerSecond(int tokens) {
-        return tokens / seconds;
-    }
 }

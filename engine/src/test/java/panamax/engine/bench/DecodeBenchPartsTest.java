@@ -80,16 +80,16 @@ class DecodeBenchPartsTest {
         ModelShape s = ModelShape.preset("1b");
         MachineProbes.Yardsticks y = new MachineProbes.Yardsticks(50e9, 200e9, 1 << 30, 2, 16);
         // bf16 batch 1: 2·params bytes over 50 GB/s dwarfs 2·params FLOPs over 200 GFLOP/s
-        Floor one = Floor.decodeStep(s, WeightFormat.BF16, 1, 512, 0, y);
-        assertTrue(one.memoryBound());
-        assertEquals(Floor.weightBytes(s, WeightFormat.BF16) / 50e9, one.seconds(), one.seconds() * 0.01);
+        Floor one = Floor.decodeStep(s, WeightFormat.BF16, 1, 512, 0);
+        assertTrue(one.memoryBound(y));
+        assertEquals(Floor.weightBytes(s, WeightFormat.BF16) / 50e9, one.seconds(y), one.seconds(y) * 0.01);
         // 4-bit weights stream about 3.5x fewer bytes than bf16 (codes plus a scale and bias per 64)
         double ratio = Floor.weightBytes(s, WeightFormat.BF16) / Floor.weightBytes(s, WeightFormat.Q4);
         assertTrue(ratio > 3.4 && ratio < 3.7, "bf16/q4 bytes " + ratio);
         // a 512-token prefill is compute-bound
-        assertTrue(!Floor.prefill(s, WeightFormat.BF16, 512, y).memoryBound());
+        assertTrue(!Floor.prefill(s, WeightFormat.BF16, 512).memoryBound(y));
         // the KV cache adds to the bytes of a step
-        assertTrue(Floor.decodeStep(s, WeightFormat.BF16, 8, 512, 1 << 20, y).bytes() > one.bytes() + 512.0 * (1 << 20));
+        assertTrue(Floor.decodeStep(s, WeightFormat.BF16, 8, 512, 1 << 20).bytes() > one.bytes() + 512.0 * (1 << 20));
     }
 
     @Test
@@ -100,18 +100,19 @@ class DecodeBenchPartsTest {
         MachineProbes.Yardsticks best = slow.best(fast);
         assertEquals(45e9, best.readBytesPerSecond());
         assertEquals(200e9, best.flopsPerSecond());
-        Floor floor = Floor.decodeStep(s, WeightFormat.BF16, 1, 512, 0, slow);
-        double slowFloorRate = floor.tokensPerSecond(1);
+        Floor floor = Floor.decodeStep(s, WeightFormat.BF16, 1, 512, 0);
+        double slowFloorRate = floor.tokensPerSecond(1, slow);
         // measured at 90 % of the floor the slow probe gives: a PASS against it, a MISS against the faster one
         double rate = 0.9 * slowFloorRate;
-        BenchRow measured = new BenchRow("bf16", "decode", 1, 512, rate, rate, slowFloorRate, true, ">= 80% of floor", true, 0);
-        BenchRow judged = new DecodeBench.PendingRow(measured, floor, 1, 0.8).judged(best);
+        var batchOne = new DecodeBench.PendingRow("bf16", "decode", 1, 512, rate, rate, 0, floor, 1, ">= 80% of floor", 0.8, false);
+        assertEquals(true, batchOne.judged(slow).met());
+        BenchRow judged = batchOne.judged(best);
         assertEquals(slowFloorRate * 1.5, judged.floorTokensPerSecond(), slowFloorRate * 1e-9);
         assertEquals(false, judged.met());
         assertEquals(0.6, judged.fractionOfFloor(), 1e-9);
         // a target that does not depend on the floor keeps its verdict
-        BenchRow batchEight = new BenchRow("bf16", "decode", 8, 512, 60, 60, 100, false, ">= 5x batch 1 (5.1x)", true, 0);
-        Floor eight = Floor.decodeStep(s, WeightFormat.BF16, 8, 512, 0, slow);
-        assertEquals(true, new DecodeBench.PendingRow(batchEight, eight, 8, 0).judged(best).met());
+        Floor eight = Floor.decodeStep(s, WeightFormat.BF16, 8, 512, 0);
+        var batchEight = new DecodeBench.PendingRow("bf16", "decode", 8, 512, 60, 60, 0, eight, 8, ">= 5x batch 1 (5.1x)", 0, true);
+        assertEquals(true, batchEight.judged(best).met());
     }
 }

@@ -23,8 +23,8 @@ public final class AffineValues {
     private static final VectorSpecies<Float> S = FloatVector.SPECIES_PREFERRED;
     private static final int V = IS.length();
     private static final ByteOrder LE = ByteOrder.LITTLE_ENDIAN;
-    /** x rows per call. */
-    public static final int ROWS = 4;
+    /** x rows per call: the query rows of a GQA group, as for the scores. */
+    public static final int ROWS = AffineScores.ROWS;
     /** Tokens whose group parameters are widened together. */
     private static final int TILE = 16;
     /** Code positions accumulated per pass: four per x row keeps 16 accumulators in registers. */

@@ -78,7 +78,7 @@ public final class CodebookVectors {
     private CodebookVectors() {
     }
 
-    /** True when {@link #scoreRowPacked} and {@link #accumulatePacked} read rows of {@code cols} such codes straight from their words. */
+    /** True when {@link #scoreRowsPacked} and {@link #accumulatePacked} read rows of {@code cols} such codes straight from their words. */
     public static boolean decodesDirectly(Table t, int bits, int cols) {
         return t.bits != null && bits < WORD_OF.length && WORD_OF[bits] != null && supported() && cols * bits <= 32 * L;
     }
@@ -120,29 +120,19 @@ public final class CodebookVectors {
         }
     }
 
-
-    /**
-     * {@link #scoreRow} reading the row's codes straight from its words at byte {@code rowByte}
-     * (only where {@link #decodesDirectly}): per chunk one masked load of its words, a lane shuffle,
-     * a shift and a mask, then the register look-up. One row of w; {@link #scoreRowsPacked} takes
-     * up to {@link #SCORE_BLOCK} at once and is what attention uses.
-     */
-    public static void scoreRowPacked(Table t, MemorySegment packed, long rowByte, int bits, int k, float[] x, int r0, int rows,
-                                      float scale, float[] c, int cOff, int ldc) {
-        scoreRowsPacked(t, packed, new long[] {rowByte}, 1, bits, k, x, r0, rows, new float[] {scale}, 0, c, cOff, ldc,
-                scoreVectors(), new float[ROW_BLOCK * SCORE_BLOCK]);
-    }
+    /** w rows (tokens) {@link #scoreRowsPacked} scores together: one vector's worth of lane sums. */
+    public static final int SCORE_BLOCK = 16;
 
     /** Scratch for {@link #scoreRowsPacked}'s product vectors. */
     public static float[] scoreVectors() {
         return new float[ROW_BLOCK * SCORE_BLOCK * F.length()];
     }
 
-    /** w rows (tokens) {@link #scoreRowsPacked} scores together: one vector's worth of lane sums. */
-    public static final int SCORE_BLOCK = 16;
-
     /**
-     * {@code c[cOff + r·ldc + i] = scales[s0 + i]·Σ_j x[(r0 + r)·k + j]·w_i[j]} for the {@code count ≤}
+     * {@link #scoreRow} for up to {@link #SCORE_BLOCK} w rows, read straight from their words (only
+     * where {@link #decodesDirectly}): per chunk one masked load of the words, a lane shuffle, a shift
+     * and a mask, then the register look-up.
+     * <p>{@code c[cOff + r·ldc + i] = scales[s0 + i]·Σ_j x[(r0 + r)·k + j]·w_i[j]} for the {@code count ≤}
      * {@link #SCORE_BLOCK} w rows at bytes {@code rowBytes[i]} and x rows {@code r < rows ≤ 4}: each
      * row's codes are decoded once for four x rows, the four product vectors stored, and each x row's
      * sums of the block reduced together ({@link Lanes#sums}: the bits of one {@link Lanes#sum} per
@@ -465,7 +455,8 @@ public final class CodebookVectors {
                 AffineAccumulate.scores(packed, 0, 64, bits, 64, n, (row2, sc, bi) -> { }, x, 1 + i % ROW_BLOCK, 0, 16, c, 16);
             }
             if (decodesDirectly(tables[bits], bits, len)) {
-                scoreRowPacked(tables[bits], packed, 0, bits, len, x, 0, 1 + i % ROW_BLOCK, 1f, c, i % 8, 8);
+                scoreRowsPacked(tables[bits], packed, new long[] {0, 64}, 2, bits, len, x, 0, 1 + i % ROW_BLOCK, new float[] {1f, 1f}, 0,
+                        c, i % 4, 8, scoreVectors(), new float[ROW_BLOCK * SCORE_BLOCK]);
                 if (i % 8 == 0) accumulatePacked(tables[bits], packed, new long[] {0, 64, 128, 192}, 4, bits, 32, w, acc, 0);
             }
         }

@@ -42,7 +42,7 @@ public final class MultiRowMatVec {
             MatVec.bf16(w, wOff, ldwBytes, k, xi, rows, n0, n1, out, outOff, ldo);
             return;
         }
-        float[] sums = new float[16 * F + 16];
+        float[] sums = blockSums();
         int n = n0;
         for (; n + 4 <= n1; n += 4) {
             long r0 = wOff + n * ldwBytes;
@@ -51,6 +51,11 @@ public final class MultiRowMatVec {
             for (; m < rows; m++) bf16Block1(w, r0, ldwBytes, k, xi, m, out, outOff + m * ldo + n);
         }
         if (n < n1) MatVec.bf16(w, wOff, ldwBytes, k, xi, rows, n, n1, out, outOff, ldo);
+    }
+
+    /** Scratch for a 4 × 4 block's accumulators and their sums ({@link #f32} takes it from its caller). */
+    public static float[] blockSums() {
+        return new float[16 * F + 16];
     }
 
     /** Four weight rows from {@code r0} × x rows {@code m..m+3}; results at {@code out[o + j·ldo + i]} for row m+j, weight i. */
@@ -153,10 +158,10 @@ public final class MultiRowMatVec {
     /**
      * f32 weight rows held in an array ({@code nb} rows of k from {@code wOff}, e.g. a decoded block
      * of quantized rows) against x rows (stride k, same element order as the weights):
-     * {@code out[outOff + m·ldo + j] = dot(w[j], x[m])} for {@code j < nb}, {@code m < rows}.
+     * {@code out[outOff + m·ldo + j] = dot(w[j], x[m])} for {@code j < nb}, {@code m < rows}; {@code sums}
+     * from {@link #blockSums} (called once per block of weight rows, so the caller keeps it).
      */
-    public static void f32(float[] w, int wOff, int nb, int k, float[] x, int rows, float[] out, int outOff, int ldo) {
-        float[] sums = new float[16 * F + 16];
+    public static void f32(float[] w, int wOff, int nb, int k, float[] x, int rows, float[] out, int outOff, int ldo, float[] sums) {
         int j = 0;
         for (; j + 4 <= nb; j += 4) {
             int m = 0;

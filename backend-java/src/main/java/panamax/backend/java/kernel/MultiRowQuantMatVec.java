@@ -43,13 +43,14 @@ public final class MultiRowQuantMatVec {
         float[] laneScale = new float[words + groups + V];
         float[] laneBias = new float[words + groups + V];
         float[] decoded = new float[BLOCK * k];
+        float[] sums = MultiRowMatVec.blockSums();
         for (int n = n0; n < n1; n += BLOCK) {
             int nb = Math.min(BLOCK, n1 - n);
             for (int j = 0; j < nb; j++) {
                 params.load(n + j, scales, biases);
                 decodeRow(packed, base + (n + j) * rowBytes, bits, groupSize, k, scales, biases, laneScale, laneBias, decoded, j * k);
             }
-            MultiRowMatVec.f32(decoded, 0, nb, k, xa, rows, out, n, ldo);
+            MultiRowMatVec.f32(decoded, 0, nb, k, xa, rows, out, n, ldo, sums);
         }
     }
 

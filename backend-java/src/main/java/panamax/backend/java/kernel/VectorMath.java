@@ -26,51 +26,31 @@ public final class VectorMath {
     }
 
     /**
-     * e^x per lane. The hot loops below ({@link #expShifted}, {@link #sigmoidInPlace}) spell this out
-     * instead of calling it: they are inlined into large kernels (attention's per-head work), where
-     * C2 may stop inlining before reaching a call, and a vector passed to a call that is not inlined
-     * is boxed — that cost attention 11 % of its time. {@code KernelOracleTest} checks that
-     * expShifted gives this method's bits, and sigmoid against its double-precision oracle.
-     */
-    public static FloatVector exp(FloatVector x) {
-        FloatVector c = x.max(LOW).min(HIGH);
-        // n = round(c·log2 e) by the 1.5·2^23 trick (exact for |n| < 2^22); r = c − n·ln 2 in two exact steps
-        FloatVector n = c.mul(LOG2E).add(ROUNDER).sub(ROUNDER);
-        FloatVector r = c.sub(n.mul(LN2_HI)).sub(n.mul(LN2_LO));
-        FloatVector p = FloatVector.broadcast(S, P0).fma(r, FloatVector.broadcast(S, P1)).fma(r, FloatVector.broadcast(S, P2))
-                .fma(r, FloatVector.broadcast(S, P3)).fma(r, FloatVector.broadcast(S, P4)).fma(r, FloatVector.broadcast(S, P5));
-        p = p.fma(r.mul(r), r).add(1f);
-        IntVector e = ((IntVector) n.convert(VectorOperators.F2I, 0)).add(127).lanewise(VectorOperators.LSHL, 23);
-        FloatVector y = p.mul(e.reinterpretAsFloats());
-        return y.blend(0f, x.compare(VectorOperators.LT, LOW));
-    }
-
-    /**
      * {@code v[i] = v[i]·σ(v[i])} (SiLU) for i in [0, n), or {@code σ(v[i])} when {@code gate} is
      * false. σ(x) = 1/(1+e^{−x}) for x ≥ 0 and e^{x}/(1+e^{x}) below, both from z = e^{−|x|} so that
-     * neither overflows. The scalar tail and {@link #sigmoidScalar} are the oracle.
+     * neither overflows; z comes from {@link #expVectors} over a small scratch. The scalar tail and
+     * {@link #sigmoidScalar} are the oracle.
      */
     public static void sigmoidInPlace(float[] v, int n, boolean gate) {
-        int i = 0;
+        int l = S.length();
         int bound = S.loopBound(n);
-        for (; i < bound; i += S.length()) {
-            FloatVector x = FloatVector.fromArray(S, v, i);
-            // z = exp(−|x|), as exp() computes it (no clamp above: the argument is ≤ 0)
-            FloatVector a = x.abs().neg();
-            FloatVector c = a.max(LOW);
-            FloatVector k = c.mul(LOG2E).add(ROUNDER).sub(ROUNDER);
-            FloatVector r = c.sub(k.mul(LN2_HI)).sub(k.mul(LN2_LO));
-            FloatVector p = FloatVector.broadcast(S, P0).fma(r, FloatVector.broadcast(S, P1)).fma(r, FloatVector.broadcast(S, P2))
-                    .fma(r, FloatVector.broadcast(S, P3)).fma(r, FloatVector.broadcast(S, P4)).fma(r, FloatVector.broadcast(S, P5));
-            p = p.fma(r.mul(r), r).add(1f);
-            IntVector e = ((IntVector) k.convert(VectorOperators.F2I, 0)).add(127).lanewise(VectorOperators.LSHL, 23);
-            FloatVector z = p.mul(e.reinterpretAsFloats()).blend(0f, a.compare(VectorOperators.LT, LOW));
-            FloatVector num = FloatVector.broadcast(S, 1f).blend(z, x.compare(VectorOperators.LT, 0f));
-            FloatVector sig = num.div(z.add(1f));
-            (gate ? x.mul(sig) : sig).intoArray(v, i);
+        float[] z = new float[Math.min(bound, SIGMOID_CHUNK)];
+        for (int c = 0; c < bound; c += SIGMOID_CHUNK) {
+            int len = Math.min(SIGMOID_CHUNK, bound - c);
+            for (int i = 0; i < len; i += l) FloatVector.fromArray(S, v, c + i).abs().neg().intoArray(z, i);
+            expVectors(z, 0, len, 0f);
+            for (int i = 0; i < len; i += l) {
+                FloatVector x = FloatVector.fromArray(S, v, c + i);
+                FloatVector e = FloatVector.fromArray(S, z, i);
+                FloatVector sig = FloatVector.broadcast(S, 1f).blend(e, x.compare(VectorOperators.LT, 0f)).div(e.add(1f));
+                (gate ? x.mul(sig) : sig).intoArray(v, c + i);
+            }
         }
-        for (; i < n; i++) v[i] = gate ? v[i] * sigmoidScalar(v[i]) : sigmoidScalar(v[i]);
+        for (int i = bound; i < n; i++) v[i] = gate ? v[i] * sigmoidScalar(v[i]) : sigmoidScalar(v[i]);
     }
+
+    /** Values whose exponentials {@link #sigmoidInPlace} takes at a time (1 KB of scratch). */
+    private static final int SIGMOID_CHUNK = 256;
 
     /** σ(x) in double, rounded to float: the oracle of {@link #sigmoidInPlace}. */
     public static float sigmoidScalar(float x) {
@@ -80,13 +60,29 @@ public final class VectorMath {
 
     /** {@code v[i] = exp(v[i] − max)} for i in [from, to), returning the sum; the scalar tail uses {@link Math#exp}. */
     public static float expShifted(float[] v, int from, int to, float max) {
-        FloatVector sum = FloatVector.zero(S);
-        int i = from;
         int bound = from + S.loopBound(to - from);
-        for (; i < bound; i += S.length()) {
-            // e = exp(x), as exp() computes it
-            FloatVector x = FloatVector.fromArray(S, v, i).sub(max);
+        float total = expVectors(v, from, bound, max);
+        for (int i = bound; i < to; i++) {
+            float e = (float) Math.exp(v[i] - max);
+            v[i] = e;
+            total += e;
+        }
+        return total;
+    }
+
+    /**
+     * {@code v[i] = e^(v[i] − shift)} over whole vectors {@code [from, bound)}, returning their sum:
+     * Cephes' range reduction and polynomial, exactly 0 below −87.3. The one copy of the exponential,
+     * and a leaf that takes arrays: a vector-valued {@code exp(FloatVector)} called from loops that C2
+     * inlines into large kernels (attention's per-head work) was left uninlined there, and a vector
+     * passed to a call that is not inlined is boxed — 11 % of attention's time.
+     */
+    private static float expVectors(float[] v, int from, int bound, float shift) {
+        FloatVector sum = FloatVector.zero(S);
+        for (int i = from; i < bound; i += S.length()) {
+            FloatVector x = FloatVector.fromArray(S, v, i).sub(shift);
             FloatVector c = x.max(LOW).min(HIGH);
+            // n = round(c·log2 e) by the 1.5·2^23 trick (exact for |n| < 2^22); r = c − n·ln 2 in two exact steps
             FloatVector n = c.mul(LOG2E).add(ROUNDER).sub(ROUNDER);
             FloatVector r = c.sub(n.mul(LN2_HI)).sub(n.mul(LN2_LO));
             FloatVector p = FloatVector.broadcast(S, P0).fma(r, FloatVector.broadcast(S, P1)).fma(r, FloatVector.broadcast(S, P2))
@@ -97,13 +93,7 @@ public final class VectorMath {
             e.intoArray(v, i);
             sum = sum.add(e);
         }
-        float total = Lanes.sum(sum);
-        for (; i < to; i++) {
-            float e = (float) Math.exp(v[i] - max);
-            v[i] = e;
-            total += e;
-        }
-        return total;
+        return Lanes.sum(sum);
     }
 
     /** Scalar twin of {@link #expShifted}: the test oracle. */
