@@ -1,6 +1,5 @@
 package panamax.api.tensor;
 
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 
@@ -14,26 +13,6 @@ final class CodebookFallbacks {
     private CodebookFallbacks() {
     }
 
-    /** Closes what it collects, except the one tensor {@link #keep kept}. */
-    private static final class Scope implements AutoCloseable {
-        private final List<Tensor> owned = new ArrayList<>();
-
-        Tensor add(Tensor t) {
-            owned.add(t);
-            return t;
-        }
-
-        Tensor keep(Tensor t) {
-            owned.remove(t);
-            return t;
-        }
-
-        @Override
-        public void close() {
-            for (int i = owned.size() - 1; i >= 0; i--) owned.get(i).close();
-        }
-    }
-
     private static Shape shape(int[] lead, int... tail) {
         int[] d = Arrays.copyOf(lead, lead.length + tail.length);
         System.arraycopy(tail, 0, d, lead.length, tail.length);
@@ -41,7 +20,7 @@ final class CodebookFallbacks {
     }
 
     /** The code values of every entry: F32 {@code [..., rows, cols]}, read through {@link Ops#dequantize} with unit scales. */
-    private static Tensor codes(Ops ops, Scope s, CodebookMatrix w) {
+    private static Tensor codes(Ops ops, OwnedTensors s, CodebookMatrix w) {
         Backend backend = w.packed().backend();
         int width = w.bits() == 1 ? 2 : w.bits();          // MLX has no 1-bit format: read bit pairs
         int columns = w.bits() == 1 ? w.cols() / 2 : w.cols();
@@ -62,7 +41,7 @@ final class CodebookFallbacks {
     }
 
     static Tensor dequantize(Ops ops, CodebookMatrix w) {
-        try (Scope s = new Scope()) {
+        try (OwnedTensors s = new OwnedTensors()) {
             Tensor index = s.add(ops.astype(codes(ops, s, w), DType.I32));
             Tensor values = s.add(ops.take(w.codebook(), index, 0));
             return s.keep(w.rowScales() == null ? values : s.add(ops.mul(values, w.rowScales())));
@@ -70,7 +49,7 @@ final class CodebookFallbacks {
     }
 
     static Tensor matmul(Ops ops, Tensor x, CodebookMatrix w, boolean transpose) {
-        try (Scope s = new Scope()) {
+        try (OwnedTensors s = new OwnedTensors()) {
             Tensor dense = s.add(dequantize(ops, w));
             if (!transpose) return s.keep(ops.matmul(x, dense));
             int[] axes = new int[dense.rank()];
@@ -92,7 +71,7 @@ final class CodebookFallbacks {
         Backend backend = x.backend();
         int[] lead = Arrays.copyOf(x.shape().dims(), x.rank() - 1);
         int words = cols * bits / 32;
-        try (Scope s = new Scope()) {
+        try (OwnedTensors s = new OwnedTensors()) {
             Tensor xf = s.add(ops.astype(x, DType.F32));
             Tensor norm = s.add(ops.unary(UnaryOp.SQRT, s.add(ops.sum(s.add(ops.unary(UnaryOp.SQUARE, xf)), -1, true))));
             Tensor unit = s.add(ops.div(xf, s.add(ops.binary(BinaryOp.MAXIMUM, norm, Float.MIN_NORMAL))));
@@ -127,7 +106,7 @@ final class CodebookFallbacks {
         for (int i = 0; i < n; i++) {
             for (int j = 0; j < n; j++) h[i * n + j] = Integer.bitCount(i & j) % 2 == 0 ? norm : -norm;
         }
-        try (Scope s = new Scope()) {
+        try (OwnedTensors s = new OwnedTensors()) {
             Tensor matrix = s.add(x.backend().fromFloats(h, Shape.of(n, n), DType.F32));
             Tensor xf = s.add(ops.astype(x, DType.F32));
             // H is symmetric: the row vector times H is (H·x)ᵀ

@@ -144,6 +144,33 @@ public interface Ops {
      */
     Tensor scaledDotProductAttention(Tensor q, Tensor k, Tensor v, double scale, AttentionMask mask);
 
+    /**
+     * The attention probabilities of already-scaled {@code scores [B, Hq, Tq, Tk]} under {@code mask},
+     * with the semantics of {@link #scaledDotProductAttention}: softmax in f32 along the keys, and rows
+     * whose keys are all masked give zeros. Returns a new F32 tensor of the scores' shape. For codecs
+     * that score their own planes; the default composes {@link #softmax} with the mask.
+     *
+     * @since 0.2
+     */
+    default Tensor attentionProbabilities(Tensor scores, AttentionMask mask) {
+        return AttentionFallbacks.probabilities(this, scores, mask);
+    }
+
+    /**
+     * {@link #scaledDotProductAttention} over affine-quantized keys and values (a quantized KV cache):
+     * q {@code [B, Hq, Tq, D]}; keys packed {@code [B, Hkv, Tk, D·bits/32]} with scales and biases
+     * {@code [B, Hkv, Tk, D/groupSize]}; values the same with Dv columns (their own bits and group
+     * size). Scores, softmax and sums in f32; returns {@code [B, Hq, Tq, Dv]} in q's dtype, equal to
+     * attention over the dequantized keys and values up to f32 rounding. A fast backend reads the codes
+     * where they lie; the default composes {@link #quantizedMatmul}, {@link #attentionProbabilities} and
+     * {@link #quantizedMatmul}. Arguments are checked by {@link QuantizedAttentionShape#of}.
+     *
+     * @since 0.2
+     */
+    default Tensor quantizedAttention(Tensor q, QuantizedMatrix keys, QuantizedMatrix values, double scale, AttentionMask mask) {
+        return AttentionFallbacks.quantized(this, q, keys, values, scale, mask);
+    }
+
     // ---- MLX affine quantization ----
 
     /**

@@ -7,7 +7,6 @@ import panamax.api.tensor.DType;
 import panamax.backend.java.kernel.KeyScores;
 import panamax.backend.java.kernel.MatVec;
 import panamax.backend.java.kernel.ValueAccumulation;
-import panamax.backend.java.kernel.VectorMath;
 
 /**
  * Fused scaled-dot-product attention with grouped-query heads. Work items are (row, kv head,
@@ -37,14 +36,11 @@ final class AttentionOps {
             throw new IllegalArgumentException("scaledDotProductAttention: query heads " + hq + " must be a multiple of kv heads " + hkv);
         }
         int group = hq / hkv;
-        MaskReader maskReader = MaskReader.of(mask, b, hq, tq, tk);
+        AttentionRows rowsOf = AttentionRows.of(mask, b, hq, tq, tk, scale);
         JavaTensor out = backend.allocate(new int[] {b, hq, tq, dv}, q.dtype);
         int qBlocks = (tq + QUERY_BLOCK - 1) / QUERY_BLOCK;
         int items = b * hkv * qBlocks;
-        float fscale = (float) scale;
         MemorySegment os = out.segment();
-        int window = mask instanceof AttentionMask.Causal c ? c.window() : 0;
-        boolean causal = mask instanceof AttentionMask.Causal;
         backend.parallel.forRange(items, 1, (from, to) -> {
             int maxRows = group * Math.min(QUERY_BLOCK, tq);
             float[] queries = new float[maxRows * d];
@@ -69,12 +65,7 @@ final class AttentionOps {
                     RowIo.load(q.segment(), q.dtype, q.offset + bi * q.strides[0] + head * q.strides[1] + i * q.strides[2],
                             q.strides[3], d, query);
                     System.arraycopy(query, 0, queries, r * d, d);
-                    lo[r] = 0;
-                    hi[r] = tk - 1;
-                    if (causal) {
-                        hi[r] = Math.min(tk - 1, tk - tq + i);
-                        if (window > 0) lo[r] = Math.max(0, tk - tq + i - window + 1);
-                    }
+                    rowsOf.bounds(i, r, lo, hi);
                 }
                 scores(k, bi, h, queries, arranged, rows, d, tk, scores, keyScratch);
                 int first = tk;
@@ -82,20 +73,7 @@ final class AttentionOps {
                 for (int r = 0; r < rows; r++) {
                     int head = h * group + r / block;
                     int i = i0 + r % block;
-                    int off = r * tk;
-                    float max = Float.NEGATIVE_INFINITY;
-                    for (int j = lo[r]; j <= hi[r]; j++) {
-                        float sc = scores[off + j] * fscale;
-                        if (maskReader != null) sc = maskReader.apply(bi, head, i, j, sc);
-                        scores[off + j] = sc;
-                        max = Math.max(max, sc);
-                    }
-                    if (hi[r] < lo[r] || max == Float.NEGATIVE_INFINITY) {
-                        hi[r] = -1; // every key masked: the row's output is zero
-                        continue;
-                    }
-                    float inv = 1 / VectorMath.expShifted(scores, off + lo[r], off + hi[r] + 1, max);
-                    for (int j = lo[r]; j <= hi[r]; j++) scores[off + j] *= inv;
+                    if (!rowsOf.softmax(scores, r * tk, bi, head, i, r, lo, hi)) continue; // every key masked: zero output
                     first = Math.min(first, lo[r]);
                     last = Math.max(last, hi[r]);
                 }
@@ -128,15 +106,7 @@ final class AttentionOps {
             Arrays.fill(acc, 0, rows * dv, 0f);
             return;
         }
-        for (int r = 0; r < rows; r++) {
-            int off = r * tk;
-            if (hi[r] < lo[r]) {
-                Arrays.fill(scores, off + first, off + last + 1, 0f);
-                continue;
-            }
-            if (lo[r] > first) Arrays.fill(scores, off + first, off + lo[r], 0f);
-            if (hi[r] < last) Arrays.fill(scores, off + hi[r] + 1, off + last + 1, 0f);
-        }
+        AttentionRows.zeroOutside(scores, tk, rows, lo, hi, first, last);
         long bytes = v.dtype.byteSize();
         if (v.dtype == DType.F32) {
             ValueAccumulation.accumulate(v.segment(), vBase * bytes, v.strides[2] * bytes, dv, scores, tk, rows, first, last, acc);
@@ -191,23 +161,6 @@ final class AttentionOps {
         for (int j = 0; j < tk; j++) {
             RowIo.load(s, k.dtype, base + j * k.strides[2], k.strides[3], d, key);
             for (int r = 0; r < rows; r++) scores[r * tk + j] = MatVec.dot(queries, r * d, key, 0, d);
-        }
-    }
-
-    /** Reads an explicit mask broadcast to [B, Hq, Tq, Tk]. */
-    private record MaskReader(MemorySegment seg, DType dtype, long offset, long[] strides) {
-        static MaskReader of(AttentionMask mask, int b, int hq, int tq, int tk) {
-            if (!(mask instanceof AttentionMask.Explicit e)) return null;
-            JavaTensor m = (JavaTensor) e.mask();
-            if (m.isClosed()) throw new IllegalStateException("mask: tensor is closed");
-            long[] strides = ViewOps.broadcastStrides(m, new int[] {b, hq, tq, tk}, "scaledDotProductAttention mask");
-            return new MaskReader(m.segment(), m.dtype, m.offset, strides);
-        }
-
-        float apply(int b, int h, int i, int j, float score) {
-            long at = offset + b * strides[0] + h * strides[1] + i * strides[2] + j * strides[3];
-            if (dtype == DType.BOOL) return seg.get(RowIo.I8, at) != 0 ? score : Float.NEGATIVE_INFINITY;
-            return score + RowIo.getFloat(seg, dtype, at);
         }
     }
 }

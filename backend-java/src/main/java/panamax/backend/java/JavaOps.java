@@ -8,6 +8,7 @@ import panamax.api.tensor.CodebookMatrix;
 import panamax.api.tensor.Comparison;
 import panamax.api.tensor.DType;
 import panamax.api.tensor.Ops;
+import panamax.api.tensor.QuantizedAttentionShape;
 import panamax.api.tensor.QuantizedMatrix;
 import panamax.api.tensor.Reduction;
 import panamax.api.tensor.RopeSpec;
@@ -236,6 +237,15 @@ final class JavaOps implements Ops {
     @Override
     public Tensor quantizedMatmul(Tensor x, QuantizedMatrix w, boolean transpose) {
         return quant.quantizedMatmul(t(x, "x"), w, transpose);
+    }
+
+    @Override
+    public Tensor quantizedAttention(Tensor q, QuantizedMatrix keys, QuantizedMatrix values, double scale, AttentionMask mask) {
+        QuantizedAttentionShape.of(q, keys, values);
+        AttentionMask m = mask == null ? AttentionMask.NONE : mask;
+        if (m instanceof AttentionMask.Explicit e) t(e.mask(), "mask");
+        Tensor fused = quant.quantizedAttention(t(q, "q"), keys, values, scale, m);
+        return fused != null ? fused : Ops.super.quantizedAttention(q, keys, values, scale, m);
     }
 
     @Override

@@ -4,6 +4,7 @@ import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
 import java.util.Set;
 import panamax.api.error.InvalidParameterException;
+import panamax.api.tensor.AttentionMask;
 import panamax.api.tensor.DType;
 import panamax.api.tensor.QuantizedMatrix;
 import panamax.backend.java.kernel.AffineCodes;
@@ -105,9 +106,15 @@ final class QuantOps {
     }
 
     /** Validated geometry of a quantized matrix's three tensors (contiguous copies where needed). */
-    private record Parts(JavaTensor packed, JavaTensor scales, JavaTensor biases, int rows, int cols, int groupSize, int bits) {
+    record Parts(JavaTensor packed, JavaTensor scales, JavaTensor biases, int rows, int cols, int groupSize, int bits) {
         long rowBytes() {
             return packed.strides[packed.rank() - 2] * 4;
+        }
+
+        /** The group parameters of matrix {@code [b, h]} of rank-4 scales and biases. */
+        RowScales rowScales(int b, int h) {
+            return QuantOps.rowScales(this, scales.offset + b * scales.strides[0] + h * scales.strides[1],
+                    biases.offset + b * biases.strides[0] + h * biases.strides[1]);
         }
     }
 
@@ -308,6 +315,18 @@ final class QuantOps {
         } finally {
             releaseCopies(q, w);
         }
+    }
+
+    /**
+     * Fused attention over quantized keys and values ({@link QuantizedAttention}), or null when its
+     * kernels do not serve these formats (the caller then composes the api default). Shapes are
+     * already checked.
+     */
+    JavaTensor quantizedAttention(JavaTensor q, QuantizedMatrix keys, QuantizedMatrix values, double scale, AttentionMask mask) {
+        Parts k = parts(keys);
+        Parts v = parts(values);
+        if (!QuantizedAttention.supports(k, v) || !q.dtype.isFloating()) return null;
+        return QuantizedAttention.run(backend, q, k, v, scale, mask);
     }
 
     /** Makes the {@link RowScales} of one matrix from its scales' and biases' element offsets. */

@@ -117,6 +117,16 @@ public final class FusedReferences {
      * Magnitude: Σ p_j|v_j|·(1 + Σ_d |q_d k_jd|·scale), the first-order effect of score error.
      */
     public static Expected attention(Ref q, Ref k, Ref v, double scale, boolean[][][][] allowed, double[][][][] bias) {
+        return attention(q, k, v, k, v, scale, allowed, bias);
+    }
+
+    /**
+     * {@link #attention} whose magnitude takes the sizes of the terms that make each key and value
+     * element ({@code kSizes}, {@code vSizes}, e.g. {@code |q·s| + |b|} of a quantized cache, which f32
+     * may cancel) in place of their values.
+     */
+    public static Expected attention(Ref q, Ref k, Ref v, Ref kSizes, Ref vSizes, double scale, boolean[][][][] allowed,
+                                     double[][][][] bias) {
         int bs = q.dim(0);
         int hq = q.dim(1);
         int tq = q.dim(2);
@@ -143,7 +153,7 @@ public final class FusedReferences {
                         for (int e = 0; e < d; e++) {
                             double prod = q.values()[qAt + e] * k.values()[kAt + e];
                             dot += prod;
-                            abs += Math.abs(prod);
+                            abs += Math.abs(q.values()[qAt + e] * kSizes.values()[kAt + e]);
                         }
                         s[j] = dot * scale + (bias == null ? 0 : bias[b][h][i][j]);
                         spread[j] = abs * Math.abs(scale);
@@ -162,7 +172,7 @@ public final class FusedReferences {
                         for (int j = 0; j < tk; j++) {
                             double vj = v.values()[((b * hkv + kh) * tk + j) * dv + e];
                             acc += p[j] / sum * vj;
-                            m += p[j] / sum * Math.abs(vj) * (1 + spread[j]);
+                            m += p[j] / sum * Math.abs(vSizes.values()[((b * hkv + kh) * tk + j) * dv + e]) * (1 + spread[j]);
                         }
                         int at = ((b * hq + h) * tq + i) * dv + e;
                         out[at] = acc;

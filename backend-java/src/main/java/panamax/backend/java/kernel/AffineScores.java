@@ -69,34 +69,57 @@ public final class AffineScores {
         // scales of several groups are spread from one vector load: padded by a vector
         float[] scales = new float[TILE * groups + V];
         float[] biases = new float[TILE * groups];
+        // b − unit·s of the tile's keys, group-major ([g·TILE + key]): the group-constant parts of
+        // sixteen keys' scores are then vector FMAs (a scalar loop over two groups per score cost
+        // as much as the keys' multiply-adds)
+        float[] offsets = new float[TILE * groups];
         // each key's four row vectors are stored, and the tile's sums reduced sixteen keys at a time
         // (Lanes.sums: the bits of one Lanes.sum per vector, ~4 vector ops per sum instead of ~9)
         float[] vectors = new float[ROWS * TILE * S.length()];
         float[] dots = new float[ROWS * TILE];
+        // each word lane's group scale, per key ([key·words + word]): one load per chunk in the kernels
+        int words = k * bits / 32;
+        float[] laneScales = new float[TILE * words];
         VectorShuffle<Float> spread = wordsPerGroup < V ? VectorShuffle.fromOp(S, l -> l / wordsPerGroup) : null;
         int gShift = Integer.numberOfTrailingZeros(wordsPerGroup);
         for (int t0 = n0; t0 < n1; t0 += TILE) {
             int tile = Math.min(TILE, n1 - t0);
             params.loadRows(t0, tile, groups, scales, biases);
-            for (int j = 0; j < tile; j++) {
-                long row = base + (t0 + j) * rowBytes;
-                int po = j * groups;
+            spreadScales(scales, tile, groups, words, gShift, spread, laneScales);
+            // two keys per call: each x vector loaded once for both (the loads, not the FMAs, bound one key
+            // at a time); an odd last key is paired with itself
+            for (int j = 0; j < tile; j += 2) {
+                int jb = Math.min(j + 1, tile - 1);
+                long rowA = base + (t0 + j) * rowBytes;
+                long rowB = base + (t0 + jb) * rowBytes;
                 switch (bits) {
-                    case 8 -> dots8(packed, row, k, xa, scales, po, gShift, spread, vectors, j);
-                    case 4 -> dots4(packed, row, k, xa, scales, po, gShift, spread, vectors, j);
-                    default -> dots2(packed, row, k, xa, scales, po, gShift, spread, vectors, j);
+                    case 8 -> dots8(packed, rowA, rowB, k, xa, laneScales, j * words, jb * words, vectors, j, jb);
+                    case 4 -> dots4(packed, rowA, rowB, k, xa, laneScales, j * words, jb * words, vectors, j, jb);
+                    default -> dots2(packed, rowA, rowB, k, xa, laneScales, j * words, jb * words, vectors, j, jb);
                 }
             }
             for (int r = 0; r < m; r++) Lanes.sums(vectors, r * TILE * S.length(), TILE, dots, r * TILE);
-            // the group-constant part: b − unit·s once per key and group, then its dot with each row's group sums
-            for (int i = 0; i < tile * groups; i++) biases[i] -= unit * scales[i];
+            for (int j = 0; j < tile; j++) {
+                for (int g = 0; g < groups; g++) offsets[g * TILE + j] = biases[j * groups + g] - unit * scales[j * groups + g];
+            }
             for (int r = 0; r < m; r++) {
-                for (int j = 0; j < tile; j++) {
-                    int po = j * groups;
-                    float bias = 0;
-                    for (int g = 0; g < groups; g++) bias += biases[po + g] * xs[r * groups + g];
-                    c[r * ldc + t0 + j] = unit * dots[r * TILE + j] + bias;
+                for (int j = 0; j < tile; j += S.length()) {
+                    FloatVector score = FloatVector.fromArray(S, dots, r * TILE + j).mul(unit);
+                    for (int g = 0; g < groups; g++) {
+                        score = FloatVector.fromArray(S, offsets, g * TILE + j).fma(FloatVector.broadcast(S, xs[r * groups + g]), score);
+                    }
+                    score.intoArray(c, r * ldc + t0 + j, S.indexInRange(j, tile));
                 }
+            }
+        }
+    }
+
+    /** The group scale of every word of the tile's keys, key after key (words per key: {@code words}). */
+    private static void spreadScales(float[] scales, int tile, int groups, int words, int gShift, VectorShuffle<Float> spread,
+                                     float[] laneScales) {
+        for (int j = 0; j < tile; j++) {
+            for (int word = 0; word < words; word += V) {
+                laneScales(scales, j * groups, word, gShift, spread).intoArray(laneScales, j * words + word);
             }
         }
     }
@@ -111,100 +134,154 @@ public final class AffineScores {
     }
 
     // dots8, dots4 and dots2 are one loop with the width's rotations and trip count as constants;
-    // each stores the vectors whose lane sums are Σ_g s_g·Σ x·(1 + q·2^-bits) of the row against the four
-    // arranged x rows, row r's at vectors[(r·TILE + key)·lanes]. One
-    // dots(bits) taking positions four at a time with loop-invariant rotations ran 1.3–1.8× slower
-    // (one kv head × 8192 tokens, 4-bit: 0.57–0.82 → 1.04–1.09 ms), so the copies stay.
-    private static void dots8(MemorySegment packed, long row, int k, float[] xa, float[] scales, int po, int gShift,
-                              VectorShuffle<Float> spread, float[] vectors, int key) {
+    // each stores the vectors whose lane sums are Σ_g s_g·Σ x·(1 + q·2^-bits) of rows A and B against the
+    // four arranged x rows, row r's at vectors[(r·TILE + key)·lanes]. One dots(bits) taking positions
+    // four at a time with loop-invariant rotations ran 1.3–1.8× slower (one kv head × 8192 tokens,
+    // 4-bit: 0.57–0.82 → 1.04–1.09 ms), so the copies stay.
+    private static void dots8(MemorySegment packed, long rowA, long rowB, int k, float[] xa, float[] laneScales, int lsA, int lsB,
+                              float[] vectors, int keyA, int keyB) {
         FloatVector a0 = FloatVector.zero(S), a1 = FloatVector.zero(S), a2 = FloatVector.zero(S), a3 = FloatVector.zero(S);
+        FloatVector b0 = FloatVector.zero(S), b1 = FloatVector.zero(S), b2 = FloatVector.zero(S), b3 = FloatVector.zero(S);
         for (int c = 0, word = 0; c < k; c += 4 * V, word += V) {
-            IntVector w = IntVector.fromMemorySegment(IS, packed, row + 4L * word, LE);
-            FloatVector f = w.lanewise(VectorOperators.ROL, 15).and(0x7f8000).or(0x3f800000).reinterpretAsFloats();
-            FloatVector t0 = f.mul(FloatVector.fromArray(S, xa, c));
-            FloatVector t1 = f.mul(FloatVector.fromArray(S, xa, k + c));
-            FloatVector t2 = f.mul(FloatVector.fromArray(S, xa, 2 * k + c));
-            FloatVector t3 = f.mul(FloatVector.fromArray(S, xa, 3 * k + c));
-            for (int p = 1; p < 4; p++) {
+            IntVector wa = IntVector.fromMemorySegment(IS, packed, rowA + 4L * word, LE);
+            IntVector wb = IntVector.fromMemorySegment(IS, packed, rowB + 4L * word, LE);
+            FloatVector s0 = FloatVector.zero(S), s1 = FloatVector.zero(S), s2 = FloatVector.zero(S), s3 = FloatVector.zero(S);
+            FloatVector t0 = FloatVector.zero(S), t1 = FloatVector.zero(S), t2 = FloatVector.zero(S), t3 = FloatVector.zero(S);
+            for (int p = 0; p < 4; p++) {
                 int o = c + p * V;
-                f = w.lanewise(VectorOperators.ROL, (15 - 8 * p) & 31).and(0x7f8000).or(0x3f800000).reinterpretAsFloats();
-                t0 = f.fma(FloatVector.fromArray(S, xa, o), t0);
-                t1 = f.fma(FloatVector.fromArray(S, xa, k + o), t1);
-                t2 = f.fma(FloatVector.fromArray(S, xa, 2 * k + o), t2);
-                t3 = f.fma(FloatVector.fromArray(S, xa, 3 * k + o), t3);
+                int rot = (15 - 8 * p) & 31;
+                FloatVector fa = wa.lanewise(VectorOperators.ROL, rot).and(0x7f8000).or(0x3f800000).reinterpretAsFloats();
+                FloatVector fb = wb.lanewise(VectorOperators.ROL, rot).and(0x7f8000).or(0x3f800000).reinterpretAsFloats();
+                FloatVector x = FloatVector.fromArray(S, xa, o);
+                s0 = fa.fma(x, s0);
+                t0 = fb.fma(x, t0);
+                x = FloatVector.fromArray(S, xa, k + o);
+                s1 = fa.fma(x, s1);
+                t1 = fb.fma(x, t1);
+                x = FloatVector.fromArray(S, xa, 2 * k + o);
+                s2 = fa.fma(x, s2);
+                t2 = fb.fma(x, t2);
+                x = FloatVector.fromArray(S, xa, 3 * k + o);
+                s3 = fa.fma(x, s3);
+                t3 = fb.fma(x, t3);
             }
-            FloatVector sv = laneScales(scales, po, word, gShift, spread);
-            a0 = t0.fma(sv, a0);
-            a1 = t1.fma(sv, a1);
-            a2 = t2.fma(sv, a2);
-            a3 = t3.fma(sv, a3);
+            FloatVector sv = FloatVector.fromArray(S, laneScales, lsA + word);
+            a0 = s0.fma(sv, a0);
+            a1 = s1.fma(sv, a1);
+            a2 = s2.fma(sv, a2);
+            a3 = s3.fma(sv, a3);
+            sv = FloatVector.fromArray(S, laneScales, lsB + word);
+            b0 = t0.fma(sv, b0);
+            b1 = t1.fma(sv, b1);
+            b2 = t2.fma(sv, b2);
+            b3 = t3.fma(sv, b3);
         }
         int f = S.length();
-        a0.intoArray(vectors, key * f);
-        a1.intoArray(vectors, (TILE + key) * f);
-        a2.intoArray(vectors, (2 * TILE + key) * f);
-        a3.intoArray(vectors, (3 * TILE + key) * f);
+        a0.intoArray(vectors, keyA * f);
+        a1.intoArray(vectors, (TILE + keyA) * f);
+        a2.intoArray(vectors, (2 * TILE + keyA) * f);
+        a3.intoArray(vectors, (3 * TILE + keyA) * f);
+        b0.intoArray(vectors, keyB * f);
+        b1.intoArray(vectors, (TILE + keyB) * f);
+        b2.intoArray(vectors, (2 * TILE + keyB) * f);
+        b3.intoArray(vectors, (3 * TILE + keyB) * f);
     }
 
-    private static void dots4(MemorySegment packed, long row, int k, float[] xa, float[] scales, int po, int gShift,
-                              VectorShuffle<Float> spread, float[] vectors, int key) {
+    private static void dots4(MemorySegment packed, long rowA, long rowB, int k, float[] xa, float[] laneScales, int lsA, int lsB,
+                              float[] vectors, int keyA, int keyB) {
         FloatVector a0 = FloatVector.zero(S), a1 = FloatVector.zero(S), a2 = FloatVector.zero(S), a3 = FloatVector.zero(S);
+        FloatVector b0 = FloatVector.zero(S), b1 = FloatVector.zero(S), b2 = FloatVector.zero(S), b3 = FloatVector.zero(S);
         for (int c = 0, word = 0; c < k; c += 8 * V, word += V) {
-            IntVector w = IntVector.fromMemorySegment(IS, packed, row + 4L * word, LE);
-            FloatVector f = w.lanewise(VectorOperators.ROL, 19).and(0x780000).or(0x3f800000).reinterpretAsFloats();
-            FloatVector t0 = f.mul(FloatVector.fromArray(S, xa, c));
-            FloatVector t1 = f.mul(FloatVector.fromArray(S, xa, k + c));
-            FloatVector t2 = f.mul(FloatVector.fromArray(S, xa, 2 * k + c));
-            FloatVector t3 = f.mul(FloatVector.fromArray(S, xa, 3 * k + c));
-            for (int p = 1; p < 8; p++) {
+            IntVector wa = IntVector.fromMemorySegment(IS, packed, rowA + 4L * word, LE);
+            IntVector wb = IntVector.fromMemorySegment(IS, packed, rowB + 4L * word, LE);
+            FloatVector s0 = FloatVector.zero(S), s1 = FloatVector.zero(S), s2 = FloatVector.zero(S), s3 = FloatVector.zero(S);
+            FloatVector t0 = FloatVector.zero(S), t1 = FloatVector.zero(S), t2 = FloatVector.zero(S), t3 = FloatVector.zero(S);
+            for (int p = 0; p < 8; p++) {
                 int o = c + p * V;
-                f = w.lanewise(VectorOperators.ROL, (19 - 4 * p) & 31).and(0x780000).or(0x3f800000).reinterpretAsFloats();
-                t0 = f.fma(FloatVector.fromArray(S, xa, o), t0);
-                t1 = f.fma(FloatVector.fromArray(S, xa, k + o), t1);
-                t2 = f.fma(FloatVector.fromArray(S, xa, 2 * k + o), t2);
-                t3 = f.fma(FloatVector.fromArray(S, xa, 3 * k + o), t3);
+                int rot = (19 - 4 * p) & 31;
+                FloatVector fa = wa.lanewise(VectorOperators.ROL, rot).and(0x780000).or(0x3f800000).reinterpretAsFloats();
+                FloatVector fb = wb.lanewise(VectorOperators.ROL, rot).and(0x780000).or(0x3f800000).reinterpretAsFloats();
+                FloatVector x = FloatVector.fromArray(S, xa, o);
+                s0 = fa.fma(x, s0);
+                t0 = fb.fma(x, t0);
+                x = FloatVector.fromArray(S, xa, k + o);
+                s1 = fa.fma(x, s1);
+                t1 = fb.fma(x, t1);
+                x = FloatVector.fromArray(S, xa, 2 * k + o);
+                s2 = fa.fma(x, s2);
+                t2 = fb.fma(x, t2);
+                x = FloatVector.fromArray(S, xa, 3 * k + o);
+                s3 = fa.fma(x, s3);
+                t3 = fb.fma(x, t3);
             }
-            FloatVector sv = laneScales(scales, po, word, gShift, spread);
-            a0 = t0.fma(sv, a0);
-            a1 = t1.fma(sv, a1);
-            a2 = t2.fma(sv, a2);
-            a3 = t3.fma(sv, a3);
+            FloatVector sv = FloatVector.fromArray(S, laneScales, lsA + word);
+            a0 = s0.fma(sv, a0);
+            a1 = s1.fma(sv, a1);
+            a2 = s2.fma(sv, a2);
+            a3 = s3.fma(sv, a3);
+            sv = FloatVector.fromArray(S, laneScales, lsB + word);
+            b0 = t0.fma(sv, b0);
+            b1 = t1.fma(sv, b1);
+            b2 = t2.fma(sv, b2);
+            b3 = t3.fma(sv, b3);
         }
         int f = S.length();
-        a0.intoArray(vectors, key * f);
-        a1.intoArray(vectors, (TILE + key) * f);
-        a2.intoArray(vectors, (2 * TILE + key) * f);
-        a3.intoArray(vectors, (3 * TILE + key) * f);
+        a0.intoArray(vectors, keyA * f);
+        a1.intoArray(vectors, (TILE + keyA) * f);
+        a2.intoArray(vectors, (2 * TILE + keyA) * f);
+        a3.intoArray(vectors, (3 * TILE + keyA) * f);
+        b0.intoArray(vectors, keyB * f);
+        b1.intoArray(vectors, (TILE + keyB) * f);
+        b2.intoArray(vectors, (2 * TILE + keyB) * f);
+        b3.intoArray(vectors, (3 * TILE + keyB) * f);
     }
 
-    private static void dots2(MemorySegment packed, long row, int k, float[] xa, float[] scales, int po, int gShift,
-                              VectorShuffle<Float> spread, float[] vectors, int key) {
+    private static void dots2(MemorySegment packed, long rowA, long rowB, int k, float[] xa, float[] laneScales, int lsA, int lsB,
+                              float[] vectors, int keyA, int keyB) {
         FloatVector a0 = FloatVector.zero(S), a1 = FloatVector.zero(S), a2 = FloatVector.zero(S), a3 = FloatVector.zero(S);
+        FloatVector b0 = FloatVector.zero(S), b1 = FloatVector.zero(S), b2 = FloatVector.zero(S), b3 = FloatVector.zero(S);
         for (int c = 0, word = 0; c < k; c += 16 * V, word += V) {
-            IntVector w = IntVector.fromMemorySegment(IS, packed, row + 4L * word, LE);
-            FloatVector f = w.lanewise(VectorOperators.ROL, 21).and(0x600000).or(0x3f800000).reinterpretAsFloats();
-            FloatVector t0 = f.mul(FloatVector.fromArray(S, xa, c));
-            FloatVector t1 = f.mul(FloatVector.fromArray(S, xa, k + c));
-            FloatVector t2 = f.mul(FloatVector.fromArray(S, xa, 2 * k + c));
-            FloatVector t3 = f.mul(FloatVector.fromArray(S, xa, 3 * k + c));
-            for (int p = 1; p < 16; p++) {
+            IntVector wa = IntVector.fromMemorySegment(IS, packed, rowA + 4L * word, LE);
+            IntVector wb = IntVector.fromMemorySegment(IS, packed, rowB + 4L * word, LE);
+            FloatVector s0 = FloatVector.zero(S), s1 = FloatVector.zero(S), s2 = FloatVector.zero(S), s3 = FloatVector.zero(S);
+            FloatVector t0 = FloatVector.zero(S), t1 = FloatVector.zero(S), t2 = FloatVector.zero(S), t3 = FloatVector.zero(S);
+            for (int p = 0; p < 16; p++) {
                 int o = c + p * V;
-                f = w.lanewise(VectorOperators.ROL, (21 - 2 * p) & 31).and(0x600000).or(0x3f800000).reinterpretAsFloats();
-                t0 = f.fma(FloatVector.fromArray(S, xa, o), t0);
-                t1 = f.fma(FloatVector.fromArray(S, xa, k + o), t1);
-                t2 = f.fma(FloatVector.fromArray(S, xa, 2 * k + o), t2);
-                t3 = f.fma(FloatVector.fromArray(S, xa, 3 * k + o), t3);
+                int rot = (21 - 2 * p) & 31;
+                FloatVector fa = wa.lanewise(VectorOperators.ROL, rot).and(0x600000).or(0x3f800000).reinterpretAsFloats();
+                FloatVector fb = wb.lanewise(VectorOperators.ROL, rot).and(0x600000).or(0x3f800000).reinterpretAsFloats();
+                FloatVector x = FloatVector.fromArray(S, xa, o);
+                s0 = fa.fma(x, s0);
+                t0 = fb.fma(x, t0);
+                x = FloatVector.fromArray(S, xa, k + o);
+                s1 = fa.fma(x, s1);
+                t1 = fb.fma(x, t1);
+                x = FloatVector.fromArray(S, xa, 2 * k + o);
+                s2 = fa.fma(x, s2);
+                t2 = fb.fma(x, t2);
+                x = FloatVector.fromArray(S, xa, 3 * k + o);
+                s3 = fa.fma(x, s3);
+                t3 = fb.fma(x, t3);
             }
-            FloatVector sv = laneScales(scales, po, word, gShift, spread);
-            a0 = t0.fma(sv, a0);
-            a1 = t1.fma(sv, a1);
-            a2 = t2.fma(sv, a2);
-            a3 = t3.fma(sv, a3);
+            FloatVector sv = FloatVector.fromArray(S, laneScales, lsA + word);
+            a0 = s0.fma(sv, a0);
+            a1 = s1.fma(sv, a1);
+            a2 = s2.fma(sv, a2);
+            a3 = s3.fma(sv, a3);
+            sv = FloatVector.fromArray(S, laneScales, lsB + word);
+            b0 = t0.fma(sv, b0);
+            b1 = t1.fma(sv, b1);
+            b2 = t2.fma(sv, b2);
+            b3 = t3.fma(sv, b3);
         }
         int f = S.length();
-        a0.intoArray(vectors, key * f);
-        a1.intoArray(vectors, (TILE + key) * f);
-        a2.intoArray(vectors, (2 * TILE + key) * f);
-        a3.intoArray(vectors, (3 * TILE + key) * f);
+        a0.intoArray(vectors, keyA * f);
+        a1.intoArray(vectors, (TILE + keyA) * f);
+        a2.intoArray(vectors, (2 * TILE + keyA) * f);
+        a3.intoArray(vectors, (3 * TILE + keyA) * f);
+        b0.intoArray(vectors, keyB * f);
+        b1.intoArray(vectors, (TILE + keyB) * f);
+        b2.intoArray(vectors, (2 * TILE + keyB) * f);
+        b3.intoArray(vectors, (3 * TILE + keyB) * f);
     }
 }

@@ -4,6 +4,7 @@ import java.lang.foreign.MemorySegment;
 import java.nio.ByteOrder;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.IntVector;
+import jdk.incubator.vector.VectorMask;
 import jdk.incubator.vector.VectorOperators;
 import jdk.incubator.vector.VectorShuffle;
 import jdk.incubator.vector.VectorSpecies;
@@ -54,17 +55,31 @@ public final class AffineValues {
         float[] scales = new float[TILE * groups + V];
         float[] biases = new float[TILE * groups];
         float[] weights = new float[TILE * ROWS];      // x·2^bits per token and row
+        // b − 2^bits·s of the tile's tokens, group-major ([g·TILE + token]), and the group-constant
+        // sums Σ_t x·(b − 2^bits·s) kept per lane ([(r·groups + g)·lanes + lane]) until the end: vector
+        // FMAs over sixteen tokens (a scalar loop over rows and groups per token cost as much as the codes)
+        float[] offsets = new float[TILE * groups];
+        int lanes = S.length();
+        float[] biasLanes = new float[ROWS * groups * lanes];
         VectorShuffle<Float> spread = wordsPerGroup < V ? VectorShuffle.fromOp(S, l -> l / wordsPerGroup) : null;
         int gShift = Integer.numberOfTrailingZeros(wordsPerGroup);
         for (int t0 = k0; t0 < k1; t0 += TILE) {
             int tile = Math.min(TILE, k1 - t0);
             params.loadRows(t0, tile, groups, scales, biases);
             for (int t = 0; t < tile; t++) {
-                for (int r = 0; r < ROWS; r++) {
-                    float p = r < m ? x[r * k + t0 + t] : 0f;
-                    weights[t * ROWS + r] = p * unit;
+                for (int g = 0; g < groups; g++) offsets[g * TILE + t] = biases[t * groups + g] - unit * scales[t * groups + g];
+            }
+            for (int r = 0; r < ROWS; r++) {
+                for (int t = 0; t < tile; t++) weights[t * ROWS + r] = r < m ? x[r * k + t0 + t] * unit : 0f;
+            }
+            for (int r = 0; r < m; r++) {
+                for (int t = 0; t < tile; t += lanes) {
+                    VectorMask<Float> in = S.indexInRange(t, tile);
+                    FloatVector p = FloatVector.fromArray(S, x, r * k + t0 + t, in);
                     for (int g = 0; g < groups; g++) {
-                        biasAcc[r * groups + g] += p * (biases[t * groups + g] - unit * scales[t * groups + g]);
+                        int at = (r * groups + g) * lanes;
+                        p.fma(FloatVector.fromArray(S, offsets, g * TILE + t, in), FloatVector.fromArray(S, biasLanes, at))
+                                .intoArray(biasLanes, at);
                     }
                 }
             }
@@ -76,6 +91,11 @@ public final class AffineValues {
                             (rot - 3 * bits) & 31, mask, scales, groups, gShift, spread, weights, acc, n, c + p0 * V);
                 }
             }
+        }
+        for (int i = 0; i < ROWS * groups; i++) {
+            float sum = 0;
+            for (int l = 0; l < lanes; l++) sum += biasLanes[i * lanes + l];
+            biasAcc[i] += sum;
         }
     }
 

@@ -9,17 +9,13 @@ import panamax.api.tensor.Backend;
 import panamax.api.tensor.DType;
 import panamax.api.tensor.Ops;
 import panamax.api.tensor.QuantizedMatrix;
-import panamax.api.tensor.Shape;
 import panamax.api.tensor.Tensor;
-import panamax.kv.codecs.internal.MaskedSoftmax;
-import panamax.kv.codecs.internal.TensorScope;
 
 /**
- * MLX affine group quantization of keys and values, with attention on the planes: scores are
- * {@code quantizedMatmul(q·scale, K, transpose)} with the batch axes {@code [B, Hkv]}, grouped
- * query heads folded into the query rows, softmax in f32, and the output
- * {@code quantizedMatmul(p, V)} — the cache is never dequantized as a whole. Holds no tensors;
- * not thread-safe.
+ * MLX affine group quantization of keys and values, with attention on the planes through the
+ * backend's {@code quantizedAttention} (the Java backend fuses scores, softmax and values per kv
+ * head; the api default composes {@code quantizedMatmul}s) — the cache is never dequantized as a
+ * whole. Holds no tensors; not thread-safe.
  */
 final class AffineCodec implements KvCodec {
     private final CodecShape shape;
@@ -72,28 +68,14 @@ final class AffineCodec implements KvCodec {
         if (queries.rank() != 4) throw new IllegalArgumentException("queries: expected [B, Hq, Tq, D], found " + queries.shape());
         int b = queries.dim(0);
         int hq = queries.dim(1);
-        int tq = queries.dim(2);
         int d = queries.dim(3);
         int hkv = keys.packed().dim(1);
-        int tk = keys.packed().dim(2);
         if (d != shape.headDim() || hq % hkv != 0 || keys.packed().dim(0) != b
                 || !values.packed().shape().equals(keys.packed().shape())) {
             throw new IllegalArgumentException("queries " + queries.shape() + " do not fit key planes "
                     + keys.packed().shape() + " and value planes " + values.packed().shape());
         }
-        int groupRows = hq / hkv * tq; // query heads of one kv head, times query tokens
-        Ops ops = backend.ops();
-        try (TensorScope s = new TensorScope()) {
-            Tensor q = s.add(ops.mul(s.add(ops.astype(queries, DType.F32)), scale));
-            Tensor grouped = s.add(ops.reshape(q, Shape.of(b, hkv, groupRows, d)));
-            Tensor scores = s.add(ops.quantizedMatmul(grouped, keys, true));          // [B, Hkv, rep·Tq, Tk]
-            Tensor perHead = s.add(ops.reshape(scores, Shape.of(b, hq, tq, tk)));
-            Tensor p = s.add(MaskedSoftmax.probabilities(ops, perHead, mask));       // f32
-            Tensor pGrouped = s.add(ops.reshape(p, Shape.of(b, hkv, groupRows, tk)));
-            Tensor out = s.add(ops.quantizedMatmul(pGrouped, values, false));        // [B, Hkv, rep·Tq, D]
-            Tensor outPerHead = s.add(ops.reshape(out, Shape.of(b, hq, tq, d)));
-            return s.keep(ops.astype(outPerHead, queries.dtype()));
-        }
+        return backend.ops().quantizedAttention(queries, keys, values, scale, mask);
     }
 
     /** A borrowed view of planes as a quantized matrix; never closed here (the caller owns the planes). */

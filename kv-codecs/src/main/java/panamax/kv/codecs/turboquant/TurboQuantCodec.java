@@ -14,7 +14,6 @@ import panamax.api.tensor.Ops;
 import panamax.api.tensor.Shape;
 import panamax.api.tensor.Tensor;
 import panamax.api.tensor.UnaryOp;
-import panamax.kv.codecs.internal.MaskedSoftmax;
 import panamax.kv.codecs.internal.TensorScope;
 
 /**
@@ -161,7 +160,7 @@ final class TurboQuantCodec implements KvCodec {
                 scores = scores == null ? term : s.add(ops.add(scores, term));
             }
             Tensor perHead = s.add(ops.reshape(scores, Shape.of(b, hq, tq, tk)));
-            Tensor p = s.add(MaskedSoftmax.probabilities(ops, perHead, mask));
+            Tensor p = s.add(ops.attentionProbabilities(perHead, mask));
             Tensor pGrouped = s.add(ops.reshape(p, Shape.of(b, hkv, groupRows, tk)));
             // Σ pᵢ·‖vᵢ‖·ĉᵢ in the rotated domain, codes looked up on the fly; un-rotated once
             Tensor rotatedOut = s.add(ops.codebookMatmul(pGrouped, valueCodes.matrix(v.codes(), v.norm()), false));

@@ -1,29 +1,20 @@
-package panamax.kv.codecs.internal;
-
-import panamax.api.tensor.AttentionMask;
-import panamax.api.tensor.Comparison;
-import panamax.api.tensor.DType;
-import panamax.api.tensor.Ops;
-import panamax.api.tensor.Shape;
-import panamax.api.tensor.Tensor;
+package panamax.api.tensor;
 
 /**
- * The attention probabilities of already-scaled scores under an {@link AttentionMask}, with the
- * semantics of {@link Ops#scaledDotProductAttention}: softmax in f32 along the keys, and rows
- * whose keys are all masked give zeros. Used by codecs that compute attention on their own planes.
+ * The composed defaults of {@link Ops#attentionProbabilities} and {@link Ops#quantizedAttention},
+ * built from primitive ops only, so a backend that does not override them computes the right values
+ * (materializing the scores and the mask, which a fused kernel never does). Stateless.
  */
-public final class MaskedSoftmax {
-    private MaskedSoftmax() {
+final class AttentionFallbacks {
+    private AttentionFallbacks() {
     }
 
-    /**
-     * Softmax of borrowed {@code scores [B, Hq, Tq, Tk]} (any floating dtype) under {@code mask};
-     * returns a new f32 tensor of the same shape, owned by the caller.
-     */
-    public static Tensor probabilities(Ops ops, Tensor scores, AttentionMask mask) {
+    /** Softmax of already-scaled {@code scores [B, Hq, Tq, Tk]} under {@code mask}; see {@link Ops#attentionProbabilities}. */
+    static Tensor probabilities(Ops ops, Tensor scores, AttentionMask mask) {
+        if (scores.rank() != 4) throw new IllegalArgumentException("attention scores: expected [B, Hq, Tq, Tk], found " + scores.shape());
         int tq = scores.dim(-2);
         int tk = scores.dim(-1);
-        try (TensorScope s = new TensorScope()) {
+        try (OwnedTensors s = new OwnedTensors()) {
             Tensor f32 = s.add(ops.astype(scores, DType.F32));
             Tensor masked;
             boolean mayHaveEmptyRows;
@@ -48,6 +39,7 @@ public final class MaskedSoftmax {
                     mayHaveEmptyRows = true;
                 }
             }
+            if (tk == 0) return s.keep(f32); // no keys: nothing to weigh (a max over them would be empty)
             Tensor p = s.add(ops.softmax(masked, -1));
             if (!mayHaveEmptyRows) return s.keep(p);
             Tensor rowMax = s.add(ops.max(masked, -1, true));
@@ -62,8 +54,8 @@ public final class MaskedSoftmax {
      * The additive causal mask {@code [Tq, Tk]}: 0 where query i may see key j
      * ({@code j <= Tk − Tq + i}, and {@code j > Tk − Tq + i − window} when window &gt; 0), −∞ elsewhere.
      */
-    static Tensor causalBias(Ops ops, int tq, int tk, int window) {
-        try (TensorScope s = new TensorScope()) {
+    private static Tensor causalBias(Ops ops, int tq, int tk, int window) {
+        try (OwnedTensors s = new OwnedTensors()) {
             Tensor qi = s.add(ops.reshape(s.add(ops.arange(0, tq, DType.F32)), Shape.of(tq, 1)));
             Tensor kj = s.add(ops.reshape(s.add(ops.arange(0, tk, DType.F32)), Shape.of(1, tk)));
             // distance = (Tk − Tq + i) − j: how far key j lies behind query i's own position
@@ -78,6 +70,26 @@ public final class MaskedSoftmax {
                 bias = s.add(ops.add(bias, s.add(ops.where(inWindow, zero, blocked))));
             }
             return s.keep(bias);
+        }
+    }
+
+    /**
+     * {@link Ops#quantizedAttention} as {@code quantizedMatmul(q·scale, K, transpose)}, masked softmax,
+     * {@code quantizedMatmul(p, V)}: grouped-query heads fold into rows of their kv head's product.
+     */
+    static Tensor quantized(Ops ops, Tensor q, QuantizedMatrix keys, QuantizedMatrix values, double scale, AttentionMask mask) {
+        QuantizedAttentionShape shape = QuantizedAttentionShape.of(q, keys, values);
+        int groupRows = shape.hq() / shape.hkv() * shape.tq(); // query heads of one kv head, times query tokens
+        try (OwnedTensors s = new OwnedTensors()) {
+            Tensor scaled = s.add(ops.mul(s.add(ops.astype(q, DType.F32)), scale));
+            Tensor grouped = s.add(ops.reshape(scaled, Shape.of(shape.b(), shape.hkv(), groupRows, shape.d())));
+            Tensor scores = s.add(ops.quantizedMatmul(grouped, keys, true));          // [B, Hkv, rep·Tq, Tk]
+            Tensor perHead = s.add(ops.reshape(scores, Shape.of(shape.b(), shape.hq(), shape.tq(), shape.tk())));
+            Tensor p = s.add(ops.attentionProbabilities(perHead, mask));             // f32
+            Tensor pGrouped = s.add(ops.reshape(p, Shape.of(shape.b(), shape.hkv(), groupRows, shape.tk())));
+            Tensor out = s.add(ops.quantizedMatmul(pGrouped, values, false));        // [B, Hkv, rep·Tq, Dv]
+            Tensor outPerHead = s.add(ops.reshape(out, Shape.of(shape.b(), shape.hq(), shape.tq(), shape.dv())));
+            return s.keep(ops.astype(outPerHead, q.dtype()));
         }
     }
 }

@@ -1,0 +1,101 @@
+package panamax.backend.java;
+
+import java.lang.foreign.MemorySegment;
+import java.util.Arrays;
+import panamax.api.tensor.AttentionMask;
+import panamax.api.tensor.DType;
+import panamax.backend.java.kernel.VectorMath;
+
+/**
+ * The per-query-row half of attention that the dense and the quantized kernels share: which keys a
+ * query token sees under the mask, its scores scaled and masked, and their softmax in place. Built
+ * once per call; immutable, so work items on several threads use one instance.
+ */
+final class AttentionRows {
+    private final int tq;
+    private final int tk;
+    private final float scale;
+    private final boolean causal;
+    private final int window;
+    private final MaskReader maskReader;
+
+    private AttentionRows(int tq, int tk, float scale, boolean causal, int window, MaskReader maskReader) {
+        this.tq = tq;
+        this.tk = tk;
+        this.scale = scale;
+        this.causal = causal;
+        this.window = window;
+        this.maskReader = maskReader;
+    }
+
+    /** For q [b, hq, tq, ·] against tk keys; an explicit mask is read broadcast to [b, hq, tq, tk]. */
+    static AttentionRows of(AttentionMask mask, int b, int hq, int tq, int tk, double scale) {
+        int window = mask instanceof AttentionMask.Causal c ? c.window() : 0;
+        return new AttentionRows(tq, tk, (float) scale, mask instanceof AttentionMask.Causal, window, MaskReader.of(mask, b, hq, tq, tk));
+    }
+
+    /** Sets {@code [lo[r], hi[r]]}, the keys query token i may see before an explicit mask is applied. */
+    void bounds(int i, int r, int[] lo, int[] hi) {
+        lo[r] = 0;
+        hi[r] = tk - 1;
+        if (causal) {
+            hi[r] = Math.min(tk - 1, tk - tq + i);
+            if (window > 0) lo[r] = Math.max(0, tk - tq + i - window + 1);
+        }
+    }
+
+    /**
+     * Scales and masks row r's raw scores {@code scores[off + j]} over {@code [lo[r], hi[r]]} and
+     * replaces them by their softmax. A row whose keys are all masked gets {@code hi[r] = -1} (its
+     * output is zero) and returns false.
+     */
+    boolean softmax(float[] scores, int off, int b, int head, int i, int r, int[] lo, int[] hi) {
+        float max = Float.NEGATIVE_INFINITY;
+        for (int j = lo[r]; j <= hi[r]; j++) {
+            float sc = scores[off + j] * scale;
+            if (maskReader != null) sc = maskReader.apply(b, head, i, j, sc);
+            scores[off + j] = sc;
+            max = Math.max(max, sc);
+        }
+        if (hi[r] < lo[r] || max == Float.NEGATIVE_INFINITY) {
+            hi[r] = -1;
+            return false;
+        }
+        float inv = 1 / VectorMath.expShifted(scores, off + lo[r], off + hi[r] + 1, max);
+        for (int j = lo[r]; j <= hi[r]; j++) scores[off + j] *= inv;
+        return true;
+    }
+
+    /**
+     * Zeroes each row's weights in {@code [first, last]} outside its own {@code [lo, hi]} (all of them
+     * for a fully masked row), so that kernels running every row over the same keys add nothing there.
+     */
+    static void zeroOutside(float[] scores, int tk, int rows, int[] lo, int[] hi, int first, int last) {
+        for (int r = 0; r < rows; r++) {
+            int off = r * tk;
+            if (hi[r] < lo[r]) {
+                Arrays.fill(scores, off + first, off + last + 1, 0f);
+                continue;
+            }
+            if (lo[r] > first) Arrays.fill(scores, off + first, off + lo[r], 0f);
+            if (hi[r] < last) Arrays.fill(scores, off + hi[r] + 1, off + last + 1, 0f);
+        }
+    }
+
+    /** Reads an explicit mask broadcast to [B, Hq, Tq, Tk]. */
+    private record MaskReader(MemorySegment seg, DType dtype, long offset, long[] strides) {
+        static MaskReader of(AttentionMask mask, int b, int hq, int tq, int tk) {
+            if (!(mask instanceof AttentionMask.Explicit e)) return null;
+            JavaTensor m = (JavaTensor) e.mask();
+            if (m.isClosed()) throw new IllegalStateException("mask: tensor is closed");
+            long[] strides = ViewOps.broadcastStrides(m, new int[] {b, hq, tq, tk}, "scaledDotProductAttention mask");
+            return new MaskReader(m.segment(), m.dtype, m.offset, strides);
+        }
+
+        float apply(int b, int h, int i, int j, float score) {
+            long at = offset + b * strides[0] + h * strides[1] + i * strides[2] + j * strides[3];
+            if (dtype == DType.BOOL) return seg.get(RowIo.I8, at) != 0 ? score : Float.NEGATIVE_INFINITY;
+            return score + RowIo.getFloat(seg, dtype, at);
+        }
+    }
+}
