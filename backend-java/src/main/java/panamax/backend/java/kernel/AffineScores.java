@@ -4,30 +4,47 @@ import java.lang.foreign.MemorySegment;
 import java.nio.ByteOrder;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.IntVector;
+import jdk.incubator.vector.VectorMask;
 import jdk.incubator.vector.VectorOperators;
-import jdk.incubator.vector.VectorShuffle;
 import jdk.incubator.vector.VectorSpecies;
 
 /**
  * {@code c[r, row] = x[r]·W[row]} for up to four x rows against short affine rows of 2, 4 or 8-bit
- * codes: attention's q·Kᵀ over an affine-quantized cache (a row is one token's head, 64–256 codes).
- * Each chunk of 16 words is decoded once, by {@link QuantMatVec}'s bit placement (a rotate and one
- * ternary-logic op give {@code f = 1 + q·2^-bits}), and multiplied into all four rows against x
- * arranged to the code order ({@link QuantMatVec#arrange}); the group scales are applied per chunk
- * lane and the group-constant part {@code Σ_g (b_g − 2^bits·s_g)·Σx_g} is added per score. The
- * general matrix-vector kernel decodes a row once per x row and pays its per-row costs each time,
- * which for 128-code rows made a 4-query score 7× the cost of its arithmetic. Callers own every
- * array; stateless, thread-safe.
+ * codes: attention's q·Kᵀ over an affine-quantized cache (a row is one token's head, 64–512 codes).
+ * Lanes are keys: a tile of sixteen key rows is transposed (sixteen words at a time, two-vector
+ * permutes) so that each code word of the sixteen keys is one vector, decoded by {@link QuantMatVec}'s bit placement (a rotate and one
+ * ternary-logic op give {@code f = 1 + q·2^-bits} for sixteen keys at once) and multiplied into the
+ * four x rows with x's element broadcast. Per group, the sums are scaled by each key's
+ * {@code 2^bits·s}; the group-constant part {@code Σ_g (b_g − 2^bits·s_g)·Σx_g} is a vector FMA per
+ * group. No sum is reduced across lanes: the lanes come out as sixteen scores. (Lanes over the head
+ * dimension, as matrix-vector kernels do, needed a 16-lane reduction per key and row, which cost as
+ * much as the multiply-adds.) Callers own every array; stateless, thread-safe.
  */
 public final class AffineScores {
     private static final VectorSpecies<Integer> IS = IntVector.SPECIES_PREFERRED;
     private static final VectorSpecies<Float> S = FloatVector.SPECIES_PREFERRED;
-    private static final int V = IS.length();
     private static final ByteOrder LE = ByteOrder.LITTLE_ENDIAN;
     /** x rows per call. */
     public static final int ROWS = 4;
-    /** Key rows whose group parameters are widened together. */
+    /** Keys per tile: one per lane (the transposition is written for sixteen). */
     private static final int TILE = 16;
+    /**
+     * Two-vector permute indices of the transposition's rounds ({@code [k·16 + lane]}): round k swaps
+     * bit k of the key and word indices.
+     */
+    private static final int[] LO = new int[64];
+    private static final int[] HI = new int[64];
+
+    static {
+        for (int k = 0; k < 4; k++) {
+            int bit = 1 << k;
+            for (int w = 0; w < 16; w++) {
+                LO[k * 16 + w] = (w & bit) == 0 ? w : 16 + w - bit;
+                HI[k * 16 + w] = (w & bit) == 0 ? w + bit : 16 + w;
+            }
+        }
+    }
+
     /** Longest row served: attention heads, where per-row costs matter (weights use {@link QuantMatVec}). */
     private static final int MAX_K = 512;
 
@@ -36,23 +53,21 @@ public final class AffineScores {
 
     /** True for 2, 4 and 8-bit rows of k ≤ 512 codes in the chunk and group layouts {@link QuantMatVec} decodes. */
     public static boolean supports(int bits, int k, int groupSize) {
-        return k <= MAX_K && QuantMatVec.supports(bits, k, groupSize);
+        return k <= MAX_K && QuantMatVec.supports(bits, k, groupSize) && IS.length() == TILE && S.length() == TILE;
     }
 
     /**
      * {@code m ≤ 4} rows of x (natural order, stride k) as {@link #scores} takes them, made once per
-     * product rather than per range of keys: {@code [0]} arranged to the code order (missing rows
-     * zero), {@code [1]} each row's group sums.
+     * product rather than per range of keys: {@code [0]} the rows padded to four with zeros,
+     * {@code [1]} each row's group sums.
      */
     public static float[][] arrange(float[] x, int m, int k, int bits, int groupSize) {
         int groups = k / groupSize;
-        float[] xa = new float[ROWS * k];
+        float[] xn = new float[ROWS * k];
         float[] xs = new float[ROWS * groups];
-        for (int r = 0; r < m; r++) {
-            QuantMatVec.arrange(x, r * k, k, bits, xa, r * k);
-            QuantMatVec.groupSums(x, r * k, k, groupSize, xs, r * groups);
-        }
-        return new float[][] {xa, xs};
+        System.arraycopy(x, 0, xn, 0, m * k);
+        for (int r = 0; r < m; r++) QuantMatVec.groupSums(x, r * k, k, groupSize, xs, r * groups);
+        return new float[][] {xn, xs};
     }
 
     /**
@@ -62,226 +77,390 @@ public final class AffineScores {
     public static void scores(MemorySegment packed, long base, long rowBytes, int bits, int groupSize, int k, RowScales params,
                               float[][] arranged, int m, int n0, int n1, float[] c, int ldc) {
         int groups = k / groupSize;
+        int words = k * bits / 32;
         int wordsPerGroup = groupSize * bits / 32;
         float unit = 1 << bits;
-        float[] xa = arranged[0];
+        float[] x = arranged[0];
         float[] xs = arranged[1];
-        // scales of several groups are spread from one vector load: padded by a vector
-        float[] scales = new float[TILE * groups + V];
+        float[] scales = new float[TILE * groups];
         float[] biases = new float[TILE * groups];
-        // b − unit·s of the tile's keys, group-major ([g·TILE + key]): the group-constant parts of
-        // sixteen keys' scores are then vector FMAs (a scalar loop over two groups per score cost
-        // as much as the keys' multiply-adds)
-        float[] offsets = new float[TILE * groups];
-        // each key's four row vectors are stored, and the tile's sums reduced sixteen keys at a time
-        // (Lanes.sums: the bits of one Lanes.sum per vector, ~4 vector ops per sum instead of ~9)
-        float[] vectors = new float[ROWS * TILE * S.length()];
-        float[] dots = new float[ROWS * TILE];
-        // each word lane's group scale, per key ([key·words + word]): one load per chunk in the kernels
-        int words = k * bits / 32;
-        float[] laneScales = new float[TILE * words];
-        VectorShuffle<Float> spread = wordsPerGroup < V ? VectorShuffle.fromOp(S, l -> l / wordsPerGroup) : null;
-        int gShift = Integer.numberOfTrailingZeros(wordsPerGroup);
+        // per group, the tile's keys side by side ([g·TILE + key]): 2^bits·s, and b − 2^bits·s
+        float[] unitScales = new float[groups * TILE];
+        float[] offsets = new float[groups * TILE];
+        int[] columns = new int[(words + 15) / 16 * 256];
+        float[] totals = new float[ROWS * TILE];
         for (int t0 = n0; t0 < n1; t0 += TILE) {
             int tile = Math.min(TILE, n1 - t0);
             params.loadRows(t0, tile, groups, scales, biases);
-            spreadScales(scales, tile, groups, words, gShift, spread, laneScales);
-            // two keys per call: each x vector loaded once for both (the loads, not the FMAs, bound one key
-            // at a time); an odd last key is paired with itself
-            for (int j = 0; j < tile; j += 2) {
-                int jb = Math.min(j + 1, tile - 1);
-                long rowA = base + (t0 + j) * rowBytes;
-                long rowB = base + (t0 + jb) * rowBytes;
-                switch (bits) {
-                    case 8 -> dots8(packed, rowA, rowB, k, xa, laneScales, j * words, jb * words, vectors, j, jb);
-                    case 4 -> dots4(packed, rowA, rowB, k, xa, laneScales, j * words, jb * words, vectors, j, jb);
-                    default -> dots2(packed, rowA, rowB, k, xa, laneScales, j * words, jb * words, vectors, j, jb);
+            for (int g = 0; g < groups; g++) {
+                for (int j = 0; j < tile; j++) {
+                    unitScales[g * TILE + j] = unit * scales[j * groups + g];
+                    offsets[g * TILE + j] = biases[j * groups + g] - unit * scales[j * groups + g];
                 }
             }
-            for (int r = 0; r < m; r++) Lanes.sums(vectors, r * TILE * S.length(), TILE, dots, r * TILE);
-            for (int j = 0; j < tile; j++) {
-                for (int g = 0; g < groups; g++) offsets[g * TILE + j] = biases[j * groups + g] - unit * scales[j * groups + g];
+            for (int w0 = 0; w0 < words; w0 += 16) transpose16(packed, base + t0 * rowBytes, rowBytes, tile, w0, columns);
+            switch (bits) {
+                case 8 -> tile8(columns, words, k, wordsPerGroup, x, unitScales, totals);
+                case 4 -> tile4(columns, words, k, wordsPerGroup, x, unitScales, totals);
+                default -> tile2(columns, words, k, wordsPerGroup, x, unitScales, totals);
             }
+            VectorMask<Float> in = S.indexInRange(0, tile);
             for (int r = 0; r < m; r++) {
-                for (int j = 0; j < tile; j += S.length()) {
-                    FloatVector score = FloatVector.fromArray(S, dots, r * TILE + j).mul(unit);
-                    for (int g = 0; g < groups; g++) {
-                        score = FloatVector.fromArray(S, offsets, g * TILE + j).fma(FloatVector.broadcast(S, xs[r * groups + g]), score);
-                    }
-                    score.intoArray(c, r * ldc + t0 + j, S.indexInRange(j, tile));
+                FloatVector score = FloatVector.fromArray(S, totals, r * TILE);
+                for (int g = 0; g < groups; g++) {
+                    score = FloatVector.fromArray(S, offsets, g * TILE).fma(FloatVector.broadcast(S, xs[r * groups + g]), score);
                 }
-            }
-        }
-    }
-
-    /** The group scale of every word of the tile's keys, key after key (words per key: {@code words}). */
-    private static void spreadScales(float[] scales, int tile, int groups, int words, int gShift, VectorShuffle<Float> spread,
-                                     float[] laneScales) {
-        for (int j = 0; j < tile; j++) {
-            for (int word = 0; word < words; word += V) {
-                laneScales(scales, j * groups, word, gShift, spread).intoArray(laneScales, j * words + word);
+                score.intoArray(c, r * ldc + t0, in);
             }
         }
     }
 
     /**
-     * The scale of each lane of the chunk starting at word {@code word} of a row whose group scales
-     * start at {@code scales[po]}: one group's scale broadcast, or (several groups per chunk) spread.
+     * Words {@code [w0, w0 + 16)} of the tile's sixteen key rows (past the tile's last key: that key
+     * again), transposed into {@code columns[(w0 + w)·16 + key]}. Rows hold whole chunks of sixteen
+     * words ({@link #supports}).
+     * Four rounds of sixteen two-vector permutes, each swapping one bit of the key and word indices.
      */
-    static FloatVector laneScales(float[] scales, int po, int word, int gShift, VectorShuffle<Float> spread) {
-        int g = po + (word >>> gShift);
-        return spread == null ? FloatVector.broadcast(S, scales[g]) : FloatVector.fromArray(S, scales, g).rearrange(spread);
+    private static void transpose16(MemorySegment packed, long at, long rowBytes, int tile, int w0, int[] columns) {
+        IntVector lo0 = IntVector.fromArray(IS, LO, 0), hi0 = IntVector.fromArray(IS, HI, 0);
+        IntVector lo1 = IntVector.fromArray(IS, LO, 16), hi1 = IntVector.fromArray(IS, HI, 16);
+        IntVector lo2 = IntVector.fromArray(IS, LO, 32), hi2 = IntVector.fromArray(IS, HI, 32);
+        IntVector lo3 = IntVector.fromArray(IS, LO, 48), hi3 = IntVector.fromArray(IS, HI, 48);
+        IntVector r0 = IntVector.fromMemorySegment(IS, packed, at + Math.min(0, tile - 1) * rowBytes + 4L * w0, LE);
+        IntVector r1 = IntVector.fromMemorySegment(IS, packed, at + Math.min(1, tile - 1) * rowBytes + 4L * w0, LE);
+        IntVector r2 = IntVector.fromMemorySegment(IS, packed, at + Math.min(2, tile - 1) * rowBytes + 4L * w0, LE);
+        IntVector r3 = IntVector.fromMemorySegment(IS, packed, at + Math.min(3, tile - 1) * rowBytes + 4L * w0, LE);
+        IntVector r4 = IntVector.fromMemorySegment(IS, packed, at + Math.min(4, tile - 1) * rowBytes + 4L * w0, LE);
+        IntVector r5 = IntVector.fromMemorySegment(IS, packed, at + Math.min(5, tile - 1) * rowBytes + 4L * w0, LE);
+        IntVector r6 = IntVector.fromMemorySegment(IS, packed, at + Math.min(6, tile - 1) * rowBytes + 4L * w0, LE);
+        IntVector r7 = IntVector.fromMemorySegment(IS, packed, at + Math.min(7, tile - 1) * rowBytes + 4L * w0, LE);
+        IntVector r8 = IntVector.fromMemorySegment(IS, packed, at + Math.min(8, tile - 1) * rowBytes + 4L * w0, LE);
+        IntVector r9 = IntVector.fromMemorySegment(IS, packed, at + Math.min(9, tile - 1) * rowBytes + 4L * w0, LE);
+        IntVector r10 = IntVector.fromMemorySegment(IS, packed, at + Math.min(10, tile - 1) * rowBytes + 4L * w0, LE);
+        IntVector r11 = IntVector.fromMemorySegment(IS, packed, at + Math.min(11, tile - 1) * rowBytes + 4L * w0, LE);
+        IntVector r12 = IntVector.fromMemorySegment(IS, packed, at + Math.min(12, tile - 1) * rowBytes + 4L * w0, LE);
+        IntVector r13 = IntVector.fromMemorySegment(IS, packed, at + Math.min(13, tile - 1) * rowBytes + 4L * w0, LE);
+        IntVector r14 = IntVector.fromMemorySegment(IS, packed, at + Math.min(14, tile - 1) * rowBytes + 4L * w0, LE);
+        IntVector r15 = IntVector.fromMemorySegment(IS, packed, at + Math.min(15, tile - 1) * rowBytes + 4L * w0, LE);
+        // round 0: rows i and i + 1 exchange their odd blocks
+        IntVector s0 = lo0.selectFrom(r0, r1);
+        IntVector s1 = hi0.selectFrom(r0, r1);
+        IntVector s2 = lo0.selectFrom(r2, r3);
+        IntVector s3 = hi0.selectFrom(r2, r3);
+        IntVector s4 = lo0.selectFrom(r4, r5);
+        IntVector s5 = hi0.selectFrom(r4, r5);
+        IntVector s6 = lo0.selectFrom(r6, r7);
+        IntVector s7 = hi0.selectFrom(r6, r7);
+        IntVector s8 = lo0.selectFrom(r8, r9);
+        IntVector s9 = hi0.selectFrom(r8, r9);
+        IntVector s10 = lo0.selectFrom(r10, r11);
+        IntVector s11 = hi0.selectFrom(r10, r11);
+        IntVector s12 = lo0.selectFrom(r12, r13);
+        IntVector s13 = hi0.selectFrom(r12, r13);
+        IntVector s14 = lo0.selectFrom(r14, r15);
+        IntVector s15 = hi0.selectFrom(r14, r15);
+        // round 1: rows i and i + 2 exchange their 2-word blocks
+        r0 = lo1.selectFrom(s0, s2);
+        r2 = hi1.selectFrom(s0, s2);
+        r1 = lo1.selectFrom(s1, s3);
+        r3 = hi1.selectFrom(s1, s3);
+        r4 = lo1.selectFrom(s4, s6);
+        r6 = hi1.selectFrom(s4, s6);
+        r5 = lo1.selectFrom(s5, s7);
+        r7 = hi1.selectFrom(s5, s7);
+        r8 = lo1.selectFrom(s8, s10);
+        r10 = hi1.selectFrom(s8, s10);
+        r9 = lo1.selectFrom(s9, s11);
+        r11 = hi1.selectFrom(s9, s11);
+        r12 = lo1.selectFrom(s12, s14);
+        r14 = hi1.selectFrom(s12, s14);
+        r13 = lo1.selectFrom(s13, s15);
+        r15 = hi1.selectFrom(s13, s15);
+        // round 2: rows i and i + 4 exchange their 4-word blocks
+        s0 = lo2.selectFrom(r0, r4);
+        s4 = hi2.selectFrom(r0, r4);
+        s1 = lo2.selectFrom(r1, r5);
+        s5 = hi2.selectFrom(r1, r5);
+        s2 = lo2.selectFrom(r2, r6);
+        s6 = hi2.selectFrom(r2, r6);
+        s3 = lo2.selectFrom(r3, r7);
+        s7 = hi2.selectFrom(r3, r7);
+        s8 = lo2.selectFrom(r8, r12);
+        s12 = hi2.selectFrom(r8, r12);
+        s9 = lo2.selectFrom(r9, r13);
+        s13 = hi2.selectFrom(r9, r13);
+        s10 = lo2.selectFrom(r10, r14);
+        s14 = hi2.selectFrom(r10, r14);
+        s11 = lo2.selectFrom(r11, r15);
+        s15 = hi2.selectFrom(r11, r15);
+        // round 3: rows i and i + 8 exchange their 8-word blocks
+        r0 = lo3.selectFrom(s0, s8);
+        r8 = hi3.selectFrom(s0, s8);
+        r1 = lo3.selectFrom(s1, s9);
+        r9 = hi3.selectFrom(s1, s9);
+        r2 = lo3.selectFrom(s2, s10);
+        r10 = hi3.selectFrom(s2, s10);
+        r3 = lo3.selectFrom(s3, s11);
+        r11 = hi3.selectFrom(s3, s11);
+        r4 = lo3.selectFrom(s4, s12);
+        r12 = hi3.selectFrom(s4, s12);
+        r5 = lo3.selectFrom(s5, s13);
+        r13 = hi3.selectFrom(s5, s13);
+        r6 = lo3.selectFrom(s6, s14);
+        r14 = hi3.selectFrom(s6, s14);
+        r7 = lo3.selectFrom(s7, s15);
+        r15 = hi3.selectFrom(s7, s15);
+        r0.intoArray(columns, w0 * 16 + 0);
+        r1.intoArray(columns, w0 * 16 + 16);
+        r2.intoArray(columns, w0 * 16 + 32);
+        r3.intoArray(columns, w0 * 16 + 48);
+        r4.intoArray(columns, w0 * 16 + 64);
+        r5.intoArray(columns, w0 * 16 + 80);
+        r6.intoArray(columns, w0 * 16 + 96);
+        r7.intoArray(columns, w0 * 16 + 112);
+        r8.intoArray(columns, w0 * 16 + 128);
+        r9.intoArray(columns, w0 * 16 + 144);
+        r10.intoArray(columns, w0 * 16 + 160);
+        r11.intoArray(columns, w0 * 16 + 176);
+        r12.intoArray(columns, w0 * 16 + 192);
+        r13.intoArray(columns, w0 * 16 + 208);
+        r14.intoArray(columns, w0 * 16 + 224);
+        r15.intoArray(columns, w0 * 16 + 240);
     }
 
-    // dots8, dots4 and dots2 are one loop with the width's rotations and trip count as constants;
-    // each stores the vectors whose lane sums are Σ_g s_g·Σ x·(1 + q·2^-bits) of rows A and B against the
-    // four arranged x rows, row r's at vectors[(r·TILE + key)·lanes]. One dots(bits) taking positions
-    // four at a time with loop-invariant rotations ran 1.3–1.8× slower (one kv head × 8192 tokens,
-    // 4-bit: 0.57–0.82 → 1.04–1.09 ms), so the copies stay.
-    private static void dots8(MemorySegment packed, long rowA, long rowB, int k, float[] xa, float[] laneScales, int lsA, int lsB,
-                              float[] vectors, int keyA, int keyB) {
+    // tile8, tile4 and tile2 are one loop with the width's rotations and codes per word as constants:
+    // the sums 2^bits·s_g·Σ x·(1 + q·2^-bits) of the four x rows against the tile's keys, row r's at
+    // totals[r·TILE ...]; even and odd code positions go to separate accumulators (two FMA chains per row).
+    private static void tile8(int[] columns, int words, int k, int wordsPerGroup, float[] x, float[] unitScales, float[] totals) {
+        FloatVector t0 = FloatVector.zero(S), t1 = FloatVector.zero(S), t2 = FloatVector.zero(S), t3 = FloatVector.zero(S);
         FloatVector a0 = FloatVector.zero(S), a1 = FloatVector.zero(S), a2 = FloatVector.zero(S), a3 = FloatVector.zero(S);
         FloatVector b0 = FloatVector.zero(S), b1 = FloatVector.zero(S), b2 = FloatVector.zero(S), b3 = FloatVector.zero(S);
-        for (int c = 0, word = 0; c < k; c += 4 * V, word += V) {
-            IntVector wa = IntVector.fromMemorySegment(IS, packed, rowA + 4L * word, LE);
-            IntVector wb = IntVector.fromMemorySegment(IS, packed, rowB + 4L * word, LE);
-            FloatVector s0 = FloatVector.zero(S), s1 = FloatVector.zero(S), s2 = FloatVector.zero(S), s3 = FloatVector.zero(S);
-            FloatVector t0 = FloatVector.zero(S), t1 = FloatVector.zero(S), t2 = FloatVector.zero(S), t3 = FloatVector.zero(S);
-            for (int p = 0; p < 4; p++) {
-                int o = c + p * V;
-                int rot = (15 - 8 * p) & 31;
-                FloatVector fa = wa.lanewise(VectorOperators.ROL, rot).and(0x7f8000).or(0x3f800000).reinterpretAsFloats();
-                FloatVector fb = wb.lanewise(VectorOperators.ROL, rot).and(0x7f8000).or(0x3f800000).reinterpretAsFloats();
-                FloatVector x = FloatVector.fromArray(S, xa, o);
-                s0 = fa.fma(x, s0);
-                t0 = fb.fma(x, t0);
-                x = FloatVector.fromArray(S, xa, k + o);
-                s1 = fa.fma(x, s1);
-                t1 = fb.fma(x, t1);
-                x = FloatVector.fromArray(S, xa, 2 * k + o);
-                s2 = fa.fma(x, s2);
-                t2 = fb.fma(x, t2);
-                x = FloatVector.fromArray(S, xa, 3 * k + o);
-                s3 = fa.fma(x, s3);
-                t3 = fb.fma(x, t3);
+        for (int w = 0; w < words; w++) {
+            IntVector codes = IntVector.fromArray(IS, columns, w * 16);
+            int dim = w * 4;
+            FloatVector f;
+            f = codes.lanewise(VectorOperators.ROL, 15).and(0x7f8000).or(0x3f800000).reinterpretAsFloats();
+            a0 = f.fma(FloatVector.broadcast(S, x[dim]), a0);
+            a1 = f.fma(FloatVector.broadcast(S, x[1 * k + dim]), a1);
+            a2 = f.fma(FloatVector.broadcast(S, x[2 * k + dim]), a2);
+            a3 = f.fma(FloatVector.broadcast(S, x[3 * k + dim]), a3);
+            f = codes.lanewise(VectorOperators.ROL, 7).and(0x7f8000).or(0x3f800000).reinterpretAsFloats();
+            b0 = f.fma(FloatVector.broadcast(S, x[dim + 1]), b0);
+            b1 = f.fma(FloatVector.broadcast(S, x[1 * k + dim + 1]), b1);
+            b2 = f.fma(FloatVector.broadcast(S, x[2 * k + dim + 1]), b2);
+            b3 = f.fma(FloatVector.broadcast(S, x[3 * k + dim + 1]), b3);
+            f = codes.lanewise(VectorOperators.ROL, 31).and(0x7f8000).or(0x3f800000).reinterpretAsFloats();
+            a0 = f.fma(FloatVector.broadcast(S, x[dim + 2]), a0);
+            a1 = f.fma(FloatVector.broadcast(S, x[1 * k + dim + 2]), a1);
+            a2 = f.fma(FloatVector.broadcast(S, x[2 * k + dim + 2]), a2);
+            a3 = f.fma(FloatVector.broadcast(S, x[3 * k + dim + 2]), a3);
+            f = codes.lanewise(VectorOperators.ROL, 23).and(0x7f8000).or(0x3f800000).reinterpretAsFloats();
+            b0 = f.fma(FloatVector.broadcast(S, x[dim + 3]), b0);
+            b1 = f.fma(FloatVector.broadcast(S, x[1 * k + dim + 3]), b1);
+            b2 = f.fma(FloatVector.broadcast(S, x[2 * k + dim + 3]), b2);
+            b3 = f.fma(FloatVector.broadcast(S, x[3 * k + dim + 3]), b3);
+            if (((w + 1) & (wordsPerGroup - 1)) == 0) {
+                // the group's last word: its sums, times each key's 2^bits·s
+                FloatVector s = FloatVector.fromArray(S, unitScales, w / wordsPerGroup * TILE);
+                t0 = a0.add(b0).fma(s, t0);
+                t1 = a1.add(b1).fma(s, t1);
+                t2 = a2.add(b2).fma(s, t2);
+                t3 = a3.add(b3).fma(s, t3);
+                a0 = FloatVector.zero(S);
+                a1 = FloatVector.zero(S);
+                a2 = FloatVector.zero(S);
+                a3 = FloatVector.zero(S);
+                b0 = FloatVector.zero(S);
+                b1 = FloatVector.zero(S);
+                b2 = FloatVector.zero(S);
+                b3 = FloatVector.zero(S);
             }
-            FloatVector sv = FloatVector.fromArray(S, laneScales, lsA + word);
-            a0 = s0.fma(sv, a0);
-            a1 = s1.fma(sv, a1);
-            a2 = s2.fma(sv, a2);
-            a3 = s3.fma(sv, a3);
-            sv = FloatVector.fromArray(S, laneScales, lsB + word);
-            b0 = t0.fma(sv, b0);
-            b1 = t1.fma(sv, b1);
-            b2 = t2.fma(sv, b2);
-            b3 = t3.fma(sv, b3);
         }
-        int f = S.length();
-        a0.intoArray(vectors, keyA * f);
-        a1.intoArray(vectors, (TILE + keyA) * f);
-        a2.intoArray(vectors, (2 * TILE + keyA) * f);
-        a3.intoArray(vectors, (3 * TILE + keyA) * f);
-        b0.intoArray(vectors, keyB * f);
-        b1.intoArray(vectors, (TILE + keyB) * f);
-        b2.intoArray(vectors, (2 * TILE + keyB) * f);
-        b3.intoArray(vectors, (3 * TILE + keyB) * f);
+        t0.intoArray(totals, 0);
+        t1.intoArray(totals, TILE);
+        t2.intoArray(totals, 2 * TILE);
+        t3.intoArray(totals, 3 * TILE);
     }
 
-    private static void dots4(MemorySegment packed, long rowA, long rowB, int k, float[] xa, float[] laneScales, int lsA, int lsB,
-                              float[] vectors, int keyA, int keyB) {
+    private static void tile4(int[] columns, int words, int k, int wordsPerGroup, float[] x, float[] unitScales, float[] totals) {
+        FloatVector t0 = FloatVector.zero(S), t1 = FloatVector.zero(S), t2 = FloatVector.zero(S), t3 = FloatVector.zero(S);
         FloatVector a0 = FloatVector.zero(S), a1 = FloatVector.zero(S), a2 = FloatVector.zero(S), a3 = FloatVector.zero(S);
         FloatVector b0 = FloatVector.zero(S), b1 = FloatVector.zero(S), b2 = FloatVector.zero(S), b3 = FloatVector.zero(S);
-        for (int c = 0, word = 0; c < k; c += 8 * V, word += V) {
-            IntVector wa = IntVector.fromMemorySegment(IS, packed, rowA + 4L * word, LE);
-            IntVector wb = IntVector.fromMemorySegment(IS, packed, rowB + 4L * word, LE);
-            FloatVector s0 = FloatVector.zero(S), s1 = FloatVector.zero(S), s2 = FloatVector.zero(S), s3 = FloatVector.zero(S);
-            FloatVector t0 = FloatVector.zero(S), t1 = FloatVector.zero(S), t2 = FloatVector.zero(S), t3 = FloatVector.zero(S);
-            for (int p = 0; p < 8; p++) {
-                int o = c + p * V;
-                int rot = (19 - 4 * p) & 31;
-                FloatVector fa = wa.lanewise(VectorOperators.ROL, rot).and(0x780000).or(0x3f800000).reinterpretAsFloats();
-                FloatVector fb = wb.lanewise(VectorOperators.ROL, rot).and(0x780000).or(0x3f800000).reinterpretAsFloats();
-                FloatVector x = FloatVector.fromArray(S, xa, o);
-                s0 = fa.fma(x, s0);
-                t0 = fb.fma(x, t0);
-                x = FloatVector.fromArray(S, xa, k + o);
-                s1 = fa.fma(x, s1);
-                t1 = fb.fma(x, t1);
-                x = FloatVector.fromArray(S, xa, 2 * k + o);
-                s2 = fa.fma(x, s2);
-                t2 = fb.fma(x, t2);
-                x = FloatVector.fromArray(S, xa, 3 * k + o);
-                s3 = fa.fma(x, s3);
-                t3 = fb.fma(x, t3);
+        for (int w = 0; w < words; w++) {
+            IntVector codes = IntVector.fromArray(IS, columns, w * 16);
+            int dim = w * 8;
+            FloatVector f;
+            f = codes.lanewise(VectorOperators.ROL, 19).and(0x780000).or(0x3f800000).reinterpretAsFloats();
+            a0 = f.fma(FloatVector.broadcast(S, x[dim]), a0);
+            a1 = f.fma(FloatVector.broadcast(S, x[1 * k + dim]), a1);
+            a2 = f.fma(FloatVector.broadcast(S, x[2 * k + dim]), a2);
+            a3 = f.fma(FloatVector.broadcast(S, x[3 * k + dim]), a3);
+            f = codes.lanewise(VectorOperators.ROL, 15).and(0x780000).or(0x3f800000).reinterpretAsFloats();
+            b0 = f.fma(FloatVector.broadcast(S, x[dim + 1]), b0);
+            b1 = f.fma(FloatVector.broadcast(S, x[1 * k + dim + 1]), b1);
+            b2 = f.fma(FloatVector.broadcast(S, x[2 * k + dim + 1]), b2);
+            b3 = f.fma(FloatVector.broadcast(S, x[3 * k + dim + 1]), b3);
+            f = codes.lanewise(VectorOperators.ROL, 11).and(0x780000).or(0x3f800000).reinterpretAsFloats();
+            a0 = f.fma(FloatVector.broadcast(S, x[dim + 2]), a0);
+            a1 = f.fma(FloatVector.broadcast(S, x[1 * k + dim + 2]), a1);
+            a2 = f.fma(FloatVector.broadcast(S, x[2 * k + dim + 2]), a2);
+            a3 = f.fma(FloatVector.broadcast(S, x[3 * k + dim + 2]), a3);
+            f = codes.lanewise(VectorOperators.ROL, 7).and(0x780000).or(0x3f800000).reinterpretAsFloats();
+            b0 = f.fma(FloatVector.broadcast(S, x[dim + 3]), b0);
+            b1 = f.fma(FloatVector.broadcast(S, x[1 * k + dim + 3]), b1);
+            b2 = f.fma(FloatVector.broadcast(S, x[2 * k + dim + 3]), b2);
+            b3 = f.fma(FloatVector.broadcast(S, x[3 * k + dim + 3]), b3);
+            f = codes.lanewise(VectorOperators.ROL, 3).and(0x780000).or(0x3f800000).reinterpretAsFloats();
+            a0 = f.fma(FloatVector.broadcast(S, x[dim + 4]), a0);
+            a1 = f.fma(FloatVector.broadcast(S, x[1 * k + dim + 4]), a1);
+            a2 = f.fma(FloatVector.broadcast(S, x[2 * k + dim + 4]), a2);
+            a3 = f.fma(FloatVector.broadcast(S, x[3 * k + dim + 4]), a3);
+            f = codes.lanewise(VectorOperators.ROL, 31).and(0x780000).or(0x3f800000).reinterpretAsFloats();
+            b0 = f.fma(FloatVector.broadcast(S, x[dim + 5]), b0);
+            b1 = f.fma(FloatVector.broadcast(S, x[1 * k + dim + 5]), b1);
+            b2 = f.fma(FloatVector.broadcast(S, x[2 * k + dim + 5]), b2);
+            b3 = f.fma(FloatVector.broadcast(S, x[3 * k + dim + 5]), b3);
+            f = codes.lanewise(VectorOperators.ROL, 27).and(0x780000).or(0x3f800000).reinterpretAsFloats();
+            a0 = f.fma(FloatVector.broadcast(S, x[dim + 6]), a0);
+            a1 = f.fma(FloatVector.broadcast(S, x[1 * k + dim + 6]), a1);
+            a2 = f.fma(FloatVector.broadcast(S, x[2 * k + dim + 6]), a2);
+            a3 = f.fma(FloatVector.broadcast(S, x[3 * k + dim + 6]), a3);
+            f = codes.lanewise(VectorOperators.ROL, 23).and(0x780000).or(0x3f800000).reinterpretAsFloats();
+            b0 = f.fma(FloatVector.broadcast(S, x[dim + 7]), b0);
+            b1 = f.fma(FloatVector.broadcast(S, x[1 * k + dim + 7]), b1);
+            b2 = f.fma(FloatVector.broadcast(S, x[2 * k + dim + 7]), b2);
+            b3 = f.fma(FloatVector.broadcast(S, x[3 * k + dim + 7]), b3);
+            if (((w + 1) & (wordsPerGroup - 1)) == 0) {
+                // the group's last word: its sums, times each key's 2^bits·s
+                FloatVector s = FloatVector.fromArray(S, unitScales, w / wordsPerGroup * TILE);
+                t0 = a0.add(b0).fma(s, t0);
+                t1 = a1.add(b1).fma(s, t1);
+                t2 = a2.add(b2).fma(s, t2);
+                t3 = a3.add(b3).fma(s, t3);
+                a0 = FloatVector.zero(S);
+                a1 = FloatVector.zero(S);
+                a2 = FloatVector.zero(S);
+                a3 = FloatVector.zero(S);
+                b0 = FloatVector.zero(S);
+                b1 = FloatVector.zero(S);
+                b2 = FloatVector.zero(S);
+                b3 = FloatVector.zero(S);
             }
-            FloatVector sv = FloatVector.fromArray(S, laneScales, lsA + word);
-            a0 = s0.fma(sv, a0);
-            a1 = s1.fma(sv, a1);
-            a2 = s2.fma(sv, a2);
-            a3 = s3.fma(sv, a3);
-            sv = FloatVector.fromArray(S, laneScales, lsB + word);
-            b0 = t0.fma(sv, b0);
-            b1 = t1.fma(sv, b1);
-            b2 = t2.fma(sv, b2);
-            b3 = t3.fma(sv, b3);
         }
-        int f = S.length();
-        a0.intoArray(vectors, keyA * f);
-        a1.intoArray(vectors, (TILE + keyA) * f);
-        a2.intoArray(vectors, (2 * TILE + keyA) * f);
-        a3.intoArray(vectors, (3 * TILE + keyA) * f);
-        b0.intoArray(vectors, keyB * f);
-        b1.intoArray(vectors, (TILE + keyB) * f);
-        b2.intoArray(vectors, (2 * TILE + keyB) * f);
-        b3.intoArray(vectors, (3 * TILE + keyB) * f);
+        t0.intoArray(totals, 0);
+        t1.intoArray(totals, TILE);
+        t2.intoArray(totals, 2 * TILE);
+        t3.intoArray(totals, 3 * TILE);
     }
 
-    private static void dots2(MemorySegment packed, long rowA, long rowB, int k, float[] xa, float[] laneScales, int lsA, int lsB,
-                              float[] vectors, int keyA, int keyB) {
+    private static void tile2(int[] columns, int words, int k, int wordsPerGroup, float[] x, float[] unitScales, float[] totals) {
+        FloatVector t0 = FloatVector.zero(S), t1 = FloatVector.zero(S), t2 = FloatVector.zero(S), t3 = FloatVector.zero(S);
         FloatVector a0 = FloatVector.zero(S), a1 = FloatVector.zero(S), a2 = FloatVector.zero(S), a3 = FloatVector.zero(S);
         FloatVector b0 = FloatVector.zero(S), b1 = FloatVector.zero(S), b2 = FloatVector.zero(S), b3 = FloatVector.zero(S);
-        for (int c = 0, word = 0; c < k; c += 16 * V, word += V) {
-            IntVector wa = IntVector.fromMemorySegment(IS, packed, rowA + 4L * word, LE);
-            IntVector wb = IntVector.fromMemorySegment(IS, packed, rowB + 4L * word, LE);
-            FloatVector s0 = FloatVector.zero(S), s1 = FloatVector.zero(S), s2 = FloatVector.zero(S), s3 = FloatVector.zero(S);
-            FloatVector t0 = FloatVector.zero(S), t1 = FloatVector.zero(S), t2 = FloatVector.zero(S), t3 = FloatVector.zero(S);
-            for (int p = 0; p < 16; p++) {
-                int o = c + p * V;
-                int rot = (21 - 2 * p) & 31;
-                FloatVector fa = wa.lanewise(VectorOperators.ROL, rot).and(0x600000).or(0x3f800000).reinterpretAsFloats();
-                FloatVector fb = wb.lanewise(VectorOperators.ROL, rot).and(0x600000).or(0x3f800000).reinterpretAsFloats();
-                FloatVector x = FloatVector.fromArray(S, xa, o);
-                s0 = fa.fma(x, s0);
-                t0 = fb.fma(x, t0);
-                x = FloatVector.fromArray(S, xa, k + o);
-                s1 = fa.fma(x, s1);
-                t1 = fb.fma(x, t1);
-                x = FloatVector.fromArray(S, xa, 2 * k + o);
-                s2 = fa.fma(x, s2);
-                t2 = fb.fma(x, t2);
-                x = FloatVector.fromArray(S, xa, 3 * k + o);
-                s3 = fa.fma(x, s3);
-                t3 = fb.fma(x, t3);
+        for (int w = 0; w < words; w++) {
+            IntVector codes = IntVector.fromArray(IS, columns, w * 16);
+            int dim = w * 16;
+            FloatVector f;
+            f = codes.lanewise(VectorOperators.ROL, 21).and(0x600000).or(0x3f800000).reinterpretAsFloats();
+            a0 = f.fma(FloatVector.broadcast(S, x[dim]), a0);
+            a1 = f.fma(FloatVector.broadcast(S, x[1 * k + dim]), a1);
+            a2 = f.fma(FloatVector.broadcast(S, x[2 * k + dim]), a2);
+            a3 = f.fma(FloatVector.broadcast(S, x[3 * k + dim]), a3);
+            f = codes.lanewise(VectorOperators.ROL, 19).and(0x600000).or(0x3f800000).reinterpretAsFloats();
+            b0 = f.fma(FloatVector.broadcast(S, x[dim + 1]), b0);
+            b1 = f.fma(FloatVector.broadcast(S, x[1 * k + dim + 1]), b1);
+            b2 = f.fma(FloatVector.broadcast(S, x[2 * k + dim + 1]), b2);
+            b3 = f.fma(FloatVector.broadcast(S, x[3 * k + dim + 1]), b3);
+            f = codes.lanewise(VectorOperators.ROL, 17).and(0x600000).or(0x3f800000).reinterpretAsFloats();
+            a0 = f.fma(FloatVector.broadcast(S, x[dim + 2]), a0);
+            a1 = f.fma(FloatVector.broadcast(S, x[1 * k + dim + 2]), a1);
+            a2 = f.fma(FloatVector.broadcast(S, x[2 * k + dim + 2]), a2);
+            a3 = f.fma(FloatVector.broadcast(S, x[3 * k + dim + 2]), a3);
+            f = codes.lanewise(VectorOperators.ROL, 15).and(0x600000).or(0x3f800000).reinterpretAsFloats();
+            b0 = f.fma(FloatVector.broadcast(S, x[dim + 3]), b0);
+            b1 = f.fma(FloatVector.broadcast(S, x[1 * k + dim + 3]), b1);
+            b2 = f.fma(FloatVector.broadcast(S, x[2 * k + dim + 3]), b2);
+            b3 = f.fma(FloatVector.broadcast(S, x[3 * k + dim + 3]), b3);
+            f = codes.lanewise(VectorOperators.ROL, 13).and(0x600000).or(0x3f800000).reinterpretAsFloats();
+            a0 = f.fma(FloatVector.broadcast(S, x[dim + 4]), a0);
+            a1 = f.fma(FloatVector.broadcast(S, x[1 * k + dim + 4]), a1);
+            a2 = f.fma(FloatVector.broadcast(S, x[2 * k + dim + 4]), a2);
+            a3 = f.fma(FloatVector.broadcast(S, x[3 * k + dim + 4]), a3);
+            f = codes.lanewise(VectorOperators.ROL, 11).and(0x600000).or(0x3f800000).reinterpretAsFloats();
+            b0 = f.fma(FloatVector.broadcast(S, x[dim + 5]), b0);
+            b1 = f.fma(FloatVector.broadcast(S, x[1 * k + dim + 5]), b1);
+            b2 = f.fma(FloatVector.broadcast(S, x[2 * k + dim + 5]), b2);
+            b3 = f.fma(FloatVector.broadcast(S, x[3 * k + dim + 5]), b3);
+            f = codes.lanewise(VectorOperators.ROL, 9).and(0x600000).or(0x3f800000).reinterpretAsFloats();
+            a0 = f.fma(FloatVector.broadcast(S, x[dim + 6]), a0);
+            a1 = f.fma(FloatVector.broadcast(S, x[1 * k + dim + 6]), a1);
+            a2 = f.fma(FloatVector.broadcast(S, x[2 * k + dim + 6]), a2);
+            a3 = f.fma(FloatVector.broadcast(S, x[3 * k + dim + 6]), a3);
+            f = codes.lanewise(VectorOperators.ROL, 7).and(0x600000).or(0x3f800000).reinterpretAsFloats();
+            b0 = f.fma(FloatVector.broadcast(S, x[dim + 7]), b0);
+            b1 = f.fma(FloatVector.broadcast(S, x[1 * k + dim + 7]), b1);
+            b2 = f.fma(FloatVector.broadcast(S, x[2 * k + dim + 7]), b2);
+            b3 = f.fma(FloatVector.broadcast(S, x[3 * k + dim + 7]), b3);
+            f = codes.lanewise(VectorOperators.ROL, 5).and(0x600000).or(0x3f800000).reinterpretAsFloats();
+            a0 = f.fma(FloatVector.broadcast(S, x[dim + 8]), a0);
+            a1 = f.fma(FloatVector.broadcast(S, x[1 * k + dim + 8]), a1);
+            a2 = f.fma(FloatVector.broadcast(S, x[2 * k + dim + 8]), a2);
+            a3 = f.fma(FloatVector.broadcast(S, x[3 * k + dim + 8]), a3);
+            f = codes.lanewise(VectorOperators.ROL, 3).and(0x600000).or(0x3f800000).reinterpretAsFloats();
+            b0 = f.fma(FloatVector.broadcast(S, x[dim + 9]), b0);
+            b1 = f.fma(FloatVector.broadcast(S, x[1 * k + dim + 9]), b1);
+            b2 = f.fma(FloatVector.broadcast(S, x[2 * k + dim + 9]), b2);
+            b3 = f.fma(FloatVector.broadcast(S, x[3 * k + dim + 9]), b3);
+            f = codes.lanewise(VectorOperators.ROL, 1).and(0x600000).or(0x3f800000).reinterpretAsFloats();
+            a0 = f.fma(FloatVector.broadcast(S, x[dim + 10]), a0);
+            a1 = f.fma(FloatVector.broadcast(S, x[1 * k + dim + 10]), a1);
+            a2 = f.fma(FloatVector.broadcast(S, x[2 * k + dim + 10]), a2);
+            a3 = f.fma(FloatVector.broadcast(S, x[3 * k + dim + 10]), a3);
+            f = codes.lanewise(VectorOperators.ROL, 31).and(0x600000).or(0x3f800000).reinterpretAsFloats();
+            b0 = f.fma(FloatVector.broadcast(S, x[dim + 11]), b0);
+            b1 = f.fma(FloatVector.broadcast(S, x[1 * k + dim + 11]), b1);
+            b2 = f.fma(FloatVector.broadcast(S, x[2 * k + dim + 11]), b2);
+            b3 = f.fma(FloatVector.broadcast(S, x[3 * k + dim + 11]), b3);
+            f = codes.lanewise(VectorOperators.ROL, 29).and(0x600000).or(0x3f800000).reinterpretAsFloats();
+            a0 = f.fma(FloatVector.broadcast(S, x[dim + 12]), a0);
+            a1 = f.fma(FloatVector.broadcast(S, x[1 * k + dim + 12]), a1);
+            a2 = f.fma(FloatVector.broadcast(S, x[2 * k + dim + 12]), a2);
+            a3 = f.fma(FloatVector.broadcast(S, x[3 * k + dim + 12]), a3);
+            f = codes.lanewise(VectorOperators.ROL, 27).and(0x600000).or(0x3f800000).reinterpretAsFloats();
+            b0 = f.fma(FloatVector.broadcast(S, x[dim + 13]), b0);
+            b1 = f.fma(FloatVector.broadcast(S, x[1 * k + dim + 13]), b1);
+            b2 = f.fma(FloatVector.broadcast(S, x[2 * k + dim + 13]), b2);
+            b3 = f.fma(FloatVector.broadcast(S, x[3 * k + dim + 13]), b3);
+            f = codes.lanewise(VectorOperators.ROL, 25).and(0x600000).or(0x3f800000).reinterpretAsFloats();
+            a0 = f.fma(FloatVector.broadcast(S, x[dim + 14]), a0);
+            a1 = f.fma(FloatVector.broadcast(S, x[1 * k + dim + 14]), a1);
+            a2 = f.fma(FloatVector.broadcast(S, x[2 * k + dim + 14]), a2);
+            a3 = f.fma(FloatVector.broadcast(S, x[3 * k + dim + 14]), a3);
+            f = codes.lanewise(VectorOperators.ROL, 23).and(0x600000).or(0x3f800000).reinterpretAsFloats();
+            b0 = f.fma(FloatVector.broadcast(S, x[dim + 15]), b0);
+            b1 = f.fma(FloatVector.broadcast(S, x[1 * k + dim + 15]), b1);
+            b2 = f.fma(FloatVector.broadcast(S, x[2 * k + dim + 15]), b2);
+            b3 = f.fma(FloatVector.broadcast(S, x[3 * k + dim + 15]), b3);
+            if (((w + 1) & (wordsPerGroup - 1)) == 0) {
+                // the group's last word: its sums, times each key's 2^bits·s
+                FloatVector s = FloatVector.fromArray(S, unitScales, w / wordsPerGroup * TILE);
+                t0 = a0.add(b0).fma(s, t0);
+                t1 = a1.add(b1).fma(s, t1);
+                t2 = a2.add(b2).fma(s, t2);
+                t3 = a3.add(b3).fma(s, t3);
+                a0 = FloatVector.zero(S);
+                a1 = FloatVector.zero(S);
+                a2 = FloatVector.zero(S);
+                a3 = FloatVector.zero(S);
+                b0 = FloatVector.zero(S);
+                b1 = FloatVector.zero(S);
+                b2 = FloatVector.zero(S);
+                b3 = FloatVector.zero(S);
             }
-            FloatVector sv = FloatVector.fromArray(S, laneScales, lsA + word);
-            a0 = s0.fma(sv, a0);
-            a1 = s1.fma(sv, a1);
-            a2 = s2.fma(sv, a2);
-            a3 = s3.fma(sv, a3);
-            sv = FloatVector.fromArray(S, laneScales, lsB + word);
-            b0 = t0.fma(sv, b0);
-            b1 = t1.fma(sv, b1);
-            b2 = t2.fma(sv, b2);
-            b3 = t3.fma(sv, b3);
         }
-        int f = S.length();
-        a0.intoArray(vectors, keyA * f);
-        a1.intoArray(vectors, (TILE + keyA) * f);
-        a2.intoArray(vectors, (2 * TILE + keyA) * f);
-        a3.intoArray(vectors, (3 * TILE + keyA) * f);
-        b0.intoArray(vectors, keyB * f);
-        b1.intoArray(vectors, (TILE + keyB) * f);
-        b2.intoArray(vectors, (2 * TILE + keyB) * f);
-        b3.intoArray(vectors, (3 * TILE + keyB) * f);
+        t0.intoArray(totals, 0);
+        t1.intoArray(totals, TILE);
+        t2.intoArray(totals, 2 * TILE);
+        t3.intoArray(totals, 3 * TILE);
     }
 }

@@ -36,7 +36,7 @@ public final class AffineValues {
 
     /** The rows {@link AffineScores} serves: 2, 4 and 8-bit, n ≤ 512 codes, in the layouts {@link QuantMatVec} decodes. */
     public static boolean supports(int bits, int n, int groupSize) {
-        return AffineScores.supports(bits, n, groupSize);
+        return n <= 512 && QuantMatVec.supports(bits, n, groupSize);
     }
 
     /**
@@ -66,8 +66,8 @@ public final class AffineValues {
         for (int t0 = k0; t0 < k1; t0 += TILE) {
             int tile = Math.min(TILE, k1 - t0);
             params.loadRows(t0, tile, groups, scales, biases);
-            for (int t = 0; t < tile; t++) {
-                for (int g = 0; g < groups; g++) offsets[g * TILE + t] = biases[t * groups + g] - unit * scales[t * groups + g];
+            for (int g = 0; g < groups; g++) {
+                for (int t = 0; t < tile; t++) offsets[g * TILE + t] = biases[t * groups + g] - unit * scales[t * groups + g];
             }
             for (int r = 0; r < ROWS; r++) {
                 for (int t = 0; t < tile; t++) weights[t * ROWS + r] = r < m ? x[r * k + t0 + t] * unit : 0f;
@@ -116,7 +116,7 @@ public final class AffineValues {
         FloatVector a32 = FloatVector.fromArray(S, acc, 3 * n + out + 2 * V), a33 = FloatVector.fromArray(S, acc, 3 * n + out + 3 * V);
         for (int t = 0; t < tile; t++) {
             IntVector w = IntVector.fromMemorySegment(IS, packed, at + t * rowBytes + 4L * word, LE);
-            FloatVector sv = AffineScores.laneScales(scales, t * groups, word, gShift, spread);
+            FloatVector sv = laneScales(scales, t * groups, word, gShift, spread);
             FloatVector w0 = sv.mul(weights[t * ROWS]), w1 = sv.mul(weights[t * ROWS + 1]);
             FloatVector w2 = sv.mul(weights[t * ROWS + 2]), w3 = sv.mul(weights[t * ROWS + 3]);
             FloatVector f = w.lanewise(VectorOperators.ROL, rot0).and(mask).or(0x3f800000).reinterpretAsFloats();
@@ -132,6 +132,15 @@ public final class AffineValues {
         a10.intoArray(acc, n + out); a11.intoArray(acc, n + out + V); a12.intoArray(acc, n + out + 2 * V); a13.intoArray(acc, n + out + 3 * V);
         a20.intoArray(acc, 2 * n + out); a21.intoArray(acc, 2 * n + out + V); a22.intoArray(acc, 2 * n + out + 2 * V); a23.intoArray(acc, 2 * n + out + 3 * V);
         a30.intoArray(acc, 3 * n + out); a31.intoArray(acc, 3 * n + out + V); a32.intoArray(acc, 3 * n + out + 2 * V); a33.intoArray(acc, 3 * n + out + 3 * V);
+    }
+
+    /**
+     * The scale of each lane of the chunk starting at word {@code word} of a row whose group scales
+     * start at {@code scales[po]}: one group's scale broadcast, or (several groups per chunk) spread.
+     */
+    private static FloatVector laneScales(float[] scales, int po, int word, int gShift, VectorShuffle<Float> spread) {
+        int g = po + (word >>> gShift);
+        return spread == null ? FloatVector.broadcast(S, scales[g]) : FloatVector.fromArray(S, scales, g).rearrange(spread);
     }
 
     /**
