@@ -54,7 +54,7 @@ public final class AffineValues {
         int mask = ((1 << bits) - 1) << (23 - bits);
         float[] scales = new float[TILE * groups + V];
         float[] biases = new float[TILE * groups];
-        float[] weights = new float[TILE * ROWS];      // x·2^bits per token and row
+        float[] weights = new float[ROWS * TILE];      // x·2^bits per row and token (rows past m stay zero)
         // b − 2^bits·s of the tile's tokens, group-major ([g·TILE + token]), and the group-constant
         // sums Σ_t x·(b − 2^bits·s) kept per lane ([(r·groups + g)·lanes + lane]) until the end: vector
         // FMAs over sixteen tokens (a scalar loop over rows and groups per token cost as much as the codes)
@@ -69,13 +69,11 @@ public final class AffineValues {
             for (int g = 0; g < groups; g++) {
                 for (int t = 0; t < tile; t++) offsets[g * TILE + t] = biases[t * groups + g] - unit * scales[t * groups + g];
             }
-            for (int r = 0; r < ROWS; r++) {
-                for (int t = 0; t < tile; t++) weights[t * ROWS + r] = r < m ? x[r * k + t0 + t] * unit : 0f;
-            }
             for (int r = 0; r < m; r++) {
                 for (int t = 0; t < tile; t += lanes) {
                     VectorMask<Float> in = S.indexInRange(t, tile);
                     FloatVector p = FloatVector.fromArray(S, x, r * k + t0 + t, in);
+                    p.mul(unit).intoArray(weights, r * TILE + t);
                     for (int g = 0; g < groups; g++) {
                         int at = (r * groups + g) * lanes;
                         p.fma(FloatVector.fromArray(S, offsets, g * TILE + t, in), FloatVector.fromArray(S, biasLanes, at))
@@ -117,8 +115,8 @@ public final class AffineValues {
         for (int t = 0; t < tile; t++) {
             IntVector w = IntVector.fromMemorySegment(IS, packed, at + t * rowBytes + 4L * word, LE);
             FloatVector sv = laneScales(scales, t * groups, word, gShift, spread);
-            FloatVector w0 = sv.mul(weights[t * ROWS]), w1 = sv.mul(weights[t * ROWS + 1]);
-            FloatVector w2 = sv.mul(weights[t * ROWS + 2]), w3 = sv.mul(weights[t * ROWS + 3]);
+            FloatVector w0 = sv.mul(weights[t]), w1 = sv.mul(weights[TILE + t]);
+            FloatVector w2 = sv.mul(weights[2 * TILE + t]), w3 = sv.mul(weights[3 * TILE + t]);
             FloatVector f = w.lanewise(VectorOperators.ROL, rot0).and(mask).or(0x3f800000).reinterpretAsFloats();
             a00 = f.fma(w0, a00); a10 = f.fma(w1, a10); a20 = f.fma(w2, a20); a30 = f.fma(w3, a30);
             f = w.lanewise(VectorOperators.ROL, rot1).and(mask).or(0x3f800000).reinterpretAsFloats();

@@ -31,6 +31,14 @@ final class CodecMeter {
     private static final int ENCODE_CHUNK = 2048;
 
     private final Backend backend;
+    /**
+     * Untimed attention calls at the timed length before timing, and the fewest timed: with one
+     * untimed call and seven timed ones (until session 6), kernels whose loops C2 compiled again at
+     * the long length ran their first timed calls in older code: affine 4-bit read 2.5–5.0 ms (best)
+     * where 25 timed calls read 1.6.
+     */
+    private static final int ATTENTION_WARMUP = 5;
+    private static final int ATTENTION_REPS = 15;
     private final int attentionTokens;
     private final int encodeTokens;
     private final long copyElements; // bf16 elements of the bandwidth copy
@@ -54,7 +62,7 @@ final class CodecMeter {
         var ops = backend.ops();
         try (Tensor big = ops.full(Shape.of((int) copyElements), 0.5, DType.BF16);
              Tensor target = ops.zeros(Shape.of((int) copyElements), DType.BF16)) {
-            double seconds = seconds(Math.max(5, reps), () -> {
+            double seconds = seconds(Math.max(5, reps), 1, () -> {
                 ops.writeSlice(target, big, 0);
                 backend.eval(target);
                 return List.of();
@@ -121,10 +129,10 @@ final class CodecMeter {
             Measurement.Timing encode;
             Measurement.Timing decode;
             try (Tensor x = unitVectors("throughput", d, encodeTokens)) {
-                encode = Measurement.Timing.gbps(bytes, seconds(reps, () -> codec.encode(KvRole.KEY, x)));
+                encode = Measurement.Timing.gbps(bytes, seconds(reps, 1, () -> codec.encode(KvRole.KEY, x)));
                 List<Tensor> planes = codec.encode(KvRole.KEY, x);
                 try {
-                    decode = Measurement.Timing.gbps(bytes, seconds(reps, () -> List.of(codec.decode(KvRole.KEY, planes))));
+                    decode = Measurement.Timing.gbps(bytes, seconds(reps, 1, () -> List.of(codec.decode(KvRole.KEY, planes))));
                 } finally {
                     planes.forEach(Tensor::close);
                 }
@@ -181,7 +189,8 @@ final class CodecMeter {
             keys.addAll(encodeInChunks(codec, KvRole.KEY, k));
             values.addAll(encodeInChunks(codec, KvRole.VALUE, v));
             double scale = 1 / Math.sqrt(d);
-            double[] t = seconds(Math.max(7, reps), () -> List.of(codec.attend(q, keys, values, scale, AttentionMask.CAUSAL)));
+            double[] t = seconds(Math.max(ATTENTION_REPS, reps), ATTENTION_WARMUP,
+                    () -> List.of(codec.attend(q, keys, values, scale, AttentionMask.CAUSAL)));
             return new Measurement.Timing(1e3 * t[0], 1e3 * t[1]);
         } finally {
             keys.forEach(Tensor::close);
@@ -234,19 +243,20 @@ final class CodecMeter {
     }
 
     /**
-     * {median, best} wall seconds of {@code reps} runs after one warm-up; each run's tensors are
-     * evaluated, then closed. On a shared machine the best is the run least disturbed by others.
+     * {median, best} wall seconds of {@code reps} runs after {@code warmup} untimed ones; each run's
+     * tensors are evaluated, then closed. On a shared machine the best is the run least disturbed by
+     * others.
      */
-    private double[] seconds(int reps, Supplier<List<Tensor>> work) {
+    private double[] seconds(int reps, int warmup, Supplier<List<Tensor>> work) {
         double[] seconds = new double[reps];
-        for (int r = -1; r < reps; r++) {
+        for (int r = -warmup; r < reps; r++) {
             long t0 = System.nanoTime();
             List<Tensor> result = work.get();
             backend.eval(result.toArray(Tensor[]::new));
             long t1 = System.nanoTime();
             result.forEach(Tensor::close);
             if (r >= 0) seconds[r] = (t1 - t0) / 1e9;
-            // the untimed call at the timed size can start compilations the smaller warm-up never
+            // the untimed calls at the timed size can start compilations the smaller warm-up never
             // needed; timed calls that overlap them lose a core to the compiler (20-40 ms stalls)
             if (r < 0) JitActivity.awaitQuiet(200, 5_000);
         }
