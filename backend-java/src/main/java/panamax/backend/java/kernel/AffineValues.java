@@ -27,7 +27,7 @@ public final class AffineValues {
     /** x rows per call: the query rows of a GQA group, as for the scores. */
     public static final int ROWS = AffineScores.ROWS;
     /** Tokens whose group parameters are widened together. */
-    private static final int TILE = 16;
+    private static final int TILE = 64;
     /** Code positions accumulated per pass: four per x row keeps 16 accumulators in registers. */
     private static final int POSITIONS = 4;
 

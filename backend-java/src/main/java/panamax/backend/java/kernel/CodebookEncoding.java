@@ -48,7 +48,7 @@ public final class CodebookEncoding {
 
     /**
      * The codes of {@code row[0..n) / d} against ascending {@code boundaries}: the number of
-     * boundaries strictly below each quotient. Counts compares for up to 15 boundaries, searches
+     * boundaries strictly below each quotient, compared as {@code row[j] > b·d} (d &gt; 0). Counts compares for up to 15 boundaries, searches
      * binarily beyond.
      */
     public static void codes(float[] row, int n, float d, float[] boundaries, int[] dst) {
@@ -61,8 +61,9 @@ public final class CodebookEncoding {
      */
     public static int[] searchTable(float[] boundaries) {
         if (boundaries.length >= L || Integer.bitCount(boundaries.length + 1) != 1 || I.length() != L) return null;
+        // lane i holds the boundary below code i (lane 0 unused): a search step looks up its candidate code directly
         int[] table = new int[L];
-        for (int i = 0; i < boundaries.length; i++) table[i] = Float.floatToRawIntBits(boundaries[i]);
+        for (int i = 0; i < boundaries.length; i++) table[i + 1] = Float.floatToRawIntBits(boundaries[i]);
         return table;
     }
 
@@ -78,22 +79,22 @@ public final class CodebookEncoding {
         } else if (boundaries.length <= 15) {
             int bound = F.loopBound(n);
             for (; j < bound; j += L) {
-                FloatVector u = FloatVector.fromArray(F, row, j).div(d);
+                FloatVector u = FloatVector.fromArray(F, row, j);
                 FloatVector count = FloatVector.zero(F);
                 for (float b : boundaries) {
-                    VectorMask<Float> above = u.compare(VectorOperators.GT, b);
+                    VectorMask<Float> above = u.compare(VectorOperators.GT, b * d);
                     count = count.add(1f, above);
                 }
                 ((IntVector) count.convert(VectorOperators.F2I, 0)).intoArray(dst, j);
             }
         }
         for (; j < n; j++) {
-            float u = row[j] / d;
+            float u = row[j];
             int lo = 0;
             int hi = boundaries.length;
             while (lo < hi) { // first boundary not below u
                 int mid = (lo + hi) >>> 1;
-                if (u > boundaries[mid]) lo = mid + 1;
+                if (u > boundaries[mid] * d) lo = mid + 1;
                 else hi = mid;
             }
             dst[j] = lo;
@@ -106,13 +107,15 @@ public final class CodebookEncoding {
      * so four independent chains keep the core busy where one would wait on each step.
      */
     private static int search(float[] row, int n, float d, int levels, int[] table, int[] dst) {
-        IntVector bounds = IntVector.fromArray(I, table, 0);
+        // x/d > b as x > b·d: one multiply of the table per row instead of a division per vector
+        // (codes may differ only for quotients within f32 rounding of a boundary, as the op allows)
+        IntVector bounds = IntVector.fromArray(I, table, 0).reinterpretAsFloats().mul(d).reinterpretAsInts();
         int j = 0;
         for (int bound4 = n - n % (4 * L); j < bound4; j += 4 * L) {
-            FloatVector u0 = FloatVector.fromArray(F, row, j).div(d);
-            FloatVector u1 = FloatVector.fromArray(F, row, j + L).div(d);
-            FloatVector u2 = FloatVector.fromArray(F, row, j + 2 * L).div(d);
-            FloatVector u3 = FloatVector.fromArray(F, row, j + 3 * L).div(d);
+            FloatVector u0 = FloatVector.fromArray(F, row, j);
+            FloatVector u1 = FloatVector.fromArray(F, row, j + L);
+            FloatVector u2 = FloatVector.fromArray(F, row, j + 2 * L);
+            FloatVector u3 = FloatVector.fromArray(F, row, j + 3 * L);
             IntVector i0 = IntVector.zero(I);
             IntVector i1 = i0;
             IntVector i2 = i0;
@@ -122,10 +125,10 @@ public final class CodebookEncoding {
                 IntVector n1 = i1.add(step);
                 IntVector n2 = i2.add(step);
                 IntVector n3 = i3.add(step);
-                i0 = i0.blend(n0, u0.compare(VectorOperators.GT, n0.sub(1).selectFrom(bounds).reinterpretAsFloats()).cast(I));
-                i1 = i1.blend(n1, u1.compare(VectorOperators.GT, n1.sub(1).selectFrom(bounds).reinterpretAsFloats()).cast(I));
-                i2 = i2.blend(n2, u2.compare(VectorOperators.GT, n2.sub(1).selectFrom(bounds).reinterpretAsFloats()).cast(I));
-                i3 = i3.blend(n3, u3.compare(VectorOperators.GT, n3.sub(1).selectFrom(bounds).reinterpretAsFloats()).cast(I));
+                i0 = i0.blend(n0, u0.compare(VectorOperators.GT, n0.selectFrom(bounds).reinterpretAsFloats()).cast(I));
+                i1 = i1.blend(n1, u1.compare(VectorOperators.GT, n1.selectFrom(bounds).reinterpretAsFloats()).cast(I));
+                i2 = i2.blend(n2, u2.compare(VectorOperators.GT, n2.selectFrom(bounds).reinterpretAsFloats()).cast(I));
+                i3 = i3.blend(n3, u3.compare(VectorOperators.GT, n3.selectFrom(bounds).reinterpretAsFloats()).cast(I));
             }
             i0.intoArray(dst, j);
             i1.intoArray(dst, j + L);
@@ -133,11 +136,11 @@ public final class CodebookEncoding {
             i3.intoArray(dst, j + 3 * L);
         }
         for (int bound = F.loopBound(n); j < bound; j += L) {
-            FloatVector u = FloatVector.fromArray(F, row, j).div(d);
+            FloatVector u = FloatVector.fromArray(F, row, j);
             IntVector idx = IntVector.zero(I);
             for (int step = levels >>> 1; step > 0; step >>>= 1) {
                 IntVector next = idx.add(step);
-                idx = idx.blend(next, u.compare(VectorOperators.GT, next.sub(1).selectFrom(bounds).reinterpretAsFloats()).cast(I));
+                idx = idx.blend(next, u.compare(VectorOperators.GT, next.selectFrom(bounds).reinterpretAsFloats()).cast(I));
             }
             idx.intoArray(dst, j);
         }
