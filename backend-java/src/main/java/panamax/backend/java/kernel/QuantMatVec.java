@@ -5,6 +5,7 @@ import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.IntVector;
 import jdk.incubator.vector.VectorMask;
 import jdk.incubator.vector.VectorOperators;
+import jdk.incubator.vector.VectorShuffle;
 import jdk.incubator.vector.VectorSpecies;
 
 /**
@@ -64,12 +65,17 @@ public final class QuantMatVec {
         // a tile's group parameters are widened in one pass (rows lie back to back): row by row, a
         // 256-wide row's 4 groups went through the scalar tails of the widening loop, and per-row
         // costs were half of a small model's matvec time. A tile holds 8 rows of each half.
-        float[] scales = new float[TILE * groups];
+        // padded by a vector: a chunk's lane scales are spread from one load at its first group
+        float[] scales = new float[TILE * groups + V];
         float[] biases = new float[TILE * groups];
         float[] scalesB = new float[TILE / 2 * groups];
         float[] biasesB = new float[TILE / 2 * groups];
         float[] acc = new float[2];
         int wordsPerGroup = groupSize * bits / 32;
+        // 2 and 4-bit chunks (several groups at g64) take their lane scales from one spread load;
+        // 8-bit ones (one group at g64) keep one accumulator per group slot, broadcast scales
+        int gShift = Integer.numberOfTrailingZeros(wordsPerGroup);
+        VectorShuffle<Float> spread = spread(wordsPerGroup);
         int groupsPerChunk = Math.max(1, V / wordsPerGroup);
         VectorMask<Float>[] laneMasks = laneMasks(wordsPerGroup, groupsPerChunk);
         float unit = 1 << bits;
@@ -95,9 +101,9 @@ public final class QuantMatVec {
                 for (int m = 0; m < rows; m++) {
                     int xo = m * k;
                     switch (bits) {
-                        case 4 -> QuantRowPairs.row4(packed, row, apart, k, xa, xo, scales, po, apartGroups, wordsPerGroup, groupsPerChunk, laneMasks, acc);
+                        case 4 -> QuantRowPairs.row4(packed, row, apart, k, xa, xo, scales, po, apartGroups, gShift, spread, acc);
                         case 8 -> QuantRowPairs.row8(packed, row, apart, k, xa, xo, scales, po, apartGroups, wordsPerGroup, groupsPerChunk, laneMasks, acc);
-                        default -> QuantRowPairs.row2(packed, row, apart, k, xa, xo, scales, po, apartGroups, wordsPerGroup, groupsPerChunk, laneMasks, acc);
+                        default -> QuantRowPairs.row2(packed, row, apart, k, xa, xo, scales, po, apartGroups, gShift, spread, acc);
                     }
                     out[m * ldo + n0 + a + j] = unit * acc[0] + biasTerm(unit, scales, biases, po, sums, m * groups, groups);
                     out[m * ldo + n0 + half + a + j] = unit * acc[1] + biasTerm(unit, scales, biases, po + apartGroups, sums, m * groups, groups);
@@ -117,9 +123,9 @@ public final class QuantMatVec {
                 for (int m = 0; m < rows; m++) {
                     int xo = m * k;
                     float sum = switch (bits) {
-                        case 4 -> row4(packed, row, k, xa, xo, scales, po, wordsPerGroup, groupsPerChunk, laneMasks);
+                        case 4 -> row4(packed, row, k, xa, xo, scales, po, gShift, spread);
                         case 8 -> row8(packed, row, k, xa, xo, scales, po, wordsPerGroup, groupsPerChunk, laneMasks);
-                        default -> row2(packed, row, k, xa, xo, scales, po, wordsPerGroup, groupsPerChunk, laneMasks);
+                        default -> row2(packed, row, k, xa, xo, scales, po, gShift, spread);
                     };
                     out[m * ldo + t0 + j] = unit * sum + biasTerm(unit, scales, biases, po, sums, m * groups, groups);
                 }
@@ -172,15 +178,9 @@ public final class QuantMatVec {
     // versions write their two sums to out[0] and out[1] (not their lanes: handing the vectors
     // over through an array cost 25 % on 2048-wide q8 rows streamed from DRAM).
     private static float row4(MemorySegment packed, long row, int k, float[] xa, int xo, float[] scales, int po,
-                              int wordsPerGroup, int groupsPerChunk, VectorMask<Float>[] masks) {
+                              int gShift, VectorShuffle<Float> spread) {
         FloatVector acc = FloatVector.zero(S);
-        FloatVector acc1 = FloatVector.zero(S);
-        FloatVector acc2 = FloatVector.zero(S);
-        FloatVector acc3 = FloatVector.zero(S);
-        // the first group of each chunk, counted rather than divided (a division per chunk costs as much as its decoding)
-        int chunksPerGroup = Math.max(1, wordsPerGroup / V);
-        int step = wordsPerGroup >= V ? 1 : groupsPerChunk;
-        for (int c = 0, word = 0, g0 = po, left = chunksPerGroup; c < k; c += 8 * V, word += V) {
+        for (int c = 0, word = 0; c < k; c += 8 * V, word += V) {
             IntVector w = IntVector.fromMemorySegment(IS, packed, row + 4L * word, LE);
             int x = xo + c;
             FloatVector t0 = FloatVector.zero(S);
@@ -189,25 +189,11 @@ public final class QuantMatVec {
                 t0 = w.lanewise(VectorOperators.ROL, (23 - 4 - (4 * j)) & 31).and(((1 << 4) - 1) << (23 - 4)).or(0x3f800000).reinterpretAsFloats().fma(FloatVector.fromArray(S, xa, x + j * V), t0);
                 t1 = w.lanewise(VectorOperators.ROL, (23 - 4 - (4 * j + 4)) & 31).and(((1 << 4) - 1) << (23 - 4)).or(0x3f800000).reinterpretAsFloats().fma(FloatVector.fromArray(S, xa, x + (j + 1) * V), t1);
             }
-            // one accumulator per group slot of the chunk (no per-lane scale vector to build); each
-            // slot's own lanes are blended together before the final reduction
+            // each lane's group scale: the chunk's one group broadcast, or its groups spread over their lanes
+            // from one load (no group slots to blend, no per-slot branches)
             FloatVector t = t0.add(t1);
-            acc = t.fma(FloatVector.broadcast(S, scales[g0]), acc);
-            if (groupsPerChunk > 1) {
-                acc1 = t.fma(FloatVector.broadcast(S, scales[g0 + 1]), acc1);
-                if (groupsPerChunk > 2) {
-                    acc2 = t.fma(FloatVector.broadcast(S, scales[g0 + 2]), acc2);
-                    acc3 = t.fma(FloatVector.broadcast(S, scales[g0 + 3]), acc3);
-                }
-            }
-            if (--left == 0) {
-                g0 += step;
-                left = chunksPerGroup;
-            }
-        }
-        if (groupsPerChunk > 1) {
-            acc = acc.blend(acc1, masks[1]);
-            if (groupsPerChunk > 2) acc = acc.blend(acc2, masks[2]).blend(acc3, masks[3]);
+            int g = po + (word >>> gShift);
+            acc = t.fma(spread == null ? FloatVector.broadcast(S, scales[g]) : FloatVector.fromArray(S, scales, g).rearrange(spread), acc);
         }
         return Lanes.sum(acc);
     }
@@ -254,15 +240,9 @@ public final class QuantMatVec {
     }
 
     private static float row2(MemorySegment packed, long row, int k, float[] xa, int xo, float[] scales, int po,
-                              int wordsPerGroup, int groupsPerChunk, VectorMask<Float>[] masks) {
+                              int gShift, VectorShuffle<Float> spread) {
         FloatVector acc = FloatVector.zero(S);
-        FloatVector acc1 = FloatVector.zero(S);
-        FloatVector acc2 = FloatVector.zero(S);
-        FloatVector acc3 = FloatVector.zero(S);
-        // the first group of each chunk, counted rather than divided (a division per chunk costs as much as its decoding)
-        int chunksPerGroup = Math.max(1, wordsPerGroup / V);
-        int step = wordsPerGroup >= V ? 1 : groupsPerChunk;
-        for (int c = 0, word = 0, g0 = po, left = chunksPerGroup; c < k; c += 16 * V, word += V) {
+        for (int c = 0, word = 0; c < k; c += 16 * V, word += V) {
             IntVector w = IntVector.fromMemorySegment(IS, packed, row + 4L * word, LE);
             int x = xo + c;
             FloatVector t0 = FloatVector.zero(S);
@@ -271,25 +251,11 @@ public final class QuantMatVec {
                 t0 = w.lanewise(VectorOperators.ROL, (23 - 2 - (2 * j)) & 31).and(((1 << 2) - 1) << (23 - 2)).or(0x3f800000).reinterpretAsFloats().fma(FloatVector.fromArray(S, xa, x + j * V), t0);
                 t1 = w.lanewise(VectorOperators.ROL, (23 - 2 - (2 * j + 2)) & 31).and(((1 << 2) - 1) << (23 - 2)).or(0x3f800000).reinterpretAsFloats().fma(FloatVector.fromArray(S, xa, x + (j + 1) * V), t1);
             }
-            // one accumulator per group slot of the chunk (no per-lane scale vector to build); each
-            // slot's own lanes are blended together before the final reduction
+            // each lane's group scale: the chunk's one group broadcast, or its groups spread over their lanes
+            // from one load (no group slots to blend, no per-slot branches)
             FloatVector t = t0.add(t1);
-            acc = t.fma(FloatVector.broadcast(S, scales[g0]), acc);
-            if (groupsPerChunk > 1) {
-                acc1 = t.fma(FloatVector.broadcast(S, scales[g0 + 1]), acc1);
-                if (groupsPerChunk > 2) {
-                    acc2 = t.fma(FloatVector.broadcast(S, scales[g0 + 2]), acc2);
-                    acc3 = t.fma(FloatVector.broadcast(S, scales[g0 + 3]), acc3);
-                }
-            }
-            if (--left == 0) {
-                g0 += step;
-                left = chunksPerGroup;
-            }
-        }
-        if (groupsPerChunk > 1) {
-            acc = acc.blend(acc1, masks[1]);
-            if (groupsPerChunk > 2) acc = acc.blend(acc2, masks[2]).blend(acc3, masks[3]);
+            int g = po + (word >>> gShift);
+            acc = t.fma(spread == null ? FloatVector.broadcast(S, scales[g]) : FloatVector.fromArray(S, scales, g).rearrange(spread), acc);
         }
         return Lanes.sum(acc);
     }
@@ -304,6 +270,15 @@ public final class QuantMatVec {
             masks[q] = VectorMask.fromArray(S, bits, 0);
         }
         return masks;
+    }
+
+    /**
+     * The lane-scale spread of a chunk holding several groups: lane l takes the scale of group
+     * {@code l / wordsPerGroup} after the chunk's first; null where one group spans the chunk (its
+     * scale is broadcast: a permute per chunk cost 2048-wide q8 rows 25 %).
+     */
+    static VectorShuffle<Float> spread(int wordsPerGroup) {
+        return wordsPerGroup < V ? VectorShuffle.fromOp(S, l -> l / wordsPerGroup) : null;
     }
 
     /**

@@ -6,6 +6,7 @@ import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.IntVector;
 import jdk.incubator.vector.VectorMask;
 import jdk.incubator.vector.VectorOperators;
+import jdk.incubator.vector.VectorShuffle;
 import jdk.incubator.vector.VectorSpecies;
 
 /**
@@ -28,12 +29,10 @@ final class QuantRowPairs {
 
     /** Two 4-bit rows at {@code row} and {@code row + apart} (parameters at {@code po} and {@code po + groups}). */
     static void row4(MemorySegment packed, long row, long apart, int k, float[] xa, int xo, float[] scales, int po, int groups,
-                     int wordsPerGroup, int groupsPerChunk, VectorMask<Float>[] masks, float[] out) {
-        FloatVector acc = FloatVector.zero(S), acc1 = FloatVector.zero(S), acc2 = FloatVector.zero(S), acc3 = FloatVector.zero(S);
-        FloatVector bcc = FloatVector.zero(S), bcc1 = FloatVector.zero(S), bcc2 = FloatVector.zero(S), bcc3 = FloatVector.zero(S);
-        int chunksPerGroup = Math.max(1, wordsPerGroup / V);
-        int step = wordsPerGroup >= V ? 1 : groupsPerChunk;
-        for (int c = 0, word = 0, g0 = po, left = chunksPerGroup; c < k; c += 8 * V, word += V) {
+                     int gShift, VectorShuffle<Float> spread, float[] out) {
+        FloatVector acc = FloatVector.zero(S);
+        FloatVector bcc = FloatVector.zero(S);
+        for (int c = 0, word = 0; c < k; c += 8 * V, word += V) {
             IntVector w = IntVector.fromMemorySegment(IS, packed, row + 4L * word, LE);
             IntVector u = IntVector.fromMemorySegment(IS, packed, row + apart + 4L * word, LE);
             int x = xo + c;
@@ -51,30 +50,13 @@ final class QuantRowPairs {
             }
             FloatVector t = t0.add(t1);
             FloatVector q = q0.add(q1);
-            int h0 = g0 + groups;
-            acc = t.fma(FloatVector.broadcast(S, scales[g0]), acc);
-            bcc = q.fma(FloatVector.broadcast(S, scales[h0]), bcc);
-            if (groupsPerChunk > 1) {
-                acc1 = t.fma(FloatVector.broadcast(S, scales[g0 + 1]), acc1);
-                bcc1 = q.fma(FloatVector.broadcast(S, scales[h0 + 1]), bcc1);
-                if (groupsPerChunk > 2) {
-                    acc2 = t.fma(FloatVector.broadcast(S, scales[g0 + 2]), acc2);
-                    acc3 = t.fma(FloatVector.broadcast(S, scales[g0 + 3]), acc3);
-                    bcc2 = q.fma(FloatVector.broadcast(S, scales[h0 + 2]), bcc2);
-                    bcc3 = q.fma(FloatVector.broadcast(S, scales[h0 + 3]), bcc3);
-                }
-            }
-            if (--left == 0) {
-                g0 += step;
-                left = chunksPerGroup;
-            }
-        }
-        if (groupsPerChunk > 1) {
-            acc = acc.blend(acc1, masks[1]);
-            bcc = bcc.blend(bcc1, masks[1]);
-            if (groupsPerChunk > 2) {
-                acc = acc.blend(acc2, masks[2]).blend(acc3, masks[3]);
-                bcc = bcc.blend(bcc2, masks[2]).blend(bcc3, masks[3]);
+            int g = po + (word >>> gShift);
+            if (spread == null) {
+                acc = t.fma(FloatVector.broadcast(S, scales[g]), acc);
+                bcc = q.fma(FloatVector.broadcast(S, scales[g + groups]), bcc);
+            } else {
+                acc = t.fma(FloatVector.fromArray(S, scales, g).rearrange(spread), acc);
+                bcc = q.fma(FloatVector.fromArray(S, scales, g + groups).rearrange(spread), bcc);
             }
         }
         out[0] = Lanes.sum(acc);
@@ -138,12 +120,10 @@ final class QuantRowPairs {
 
     /** Two 2-bit rows at {@code row} and {@code row + apart} (parameters at {@code po} and {@code po + groups}). */
     static void row2(MemorySegment packed, long row, long apart, int k, float[] xa, int xo, float[] scales, int po, int groups,
-                     int wordsPerGroup, int groupsPerChunk, VectorMask<Float>[] masks, float[] out) {
-        FloatVector acc = FloatVector.zero(S), acc1 = FloatVector.zero(S), acc2 = FloatVector.zero(S), acc3 = FloatVector.zero(S);
-        FloatVector bcc = FloatVector.zero(S), bcc1 = FloatVector.zero(S), bcc2 = FloatVector.zero(S), bcc3 = FloatVector.zero(S);
-        int chunksPerGroup = Math.max(1, wordsPerGroup / V);
-        int step = wordsPerGroup >= V ? 1 : groupsPerChunk;
-        for (int c = 0, word = 0, g0 = po, left = chunksPerGroup; c < k; c += 16 * V, word += V) {
+                     int gShift, VectorShuffle<Float> spread, float[] out) {
+        FloatVector acc = FloatVector.zero(S);
+        FloatVector bcc = FloatVector.zero(S);
+        for (int c = 0, word = 0; c < k; c += 16 * V, word += V) {
             IntVector w = IntVector.fromMemorySegment(IS, packed, row + 4L * word, LE);
             IntVector u = IntVector.fromMemorySegment(IS, packed, row + apart + 4L * word, LE);
             int x = xo + c;
@@ -161,30 +141,13 @@ final class QuantRowPairs {
             }
             FloatVector t = t0.add(t1);
             FloatVector q = q0.add(q1);
-            int h0 = g0 + groups;
-            acc = t.fma(FloatVector.broadcast(S, scales[g0]), acc);
-            bcc = q.fma(FloatVector.broadcast(S, scales[h0]), bcc);
-            if (groupsPerChunk > 1) {
-                acc1 = t.fma(FloatVector.broadcast(S, scales[g0 + 1]), acc1);
-                bcc1 = q.fma(FloatVector.broadcast(S, scales[h0 + 1]), bcc1);
-                if (groupsPerChunk > 2) {
-                    acc2 = t.fma(FloatVector.broadcast(S, scales[g0 + 2]), acc2);
-                    acc3 = t.fma(FloatVector.broadcast(S, scales[g0 + 3]), acc3);
-                    bcc2 = q.fma(FloatVector.broadcast(S, scales[h0 + 2]), bcc2);
-                    bcc3 = q.fma(FloatVector.broadcast(S, scales[h0 + 3]), bcc3);
-                }
-            }
-            if (--left == 0) {
-                g0 += step;
-                left = chunksPerGroup;
-            }
-        }
-        if (groupsPerChunk > 1) {
-            acc = acc.blend(acc1, masks[1]);
-            bcc = bcc.blend(bcc1, masks[1]);
-            if (groupsPerChunk > 2) {
-                acc = acc.blend(acc2, masks[2]).blend(acc3, masks[3]);
-                bcc = bcc.blend(bcc2, masks[2]).blend(bcc3, masks[3]);
+            int g = po + (word >>> gShift);
+            if (spread == null) {
+                acc = t.fma(FloatVector.broadcast(S, scales[g]), acc);
+                bcc = q.fma(FloatVector.broadcast(S, scales[g + groups]), bcc);
+            } else {
+                acc = t.fma(FloatVector.fromArray(S, scales, g).rearrange(spread), acc);
+                bcc = q.fma(FloatVector.fromArray(S, scales, g + groups).rearrange(spread), bcc);
             }
         }
         out[0] = Lanes.sum(acc);
