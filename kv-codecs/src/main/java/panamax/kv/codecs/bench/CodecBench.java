@@ -115,8 +115,8 @@ public final class CodecBench {
             out.printf("backend %s; copy bandwidth %.2f GB/s; attention over %d tokens (B=1, Hq=32, Hkv=8, Tq=1);"
                             + " throughputs in GB/s of bf16-equivalent K/V%n",
                     backend.name(), copyGbps, options.attentionTokens());
-            out.printf("median / best of %d timed runs after one untimed run; every case warmed up %d times first%n", options.reps(),
-                    rounds);
+            out.printf("median / best of %d timed runs after one untimed run (attention: %d after %d); every case warmed up %d times first%n",
+                    options.reps(), Math.max(CodecMeter.ATTENTION_REPS, options.reps()), CodecMeter.ATTENTION_WARMUP, rounds);
             out.println(Measurement.header());
         }
         for (int headDim : options.headDims()) {
