@@ -7,6 +7,7 @@ import panamax.api.tensor.DType;
 import panamax.api.tensor.Shape;
 import panamax.backend.java.kernel.AffineEncoding;
 import panamax.backend.java.kernel.CodebookEncoding;
+import panamax.backend.java.kernel.CodebookScores;
 import panamax.backend.java.kernel.CodebookVectors;
 import panamax.backend.java.kernel.HadamardVectors;
 
@@ -175,6 +176,10 @@ final class CodebookOps {
             // each unit is one chunk of w's rows (tokens) of one matrix; x·W partial sums merge per matrix
             float[][] partial = transpose ? null : new float[matrices * chunks][];
             boolean direct = CodebookVectors.decodesDirectly(q.table, q.bits, q.cols); // codes read from their words, no unpacked copy
+            // attention's q·Kᵀ over 2/4-bit codes: lanes over keys (CodebookScores), no lane sums
+            boolean keysInLanes = transpose && q.table.bits() != null && CodebookScores.supports(q.bits, k);
+            int[] bookBits = new int[16];
+            for (int b = 0; keysInLanes && b < q.table.book().length; b++) bookBits[b] = Float.floatToRawIntBits(q.table.book()[b]);
             backend.parallel.forRange(matrices * chunks, 1, (from, to) -> {
                 int[] codes = new int[(transpose ? 1 : CodebookVectors.TOKEN_BLOCK) * q.cols];
                 long[] rowBytes = new long[CodebookVectors.TOKEN_BLOCK];
@@ -188,7 +193,14 @@ final class CodebookOps {
                     int r1 = Math.min(q.rows, r0 + CHUNK_ROWS);
                     int wm = wIndex[i];
                     float[] s = scales[i];
-                    if (transpose && direct) { // tokens in blocks whose sums are reduced together
+                    if (keysInLanes) {
+                        float[] rows4 = new float[CodebookScores.ROWS * k];
+                        for (int rb = 0; rb < m; rb += CodebookScores.ROWS) {
+                            int rows = Math.min(CodebookScores.ROWS, m - rb);
+                            System.arraycopy(xs[i], rb * k, rows4, 0, CodebookScores.ROWS * k); // rows past m are zero (xs is padded)
+                            CodebookScores.scores(ps, q.rowByte(wm, 0), q.rowBytes(), q.bits, k, bookBits, s, rows4, rows, r0, r1, c[i], rb * n, n);
+                        }
+                    } else if (transpose && direct) { // tokens in blocks whose sums are reduced together
                         for (int t0 = r0; t0 < r1; t0 += CodebookVectors.SCORE_BLOCK) {
                             int count = Math.min(CodebookVectors.SCORE_BLOCK, r1 - t0);
                             for (int t = 0; t < count; t++) blockRows[t] = q.rowByte(wm, t0 + t);

@@ -136,6 +136,40 @@ public abstract class CodebookTck extends BackendTck {
     private record MatmulCase(Ref x, Codes w, boolean transpose, DType xType) {
     }
 
+    /**
+     * q·Kᵀ at attention's shapes: head dims 128 and 256 of 2 and 4-bit codes (the rows a backend may
+     * transpose into key-major columns: eight or sixteen words), 1–6 query rows, 1–40 keys (partial
+     * blocks of sixteen), batched and strided rows.
+     */
+    @Test
+    public void codebookScoresOverAttentionHeadsMatchFloat64() {
+        List<DType> types = List.copyOf(supported(DType.F32, DType.BF16));
+        Gen<MatmulCase> cases = in -> {
+            int bits = Gens.oneOf(List.of(2, 4)).generate(in);
+            int cols = Gens.oneOf(List.of(128, 256)).generate(in);
+            int keys = draw(in, 1, 40);
+            boolean batched = draw(in, 0, 1) == 0;
+            Codes w = codes(batched ? new int[] {1, 2, keys} : new int[] {keys}, bits, cols).generate(in);
+            int m = draw(in, 1, 6);
+            int[] xDims = batched ? new int[] {1, 2, m, cols} : new int[] {m, cols};
+            DType xType = Gens.oneOf(types).generate(in);
+            return new MatmulCase(Gens.values(xDims, Gens.element(Gens.Spread.UNIT), xType).generate(in), w, true, xType);
+        };
+        qt(60).forAll(cases).checkAssert(c -> {
+            Ref dense = c.w.dense();
+            Expected e = References.matmul(c.x, dense.transpose(References.swapLast(dense.rank())));
+            List<Tensor> owned = new java.util.ArrayList<>();
+            try {
+                CodebookMatrix w = matrix(c.w, owned);
+                try (Tensor x = input(c.x, c.xType); Tensor r = codebookOps().codebookMatmul(x, w, true)) {
+                    assertClose("codebookMatmul scores x " + c.xType + c.x.shape() + " w " + c.w, r, DType.F32, e);
+                }
+            } finally {
+                closeAll(owned);
+            }
+        });
+    }
+
     @Test
     public void codebookMatmulMatchesTheDenseProductInFloat64() {
         List<DType> types = List.copyOf(supported(DType.F32, DType.BF16));

@@ -1,7 +1,6 @@
 package panamax.backend.java.kernel;
 
 import java.lang.foreign.MemorySegment;
-import java.nio.ByteOrder;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.IntVector;
 import jdk.incubator.vector.VectorMask;
@@ -11,8 +10,8 @@ import jdk.incubator.vector.VectorSpecies;
 /**
  * {@code c[r, row] = x[r]·W[row]} for up to four x rows against short affine rows of 2, 4 or 8-bit
  * codes: attention's q·Kᵀ over an affine-quantized cache (a row is one token's head, 64–512 codes).
- * Lanes are keys: a tile of sixteen key rows is transposed (sixteen words at a time, two-vector
- * permutes) so that each code word of the sixteen keys is one vector, decoded by {@link QuantMatVec}'s bit placement (a rotate and one
+ * Lanes are keys: a tile of sixteen key rows is transposed ({@link KeyColumns}) so that each code
+ * word of the sixteen keys is one vector, decoded by {@link QuantMatVec}'s bit placement (a rotate and one
  * ternary-logic op give {@code f = 1 + q·2^-bits} for sixteen keys at once) and multiplied into the
  * four x rows with x's element broadcast. Per group, the sums are scaled by each key's
  * {@code 2^bits·s}; the group-constant part {@code Σ_g (b_g − 2^bits·s_g)·Σx_g} is a vector FMA per
@@ -23,28 +22,10 @@ import jdk.incubator.vector.VectorSpecies;
 public final class AffineScores {
     private static final VectorSpecies<Integer> IS = IntVector.SPECIES_PREFERRED;
     private static final VectorSpecies<Float> S = FloatVector.SPECIES_PREFERRED;
-    private static final ByteOrder LE = ByteOrder.LITTLE_ENDIAN;
     /** x rows per call. */
     public static final int ROWS = 4;
     /** Keys per tile: one per lane (the transposition is written for sixteen). */
     private static final int TILE = 16;
-    /**
-     * Two-vector permute indices of the transposition's rounds ({@code [k·16 + lane]}): round k swaps
-     * bit k of the key and word indices.
-     */
-    private static final int[] LO = new int[64];
-    private static final int[] HI = new int[64];
-
-    static {
-        for (int k = 0; k < 4; k++) {
-            int bit = 1 << k;
-            for (int w = 0; w < 16; w++) {
-                LO[k * 16 + w] = (w & bit) == 0 ? w : 16 + w - bit;
-                HI[k * 16 + w] = (w & bit) == 0 ? w + bit : 16 + w;
-            }
-        }
-    }
-
     /** Longest row served: attention heads, where per-row costs matter (weights use {@link QuantMatVec}). */
     private static final int MAX_K = 512;
 
@@ -53,7 +34,7 @@ public final class AffineScores {
 
     /** True for 2, 4 and 8-bit rows of k ≤ 512 codes in the chunk and group layouts {@link QuantMatVec} decodes. */
     public static boolean supports(int bits, int k, int groupSize) {
-        return k <= MAX_K && QuantMatVec.supports(bits, k, groupSize) && IS.length() == TILE && S.length() == TILE;
+        return k <= MAX_K && QuantMatVec.supports(bits, k, groupSize) && KeyColumns.supported() && S.length() == TILE;
     }
 
     /**
@@ -98,7 +79,7 @@ public final class AffineScores {
                     offsets[g * TILE + j] = biases[j * groups + g] - unit * scales[j * groups + g];
                 }
             }
-            for (int w0 = 0; w0 < words; w0 += 16) transpose16(packed, base + t0 * rowBytes, rowBytes, tile, w0, columns);
+            for (int w0 = 0; w0 < words; w0 += 16) KeyColumns.transpose16(packed, base + t0 * rowBytes, rowBytes, tile, w0, columns);
             switch (bits) {
                 case 8 -> tile8(columns, words, k, wordsPerGroup, x, unitScales, totals);
                 case 4 -> tile4(columns, words, k, wordsPerGroup, x, unitScales, totals);
@@ -113,119 +94,6 @@ public final class AffineScores {
                 score.intoArray(c, r * ldc + t0, in);
             }
         }
-    }
-
-    /**
-     * Words {@code [w0, w0 + 16)} of the tile's sixteen key rows (past the tile's last key: that key
-     * again), transposed into {@code columns[(w0 + w)·16 + key]}. Rows hold whole chunks of sixteen
-     * words ({@link #supports}).
-     * Four rounds of sixteen two-vector permutes, each swapping one bit of the key and word indices.
-     */
-    private static void transpose16(MemorySegment packed, long at, long rowBytes, int tile, int w0, int[] columns) {
-        IntVector lo0 = IntVector.fromArray(IS, LO, 0), hi0 = IntVector.fromArray(IS, HI, 0);
-        IntVector lo1 = IntVector.fromArray(IS, LO, 16), hi1 = IntVector.fromArray(IS, HI, 16);
-        IntVector lo2 = IntVector.fromArray(IS, LO, 32), hi2 = IntVector.fromArray(IS, HI, 32);
-        IntVector lo3 = IntVector.fromArray(IS, LO, 48), hi3 = IntVector.fromArray(IS, HI, 48);
-        IntVector r0 = IntVector.fromMemorySegment(IS, packed, at + Math.min(0, tile - 1) * rowBytes + 4L * w0, LE);
-        IntVector r1 = IntVector.fromMemorySegment(IS, packed, at + Math.min(1, tile - 1) * rowBytes + 4L * w0, LE);
-        IntVector r2 = IntVector.fromMemorySegment(IS, packed, at + Math.min(2, tile - 1) * rowBytes + 4L * w0, LE);
-        IntVector r3 = IntVector.fromMemorySegment(IS, packed, at + Math.min(3, tile - 1) * rowBytes + 4L * w0, LE);
-        IntVector r4 = IntVector.fromMemorySegment(IS, packed, at + Math.min(4, tile - 1) * rowBytes + 4L * w0, LE);
-        IntVector r5 = IntVector.fromMemorySegment(IS, packed, at + Math.min(5, tile - 1) * rowBytes + 4L * w0, LE);
-        IntVector r6 = IntVector.fromMemorySegment(IS, packed, at + Math.min(6, tile - 1) * rowBytes + 4L * w0, LE);
-        IntVector r7 = IntVector.fromMemorySegment(IS, packed, at + Math.min(7, tile - 1) * rowBytes + 4L * w0, LE);
-        IntVector r8 = IntVector.fromMemorySegment(IS, packed, at + Math.min(8, tile - 1) * rowBytes + 4L * w0, LE);
-        IntVector r9 = IntVector.fromMemorySegment(IS, packed, at + Math.min(9, tile - 1) * rowBytes + 4L * w0, LE);
-        IntVector r10 = IntVector.fromMemorySegment(IS, packed, at + Math.min(10, tile - 1) * rowBytes + 4L * w0, LE);
-        IntVector r11 = IntVector.fromMemorySegment(IS, packed, at + Math.min(11, tile - 1) * rowBytes + 4L * w0, LE);
-        IntVector r12 = IntVector.fromMemorySegment(IS, packed, at + Math.min(12, tile - 1) * rowBytes + 4L * w0, LE);
-        IntVector r13 = IntVector.fromMemorySegment(IS, packed, at + Math.min(13, tile - 1) * rowBytes + 4L * w0, LE);
-        IntVector r14 = IntVector.fromMemorySegment(IS, packed, at + Math.min(14, tile - 1) * rowBytes + 4L * w0, LE);
-        IntVector r15 = IntVector.fromMemorySegment(IS, packed, at + Math.min(15, tile - 1) * rowBytes + 4L * w0, LE);
-        // round 0: rows i and i + 1 exchange their odd blocks
-        IntVector s0 = lo0.selectFrom(r0, r1);
-        IntVector s1 = hi0.selectFrom(r0, r1);
-        IntVector s2 = lo0.selectFrom(r2, r3);
-        IntVector s3 = hi0.selectFrom(r2, r3);
-        IntVector s4 = lo0.selectFrom(r4, r5);
-        IntVector s5 = hi0.selectFrom(r4, r5);
-        IntVector s6 = lo0.selectFrom(r6, r7);
-        IntVector s7 = hi0.selectFrom(r6, r7);
-        IntVector s8 = lo0.selectFrom(r8, r9);
-        IntVector s9 = hi0.selectFrom(r8, r9);
-        IntVector s10 = lo0.selectFrom(r10, r11);
-        IntVector s11 = hi0.selectFrom(r10, r11);
-        IntVector s12 = lo0.selectFrom(r12, r13);
-        IntVector s13 = hi0.selectFrom(r12, r13);
-        IntVector s14 = lo0.selectFrom(r14, r15);
-        IntVector s15 = hi0.selectFrom(r14, r15);
-        // round 1: rows i and i + 2 exchange their 2-word blocks
-        r0 = lo1.selectFrom(s0, s2);
-        r2 = hi1.selectFrom(s0, s2);
-        r1 = lo1.selectFrom(s1, s3);
-        r3 = hi1.selectFrom(s1, s3);
-        r4 = lo1.selectFrom(s4, s6);
-        r6 = hi1.selectFrom(s4, s6);
-        r5 = lo1.selectFrom(s5, s7);
-        r7 = hi1.selectFrom(s5, s7);
-        r8 = lo1.selectFrom(s8, s10);
-        r10 = hi1.selectFrom(s8, s10);
-        r9 = lo1.selectFrom(s9, s11);
-        r11 = hi1.selectFrom(s9, s11);
-        r12 = lo1.selectFrom(s12, s14);
-        r14 = hi1.selectFrom(s12, s14);
-        r13 = lo1.selectFrom(s13, s15);
-        r15 = hi1.selectFrom(s13, s15);
-        // round 2: rows i and i + 4 exchange their 4-word blocks
-        s0 = lo2.selectFrom(r0, r4);
-        s4 = hi2.selectFrom(r0, r4);
-        s1 = lo2.selectFrom(r1, r5);
-        s5 = hi2.selectFrom(r1, r5);
-        s2 = lo2.selectFrom(r2, r6);
-        s6 = hi2.selectFrom(r2, r6);
-        s3 = lo2.selectFrom(r3, r7);
-        s7 = hi2.selectFrom(r3, r7);
-        s8 = lo2.selectFrom(r8, r12);
-        s12 = hi2.selectFrom(r8, r12);
-        s9 = lo2.selectFrom(r9, r13);
-        s13 = hi2.selectFrom(r9, r13);
-        s10 = lo2.selectFrom(r10, r14);
-        s14 = hi2.selectFrom(r10, r14);
-        s11 = lo2.selectFrom(r11, r15);
-        s15 = hi2.selectFrom(r11, r15);
-        // round 3: rows i and i + 8 exchange their 8-word blocks
-        r0 = lo3.selectFrom(s0, s8);
-        r8 = hi3.selectFrom(s0, s8);
-        r1 = lo3.selectFrom(s1, s9);
-        r9 = hi3.selectFrom(s1, s9);
-        r2 = lo3.selectFrom(s2, s10);
-        r10 = hi3.selectFrom(s2, s10);
-        r3 = lo3.selectFrom(s3, s11);
-        r11 = hi3.selectFrom(s3, s11);
-        r4 = lo3.selectFrom(s4, s12);
-        r12 = hi3.selectFrom(s4, s12);
-        r5 = lo3.selectFrom(s5, s13);
-        r13 = hi3.selectFrom(s5, s13);
-        r6 = lo3.selectFrom(s6, s14);
-        r14 = hi3.selectFrom(s6, s14);
-        r7 = lo3.selectFrom(s7, s15);
-        r15 = hi3.selectFrom(s7, s15);
-        r0.intoArray(columns, w0 * 16 + 0);
-        r1.intoArray(columns, w0 * 16 + 16);
-        r2.intoArray(columns, w0 * 16 + 32);
-        r3.intoArray(columns, w0 * 16 + 48);
-        r4.intoArray(columns, w0 * 16 + 64);
-        r5.intoArray(columns, w0 * 16 + 80);
-        r6.intoArray(columns, w0 * 16 + 96);
-        r7.intoArray(columns, w0 * 16 + 112);
-        r8.intoArray(columns, w0 * 16 + 128);
-        r9.intoArray(columns, w0 * 16 + 144);
-        r10.intoArray(columns, w0 * 16 + 160);
-        r11.intoArray(columns, w0 * 16 + 176);
-        r12.intoArray(columns, w0 * 16 + 192);
-        r13.intoArray(columns, w0 * 16 + 208);
-        r14.intoArray(columns, w0 * 16 + 224);
-        r15.intoArray(columns, w0 * 16 + 240);
     }
 
     // tile8, tile4 and tile2 are one loop with the width's rotations and codes per word as constants:
