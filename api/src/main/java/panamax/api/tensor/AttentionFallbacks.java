@@ -1,7 +1,8 @@
 package panamax.api.tensor;
 
 /**
- * The composed defaults of {@link Ops#attentionProbabilities} and {@link Ops#quantizedAttention},
+ * The composed defaults of {@link Ops#attentionProbabilities}, {@link Ops#quantizedAttention} and
+ * {@link Ops#codebookAttention},
  * built from primitive ops only, so a backend that does not override them computes the right values
  * (materializing the scores and the mask, which a fused kernel never does). Stateless.
  */
@@ -88,6 +89,26 @@ final class AttentionFallbacks {
             Tensor p = s.add(ops.attentionProbabilities(perHead, mask));             // f32
             Tensor pGrouped = s.add(ops.reshape(p, Shape.of(shape.b(), shape.hkv(), groupRows, shape.tk())));
             Tensor out = s.add(ops.quantizedMatmul(pGrouped, values, false));        // [B, Hkv, rep·Tq, Dv]
+            Tensor outPerHead = s.add(ops.reshape(out, Shape.of(shape.b(), shape.hq(), shape.tq(), shape.dv())));
+            return s.keep(ops.astype(outPerHead, q.dtype()));
+        }
+    }
+
+    /**
+     * {@link Ops#codebookAttention} as {@code codebookMatmul(q·scale, K, transpose)}, masked softmax,
+     * {@code codebookMatmul(p, V)}, grouped-query heads folded into rows as for {@link #quantized}.
+     */
+    static Tensor codebook(Ops ops, Tensor q, CodebookMatrix keys, CodebookMatrix values, double scale, AttentionMask mask) {
+        QuantizedAttentionShape shape = QuantizedAttentionShape.of(q, keys, values);
+        int groupRows = shape.hq() / shape.hkv() * shape.tq();
+        try (OwnedTensors s = new OwnedTensors()) {
+            Tensor scaled = s.add(ops.mul(s.add(ops.astype(q, DType.F32)), scale));
+            Tensor grouped = s.add(ops.reshape(scaled, Shape.of(shape.b(), shape.hkv(), groupRows, shape.d())));
+            Tensor scores = s.add(ops.codebookMatmul(grouped, keys, true));
+            Tensor perHead = s.add(ops.reshape(scores, Shape.of(shape.b(), shape.hq(), shape.tq(), shape.tk())));
+            Tensor p = s.add(ops.attentionProbabilities(perHead, mask));
+            Tensor pGrouped = s.add(ops.reshape(p, Shape.of(shape.b(), shape.hkv(), groupRows, shape.tk())));
+            Tensor out = s.add(ops.codebookMatmul(pGrouped, values, false));
             Tensor outPerHead = s.add(ops.reshape(out, Shape.of(shape.b(), shape.hq(), shape.tq(), shape.dv())));
             return s.keep(ops.astype(outPerHead, q.dtype()));
         }

@@ -171,6 +171,21 @@ public interface Ops {
         return AttentionFallbacks.quantized(this, q, keys, values, scale, mask);
     }
 
+    /**
+     * {@link #scaledDotProductAttention} over codebook keys and values (a vector-quantized cache such
+     * as TurboQuant's, in its rotated domain): q {@code [B, Hq, Tq, D]}; keys packed
+     * {@code [B, Hkv, Tk, D·bits/32]} with row scales {@code [B, Hkv, Tk, 1]}; values the same with Dv
+     * columns. Entry (t, j) of keys is {@code codebook[code]·rowScale[t]}. Scores, softmax and sums in
+     * f32; returns {@code [B, Hq, Tq, Dv]} in q's dtype. A fast backend looks codes up where they lie;
+     * the default composes {@link #codebookMatmul}, {@link #attentionProbabilities} and
+     * {@link #codebookMatmul}. Arguments are checked by {@link QuantizedAttentionShape#of(Tensor, CodebookMatrix, CodebookMatrix)}.
+     *
+     * @since 0.2
+     */
+    default Tensor codebookAttention(Tensor q, CodebookMatrix keys, CodebookMatrix values, double scale, AttentionMask mask) {
+        return AttentionFallbacks.codebook(this, q, keys, values, scale, mask);
+    }
+
     // ---- MLX affine quantization ----
 
     /**

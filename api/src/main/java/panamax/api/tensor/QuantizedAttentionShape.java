@@ -1,7 +1,7 @@
 package panamax.api.tensor;
 
 /**
- * The validated geometry of {@link Ops#quantizedAttention}'s arguments: q {@code [B, Hq, Tq, D]},
+ * The validated geometry of {@link Ops#quantizedAttention}'s and {@link Ops#codebookAttention}'s arguments: q {@code [B, Hq, Tq, D]},
  * keys of D columns and values of Dv columns, both packed {@code [B, Hkv, Tk, ·]}, Hq a multiple of
  * Hkv. Backends that override the op check their arguments with {@link #of} too, so every backend
  * refuses the same inputs with the same message.
@@ -41,5 +41,31 @@ public record QuantizedAttentionShape(int b, int hq, int tq, int d, int hkv, int
                     + "-bit columns (scales " + values.scales().shape() + ")");
         }
         return new QuantizedAttentionShape(b, hq, tq, d, hkv, tk, dv);
+    }
+
+    /**
+     * The shape of a valid {@link Ops#codebookAttention} call.
+     *
+     * @throws IllegalArgumentException naming the argument and the expected and found shapes
+     */
+    public static QuantizedAttentionShape of(Tensor q, CodebookMatrix keys, CodebookMatrix values) {
+        if (q.rank() != 4) throw new IllegalArgumentException("codebookAttention: expected q [B, Hq, Tq, D], found " + q.shape());
+        Tensor kp = keys.packed();
+        Tensor vp = values.packed();
+        if (kp.rank() != 4 || vp.rank() != 4) {
+            throw new IllegalArgumentException("codebookAttention: expected keys and values packed [B, Hkv, Tk, ·], found " + kp.shape()
+                    + " and " + vp.shape());
+        }
+        int b = q.dim(0), hq = q.dim(1), tq = q.dim(2), d = q.dim(3);
+        int hkv = kp.dim(1), tk = kp.dim(2);
+        if (keys.cols() != d) {
+            throw new IllegalArgumentException("codebookAttention: keys " + kp.shape() + " (" + keys.bits() + "-bit) hold " + keys.cols()
+                    + " columns, q " + q.shape() + " has D = " + d);
+        }
+        if (kp.dim(0) != b || vp.dim(0) != b || vp.dim(1) != hkv || vp.dim(2) != tk || hkv == 0 || hq % hkv != 0) {
+            throw new IllegalArgumentException("codebookAttention: q " + q.shape() + ", keys " + kp.shape() + " and values " + vp.shape()
+                    + " do not fit: expected keys and values [" + b + ", Hkv, Tk, ·] with Hq = " + hq + " a multiple of Hkv");
+        }
+        return new QuantizedAttentionShape(b, hq, tq, d, hkv, tk, values.cols());
     }
 }

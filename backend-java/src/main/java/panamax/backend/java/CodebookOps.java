@@ -2,6 +2,7 @@ package panamax.backend.java;
 
 import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
+import panamax.api.tensor.AttentionMask;
 import panamax.api.tensor.CodebookMatrix;
 import panamax.api.tensor.DType;
 import panamax.api.tensor.Shape;
@@ -115,6 +116,20 @@ final class CodebookOps {
                 }
             });
             return out;
+        }
+    }
+
+    /**
+     * Fused attention over codebook keys and values ({@link CodebookAttention}), or null when its
+     * kernels do not serve them (the caller then composes the api default). Shapes are already checked.
+     */
+    JavaTensor attention(JavaTensor q, CodebookMatrix keys, CodebookMatrix values, double scale, AttentionMask mask) {
+        try (Parts k = parts(keys); Parts v = parts(values)) {
+            if (k.packed.rank() != 4 || v.packed.rank() != 4 || !q.dtype.isFloating()) return null;
+            CodebookAttention.Side ks = new CodebookAttention.Side(k.packed, k.scales, k.cols, k.bits, k.table);
+            CodebookAttention.Side vs = new CodebookAttention.Side(v.packed, v.scales, v.cols, v.bits, v.table);
+            if (!CodebookAttention.supports(ks, vs)) return null;
+            return CodebookAttention.run(backend, q, ks, vs, scale, mask);
         }
     }
 

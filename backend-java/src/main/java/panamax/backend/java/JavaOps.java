@@ -249,6 +249,15 @@ final class JavaOps implements Ops {
     }
 
     @Override
+    public Tensor codebookAttention(Tensor q, CodebookMatrix keys, CodebookMatrix values, double scale, AttentionMask mask) {
+        QuantizedAttentionShape.of(q, keys, values);
+        AttentionMask m = mask == null ? AttentionMask.NONE : mask;
+        if (m instanceof AttentionMask.Explicit e) t(e.mask(), "mask");
+        Tensor fused = codebook.attention(t(q, "q"), keys, values, scale, m);
+        return fused != null ? fused : Ops.super.codebookAttention(q, keys, values, scale, m);
+    }
+
+    @Override
     public Tensor codebookDequantize(CodebookMatrix w) {
         return codebook.dequantize(w);
     }

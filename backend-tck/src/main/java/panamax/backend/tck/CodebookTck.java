@@ -9,6 +9,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.quicktheories.core.Gen;
 import org.quicktheories.core.RandomnessSource;
+import panamax.api.tensor.AttentionMask;
 import panamax.api.tensor.CodebookMatrix;
 import panamax.api.tensor.DType;
 import panamax.api.tensor.Ops;
@@ -134,6 +135,67 @@ public abstract class CodebookTck extends BackendTck {
     }
 
     private record MatmulCase(Ref x, Codes w, boolean transpose, DType xType) {
+    }
+
+    /**
+     * {@code codebookAttention} against a float64 attention over the dense codebook keys and values:
+     * head dims 64 and 128, key and value bits 1–4 (2 and 4-bit keys are what fast kernels serve), GQA
+     * ratios 1–6 (row blocks and their remainders), no mask, causal and windowed masks (the explicit
+     * masks share their code with {@code scaledDotProductAttention}, checked in AttentionTck).
+     */
+    private record AttentionCase(Ref q, Codes keys, Codes values, double scale, int kind, int window) {
+        AttentionMask mask() {
+            return kind == 0 ? AttentionMask.NONE : kind == 1 ? AttentionMask.CAUSAL : new AttentionMask.Causal(window);
+        }
+
+        @Override
+        public String toString() {
+            return "q" + q.shape() + " keys " + keys + " values " + values + " mask " + mask();
+        }
+    }
+
+    @Test
+    public void codebookAttentionMatchesFloat64OverTheDenseCodes() {
+        List<DType> types = List.copyOf(supported(DType.F32, DType.BF16));
+        Gen<AttentionCase> cases = in -> {
+            int b = draw(in, 1, 2);
+            int hkv = draw(in, 1, 2);
+            int hq = hkv * draw(in, 1, 6);
+            int tq = draw(in, 1, 2);
+            int tk = draw(in, 0, 9) == 0 ? draw(in, 0, 2) : draw(in, 1, 50);
+            int d = Gens.oneOf(List.of(64, 128)).generate(in);
+            Codes k = codes(new int[] {b, hkv, tk}, draw(in, 1, 4), d).generate(in);
+            Codes v = codes(new int[] {b, hkv, tk}, draw(in, 1, 4), d).generate(in);
+            double scale = draw(in, 0, 1) == 0 ? 1 / Math.sqrt(d) : draw(in, 10, 200) * 0.01;
+            Ref q = Gens.values(new int[] {b, hq, tq, d}, Gens.element(Gens.Spread.UNIT), DType.F32).generate(in);
+            return new AttentionCase(q, k, v, scale, draw(in, 0, 2), draw(in, 1, 4));
+        };
+        qt(60).forAll(cases, Gens.oneOf(types)).checkAssert((c, qType) -> {
+            Ref q = c.q.map(x -> Numerics.round(x, qType));
+            int b = q.dim(0), hq = q.dim(1), tq = q.dim(2), tk = c.keys.dims[2];
+            boolean[][][][] allowed = new boolean[b][hq][tq][tk];
+            for (boolean[][][] perBatch : allowed) {
+                for (boolean[][] perHead : perBatch) {
+                    for (int i = 0; i < tq; i++) {
+                        for (int j = 0; j < tk; j++) {
+                            int last = tk - tq + i;
+                            perHead[i][j] = c.kind == 0 || j <= last && (c.kind == 1 || j > last - c.window);
+                        }
+                    }
+                }
+            }
+            Expected e = FusedReferences.attention(q, c.keys.dense(), c.values.dense(), c.scale, allowed, null);
+            List<Tensor> owned = new java.util.ArrayList<>();
+            try {
+                CodebookMatrix kc = matrix(c.keys, owned);
+                CodebookMatrix vc = matrix(c.values, owned);
+                try (Tensor tqIn = input(q, qType); Tensor r = codebookOps().codebookAttention(tqIn, kc, vc, c.scale, c.mask())) {
+                    assertClose("codebookAttention q " + qType + " " + c, r, qType, e);
+                }
+            } finally {
+                closeAll(owned);
+            }
+        });
     }
 
     /**

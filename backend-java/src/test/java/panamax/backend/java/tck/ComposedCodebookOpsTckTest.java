@@ -22,7 +22,7 @@ class ComposedCodebookOpsTckTest extends CodebookTck {
     protected Ops codebookOps() {
         if (composed == null) {
             composed = ComposedDefaults.of(ops(), Set.of("codebookDequantize", "codebookMatmul", "codebookQuantize", "hadamardRotate",
-                    "codebookQuantizeRotated", "codebookDequantizeRotated"));
+                    "codebookQuantizeRotated", "codebookDequantizeRotated", "codebookAttention", "attentionProbabilities"));
         }
         return composed;
     }
