@@ -4,14 +4,17 @@ import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
 import panamax.api.tensor.AttentionMask;
 import panamax.backend.java.kernel.CodebookScores;
+import panamax.backend.java.kernel.CodebookValues;
 import panamax.backend.java.kernel.CodebookVectors;
+import panamax.backend.java.kernel.QuantMatVec;
 
 /**
  * Fused attention over codebook keys and values (TurboQuant's cache, in its rotated domain), shaped
  * like {@link QuantizedAttention}: work items are (row, kv head, block of queries); query rows go
  * four at a time; scores come from {@link CodebookScores} (keys in lanes, times each key's norm),
  * mask and softmax from {@link AttentionRows}, and {@code Σ p·‖v‖·codebook[code]} from
- * {@link CodebookVectors#accumulatePacked} in blocks of 32 tokens. Nothing is decoded into a tensor.
+ * {@link CodebookValues} (values in whole 16-word chunks) or {@link CodebookVectors#accumulatePacked}
+ * in blocks of 32 tokens. Nothing is decoded into a tensor.
  */
 final class CodebookAttention {
     private static final int QUERY_BLOCK = 32;
@@ -62,6 +65,10 @@ final class CodebookAttention {
         int[] bookBits = new int[16];
         float[] book = keys.table.book();
         for (int i = 0; i < book.length; i++) bookBits[i] = Float.floatToRawIntBits(book[i]);
+        // values in whole 16-word chunks (4-bit at head dim 128) take the register-blocked kernel, in code order
+        boolean arrangedValues = values.table.bits() != null && CodebookValues.supports(values.bits, dv);
+        int[] valueBookBits = new int[16];
+        for (int i = 0; i < values.table.book().length && arrangedValues; i++) valueBookBits[i] = Float.floatToRawIntBits(values.table.book()[i]);
         backend.parallel.forRange(items, 1, (from, to) -> {
             float[] queries = new float[ROWS * d];
             float[] scores = new float[ROWS * tk];
@@ -106,7 +113,11 @@ final class CodebookAttention {
                         last = Math.max(last, hi[r]);
                     }
                     Arrays.fill(acc, 0f);
-                    if (first <= last) {
+                    if (first <= last && arrangedValues) {
+                        AttentionRows.zeroOutside(scores, tk, m, lo, hi, first, last);
+                        CodebookValues.accumulate(vs, vBase, values.rowBytes(), values.bits, dv, valueBookBits, valueNorms, scores, m, tk, first,
+                                last + 1, acc);
+                    } else if (first <= last) {
                         AttentionRows.zeroOutside(scores, tk, m, lo, hi, first, last);
                         for (int t0 = first; t0 <= last; t0 += TOKENS) {
                             int count = Math.min(TOKENS, last + 1 - t0);
@@ -122,6 +133,7 @@ final class CodebookAttention {
                         int head = h * group + (r0 + r) / block;
                         int i = i0 + (r0 + r) % block;
                         if (hi[r] < lo[r]) Arrays.fill(row, 0, dv, 0f);
+                        else if (arrangedValues) QuantMatVec.unarrange(acc, r * dv, dv, values.bits, row, 0);
                         else System.arraycopy(acc, r * dv, row, 0, dv);
                         RowIo.store(os, q.dtype, (((long) bi * hq + head) * tq + i) * dv, 1, dv, row);
                     }
