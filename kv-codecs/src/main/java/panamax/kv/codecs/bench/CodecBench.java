@@ -120,13 +120,10 @@ public final class CodecBench {
             out.println(Measurement.header());
         }
         for (int headDim : options.headDims()) {
-            double identityMs = Double.NaN;
-            for (BenchCase c : BenchCase.defaults(headDim)) {
-                Measurement m = meter.measure(c, copyGbps, identityMs);
-                if (c.codec().equals("identity")) {
-                    identityMs = m.attentionMs();
-                    m = meter.withIdentity(m, identityMs);
-                }
+            List<BenchCase> cases = BenchCase.defaults(headDim);
+            BenchCase identity = cases.stream().filter(c -> c.codec().equals("identity")).findFirst().orElse(null);
+            for (BenchCase c : cases) {
+                Measurement m = meter.measure(c, copyGbps, c == identity ? null : identity);
                 out.println(options.json() ? m.json() : m.row());
                 out.flush();
             }

@@ -72,12 +72,6 @@ final class CodecMeter {
         }
     }
 
-    Measurement withIdentity(Measurement m, double identityMs) {
-        return new Measurement(m.c(), m.bitsPerElement(), m.bytesPerTokenPerHead(), m.mse(), m.innerProductError(),
-                m.innerProductBias(), m.encode(), m.decode(), m.attention(), identityMs / m.attention().median(),
-                m.attentionTokens(), m.copyGbps());
-    }
-
     /**
      * One untimed pass of a case (encode and decode at the timed size three times, attention over 512 tokens).
      * Run over every case, twice, before any timing, so that each kernel has met every code width
@@ -120,7 +114,14 @@ final class CodecMeter {
         }
     }
 
-    Measurement measure(BenchCase c, double copyGbps, double identityMs) {
+    /**
+     * Measures case {@code c}. With an {@code identity} case (every codec but identity itself), each
+     * timed attention call of the codec alternates with one over the identity cache of the same
+     * tokens, and {@code attention_vs_identity} divides the two medians: on this shared machine the
+     * load changes within seconds, and codecs timed at other moments than identity were compared under
+     * other loads (medians 1.6–3.4 ms for the same identity step in one session).
+     */
+    Measurement measure(BenchCase c, double copyGbps, BenchCase identity) {
         int d = c.headDim();
         CodecShape shape = c.provider().shape(c.params(), d, DType.BF16);
         var context = new CodecContext(backend, 0, KV_HEADS, d, DType.BF16, 0);
@@ -138,9 +139,9 @@ final class CodecMeter {
                     planes.forEach(Tensor::close);
                 }
             }
-            Measurement.Timing attention = attentionMs(codec, d);
+            Measurement.Timing[] attention = attentionMs(codec, identity, d);
             return new Measurement(c, shape.bitsPerElement(), shape.bytesPerTokenPerHead(), quality[0], quality[1],
-                    quality[2], encode, decode, attention, identityMs / attention.median(), attentionTokens, copyGbps);
+                    quality[2], encode, decode, attention[0], attention[1].median() / attention[0].median(), attentionTokens, copyGbps);
         }
     }
 
@@ -179,23 +180,43 @@ final class CodecMeter {
         }
     }
 
-    /** Milliseconds of one decode step (median, best): 1 query token of 32 heads over the encoded cache. */
-    private Measurement.Timing attentionMs(KvCodec codec, int d) {
+    /**
+     * Milliseconds of one decode step (median, best): 1 query token of 32 heads over the encoded
+     * cache; [0] the codec's, [1] identity's, timed call for call in alternation over the same tokens
+     * (the codec's own timing twice when {@code identity} is null).
+     */
+    private Measurement.Timing[] attentionMs(KvCodec codec, BenchCase identity, int d) {
         List<Tensor> keys = new ArrayList<>();
         List<Tensor> values = new ArrayList<>();
+        List<Tensor> plainKeys = new ArrayList<>();
+        List<Tensor> plainValues = new ArrayList<>();
         try (Tensor k = unitVectors("keys", d, attentionTokens);
              Tensor v = unitVectors("values", d, attentionTokens);
              Tensor q = backend.fromFloats(hostUnitVectors("query", d, QUERY_HEADS / KV_HEADS), Shape.of(1, QUERY_HEADS, 1, d),
-                     DType.BF16)) {
+                     DType.BF16);
+             KvCodec plain = identity == null ? null
+                     : identity.provider().create(identity.params(), new CodecContext(backend, 0, KV_HEADS, d, DType.BF16, 0))) {
             keys.addAll(encodeInChunks(codec, KvRole.KEY, k));
             values.addAll(encodeInChunks(codec, KvRole.VALUE, v));
             double scale = 1 / Math.sqrt(d);
-            double[] t = seconds(Math.max(ATTENTION_REPS, reps), ATTENTION_WARMUP,
-                    () -> List.of(codec.attend(q, keys, values, scale, AttentionMask.CAUSAL)));
-            return new Measurement.Timing(1e3 * t[0], 1e3 * t[1]);
+            Supplier<List<Tensor>> attend = () -> List.of(codec.attend(q, keys, values, scale, AttentionMask.CAUSAL));
+            int timed = Math.max(ATTENTION_REPS, reps);
+            if (plain == null) {
+                double[] t = seconds(timed, ATTENTION_WARMUP, attend);
+                Measurement.Timing own = new Measurement.Timing(1e3 * t[0], 1e3 * t[1]);
+                return new Measurement.Timing[] {own, own};
+            }
+            plainKeys.addAll(encodeInChunks(plain, KvRole.KEY, k));
+            plainValues.addAll(encodeInChunks(plain, KvRole.VALUE, v));
+            double[][] t = alternating(timed, ATTENTION_WARMUP, attend,
+                    () -> List.of(plain.attend(q, plainKeys, plainValues, scale, AttentionMask.CAUSAL)));
+            return new Measurement.Timing[] {new Measurement.Timing(1e3 * t[0][0], 1e3 * t[0][1]),
+                    new Measurement.Timing(1e3 * t[1][0], 1e3 * t[1][1])};
         } finally {
             keys.forEach(Tensor::close);
             values.forEach(Tensor::close);
+            plainKeys.forEach(Tensor::close);
+            plainValues.forEach(Tensor::close);
         }
     }
 
@@ -263,5 +284,24 @@ final class CodecMeter {
         }
         Arrays.sort(seconds);
         return new double[] {seconds[reps / 2], seconds[0]};
+    }
+
+    /** {@link #seconds} of two works timed in alternation, call for call: {{median, best} of a, {median, best} of b}. */
+    private double[][] alternating(int reps, int warmup, Supplier<List<Tensor>> a, Supplier<List<Tensor>> b) {
+        double[][] seconds = new double[2][reps];
+        for (int r = -warmup; r < reps; r++) {
+            for (int which = 0; which < 2; which++) {
+                long t0 = System.nanoTime();
+                List<Tensor> result = (which == 0 ? a : b).get();
+                backend.eval(result.toArray(Tensor[]::new));
+                long t1 = System.nanoTime();
+                result.forEach(Tensor::close);
+                if (r >= 0) seconds[which][r] = (t1 - t0) / 1e9;
+            }
+            if (r < 0) JitActivity.awaitQuiet(200, 5_000);
+        }
+        Arrays.sort(seconds[0]);
+        Arrays.sort(seconds[1]);
+        return new double[][] {{seconds[0][reps / 2], seconds[0][0]}, {seconds[1][reps / 2], seconds[1][0]}};
     }
 }

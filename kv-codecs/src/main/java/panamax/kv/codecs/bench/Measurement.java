@@ -12,7 +12,7 @@ import java.util.Locale;
  * @param encode              encode throughput, GB/s
  * @param decode              decode throughput, GB/s
  * @param attention           one decode step (1 query token, GQA 32/8) over the long cache, ms
- * @param attentionVsIdentity identity's attention time divided by this codec's (above 1 = faster)
+ * @param attentionVsIdentity identity's attention time divided by this codec's, medians of calls timed in alternation (above 1 = faster)
  * @param copyGbps            the backend's large-copy bandwidth measured in the same run (source bytes/s)
  */
 record Measurement(BenchCase c, double bitsPerElement, long bytesPerTokenPerHead, double mse, double innerProductError,
@@ -25,10 +25,6 @@ record Measurement(BenchCase c, double bitsPerElement, long bytesPerTokenPerHead
         static Timing gbps(double bytes, double[] seconds) {
             return new Timing(bytes / seconds[0] / 1e9, bytes / seconds[1] / 1e9);
         }
-    }
-
-    double attentionMs() {
-        return attention.median();
     }
 
     String json() {
