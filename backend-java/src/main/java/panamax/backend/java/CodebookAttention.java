@@ -6,7 +6,6 @@ import panamax.api.tensor.AttentionMask;
 import panamax.backend.java.kernel.CodebookScores;
 import panamax.backend.java.kernel.CodebookValues;
 import panamax.backend.java.kernel.CodebookVectors;
-import panamax.backend.java.kernel.QuantMatVec;
 
 /**
  * Fused attention over codebook keys and values (TurboQuant's cache, in its rotated domain), shaped
@@ -65,8 +64,9 @@ final class CodebookAttention {
         int[] bookBits = new int[16];
         float[] book = keys.table.book();
         for (int i = 0; i < book.length; i++) bookBits[i] = Float.floatToRawIntBits(book[i]);
-        // values in whole 16-word chunks (4-bit at head dim 128) take the register-blocked kernel, in code order
-        boolean arrangedValues = values.table.bits() != null && CodebookValues.supports(values.bits, dv);
+        // values of whole 16-word chunks (4-bit at head dim 128) or back-to-back 8-word rows (2-bit) take the
+        // register-blocked kernel, in its own order
+        boolean arrangedValues = values.table.bits() != null && CodebookValues.supports(values.bits, dv, values.rowBytes());
         int[] valueBookBits = new int[16];
         for (int i = 0; i < values.table.book().length && arrangedValues; i++) valueBookBits[i] = Float.floatToRawIntBits(values.table.book()[i]);
         backend.parallel.forRange(items, 1, (from, to) -> {
@@ -133,7 +133,7 @@ final class CodebookAttention {
                         int head = h * group + (r0 + r) / block;
                         int i = i0 + (r0 + r) % block;
                         if (hi[r] < lo[r]) Arrays.fill(row, 0, dv, 0f);
-                        else if (arrangedValues) QuantMatVec.unarrange(acc, r * dv, dv, values.bits, row, 0);
+                        else if (arrangedValues) CodebookValues.unarrange(acc, r * dv, dv, values.bits, row, 0);
                         else System.arraycopy(acc, r * dv, row, 0, dv);
                         RowIo.store(os, q.dtype, (((long) bi * hq + head) * tq + i) * dv, 1, dv, row);
                     }
