@@ -59,14 +59,7 @@ final class AttentionOps {
                 int i0 = qb * QUERY_BLOCK;
                 int block = Math.min(tq, i0 + QUERY_BLOCK) - i0;
                 int rows = group * block; // row r = g·block + (i − i0)
-                for (int r = 0; r < rows; r++) {
-                    int head = h * group + r / block;
-                    int i = i0 + r % block;
-                    RowIo.load(q.segment(), q.dtype, q.offset + bi * q.strides[0] + head * q.strides[1] + i * q.strides[2],
-                            q.strides[3], d, query);
-                    System.arraycopy(query, 0, queries, r * d, d);
-                    rowsOf.bounds(i, r, lo, hi);
-                }
+                rowsOf.loadQueries(q, bi, h, group, i0, block, 0, rows, query, queries, lo, hi);
                 scores(k, bi, h, queries, arranged, rows, d, tk, scores, keyScratch);
                 int first = tk;
                 int last = -1;

@@ -34,6 +34,24 @@ final class AttentionRows {
         return new AttentionRows(tq, tk, (float) scale, mask instanceof AttentionMask.Causal, window, MaskReader.of(mask, b, hq, tq, tk));
     }
 
+    /**
+     * Rows {@code [r0, r0 + m)} of work item (b, kv head h, query block from i0 of {@code block} tokens):
+     * row r is query head {@code h·group + r / block}, token {@code i0 + r % block}. Loads them as f32
+     * into {@code queries[(r − r0)·d ..]} (through the scratch {@code row}) and sets their key bounds at
+     * index {@code r − r0}.
+     */
+    void loadQueries(JavaTensor q, int b, int h, int group, int i0, int block, int r0, int m, float[] row, float[] queries,
+                     int[] lo, int[] hi) {
+        int d = q.dims[3];
+        for (int r = 0; r < m; r++) {
+            int head = h * group + (r0 + r) / block;
+            int i = i0 + (r0 + r) % block;
+            RowIo.load(q.segment(), q.dtype, q.offset + b * q.strides[0] + head * q.strides[1] + i * q.strides[2], q.strides[3], d, row);
+            System.arraycopy(row, 0, queries, r * d, d);
+            bounds(i, r, lo, hi);
+        }
+    }
+
     /** Sets {@code [lo[r], hi[r]]}, the keys query token i may see before an explicit mask is applied. */
     void bounds(int i, int r, int[] lo, int[] hi) {
         lo[r] = 0;

@@ -94,14 +94,7 @@ final class CodebookAttention {
                 for (int r0 = 0; r0 < rows; r0 += ROWS) {
                     int m = Math.min(ROWS, rows - r0);
                     Arrays.fill(queries, 0f); // rows past m score as zeros
-                    for (int r = 0; r < m; r++) {
-                        int head = h * group + (r0 + r) / block;
-                        int i = i0 + (r0 + r) % block;
-                        RowIo.load(q.segment(), q.dtype, q.offset + bi * q.strides[0] + head * q.strides[1] + i * q.strides[2],
-                                q.strides[3], d, row);
-                        System.arraycopy(row, 0, queries, r * d, d);
-                        rowsOf.bounds(i, r, lo, hi);
-                    }
+                    rowsOf.loadQueries(q, bi, h, group, i0, block, r0, m, row, queries, lo, hi);
                     CodebookScores.scores(ks, kBase, keys.rowBytes(), keys.bits, d, bookBits, keyNorms, queries, m, 0, tk, scores, 0, tk);
                     int first = tk;
                     int last = -1;

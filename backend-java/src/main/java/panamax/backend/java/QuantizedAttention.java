@@ -67,14 +67,7 @@ final class QuantizedAttention {
                 RowScales vParams = values.rowScales(bi, h);
                 for (int r0 = 0; r0 < rows; r0 += ROWS) {
                     int m = Math.min(ROWS, rows - r0);
-                    for (int r = 0; r < m; r++) {
-                        int head = h * group + (r0 + r) / block;
-                        int i = i0 + (r0 + r) % block;
-                        RowIo.load(q.segment(), q.dtype, q.offset + bi * q.strides[0] + head * q.strides[1] + i * q.strides[2],
-                                q.strides[3], d, row);
-                        System.arraycopy(row, 0, queries, r * d, d);
-                        rowsOf.bounds(i, r, lo, hi);
-                    }
+                    rowsOf.loadQueries(q, bi, h, group, i0, block, r0, m, row, queries, lo, hi);
                     float[][] arranged = AffineScores.arrange(queries, m, d, keys.bits(), keys.groupSize());
                     AffineScores.scores(ks, kBase, kp.strides[2] * 4, keys.bits(), keys.groupSize(), d, kParams, arranged, m, 0, tk, scores, tk);
                     int first = tk;

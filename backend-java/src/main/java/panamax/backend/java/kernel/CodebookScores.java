@@ -45,12 +45,13 @@ public final class CodebookScores {
                               float[] x, int m, int n0, int n1, float[] c, int cOff, int ldc) {
         int words = k * bits / 32;
         int[] columns = new int[words * TILE];
+        int[] rows = new int[256]; // the transposition's scratch
         float[] totals = new float[ROWS * TILE];
         IntVector table = IntVector.fromArray(IS, codebookBits, 0);
         for (int t0 = n0; t0 < n1; t0 += TILE) {
             int tile = Math.min(TILE, n1 - t0);
-            if (words == 8) KeyColumns.transpose8(packed, base + t0 * rowBytes, rowBytes, tile, columns);
-            else for (int w0 = 0; w0 < words; w0 += 16) KeyColumns.transpose16(packed, base + t0 * rowBytes, rowBytes, tile, w0, columns);
+            if (words == 8) KeyColumns.transpose8(packed, base + t0 * rowBytes, rowBytes, tile, rows, columns);
+            else for (int w0 = 0; w0 < words; w0 += 16) KeyColumns.transpose16(packed, base + t0 * rowBytes, rowBytes, tile, w0, rows, columns);
             if (bits == 4) tile4(columns, words, k, x, table, totals);
             else tile2(columns, words, k, x, table, totals);
             VectorMask<Float> in = S.indexInRange(0, tile);
