@@ -53,12 +53,8 @@ final class AttentionOps {
             int[] lo = new int[maxRows];
             int[] hi = new int[maxRows];
             for (int item = from; item < to; item++) {
-                int qb = item % qBlocks;
-                int h = (item / qBlocks) % hkv;
-                int bi = item / qBlocks / hkv;
-                int i0 = qb * QUERY_BLOCK;
-                int block = Math.min(tq, i0 + QUERY_BLOCK) - i0;
-                int rows = group * block; // row r = g·block + (i − i0)
+                AttentionRows.Item it = AttentionRows.Item.of(item, QUERY_BLOCK, hkv, tq, group);
+                int bi = it.b(), h = it.h(), i0 = it.i0(), block = it.block(), rows = it.rows();
                 rowsOf.loadQueries(q, bi, h, group, i0, block, 0, rows, query, queries, lo, hi);
                 scores(k, bi, h, queries, arranged, rows, d, tk, scores, keyScratch);
                 int first = tk;

@@ -100,6 +100,21 @@ final class AttentionRows {
         }
     }
 
+    /**
+     * One work item of the fused attention kernels: row b, kv head h, the block of {@code block} query
+     * tokens from i0, whose {@code rows = group·block} query rows are all the heads of h's group (row
+     * r is head {@code h·group + r / block}, token {@code i0 + r % block}).
+     */
+    record Item(int b, int h, int i0, int block, int rows) {
+        /** Item {@code item} of {@code B·Hkv·⌈Tq / queryBlock⌉}, query blocks innermost. */
+        static Item of(int item, int queryBlock, int hkv, int tq, int group) {
+            int qBlocks = (tq + queryBlock - 1) / queryBlock;
+            int i0 = item % qBlocks * queryBlock;
+            int block = Math.min(tq, i0 + queryBlock) - i0;
+            return new Item(item / qBlocks / hkv, item / qBlocks % hkv, i0, block, group * block);
+        }
+    }
+
     /** Reads an explicit mask broadcast to [B, Hq, Tq, Tk]. */
     private record MaskReader(MemorySegment seg, DType dtype, long offset, long[] strides) {
         static MaskReader of(AttentionMask mask, int b, int hq, int tq, int tk) {

@@ -81,12 +81,8 @@ final class CodebookAttention {
             int[] lo = new int[ROWS];
             int[] hi = new int[ROWS];
             for (int item = from; item < to; item++) {
-                int qb = item % qBlocks;
-                int h = (item / qBlocks) % hkv;
-                int bi = item / qBlocks / hkv;
-                int i0 = qb * QUERY_BLOCK;
-                int block = Math.min(tq, i0 + QUERY_BLOCK) - i0;
-                int rows = group * block; // row r = g·block + (i − i0)
+                AttentionRows.Item it = AttentionRows.Item.of(item, QUERY_BLOCK, hkv, tq, group);
+                int bi = it.b(), h = it.h(), i0 = it.i0(), block = it.block(), rows = it.rows();
                 keys.scales(bi, h, tk, keyNorms);
                 values.scales(bi, h, tk, valueNorms);
                 long kBase = keys.base(bi, h);
