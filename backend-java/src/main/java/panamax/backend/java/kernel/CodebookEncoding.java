@@ -103,37 +103,46 @@ public final class CodebookEncoding {
 
     /**
      * The vector part of the table search: codes of {@code row[0..j)} for the largest whole-vector j;
-     * returns j. Four vectors at a time: each search is a chain of dependent look-ups and compares,
-     * so four independent chains keep the core busy where one would wait on each step.
+     * returns j. Eight vectors at a time, then one at a time.
      */
     private static int search(float[] row, int n, float d, int levels, int[] table, int[] dst) {
         // x/d > b as x > b·d: one multiply of the table per row instead of a division per vector
         // (codes may differ only for quotients within f32 rounding of a boundary, as the op allows)
         IntVector bounds = IntVector.fromArray(I, table, 0).reinterpretAsFloats().mul(d).reinterpretAsInts();
         int j = 0;
-        for (int bound4 = n - n % (4 * L); j < bound4; j += 4 * L) {
+        for (int bound8 = n - n % (8 * L); j < bound8; j += 8 * L) {
+            // eight vectors at a time: each search is a chain of dependent look-ups and compares, and
+            // eight chains (a 128-wide row) keep the core busy where four left it waiting
             FloatVector u0 = FloatVector.fromArray(F, row, j);
             FloatVector u1 = FloatVector.fromArray(F, row, j + L);
             FloatVector u2 = FloatVector.fromArray(F, row, j + 2 * L);
             FloatVector u3 = FloatVector.fromArray(F, row, j + 3 * L);
+            FloatVector u4 = FloatVector.fromArray(F, row, j + 4 * L);
+            FloatVector u5 = FloatVector.fromArray(F, row, j + 5 * L);
+            FloatVector u6 = FloatVector.fromArray(F, row, j + 6 * L);
+            FloatVector u7 = FloatVector.fromArray(F, row, j + 7 * L);
             IntVector i0 = IntVector.zero(I);
-            IntVector i1 = i0;
-            IntVector i2 = i0;
-            IntVector i3 = i0;
+            IntVector i1 = i0, i2 = i0, i3 = i0, i4 = i0, i5 = i0, i6 = i0, i7 = i0;
             for (int step = levels >>> 1; step > 0; step >>>= 1) { // idx = boundaries strictly below u, found by halving
-                IntVector n0 = i0.add(step);
-                IntVector n1 = i1.add(step);
-                IntVector n2 = i2.add(step);
-                IntVector n3 = i3.add(step);
+                IntVector n0 = i0.add(step), n1 = i1.add(step), n2 = i2.add(step), n3 = i3.add(step);
+                IntVector n4 = i4.add(step), n5 = i5.add(step), n6 = i6.add(step), n7 = i7.add(step);
                 i0 = i0.blend(n0, u0.compare(VectorOperators.GT, n0.selectFrom(bounds).reinterpretAsFloats()).cast(I));
                 i1 = i1.blend(n1, u1.compare(VectorOperators.GT, n1.selectFrom(bounds).reinterpretAsFloats()).cast(I));
                 i2 = i2.blend(n2, u2.compare(VectorOperators.GT, n2.selectFrom(bounds).reinterpretAsFloats()).cast(I));
                 i3 = i3.blend(n3, u3.compare(VectorOperators.GT, n3.selectFrom(bounds).reinterpretAsFloats()).cast(I));
+                i4 = i4.blend(n4, u4.compare(VectorOperators.GT, n4.selectFrom(bounds).reinterpretAsFloats()).cast(I));
+                i5 = i5.blend(n5, u5.compare(VectorOperators.GT, n5.selectFrom(bounds).reinterpretAsFloats()).cast(I));
+                i6 = i6.blend(n6, u6.compare(VectorOperators.GT, n6.selectFrom(bounds).reinterpretAsFloats()).cast(I));
+                i7 = i7.blend(n7, u7.compare(VectorOperators.GT, n7.selectFrom(bounds).reinterpretAsFloats()).cast(I));
             }
             i0.intoArray(dst, j);
             i1.intoArray(dst, j + L);
             i2.intoArray(dst, j + 2 * L);
             i3.intoArray(dst, j + 3 * L);
+            i4.intoArray(dst, j + 4 * L);
+            i5.intoArray(dst, j + 5 * L);
+            i6.intoArray(dst, j + 6 * L);
+            i7.intoArray(dst, j + 7 * L);
         }
         for (int bound = F.loopBound(n); j < bound; j += L) {
             FloatVector u = FloatVector.fromArray(F, row, j);
