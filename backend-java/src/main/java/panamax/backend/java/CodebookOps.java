@@ -20,6 +20,8 @@ import panamax.backend.java.kernel.HadamardVectors;
  */
 final class CodebookOps {
     private static final int CHUNK_ROWS = 512;
+    /** Rows encoded phase by phase together: TurboQuant 4/4 encode 4.6 GB/s one at a time, 5.3 by two, 5.7 by four, 5.6 by eight. */
+    private static final int ENCODE_ROWS = 4;
 
     private final JavaBackend backend;
     private final ViewOps views;
@@ -301,29 +303,43 @@ final class CodebookOps {
         boolean bytePack = AffineEncoding.supported() && cols % AffineEncoding.lanes() == 0; // codes packed straight into the plane
         boolean contiguous = x.isContiguous();
         backend.parallel.forRange(rows, Math.max(1, 8192 / cols), (from, to) -> {
-            float[] row = new float[cols];
-            float[] sign = new float[cols];
-            int[] codes = new int[cols];
+            // rows go ENCODE_ROWS at a time, phase by phase: each row is one chain of dependent steps (load,
+            // rotation, norm with a square root, search, packing), and the next row's step fills the
+            // previous one's stalls
+            float[][] row = new float[ENCODE_ROWS][cols];
+            float[][] sign = new float[ENCODE_ROWS][cols];
+            int[][] codes = new int[ENCODE_ROWS][cols];
+            float[] norm = new float[ENCODE_ROWS];
+            long[] current = new long[ENCODE_ROWS];
+            Arrays.fill(current, -1);
             int[] out = new int[words];
-            long current = -1;
-            for (int r = from; r < to; r++) {
-                // a row's offsets by index arithmetic only where views need it: the divisions cost as much as the rotation
-                long at = contiguous ? x.offset + (long) r * cols : x.offset + offset(r, lead, x.strides);
-                RowIo.load(xs, x.dtype, at, stride, cols, row);
+            for (int r0 = from; r0 < to; r0 += ENCODE_ROWS) {
+                int count = Math.min(ENCODE_ROWS, to - r0);
+                for (int i = 0; i < count; i++) {
+                    int r = r0 + i;
+                    // a row's offsets by index arithmetic only where views need it: the divisions cost as much as the rotation
+                    long at = contiguous ? x.offset + (long) r * cols : x.offset + offset(r, lead, x.strides);
+                    RowIo.load(xs, x.dtype, at, stride, cols, row[i]);
+                }
                 if (signRows != null) {
-                    current = signRows.load(r, current, sign);
-                    HadamardVectors.transform(row, cols, sign, null);
+                    for (int i = 0; i < count; i++) {
+                        current[i] = signRows.load(r0 + i, current[i], sign[i]);
+                        HadamardVectors.transform(row[i], cols, sign[i], null);
+                    }
                 }
-                float norm = (float) Math.sqrt(CodebookEncoding.sumOfSquares(row, cols));
-                CodebookEncoding.codes(row, cols, Math.max(norm, Float.MIN_NORMAL), b, table, codes);
-                long wordByte = (packed.offset + (long) r * words) * 4;
-                if (bytePack) {
-                    AffineEncoding.pack(codes, cols, bits, ps, wordByte);
-                } else {
-                    CodebookEncoding.pack(codes, cols, bits, out);
-                    MemorySegment.copy(out, 0, ps, RowIo.I32, wordByte, words);
+                for (int i = 0; i < count; i++) norm[i] = (float) Math.sqrt(CodebookEncoding.sumOfSquares(row[i], cols));
+                for (int i = 0; i < count; i++) CodebookEncoding.codes(row[i], cols, Math.max(norm[i], Float.MIN_NORMAL), b, table, codes[i]);
+                for (int i = 0; i < count; i++) {
+                    int r = r0 + i;
+                    long wordByte = (packed.offset + (long) r * words) * 4;
+                    if (bytePack) {
+                        AffineEncoding.pack(codes[i], cols, bits, ps, wordByte);
+                    } else {
+                        CodebookEncoding.pack(codes[i], cols, bits, out);
+                        MemorySegment.copy(out, 0, ps, RowIo.I32, wordByte, words);
+                    }
+                    ns.setAtIndex(RowIo.F32, norms.offset + r, norm[i]);
                 }
-                ns.setAtIndex(RowIo.F32, norms.offset + r, norm);
             }
         });
         return new CodebookMatrix(packed, codebook, norms, bits);
@@ -376,31 +392,40 @@ final class CodebookOps {
             boolean packed4 = CodebookVectors.looksUpPacked4(q.table, q.bits, n); // codes read as bytes, no unpacked copy
             boolean windows = CodebookVectors.looksUpWindows(q.table, q.bits, n);
             backend.parallel.forRange(q.matrices() * q.rows, Math.max(1, 8192 / n), (from, to) -> {
+                // rows ENCODE_ROWS at a time, phase by phase (look-up, rotation, store), as in quantize
                 int[] codes = new int[n];
-                float[] row = new float[n];
-                float[] sign = new float[n];
+                float[][] row = new float[ENCODE_ROWS][n];
+                float[][] sign = new float[ENCODE_ROWS][n];
+                long[] currentSigns = new long[ENCODE_ROWS];
+                Arrays.fill(currentSigns, -1);
                 float[] scales = null;
                 int currentMatrix = -1;
-                long currentSigns = -1;
-                for (int i = from; i < to; i++) {
-                    int m = i / q.rows;
-                    int r = i % q.rows;
-                    if (m != currentMatrix) {
-                        scales = q.scalesOf(m);
-                        currentMatrix = m;
+                for (int i0 = from; i0 < to; i0 += ENCODE_ROWS) {
+                    int count = Math.min(ENCODE_ROWS, to - i0);
+                    for (int g = 0; g < count; g++) {
+                        int i = i0 + g;
+                        int m = i / q.rows;
+                        int r = i % q.rows;
+                        if (m != currentMatrix) {
+                            scales = q.scalesOf(m);
+                            currentMatrix = m;
+                        }
+                        currentSigns[g] = signRows.load(i, currentSigns[g], sign[g]);
+                        if (packed4) {
+                            CodebookVectors.lookupPacked4(q.table, ps, q.rowByte(m, r), n, scales[r], row[g]);
+                        } else if (windows) {
+                            CodebookVectors.lookupWindows(q.table, ps, q.rowByte(m, r), q.bits, n, scales[r], row[g]);
+                        } else {
+                            CodebookVectors.unpack(ps, q.rowByte(m, r), q.bits, n, codes, 0);
+                            CodebookVectors.lookupRow(q.table, codes, n, scales[r], row[g]);
+                        }
                     }
-                    currentSigns = signRows.load(i, currentSigns, sign);
-                    if (packed4) {
-                        CodebookVectors.lookupPacked4(q.table, ps, q.rowByte(m, r), n, scales[r], row);
-                    } else if (windows) {
-                        CodebookVectors.lookupWindows(q.table, ps, q.rowByte(m, r), q.bits, n, scales[r], row);
-                    } else {
-                        CodebookVectors.unpack(ps, q.rowByte(m, r), q.bits, n, codes, 0);
-                        CodebookVectors.lookupRow(q.table, codes, n, scales[r], row);
+                    for (int g = 0; g < count; g++) HadamardVectors.transform(row[g], n, null, sign[g]);
+                    for (int g = 0; g < count; g++) {
+                        int i = i0 + g;
+                        if (vectorBf16) CodebookVectors.storeBf16(row[g], n, os, (out.offset + (long) i * n) * 2);
+                        else RowIo.store(os, dtype, out.offset + (long) i * n, 1, n, row[g]);
                     }
-                    HadamardVectors.transform(row, n, null, sign);
-                    if (vectorBf16) CodebookVectors.storeBf16(row, n, os, (out.offset + (long) i * n) * 2);
-                    else RowIo.store(os, dtype, out.offset + (long) i * n, 1, n, row);
                 }
             });
             return out;
