@@ -323,7 +323,7 @@ final class CodebookOps {
                 }
                 if (signRows != null) {
                     for (int i = 0; i < count; i++) {
-                        current[i] = signRows.load(r0 + i, current[i], sign[i]);
+                        current[i] = signRows.loadRun(r0 + i, current[i], sign[i]);
                         HadamardVectors.transform(row[i], cols, sign[i], null);
                     }
                 }
@@ -410,7 +410,7 @@ final class CodebookOps {
                             scales = q.scalesOf(m);
                             currentMatrix = m;
                         }
-                        currentSigns[g] = signRows.load(i, currentSigns[g], sign[g]);
+                        currentSigns[g] = signRows.loadRun(i, currentSigns[g], sign[g]);
                         if (packed4) {
                             CodebookVectors.lookupPacked4(q.table, ps, q.rowByte(m, r), n, scales[r], row[g]);
                         } else if (windows) {
@@ -457,6 +457,18 @@ final class CodebookOps {
             int trailing = 1;
             for (int i = lead.length - 1; i >= 0 && strides[i] == 0; i--) trailing *= lead[i];
             this.run = Math.max(1, trailing);
+        }
+
+        /**
+         * Loads the signs of row {@code r} into {@code dst} unless {@code dst} holds those of r's run
+         * ({@code currentRun}, or −1); returns r's run. For callers that keep one sign row per slot of a
+         * group of rows, where the previous row's signs are in another slot.
+         */
+        long loadRun(int r, long currentRun, float[] dst) {
+            long runIndex = r / run;
+            if (runIndex == currentRun) return currentRun;
+            RowIo.load(signs.segment(), signs.dtype, signs.offset + offset(r, lead, strides), signs.strides[signs.rank() - 1], n, dst);
+            return runIndex;
         }
 
         /** Loads the signs of row {@code r} into {@code dst} unless they start at {@code current}; returns their start. */
