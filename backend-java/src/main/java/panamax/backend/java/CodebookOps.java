@@ -195,8 +195,6 @@ final class CodebookOps {
             boolean direct = CodebookVectors.decodesDirectly(q.table, q.bits, q.cols); // codes read from their words, no unpacked copy
             // attention's q·Kᵀ over 2/4-bit codes: lanes over keys (CodebookScores), no lane sums
             boolean keysInLanes = transpose && q.table.bits() != null && CodebookScores.supports(q.bits, k);
-            int[] bookBits = new int[16];
-            for (int b = 0; keysInLanes && b < q.table.book().length; b++) bookBits[b] = Float.floatToRawIntBits(q.table.book()[b]);
             backend.parallel.forRange(matrices * chunks, 1, (from, to) -> {
                 int[] codes = new int[(transpose ? 1 : CodebookVectors.TOKEN_BLOCK) * q.cols];
                 long[] rowBytes = new long[CodebookVectors.TOKEN_BLOCK];
@@ -204,6 +202,7 @@ final class CodebookOps {
                 long[] blockRows = new long[CodebookVectors.SCORE_BLOCK];
                 float[] vectors = CodebookVectors.scoreVectors();
                 float[] sums = new float[CodebookVectors.ROW_BLOCK * CodebookVectors.SCORE_BLOCK];
+                float[] rows4 = keysInLanes ? new float[CodebookScores.ROWS * k] : null;
                 for (int u = from; u < to; u++) {
                     int i = u / chunks;
                     int r0 = (u % chunks) * CHUNK_ROWS;
@@ -211,11 +210,10 @@ final class CodebookOps {
                     int wm = wIndex[i];
                     float[] s = scales[i];
                     if (keysInLanes) {
-                        float[] rows4 = new float[CodebookScores.ROWS * k];
                         for (int rb = 0; rb < m; rb += CodebookScores.ROWS) {
                             int rows = Math.min(CodebookScores.ROWS, m - rb);
                             System.arraycopy(xs[i], rb * k, rows4, 0, CodebookScores.ROWS * k); // rows past m are zero (xs is padded)
-                            CodebookScores.scores(ps, q.rowByte(wm, 0), q.rowBytes(), q.bits, k, bookBits, s, rows4, rows, r0, r1, c[i], rb * n, n);
+                            CodebookScores.scores(ps, q.rowByte(wm, 0), q.rowBytes(), q.bits, k, q.table.laneBits(), s, rows4, rows, r0, r1, c[i], rb * n, n);
                         }
                     } else if (transpose && direct) { // tokens in blocks whose sums are reduced together
                         for (int t0 = r0; t0 < r1; t0 += CodebookVectors.SCORE_BLOCK) {
@@ -365,7 +363,7 @@ final class CodebookOps {
             float[] sign = new float[n];
             long current = -1;
             for (int r = from; r < to; r++) {
-                current = signRows.load(r, current, sign);
+                current = signRows.loadRun(r, current, sign);
                 RowIo.load(xs, x.dtype, x.offset + offset(r, lead, x.strides), stride, n, row);
                 HadamardVectors.transform(row, n, inverse ? null : sign, inverse ? sign : null);
                 MemorySegment.copy(row, 0, os, RowIo.F32, (out.offset + (long) r * n) * 4, n);
@@ -461,23 +459,14 @@ final class CodebookOps {
 
         /**
          * Loads the signs of row {@code r} into {@code dst} unless {@code dst} holds those of r's run
-         * ({@code currentRun}, or −1); returns r's run. For callers that keep one sign row per slot of a
-         * group of rows, where the previous row's signs are in another slot.
+         * ({@code currentRun}, or −1); returns r's run. Callers keep one {@code dst} (and its run) per
+         * row slot: rows of one run share their signs.
          */
         long loadRun(int r, long currentRun, float[] dst) {
             long runIndex = r / run;
             if (runIndex == currentRun) return currentRun;
             RowIo.load(signs.segment(), signs.dtype, signs.offset + offset(r, lead, strides), signs.strides[signs.rank() - 1], n, dst);
             return runIndex;
-        }
-
-        /** Loads the signs of row {@code r} into {@code dst} unless they start at {@code current}; returns their start. */
-        long load(int r, long current, float[] dst) {
-            // rows r with r % run != 0 share the previous row's signs (run: the trailing lead axes the signs broadcast over)
-            if (current >= 0 && r % run != 0) return current;
-            long at = signs.offset + offset(r, lead, strides);
-            if (at != current) RowIo.load(signs.segment(), signs.dtype, at, signs.strides[signs.rank() - 1], n, dst);
-            return at;
         }
     }
 }

@@ -59,7 +59,6 @@ public final class CodebookValues {
             return;
         }
         float[] weights = new float[ROWS * TILE];
-        int[] table = codebookBits;
         for (int t0 = k0; t0 < k1; t0 += TILE) {
             int tile = Math.min(TILE, k1 - t0);
             for (int r = 0; r < m; r++) {
@@ -71,7 +70,7 @@ public final class CodebookValues {
             }
             for (int c = 0, word = 0; c < n; c += cpw * V, word += V) {
                 for (int p0 = 0; p0 < cpw; p0 += POSITIONS) {
-                    pass(packed, base + t0 * rowBytes, rowBytes, tile, word, bits * p0, bits, (1 << bits) - 1, table, weights, acc, n,
+                    pass(packed, base + t0 * rowBytes, rowBytes, tile, word, bits * p0, bits, (1 << bits) - 1, codebookBits, weights, acc, n,
                             c + p0 * V);
                 }
             }

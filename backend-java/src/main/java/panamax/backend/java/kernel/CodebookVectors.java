@@ -110,13 +110,16 @@ public final class CodebookVectors {
         return AffineVectors.supported() && I.length() == L;
     }
 
-    /** A lookup table of one codebook: its float bits in a register when it fits, else the array itself. */
-    public record Table(float[] book, IntVector bits) {
+    /**
+     * A lookup table of one codebook: its float bits padded to the lanes, as a register and as an array
+     * (for kernels that load the register themselves), when it fits; else both null and the array itself.
+     */
+    public record Table(float[] book, IntVector bits, int[] laneBits) {
         public static Table of(float[] book) {
-            if (book.length > L) return new Table(book, null);
+            if (book.length > L) return new Table(book, null, null);
             int[] raw = new int[L];
             for (int i = 0; i < book.length; i++) raw[i] = Float.floatToRawIntBits(book[i]);
-            return new Table(book, IntVector.fromArray(I, raw, 0));
+            return new Table(book, IntVector.fromArray(I, raw, 0), raw);
         }
     }
 
