@@ -3,6 +3,8 @@ package panamax.backend.java;
 import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
 import panamax.api.tensor.AttentionMask;
+import panamax.backend.java.kernel.CodeColumns;
+import panamax.backend.java.kernel.CodeRows;
 import panamax.backend.java.kernel.CodebookScores;
 import panamax.backend.java.kernel.CodebookValues;
 import panamax.backend.java.kernel.CodebookVectors;
@@ -39,10 +41,16 @@ final class CodebookAttention {
         }
     }
 
-    /** True when the kernels serve these keys and values (2/4-bit keys of 8 or 16k words, values decoded from their words). */
+    /**
+     * True when the kernels serve these keys and values: codebooks of at most sixteen entries (held in
+     * a register), unit-stride words, keys of {@link CodebookScores} (2/4-bit, 8 or 16k words) or of the
+     * any-width {@link CodeColumns}, values of {@link CodebookValues}, {@link CodebookVectors#accumulatePacked}
+     * or the any-width {@link CodeRows}.
+     */
     static boolean supports(Side keys, Side values) {
-        return keys.table.bits() != null && CodebookScores.supports(keys.bits, keys.cols)
-                && CodebookVectors.decodesDirectly(values.table, values.bits, values.cols)
+        return keys.table.bits() != null && values.table.bits() != null
+                && (CodebookScores.supports(keys.bits, keys.cols) || CodeColumns.supports(keys.bits, keys.cols))
+                && (CodebookVectors.decodesDirectly(values.table, values.bits, values.cols) || CodeRows.supports(values.bits, values.cols, 0))
                 && (keys.packed.strides[3] == 1 || keys.packed.dims[3] == 1) && (values.packed.strides[3] == 1 || values.packed.dims[3] == 1);
     }
 
@@ -61,6 +69,9 @@ final class CodebookAttention {
         private final MemorySegment vs;
         /** Values of whole 16-word chunks or back-to-back 8-word rows: the register-blocked kernel, in its own order. */
         private final boolean blocked;
+        /** The any-width kernels, where the specialised ones do not serve the keys or the values (else null). */
+        private final CodeColumns anyScores;
+        private final CodeRows anyValues;
         private final float[] keyNorms;
         private final float[] valueNorms;
         private final float[] weights = new float[FusedAttention.ROWS * TOKENS];
@@ -76,6 +87,8 @@ final class CodebookAttention {
             this.ks = keys.packed.segment();
             this.vs = values.packed.segment();
             this.blocked = values.table.bits() != null && CodebookValues.supports(values.bits, values.cols, values.rowBytes());
+            this.anyScores = CodebookScores.supports(keys.bits, keys.cols) ? null : new CodeColumns(keys.bits, keys.cols, 0);
+            this.anyValues = blocked || !CodeRows.supports(values.bits, values.cols, 0) ? null : new CodeRows(values.bits, values.cols, 0);
             this.keyNorms = new float[tk];
             this.valueNorms = new float[tk];
         }
@@ -90,6 +103,10 @@ final class CodebookAttention {
 
         @Override
         public void scores(float[] queries, int m, float[] scores) {
+            if (anyScores != null) {
+                anyScores.codebookScores(ks, kBase, keys.rowBytes(), keys.table.laneBits(), keyNorms, queries, m, 0, tk, scores, tk);
+                return;
+            }
             CodebookScores.scores(ks, kBase, keys.rowBytes(), keys.bits, d, keys.table.laneBits(), keyNorms, queries, m, 0, tk, scores, 0, tk);
         }
 
@@ -98,6 +115,10 @@ final class CodebookAttention {
             if (blocked) {
                 CodebookValues.accumulate(vs, vBase, values.rowBytes(), values.bits, values.cols, values.table.laneBits(), valueNorms, scores, m,
                         tk, first, last + 1, acc);
+                return;
+            }
+            if (anyValues != null) {
+                anyValues.codebook(vs, vBase, values.rowBytes(), values.table.laneBits(), valueNorms, scores, m, tk, first, last + 1, acc);
                 return;
             }
             for (int t0 = first; t0 <= last; t0 += TOKENS) {

@@ -27,7 +27,10 @@ import panamax.api.tensor.BackendProvider;
  * <p>Options: {@code --json}, {@code --backend ID} (default {@code java}), {@code --head-dims 64,128},
  * {@code --tokens N} (attention cache length, default 8192), {@code --encode-tokens N} (tokens per
  * timed encode, default 2048), {@code --threads N} (backend threads, default all cores),
- * {@code --copy-mib N} (size of the copy that measures bandwidth, default 128).
+ * {@code --copy-mib N} (size of the copy that measures bandwidth, default 128), {@code --reps N} (timed encode and decode calls, default 20),
+ * {@code --in-process} (every case in this JVM; the default runs each in a JVM of its own, see
+ * {@link CaseProcesses}), {@code --codecs identity,affine,turboquant} (which codecs' cases to run),
+ * {@code --case HEAD_DIM:INDEX} (only that case: what a forked JVM runs).
  */
 public final class CodecBench {
     private CodecBench() {
@@ -55,6 +58,10 @@ public final class CodecBench {
             out.println(BenchOptions.USAGE);
             return 0;
         }
+        if (options.caseId() == null && !options.inProcess()) {
+            var launcher = CaseProcesses.currentLauncher();
+            if (launcher.isPresent()) return runForked(launcher.get(), args, options, out, err);
+        }
         List<String> found = new ArrayList<>();
         for (BackendProvider provider : ServiceLoader.load(BackendProvider.class)) {
             found.add(provider.id());
@@ -72,6 +79,35 @@ public final class CodecBench {
         }
         err.println("--backend " + options.backend() + ": no such backend; found " + (found.isEmpty() ? "none" : found));
         return 2;
+    }
+
+    /**
+     * Every case in a JVM of its own ({@link CaseProcesses}); the children check the backend, so a
+     * bad {@code --backend} is reported by the first and stops the run.
+     */
+    private static int runForked(List<String> launcher, List<String> args, BenchOptions options, PrintWriter out, PrintWriter err) {
+        if (!options.json()) {
+            out.printf("backend %s; every case in a JVM of its own (warmed up on that case and identity only); attention over %d"
+                    + " tokens (B=1, Hq=32, Hkv=8, Tq=1); throughputs in GB/s of bf16-equivalent K/V; copy = that JVM's"
+                    + " large-copy bandwidth%n", options.backend(), options.attentionTokens());
+            out.printf("median / best of %d timed runs after one untimed run (attention: %d after %d)%n",
+                    options.reps(), Math.max(CodecMeter.ATTENTION_REPS, options.reps()), CodecMeter.ATTENTION_WARMUP);
+            out.println(Measurement.header());
+        }
+        int failed = 0;
+        for (int headDim : options.headDims()) {
+            List<BenchCase> cases = BenchCase.defaults(headDim);
+            for (int index = 0; index < cases.size(); index++) {
+                if (!options.selects(cases.get(index))) continue;
+                int status = CaseProcesses.run(launcher, args, headDim, index, out, err);
+                if (status == 2) return 2; // bad arguments or backend: every other case would say the same
+                if (status != 0) {
+                    err.println("bench codecs: case " + headDim + ":" + index + " failed (exit status " + status + ")");
+                    failed++;
+                }
+            }
+        }
+        return failed == 0 ? 0 : 1;
     }
 
     /**
@@ -95,25 +131,30 @@ public final class CodecBench {
         return 0;
     }
 
-    /** Runs every case on a borrowed backend and prints as {@code options} say. */
+    /** Runs every case (or only {@code --case}'s) on a borrowed backend and prints as {@code options} say. */
     static void run(Backend backend, BenchOptions options, PrintWriter out) {
         CodecMeter meter = new CodecMeter(backend, options.attentionTokens(), options.encodeTokens(), options.copyMib(), options.reps());
-        int rounds = 0;
-        // twice, then (up to 8 rounds) let the JIT finish its queue and warm up again while a round still
-        // compiles: a kernel whose compile is still queued when its case is timed runs in C1 code, 10-100x
-        // slower (seen on a loaded machine, where the queue waits for the CPU the warm-up itself takes)
-        for (long compiled = JitActivity.millis(), before = -1; rounds < 2 || rounds < 8 && compiled - before > 100; rounds++) {
-            if (rounds >= 2) JitActivity.awaitQuiet(500, 20_000);
-            for (int headDim : options.headDims()) {
-                for (BenchCase c : BenchCase.defaults(headDim)) meter.warmUp(c);
-            }
-            before = compiled;
-            compiled = JitActivity.millis();
+        if (options.caseId() != null) {
+            int headDim = options.caseId()[0];
+            List<BenchCase> cases = BenchCase.defaults(headDim);
+            BenchCase c = cases.get(options.caseId()[1]);
+            BenchCase identity = identity(cases);
+            warmUp(meter, c == identity ? List.of(c) : List.of(identity, c));
+            Measurement m = meter.measure(c, meter.copyGbps(), c == identity ? null : identity, true);
+            out.println(options.json() ? m.json() : m.row());
+            out.flush();
+            return;
         }
+        List<BenchCase> all = new ArrayList<>();
+        for (int headDim : options.headDims()) {
+            // identity is warmed up whatever --codecs says: every codec's attention alternates with it
+            all.addAll(BenchCase.defaults(headDim).stream().filter(c -> options.selects(c) || c.codec().equals("identity")).toList());
+        }
+        int rounds = warmUp(meter, all);
         double copyGbps = meter.copyGbps();
         if (!options.json()) {
-            out.printf("backend %s; copy bandwidth %.2f GB/s; attention over %d tokens (B=1, Hq=32, Hkv=8, Tq=1);"
-                            + " throughputs in GB/s of bf16-equivalent K/V%n",
+            out.printf("backend %s; every case in this JVM; copy bandwidth %.2f GB/s; attention over %d tokens (B=1, Hq=32, Hkv=8,"
+                            + " Tq=1); throughputs in GB/s of bf16-equivalent K/V%n",
                     backend.name(), copyGbps, options.attentionTokens());
             out.printf("median / best of %d timed runs after one untimed run (attention: %d after %d); every case warmed up %d times first%n",
                     options.reps(), Math.max(CodecMeter.ATTENTION_REPS, options.reps()), CodecMeter.ATTENTION_WARMUP, rounds);
@@ -121,22 +162,45 @@ public final class CodecBench {
         }
         for (int headDim : options.headDims()) {
             List<BenchCase> cases = BenchCase.defaults(headDim);
-            BenchCase identity = cases.stream().filter(c -> c.codec().equals("identity")).findFirst().orElse(null);
+            BenchCase identity = identity(cases);
             for (BenchCase c : cases) {
-                Measurement m = meter.measure(c, copyGbps, c == identity ? null : identity);
+                if (!options.selects(c)) continue;
+                Measurement m = meter.measure(c, copyGbps, c == identity ? null : identity, false);
                 out.println(options.json() ? m.json() : m.row());
                 out.flush();
             }
         }
     }
 
+    private static BenchCase identity(List<BenchCase> cases) {
+        return cases.stream().filter(c -> c.codec().equals("identity")).findFirst().orElseThrow();
+    }
+
+    /**
+     * Warms up {@code cases} twice, then (up to 8 rounds) lets the JIT finish its queue and warms up
+     * again while a round still compiles: a kernel whose compile is still queued when its case is
+     * timed runs in C1 code, 10-100x slower (seen on a loaded machine, where the queue waits for the
+     * CPU the warm-up itself takes). Returns the rounds run.
+     */
+    private static int warmUp(CodecMeter meter, List<BenchCase> cases) {
+        int rounds = 0;
+        for (long compiled = JitActivity.millis(), before = -1; rounds < 2 || rounds < 8 && compiled - before > 100; rounds++) {
+            if (rounds >= 2) JitActivity.awaitQuiet(500, 20_000);
+            for (BenchCase c : cases) meter.warmUp(c);
+            before = compiled;
+            compiled = JitActivity.millis();
+        }
+        return rounds;
+    }
+
     /**
      * Command-line options of the benchmark.
      */
     record BenchOptions(boolean json, boolean help, String backend, int[] headDims, int attentionTokens, int encodeTokens,
-                        int threads, int copyMib, int reps) {
+                        int threads, int copyMib, int reps, boolean inProcess, int[] caseId, List<String> codecs) {
         static final String USAGE = "usage: panamax bench codecs [--json] [--backend ID] [--head-dims 64,128]"
-                + " [--tokens N] [--encode-tokens N] [--threads N] [--copy-mib N] [--reps N]";
+                + " [--codecs identity,affine,turboquant] [--tokens N] [--encode-tokens N] [--threads N] [--copy-mib N] [--reps N] [--in-process]"
+                + " [--case HEAD_DIM:INDEX]";
 
         static BenchOptions parse(List<String> args) {
             boolean json = false;
@@ -147,7 +211,11 @@ public final class CodecBench {
             int encodeTokens = 2048;
             int threads = 0;
             int copyMib = 128;
-            int reps = 5;
+            // 20: one encode or decode call takes ~1 ms, and on this shared machine the median of 5 moved by 2x between runs
+            int reps = 20;
+            boolean inProcess = false;
+            int[] caseId = null;
+            List<String> codecs = CODECS;
             for (int i = 0; i < args.size(); i++) {
                 String a = args.get(i);
                 switch (a) {
@@ -161,10 +229,46 @@ public final class CodecBench {
                     case "--threads" -> threads = positive(value(args, ++i, a), a);
                     case "--copy-mib" -> copyMib = positive(value(args, ++i, a), a);
                     case "--reps" -> reps = positive(value(args, ++i, a), a);
+                    case "--in-process" -> inProcess = true;
+                    case "--codecs" -> codecs = codecs(value(args, ++i, a));
+                    case "--case" -> caseId = caseId(value(args, ++i, a));
                     default -> throw new IllegalArgumentException("unknown option " + a);
                 }
             }
-            return new BenchOptions(json, help, backend, headDims, tokens, encodeTokens, threads, copyMib, reps);
+            return new BenchOptions(json, help, backend, headDims, tokens, encodeTokens, threads, copyMib, reps, inProcess, caseId, codecs);
+        }
+
+        static final List<String> CODECS = List.of("identity", "affine", "turboquant");
+
+        /** Whether {@code --codecs} includes the case's codec. */
+        boolean selects(BenchCase c) {
+            return codecs.contains(c.codec());
+        }
+
+        private static List<String> codecs(String s) {
+            List<String> codecs = Arrays.stream(s.split(",")).map(String::trim).toList();
+            for (String codec : codecs) {
+                if (!CODECS.contains(codec)) throw new IllegalArgumentException("--codecs: expected a list of " + CODECS + ", found " + codec);
+            }
+            return codecs;
+        }
+
+        /** {@code HEAD_DIM:INDEX}, INDEX into {@link BenchCase#defaults} of that head dim. */
+        private static int[] caseId(String s) {
+            String[] parts = s.split(":");
+            if (parts.length == 2) {
+                int headDim = positive(parts[0], "--case");
+                int index;
+                try {
+                    index = Integer.parseInt(parts[1]);
+                } catch (NumberFormatException e) {
+                    index = -1;
+                }
+                int count = BenchCase.defaults(headDim).size();
+                if (index >= 0 && index < count) return new int[] {headDim, index};
+                throw new IllegalArgumentException("--case: expected HEAD_DIM:INDEX with INDEX in 0.." + (count - 1) + ", found " + s);
+            }
+            throw new IllegalArgumentException("--case: expected HEAD_DIM:INDEX, found " + s);
         }
 
         private static String value(List<String> args, int i, String option) {

@@ -39,6 +39,8 @@ final class CodecMeter {
      * descheduled, and the best of fewer calls depended on luck.
      */
     static final int ATTENTION_WARMUP = 5;
+    /** Encode + decode calls at the timed size per warm-up round (at least two rounds run). */
+    static final int WARMUP_CALLS = 50;
     static final int ATTENTION_REPS = 30;
     private final int attentionTokens;
     private final int encodeTokens;
@@ -73,8 +75,8 @@ final class CodecMeter {
     }
 
     /**
-     * One untimed pass of a case (encode and decode at the timed size three times, attention over 512 tokens).
-     * Run over every case, twice, before any timing, so that each kernel has met every code width
+     * One untimed pass of a case (encode and decode at the timed size {@value #WARMUP_CALLS} times, attention over 512 tokens).
+     * Run before any timing, at least twice (over every case when they share a JVM), so that each kernel has met every code width
      * before C2 compiles it and the compiles have landed: a kernel compiled for one width traps back
      * to slow code when the next width arrives, and Vector API code runs unintrinsified (boxed, about
      * 100× slower) until C2 has compiled it.
@@ -87,9 +89,10 @@ final class CodecMeter {
              Tensor v = unitVectors("warm-up values", d, 512);
              Tensor q = backend.fromFloats(hostUnitVectors("warm-up query", d, QUERY_HEADS / KV_HEADS), Shape.of(1, QUERY_HEADS, 1, d),
                      DType.BF16)) {
-            // encode and decode three times: each call runs its kernels' loops ~1000 times, and a kernel
-            // reaches C2's thresholds (which grow with the compile queue) only after a few calls
-            for (int rep = 0; rep < 2; rep++) {
+            // encode and decode WARMUP_CALLS times per round: a kernel's per-head driver is called 8 times a
+            // call, and C2 compiles a method (rather than only its hot loop, on stack) after ~600 invocations,
+            // so TurboQuant 4/4 encoded at 1.6 GB/s after 50 calls and at 5.4 after 100 (session 7)
+            for (int rep = 0; rep < WARMUP_CALLS; rep++) {
                 List<Tensor> planes = codec.encode(KvRole.KEY, k);
                 try (Tensor decoded = codec.decode(KvRole.KEY, planes)) {
                     backend.eval(decoded);
@@ -121,7 +124,7 @@ final class CodecMeter {
      * load changes within seconds, and codecs timed at other moments than identity were compared under
      * other loads (medians 1.6–3.4 ms for the same identity step in one session).
      */
-    Measurement measure(BenchCase c, double copyGbps, BenchCase identity) {
+    Measurement measure(BenchCase c, double copyGbps, BenchCase identity, boolean ownJvm) {
         int d = c.headDim();
         CodecShape shape = c.provider().shape(c.params(), d, DType.BF16);
         var context = new CodecContext(backend, 0, KV_HEADS, d, DType.BF16, 0);
@@ -141,7 +144,7 @@ final class CodecMeter {
             }
             Measurement.Timing[] attention = attentionMs(codec, identity, d);
             return new Measurement(c, shape.bitsPerElement(), shape.bytesPerTokenPerHead(), quality[0], quality[1],
-                    quality[2], encode, decode, attention[0], attention[1].median() / attention[0].median(), attentionTokens, copyGbps);
+                    quality[2], encode, decode, attention[0], attention[1].median() / attention[0].median(), attentionTokens, copyGbps, ownJvm);
         }
     }
 
@@ -278,6 +281,7 @@ final class CodecMeter {
             long t1 = System.nanoTime();
             result.forEach(Tensor::close);
             if (r >= 0) seconds[r] = (t1 - t0) / 1e9;
+            if (Boolean.getBoolean("dbg")) System.err.printf("  call %d: %.3f ms%n", r, (t1 - t0) / 1e6);
             // the untimed calls at the timed size can start compilations the smaller warm-up never
             // needed; timed calls that overlap them lose a core to the compiler (20-40 ms stalls)
             if (r < 0) JitActivity.awaitQuiet(200, 5_000);

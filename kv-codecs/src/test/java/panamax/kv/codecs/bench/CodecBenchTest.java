@@ -31,7 +31,7 @@ class CodecBenchTest {
 
     @Test
     void jsonLinesCarryEveryRequiredFieldForEveryCodecSetting() {
-        String out = run(List.of("--json", "--head-dims", "64", "--tokens", "64", "--encode-tokens", "64", "--copy-mib", "4"), 0,
+        String out = run(List.of("--json", "--in-process", "--head-dims", "64", "--tokens", "64", "--encode-tokens", "64", "--copy-mib", "4"), 0,
                 new ByteArrayOutputStream());
         List<String> lines = out.lines().toList();
         assertEquals(BenchCase.defaults(64).size(), lines.size(), out);
@@ -43,6 +43,7 @@ class CodecBenchTest {
             }
             assertTrue(line.contains("\"group_size\":"), line);
             assertEquals(64, number(line, "head_dim"));
+            assertTrue(line.endsWith("\"jvm\":\"shared\"}"), line);
         }
         String affine4 = lines.stream().filter(l -> l.contains("\"codec\":\"affine\"") && l.contains("\"key_bits\":4,")).findFirst()
                 .orElseThrow();
@@ -55,13 +56,52 @@ class CodecBenchTest {
     }
 
     @Test
+    void oneCaseRunsAloneAsAForkedJvmRunsIt() {
+        String out = run(List.of("--json", "--case", "64:3", "--tokens", "64", "--encode-tokens", "64", "--copy-mib", "1", "--reps", "1"), 0,
+                new ByteArrayOutputStream());
+        List<String> lines = out.lines().toList();
+        assertEquals(1, lines.size(), out);
+        BenchCase expected = BenchCase.defaults(64).get(3);
+        assertTrue(lines.getFirst().startsWith("{\"codec\":\"" + expected.codec() + "\",\"key_bits\":" + expected.keyBits() + ","), out);
+        assertTrue(lines.getFirst().endsWith("\"jvm\":\"own\"}"), out);
+    }
+
+    @Test
+    void codecsSelectsTheCasesThatRun() {
+        String out = run(List.of("--json", "--in-process", "--codecs", "turboquant", "--head-dims", "64", "--tokens", "64",
+                "--encode-tokens", "64", "--copy-mib", "1", "--reps", "1"), 0, new ByteArrayOutputStream());
+        List<String> lines = out.lines().toList();
+        long expected = BenchCase.defaults(64).stream().filter(c -> c.codec().equals("turboquant")).count();
+        assertEquals(expected, lines.size(), out);
+        assertTrue(lines.stream().allMatch(l -> l.startsWith("{\"codec\":\"turboquant\"")), out);
+    }
+
+    @Test
+    void theChildJvmIsThisCommandLineUpToItsMainModule() {
+        var launcher = CaseProcesses.launcher("/jdk/bin/java", new String[] {"--module-path", "/d/mods", "-Xmx2g",
+                "--add-modules", "ALL-MODULE-PATH", "-m", "panamax.app/panamax.app.Main", "bench", "codecs"});
+        assertEquals(List.of("/jdk/bin/java", "--module-path", "/d/mods", "-Xmx2g", "--add-modules", "ALL-MODULE-PATH"),
+                launcher.orElseThrow());
+        assertEquals(List.of("java", "-Dx=1"), CaseProcesses.launcher("java", new String[] {"-Dx=1", "--module=app/app.Main"}).orElseThrow());
+        // a class-path launch (a test runner) has no main module to replace: the bench then measures in process
+        assertTrue(CaseProcesses.launcher("java", new String[] {"-cp", "a.jar", "org.example.Main"}).isEmpty());
+    }
+
+    @Test
     void unknownOptionsAndMissingBackendsAreRefusedWithUsage() {
         var err = new ByteArrayOutputStream();
         run(List.of("--head-dims", "sixty"), 2, err);
         assertTrue(err.toString(StandardCharsets.UTF_8).contains("--head-dims: expected a positive integer, found sixty"), err.toString());
         var err2 = new ByteArrayOutputStream();
-        run(List.of("--backend", "nope"), 2, err2);
+        run(List.of("--backend", "nope", "--in-process"), 2, err2);
         assertTrue(err2.toString(StandardCharsets.UTF_8).contains("--backend nope: no such backend; found [java"), err2.toString());
+        var err3 = new ByteArrayOutputStream();
+        run(List.of("--case", "64:99"), 2, err3);
+        assertTrue(err3.toString(StandardCharsets.UTF_8).contains("--case: expected HEAD_DIM:INDEX with INDEX in 0.."), err3.toString());
+        var err4 = new ByteArrayOutputStream();
+        run(List.of("--codecs", "identity,fp8"), 2, err4);
+        assertTrue(err4.toString(StandardCharsets.UTF_8).contains("--codecs: expected a list of [identity, affine, turboquant], found fp8"),
+                err4.toString());
     }
 
     @Test
@@ -73,7 +113,7 @@ class CodecBenchTest {
                 new PrintWriter(new OutputStreamWriter(err, StandardCharsets.UTF_8), true));
         assertEquals(0, status, err.toString(StandardCharsets.UTF_8));
         String table = out.toString(StandardCharsets.UTF_8);
-        assertTrue(table.startsWith("backend java; copy bandwidth"), table);
+        assertTrue(table.startsWith("backend java; every case in this JVM; copy bandwidth"), table);
         assertEquals(3 + BenchCase.defaults(64).size(), table.lines().count(), table); // bandwidth, timing rule, header
     }
 }

@@ -1,0 +1,195 @@
+package panamax.backend.java.kernel;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
+import java.util.Arrays;
+import jdk.incubator.vector.FloatVector;
+import jdk.incubator.vector.IntVector;
+import jdk.incubator.vector.VectorMask;
+import jdk.incubator.vector.VectorOperators;
+import jdk.incubator.vector.VectorSpecies;
+
+/**
+ * Attention scores of up to four query rows against rows of codes of any width from 1 to 8 bits
+ * (MLX's LSB-first bit stream: 3, 5 and 6-bit codes straddle words): the widths and head dims that
+ * {@link AffineScores} and {@link CodebookScores} do not serve, e.g. 2, 3, 5 and 6-bit affine keys at
+ * head dim 128, 1 and 3-bit TurboQuant keys, or head dim 64. As there, lanes are keys: the words of
+ * sixteen key rows are copied into columns (scalar, since rows here have 2 to 32 words), then each
+ * code position is extracted for sixteen keys at once from the one or two words it occupies (a shift,
+ * or two shifts and an or, and a mask), made a float (affine: converted; codebook: looked up in a
+ * register) and FMA'd into the four rows with the query element broadcast. The sixteen lanes are
+ * sixteen scores: nothing is reduced across lanes.
+ *
+ * <p>A {@code CodeColumns} holds one thread's scratch for rows of one shape; not thread-safe.
+ */
+public final class CodeColumns {
+    private static final VectorSpecies<Integer> IS = IntVector.SPECIES_PREFERRED;
+    private static final VectorSpecies<Float> S = FloatVector.SPECIES_PREFERRED;
+    private static final ValueLayout.OfInt U32 = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+    /** Query rows per call. */
+    public static final int ROWS = 4;
+    /** Keys per tile: one per lane. */
+    private static final int TILE = 16;
+
+    private final int bits;
+    private final int k;
+    private final int words;
+    private final int groupSize;
+    private final int groups;
+    private final int[] columns;
+    private final float[] totals = new float[ROWS * TILE];
+    private final int[] rows = new int[TILE * TILE]; // KeyColumns' scratch
+    private final float[] scales;
+    private final float[] biases;
+    private final float[] laneScales;
+    private final float[] laneBiases;
+    private final float[] xSums;
+
+    /**
+     * Scratch for rows of {@code k} codes of {@code bits}; {@code groupSize} for affine rows (0 for
+     * codebook rows).
+     */
+    public CodeColumns(int bits, int k, int groupSize) {
+        if (!supports(bits, k)) throw new IllegalArgumentException("CodeColumns: unsupported rows of " + k + " " + bits + "-bit codes");
+        this.bits = bits;
+        this.k = k;
+        this.words = k * bits / 32;
+        this.groupSize = groupSize == 0 ? k : groupSize;
+        this.groups = k / this.groupSize;
+        // whole blocks of sixteen (or eight) columns, as KeyColumns writes them; the high word of the last code is read, never used
+        this.columns = new int[(words <= 8 ? 16 : (words + 16) / 16 * 16) * TILE];
+        this.scales = new float[TILE * groups];
+        this.biases = new float[TILE * groups];
+        this.laneScales = new float[TILE * groups];
+        this.laneBiases = new float[TILE * groups];
+        this.xSums = new float[ROWS * groups];
+    }
+
+    /** True for 1 to 8-bit codes in rows of whole words, on sixteen lanes. */
+    public static boolean supports(int bits, int k) {
+        return bits >= 1 && bits <= 8 && k > 0 && k * bits % 32 == 0 && S.length() == TILE && IS.length() == TILE;
+    }
+
+    /**
+     * Affine rows ({@code code·s + b} per group): {@code c[r·ldc + t] = Σ_j x[r, j]·(s·code + b)} for
+     * rows {@code r < m} of x (four rows of k, rows past m zero) and key rows {@code [n0, n1)}, row t's
+     * words at byte {@code base + t·rowBytes}.
+     */
+    public void affineScores(MemorySegment packed, long base, long rowBytes, RowScales params, float[] x, int m, int n0, int n1,
+                             float[] c, int ldc) {
+        Arrays.fill(xSums, 0f);
+        for (int r = 0; r < m; r++) {
+            for (int j = 0; j < k; j++) xSums[r * groups + j / groupSize] += x[r * k + j];
+        }
+        for (int t0 = n0; t0 < n1; t0 += TILE) {
+            int tile = Math.min(TILE, n1 - t0);
+            transpose(packed, base + t0 * rowBytes, rowBytes, tile);
+            params.loadRows(t0, tile, groups, scales, biases);
+            for (int g = 0; g < groups; g++) {
+                for (int l = 0; l < TILE; l++) {
+                    laneScales[g * TILE + l] = l < tile ? scales[l * groups + g] : 0f;
+                    laneBiases[g * TILE + l] = l < tile ? biases[l * groups + g] : 0f;
+                }
+            }
+            affineTile(x);
+            store(c, ldc, t0, tile, m, null);
+        }
+    }
+
+    /**
+     * Codebook rows ({@code book[code]}, times the row's scale): {@code c[r·ldc + t] =
+     * rowScales[t]·Σ_j x[r, j]·book[code(t, j)]}; {@code bookBits} the codebook's float bits padded to
+     * sixteen (at most 4-bit codes).
+     */
+    public void codebookScores(MemorySegment packed, long base, long rowBytes, int[] bookBits, float[] rowScales, float[] x, int m,
+                               int n0, int n1, float[] c, int ldc) {
+        IntVector book = IntVector.fromArray(IS, bookBits, 0);
+        for (int t0 = n0; t0 < n1; t0 += TILE) {
+            int tile = Math.min(TILE, n1 - t0);
+            transpose(packed, base + t0 * rowBytes, rowBytes, tile);
+            codebookTile(x, book);
+            store(c, ldc, t0, tile, m, FloatVector.fromArray(S, rowScales, t0, S.indexInRange(0, tile)));
+        }
+    }
+
+    /**
+     * columns[w·16 + l] = word w of key row l: {@link KeyColumns}' register transposition of eight or
+     * sixteen words per row where the segment holds that many past the tile's last row (rows of fewer
+     * words are over-read, and the extra columns never used), else word by word (zero past the tile).
+     */
+    private void transpose(MemorySegment packed, long first, long rowBytes, int tile) {
+        int block = words <= 8 ? 8 : 16;
+        long last = first + (tile - 1) * rowBytes;
+        if (KeyColumns.supported() && last + 4L * (words <= 8 ? 8 : (words + 15) / 16 * 16) <= packed.byteSize()) {
+            if (block == 8) KeyColumns.transpose8(packed, first, rowBytes, tile, rows, columns);
+            else for (int w0 = 0; w0 < words; w0 += 16) KeyColumns.transpose16(packed, first, rowBytes, tile, w0, rows, columns);
+            return;
+        }
+        if (tile < TILE) Arrays.fill(columns, 0);
+        for (int l = 0; l < tile; l++) {
+            long row = first + l * rowBytes;
+            for (int w = 0; w < words; w++) columns[w * TILE + l] = packed.get(U32, row + 4L * w);
+        }
+    }
+
+    private void store(float[] c, int ldc, int t0, int tile, int m, FloatVector rowScale) {
+        VectorMask<Float> in = S.indexInRange(0, tile);
+        for (int r = 0; r < m; r++) {
+            FloatVector v = FloatVector.fromArray(S, totals, r * TILE);
+            if (rowScale != null) v = v.mul(rowScale);
+            v.intoArray(c, r * ldc + t0, in);
+        }
+    }
+
+    /** The codes at position j of the sixteen keys: from word j·bits/32, and the next one where the code straddles. */
+    private IntVector codes(int j, int mask) {
+        int bit = j * bits;
+        int w = bit >>> 5;
+        int shift = bit & 31;
+        IntVector v = IntVector.fromArray(IS, columns, w * TILE).lanewise(VectorOperators.LSHR, shift);
+        if (shift + bits > 32) v = v.or(IntVector.fromArray(IS, columns, (w + 1) * TILE).lanewise(VectorOperators.LSHL, 32 - shift));
+        return v.and(mask);
+    }
+
+    private void affineTile(float[] x) {
+        int mask = (1 << bits) - 1;
+        FloatVector t0 = FloatVector.zero(S), t1 = FloatVector.zero(S), t2 = FloatVector.zero(S), t3 = FloatVector.zero(S);
+        for (int g = 0; g < groups; g++) {
+            FloatVector a0 = FloatVector.zero(S), a1 = FloatVector.zero(S), a2 = FloatVector.zero(S), a3 = FloatVector.zero(S);
+            for (int j = g * groupSize, end = j + groupSize; j < end; j++) {
+                FloatVector v = (FloatVector) codes(j, mask).convert(VectorOperators.I2F, 0);
+                a0 = v.fma(FloatVector.broadcast(S, x[j]), a0);
+                a1 = v.fma(FloatVector.broadcast(S, x[k + j]), a1);
+                a2 = v.fma(FloatVector.broadcast(S, x[2 * k + j]), a2);
+                a3 = v.fma(FloatVector.broadcast(S, x[3 * k + j]), a3);
+            }
+            FloatVector s = FloatVector.fromArray(S, laneScales, g * TILE);
+            FloatVector b = FloatVector.fromArray(S, laneBiases, g * TILE);
+            t0 = b.fma(FloatVector.broadcast(S, xSums[g]), a0.fma(s, t0));
+            t1 = b.fma(FloatVector.broadcast(S, xSums[groups + g]), a1.fma(s, t1));
+            t2 = b.fma(FloatVector.broadcast(S, xSums[2 * groups + g]), a2.fma(s, t2));
+            t3 = b.fma(FloatVector.broadcast(S, xSums[3 * groups + g]), a3.fma(s, t3));
+        }
+        t0.intoArray(totals, 0);
+        t1.intoArray(totals, TILE);
+        t2.intoArray(totals, 2 * TILE);
+        t3.intoArray(totals, 3 * TILE);
+    }
+
+    private void codebookTile(float[] x, IntVector book) {
+        int mask = (1 << bits) - 1;
+        FloatVector a0 = FloatVector.zero(S), a1 = FloatVector.zero(S), a2 = FloatVector.zero(S), a3 = FloatVector.zero(S);
+        for (int j = 0; j < k; j++) {
+            FloatVector v = codes(j, mask).selectFrom(book).reinterpretAsFloats();
+            a0 = v.fma(FloatVector.broadcast(S, x[j]), a0);
+            a1 = v.fma(FloatVector.broadcast(S, x[k + j]), a1);
+            a2 = v.fma(FloatVector.broadcast(S, x[2 * k + j]), a2);
+            a3 = v.fma(FloatVector.broadcast(S, x[3 * k + j]), a3);
+        }
+        a0.intoArray(totals, 0);
+        a1.intoArray(totals, TILE);
+        a2.intoArray(totals, 2 * TILE);
+        a3.intoArray(totals, 3 * TILE);
+    }
+}

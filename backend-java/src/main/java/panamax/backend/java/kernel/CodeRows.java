@@ -1,0 +1,283 @@
+package panamax.backend.java.kernel;
+
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteOrder;
+import java.util.Arrays;
+import jdk.incubator.vector.FloatVector;
+import jdk.incubator.vector.IntVector;
+import jdk.incubator.vector.VectorMask;
+import jdk.incubator.vector.VectorOperators;
+import jdk.incubator.vector.VectorSpecies;
+
+/**
+ * Weighted sums of value rows of codes of any width from 1 to 8 bits, for up to four weight rows:
+ * attention's p·V over the caches {@link AffineValues} and {@link CodebookValues} do not serve (3, 5
+ * and 6-bit affine values, 1 and 3-bit TurboQuant values, head dim 64). A row is read in pieces of 64
+ * codes, which always start on a word ({@code 64·bits} bits) and span at most sixteen words, so one
+ * vector holds a piece; each chunk of sixteen codes is then extracted with a permute, a per-lane shift
+ * and, for codes that straddle words, a second permute and shift (the tables below), made a float
+ * (affine: converted; codebook: looked up in a register) and FMA'd into four accumulators with each
+ * row's weight broadcast. Affine group-constant parts are one scalar per row and group. Sums are in
+ * natural order.
+ *
+ * <p>A {@code CodeRows} holds one thread's scratch for rows of one shape; not thread-safe.
+ */
+public final class CodeRows {
+    private static final VectorSpecies<Integer> IS = IntVector.SPECIES_PREFERRED;
+    private static final VectorSpecies<Float> S = FloatVector.SPECIES_PREFERRED;
+    private static final int L = 16;
+    /** Weight rows per call. */
+    public static final int ROWS = 4;
+    /** Codes per piece: 64·bits bits, a whole number of words, at most one vector of them. */
+    private static final int PIECE = 64;
+    private static final int CHUNKS = PIECE / L;
+    /** Tokens whose weights are made together. */
+    private static final int BLOCK = 32;
+
+    // per width and chunk of a piece, sixteen lanes each at [(bits·CHUNKS + chunk)·16]: each lane's word,
+    // its right shift, the next word and the left shift (applied after a shift by 1, so a code within
+    // one word shifts its next word out entirely). Plain int arrays loaded with fromArray before the
+    // token loop: held as IntVector objects, their payloads were reloaded (and wrapped) once per token.
+    private static final int[] WORD = new int[9 * CHUNKS * L];
+    private static final int[] NEXT = new int[9 * CHUNKS * L];
+    private static final int[] RIGHT = new int[9 * CHUNKS * L];
+    private static final int[] LEFT = new int[9 * CHUNKS * L];
+
+    static {
+        for (int bits = 1; bits <= 8; bits++) {
+            for (int ch = 0; ch < CHUNKS; ch++) {
+                for (int i = 0; i < L; i++) {
+                    int bit = (ch * L + i) * bits;
+                    int at = (bits * CHUNKS + ch) * L + i;
+                    WORD[at] = bit >>> 5;
+                    NEXT[at] = Math.min((bit >>> 5) + 1, L - 1);
+                    RIGHT[at] = bit & 31;
+                    LEFT[at] = 31 - (bit & 31);
+                }
+            }
+        }
+    }
+
+    private final int bits;
+    private final int n;
+    private final int groupSize;
+    private final int groups;
+    private final int pieceWords;
+    private final float[] weights;
+    private final float[] scales;
+    private final float[] biases;
+    /** The block's scales and biases group-major ({@code [g·BLOCK + t]}), and the bias sums per lane ({@code [(r·groups + g)·16 + lane]}). */
+    private final float[] groupScales;
+    private final float[] groupBiases;
+    private final float[] biasLanes;
+    private final long[] rowByte = new long[BLOCK];
+
+    /** Scratch for rows of {@code n} codes of {@code bits}; {@code groupSize} for affine rows (0 for codebook rows). */
+    public CodeRows(int bits, int n, int groupSize) {
+        if (!supports(bits, n, groupSize)) {
+            throw new IllegalArgumentException("CodeRows: unsupported rows of " + n + " " + bits + "-bit codes, group " + groupSize);
+        }
+        this.bits = bits;
+        this.n = n;
+        this.groupSize = groupSize == 0 ? n : groupSize;
+        this.groups = n / this.groupSize;
+        this.pieceWords = PIECE * bits / 32;
+        this.weights = new float[ROWS * BLOCK * groups];
+        this.scales = new float[BLOCK * groups];
+        this.biases = new float[BLOCK * groups];
+        this.groupScales = new float[BLOCK * groups];
+        this.groupBiases = new float[BLOCK * groups];
+        this.biasLanes = new float[ROWS * groups * L];
+    }
+
+    /** True for 1 to 8-bit rows of whole pieces of 64 codes, groups of whole pairs of chunks of sixteen (MLX's 32, 64, 128), on sixteen lanes. */
+    public static boolean supports(int bits, int n, int groupSize) {
+        return bits >= 1 && bits <= 8 && n > 0 && n % PIECE == 0 && (groupSize == 0 || groupSize % (2 * L) == 0 && n % groupSize == 0)
+                && IS.length() == L && S.length() == L;
+    }
+
+    /**
+     * Affine rows: adds {@code Σ_{t ∈ [k0, k1)} x[r, t]·(s_t·code_t + b_t)} to {@code acc[r·n ...]} for
+     * rows {@code r < m} (x: rows of stride k), the code parts in {@code acc} and the group-constant
+     * parts {@code Σ x·b} in {@code biasAcc[r·groups + g]} (see {@link #finishAffine}). Row t's words
+     * start at byte {@code base + t·rowBytes}.
+     */
+    public void affine(MemorySegment packed, long base, long rowBytes, RowScales params, float[] x, int m, int k, int k0, int k1,
+                       float[] acc, float[] biasAcc) {
+        for (int t0 = k0; t0 < k1; t0 += BLOCK) {
+            int count = Math.min(BLOCK, k1 - t0);
+            params.loadRows(t0, count, groups, scales, biases);
+            for (int t = 0; t < count; t++) {
+                rowByte[t] = base + (t0 + t) * rowBytes;
+                for (int g = 0; g < groups; g++) {
+                    groupScales[g * BLOCK + t] = scales[t * groups + g];
+                    groupBiases[g * BLOCK + t] = biases[t * groups + g];
+                }
+            }
+            // weights x·s and bias sums x·b, sixteen tokens per vector (tokens past the block's count are masked off)
+            for (int t = 0; t < count; t += L) {
+                VectorMask<Float> in = S.indexInRange(t, count);
+                for (int r = 0; r < ROWS; r++) {
+                    FloatVector xv = r < m ? FloatVector.fromArray(S, x, r * k + t0 + t, in) : FloatVector.zero(S);
+                    for (int g = 0; g < groups; g++) {
+                        xv.mul(FloatVector.fromArray(S, groupScales, g * BLOCK + t, in)).intoArray(weights, (r * groups + g) * BLOCK + t);
+                        int lanes = (r * groups + g) * L;
+                        FloatVector.fromArray(S, groupBiases, g * BLOCK + t, in).fma(xv, FloatVector.fromArray(S, biasLanes, lanes))
+                                .intoArray(biasLanes, lanes);
+                    }
+                }
+            }
+            affineBlock(packed, count, acc, bits, n, groupSize, groups, pieceWords, rowByte, weights);
+        }
+        for (int i = 0; i < ROWS * groups; i++) {
+            biasAcc[i] += FloatVector.fromArray(S, biasLanes, i * L).reduceLanes(VectorOperators.ADD);
+        }
+        Arrays.fill(biasLanes, 0f);
+    }
+
+    /** Row r of the affine sums, {@code acc + biasAcc} per group, into {@code dst}. */
+    public void finishAffine(float[] acc, float[] biasAcc, int r, float[] dst) {
+        for (int j = 0; j < n; j++) dst[j] = acc[r * n + j] + biasAcc[r * groups + j / groupSize];
+    }
+
+    /**
+     * Codebook rows: adds {@code Σ_{t ∈ [k0, k1)} x[r, t]·rowScales[t]·book[code_t]} to
+     * {@code acc[r·n ...]}; {@code bookBits} the codebook's float bits padded to sixteen (at most 4-bit codes).
+     */
+    public void codebook(MemorySegment packed, long base, long rowBytes, int[] bookBits, float[] rowScales, float[] x, int m, int k,
+                         int k0, int k1, float[] acc) {
+        IntVector book = IntVector.fromArray(IS, bookBits, 0);
+        for (int t0 = k0; t0 < k1; t0 += BLOCK) {
+            int count = Math.min(BLOCK, k1 - t0);
+            Arrays.fill(weights, 0f);
+            for (int t = 0; t < count; t++) {
+                rowByte[t] = base + (t0 + t) * rowBytes;
+                for (int r = 0; r < m; r++) weights[r * BLOCK + t] = x[r * k + t0 + t] * rowScales[t0 + t];
+            }
+            codebookBlock(packed, count, acc, book, bits, n, pieceWords, rowByte, weights);
+        }
+    }
+
+    /**
+     * The block's tokens into acc, chunk by chunk, with weights[(r·groups + g)·BLOCK + t]: codes made
+     * floats by conversion. (Its codebook twin below looks them up; one method with a branch in the
+     * token loop would merge two vectors there, which C2 boxes unless it unswitches the loop.)
+     */
+    private static void affineBlock(MemorySegment packed, int count, float[] acc, int bits, int n, int groupSize, int groups,
+                                    int pieceWords, long[] rowByte, float[] weights) {
+        IntVector mask = IntVector.broadcast(IS, (1 << bits) - 1);
+        for (int p = 0; p < n / PIECE; p++) {
+            long pieceByte = 4L * p * pieceWords;
+            // two chunks of the piece per pass (one group: groups are whole pairs of chunks), each token's words loaded once
+            for (int ch = 0; ch < CHUNKS; ch += 2) {
+                int j = p * PIECE + ch * L;
+                int g = j / groupSize;
+                int w0 = g * BLOCK, w1 = (groups + g) * BLOCK, w2 = (2 * groups + g) * BLOCK, w3 = (3 * groups + g) * BLOCK;
+                int at = (bits * CHUNKS + ch) * L;
+                IntVector word = IntVector.fromArray(IS, WORD, at);
+                IntVector next = IntVector.fromArray(IS, NEXT, at);
+                IntVector right = IntVector.fromArray(IS, RIGHT, at);
+                IntVector left = IntVector.fromArray(IS, LEFT, at);
+                IntVector word2 = IntVector.fromArray(IS, WORD, at + L);
+                IntVector next2 = IntVector.fromArray(IS, NEXT, at + L);
+                IntVector right2 = IntVector.fromArray(IS, RIGHT, at + L);
+                IntVector left2 = IntVector.fromArray(IS, LEFT, at + L);
+                FloatVector a0 = FloatVector.fromArray(S, acc, j);
+                FloatVector a1 = FloatVector.fromArray(S, acc, n + j);
+                FloatVector a2 = FloatVector.fromArray(S, acc, 2 * n + j);
+                FloatVector a3 = FloatVector.fromArray(S, acc, 3 * n + j);
+                FloatVector b0 = FloatVector.fromArray(S, acc, j + L);
+                FloatVector b1 = FloatVector.fromArray(S, acc, n + j + L);
+                FloatVector b2 = FloatVector.fromArray(S, acc, 2 * n + j + L);
+                FloatVector b3 = FloatVector.fromArray(S, acc, 3 * n + j + L);
+                for (int t = 0; t < count; t++) {
+                    IntVector raw = CodebookVectors.rowWords(packed, rowByte[t] + pieceByte, pieceWords);
+                    FloatVector u0 = FloatVector.broadcast(S, weights[w0 + t]);
+                    FloatVector u1 = FloatVector.broadcast(S, weights[w1 + t]);
+                    FloatVector u2 = FloatVector.broadcast(S, weights[w2 + t]);
+                    FloatVector u3 = FloatVector.broadcast(S, weights[w3 + t]);
+                    FloatVector v = (FloatVector) word.selectFrom(raw).lanewise(VectorOperators.LSHR, right)
+                            .or(next.selectFrom(raw).lanewise(VectorOperators.LSHL, 1).lanewise(VectorOperators.LSHL, left)).and(mask)
+                            .convert(VectorOperators.I2F, 0);
+                    a0 = v.fma(u0, a0);
+                    a1 = v.fma(u1, a1);
+                    a2 = v.fma(u2, a2);
+                    a3 = v.fma(u3, a3);
+                    v = (FloatVector) word2.selectFrom(raw).lanewise(VectorOperators.LSHR, right2)
+                            .or(next2.selectFrom(raw).lanewise(VectorOperators.LSHL, 1).lanewise(VectorOperators.LSHL, left2)).and(mask)
+                            .convert(VectorOperators.I2F, 0);
+                    b0 = v.fma(u0, b0);
+                    b1 = v.fma(u1, b1);
+                    b2 = v.fma(u2, b2);
+                    b3 = v.fma(u3, b3);
+                }
+                a0.intoArray(acc, j);
+                a1.intoArray(acc, n + j);
+                a2.intoArray(acc, 2 * n + j);
+                a3.intoArray(acc, 3 * n + j);
+                b0.intoArray(acc, j + L);
+                b1.intoArray(acc, n + j + L);
+                b2.intoArray(acc, 2 * n + j + L);
+                b3.intoArray(acc, 3 * n + j + L);
+            }
+        }
+    }
+
+    /** {@link #affineBlock} with codes looked up in {@code book} (one group: weights[r·BLOCK + t]). */
+    private static void codebookBlock(MemorySegment packed, int count, float[] acc, IntVector book, int bits, int n, int pieceWords,
+                                      long[] rowByte, float[] weights) {
+        IntVector mask = IntVector.broadcast(IS, (1 << bits) - 1);
+        for (int p = 0; p < n / PIECE; p++) {
+            long pieceByte = 4L * p * pieceWords;
+            for (int ch = 0; ch < CHUNKS; ch += 2) {
+                int j = p * PIECE + ch * L;
+                int at = (bits * CHUNKS + ch) * L;
+                IntVector word = IntVector.fromArray(IS, WORD, at);
+                IntVector next = IntVector.fromArray(IS, NEXT, at);
+                IntVector right = IntVector.fromArray(IS, RIGHT, at);
+                IntVector left = IntVector.fromArray(IS, LEFT, at);
+                IntVector word2 = IntVector.fromArray(IS, WORD, at + L);
+                IntVector next2 = IntVector.fromArray(IS, NEXT, at + L);
+                IntVector right2 = IntVector.fromArray(IS, RIGHT, at + L);
+                IntVector left2 = IntVector.fromArray(IS, LEFT, at + L);
+                FloatVector a0 = FloatVector.fromArray(S, acc, j);
+                FloatVector a1 = FloatVector.fromArray(S, acc, n + j);
+                FloatVector a2 = FloatVector.fromArray(S, acc, 2 * n + j);
+                FloatVector a3 = FloatVector.fromArray(S, acc, 3 * n + j);
+                FloatVector b0 = FloatVector.fromArray(S, acc, j + L);
+                FloatVector b1 = FloatVector.fromArray(S, acc, n + j + L);
+                FloatVector b2 = FloatVector.fromArray(S, acc, 2 * n + j + L);
+                FloatVector b3 = FloatVector.fromArray(S, acc, 3 * n + j + L);
+                for (int t = 0; t < count; t++) {
+                    IntVector raw = CodebookVectors.rowWords(packed, rowByte[t] + pieceByte, pieceWords);
+                    FloatVector u0 = FloatVector.broadcast(S, weights[t]);
+                    FloatVector u1 = FloatVector.broadcast(S, weights[BLOCK + t]);
+                    FloatVector u2 = FloatVector.broadcast(S, weights[2 * BLOCK + t]);
+                    FloatVector u3 = FloatVector.broadcast(S, weights[3 * BLOCK + t]);
+                    FloatVector v = word.selectFrom(raw).lanewise(VectorOperators.LSHR, right)
+                            .or(next.selectFrom(raw).lanewise(VectorOperators.LSHL, 1).lanewise(VectorOperators.LSHL, left)).and(mask)
+                            .selectFrom(book).reinterpretAsFloats();
+                    a0 = v.fma(u0, a0);
+                    a1 = v.fma(u1, a1);
+                    a2 = v.fma(u2, a2);
+                    a3 = v.fma(u3, a3);
+                    v = word2.selectFrom(raw).lanewise(VectorOperators.LSHR, right2)
+                            .or(next2.selectFrom(raw).lanewise(VectorOperators.LSHL, 1).lanewise(VectorOperators.LSHL, left2)).and(mask)
+                            .selectFrom(book).reinterpretAsFloats();
+                    b0 = v.fma(u0, b0);
+                    b1 = v.fma(u1, b1);
+                    b2 = v.fma(u2, b2);
+                    b3 = v.fma(u3, b3);
+                }
+                a0.intoArray(acc, j);
+                a1.intoArray(acc, n + j);
+                a2.intoArray(acc, 2 * n + j);
+                a3.intoArray(acc, 3 * n + j);
+                b0.intoArray(acc, j + L);
+                b1.intoArray(acc, n + j + L);
+                b2.intoArray(acc, 2 * n + j + L);
+                b3.intoArray(acc, 3 * n + j + L);
+            }
+        }
+    }
+}
