@@ -43,7 +43,7 @@ final class CodebookAttention {
 
     /**
      * True when the kernels serve these keys and values: codebooks of at most sixteen entries (held in
-     * a register), unit-stride words, keys of {@link CodebookScores} (2/4-bit, 8 or 16k words) or of the
+     * a register), unit-stride words, keys of {@link CodebookScores} (4-bit, 8 or 16k words) or of the
      * any-width {@link CodeColumns}, values of {@link CodebookValues}, {@link CodebookVectors#accumulatePacked}
      * or the any-width {@link CodeRows}.
      */
@@ -104,7 +104,7 @@ final class CodebookAttention {
         @Override
         public void scores(float[] queries, int m, float[] scores) {
             if (anyScores != null) {
-                anyScores.codebookScores(ks, kBase, keys.rowBytes(), keys.table.laneBits(), keyNorms, queries, m, 0, tk, scores, tk);
+                anyScores.codebookScores(ks, kBase, keys.rowBytes(), keys.table.laneBits(), keyNorms, queries, m, 0, tk, scores, 0, tk);
                 return;
             }
             CodebookScores.scores(ks, kBase, keys.rowBytes(), keys.bits, d, keys.table.laneBits(), keyNorms, queries, m, 0, tk, scores, 0, tk);

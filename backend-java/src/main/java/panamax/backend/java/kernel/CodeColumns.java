@@ -93,23 +93,23 @@ public final class CodeColumns {
                 }
             }
             affineTile(x);
-            store(c, ldc, t0, tile, m, null);
+            store(c, 0, ldc, t0, tile, m, null);
         }
     }
 
     /**
      * Codebook rows ({@code book[code]}, times the row's scale): {@code c[r·ldc + t] =
-     * rowScales[t]·Σ_j x[r, j]·book[code(t, j)]}; {@code bookBits} the codebook's float bits padded to
+     * rowScales[t]·Σ_j x[r, j]·book[code(t, j)]} (at {@code c[cOff + r·ldc + t]}); {@code bookBits} the codebook's float bits padded to
      * sixteen (at most 4-bit codes).
      */
     public void codebookScores(MemorySegment packed, long base, long rowBytes, int[] bookBits, float[] rowScales, float[] x, int m,
-                               int n0, int n1, float[] c, int ldc) {
+                               int n0, int n1, float[] c, int cOff, int ldc) {
         IntVector book = IntVector.fromArray(IS, bookBits, 0);
         for (int t0 = n0; t0 < n1; t0 += TILE) {
             int tile = Math.min(TILE, n1 - t0);
             transpose(packed, base + t0 * rowBytes, rowBytes, tile);
             codebookTile(x, book);
-            store(c, ldc, t0, tile, m, FloatVector.fromArray(S, rowScales, t0, S.indexInRange(0, tile)));
+            store(c, cOff, ldc, t0, tile, m, FloatVector.fromArray(S, rowScales, t0, S.indexInRange(0, tile)));
         }
     }
 
@@ -133,12 +133,12 @@ public final class CodeColumns {
         }
     }
 
-    private void store(float[] c, int ldc, int t0, int tile, int m, FloatVector rowScale) {
+    private void store(float[] c, int cOff, int ldc, int t0, int tile, int m, FloatVector rowScale) {
         VectorMask<Float> in = S.indexInRange(0, tile);
         for (int r = 0; r < m; r++) {
             FloatVector v = FloatVector.fromArray(S, totals, r * TILE);
             if (rowScale != null) v = v.mul(rowScale);
-            v.intoArray(c, r * ldc + t0, in);
+            v.intoArray(c, cOff + r * ldc + t0, in);
         }
     }
 

@@ -9,7 +9,7 @@ import jdk.incubator.vector.VectorSpecies;
 
 /**
  * {@code c[r, t] = rowScale[t]·Σ_j x[r, j]·codebook[code(t, j)]} for up to four x rows against
- * codebook rows of 2 or 4-bit codes: attention's q·Kᵀ over a TurboQuant cache (a row is one token's
+ * codebook rows of 4-bit codes: attention's q·Kᵀ over a TurboQuant cache (a row is one token's
  * rotated key, its scale the key's norm). As in {@link AffineScores}, lanes are keys: sixteen key rows
  * are transposed ({@link KeyColumns}), each code position of a word is extracted for sixteen keys at
  * once (a shift and a mask), looked up in the codebook held in a register (one permute) and FMA'd
@@ -28,11 +28,14 @@ public final class CodebookScores {
     private CodebookScores() {
     }
 
-    /** True for 2 and 4-bit rows of eight words or of whole chunks of sixteen (head dim 128: both), on sixteen lanes. */
+    /**
+     * True for 4-bit rows of eight words or of whole chunks of sixteen (head dims 64 and 128), on
+     * sixteen lanes. (A 2-bit twin of {@link #tile4} ran 1.3× its time per key, slower than the
+     * any-width {@link CodeColumns}, which now serves 2-bit keys: session 7, 2.05 → 1.79 ms per 8k step.)
+     */
     public static boolean supports(int bits, int k) {
         int words = k * bits / 32;
-        return (bits == 2 || bits == 4) && k * bits % 32 == 0 && (words == 8 || words % 16 == 0) && KeyColumns.supported()
-                && S.length() == TILE;
+        return bits == 4 && k * bits % 32 == 0 && (words == 8 || words % 16 == 0) && KeyColumns.supported() && S.length() == TILE;
     }
 
     /**
@@ -52,16 +55,15 @@ public final class CodebookScores {
             int tile = Math.min(TILE, n1 - t0);
             if (words == 8) KeyColumns.transpose8(packed, base + t0 * rowBytes, rowBytes, tile, rows, columns);
             else for (int w0 = 0; w0 < words; w0 += 16) KeyColumns.transpose16(packed, base + t0 * rowBytes, rowBytes, tile, w0, rows, columns);
-            if (bits == 4) tile4(columns, words, k, x, table, totals);
-            else tile2(columns, words, k, x, table, totals);
+            tile4(columns, words, k, x, table, totals);
             VectorMask<Float> in = S.indexInRange(0, tile);
             FloatVector norms = FloatVector.fromArray(S, rowScales, t0, in);
             for (int r = 0; r < m; r++) FloatVector.fromArray(S, totals, r * TILE).mul(norms).intoArray(c, cOff + r * ldc + t0, in);
         }
     }
 
-    // tile4 and tile2 are one loop with the width's shifts and codes per word as constants: the sums
-    // Σ x·codebook[code] of the four x rows against the tile's sixteen keys, row r's at totals[r·16 ...]
+    // one loop with the width's shifts and codes per word as constants: the sums Σ x·codebook[code]
+    // of the four x rows against the tile's sixteen keys, row r's at totals[r·16 ...]
     private static void tile4(int[] columns, int words, int k, float[] x, IntVector table, float[] totals) {
         FloatVector a0 = FloatVector.zero(S), a1 = FloatVector.zero(S), a2 = FloatVector.zero(S), a3 = FloatVector.zero(S);
         FloatVector b0 = FloatVector.zero(S), b1 = FloatVector.zero(S), b2 = FloatVector.zero(S), b3 = FloatVector.zero(S);
@@ -109,100 +111,6 @@ public final class CodebookScores {
             b1 = v.fma(FloatVector.broadcast(S, x[1 * k + dim + 7]), b1);
             b2 = v.fma(FloatVector.broadcast(S, x[2 * k + dim + 7]), b2);
             b3 = v.fma(FloatVector.broadcast(S, x[3 * k + dim + 7]), b3);
-        }
-        a0.add(b0).intoArray(totals, 0);
-        a1.add(b1).intoArray(totals, TILE);
-        a2.add(b2).intoArray(totals, 2 * TILE);
-        a3.add(b3).intoArray(totals, 3 * TILE);
-    }
-
-    private static void tile2(int[] columns, int words, int k, float[] x, IntVector table, float[] totals) {
-        FloatVector a0 = FloatVector.zero(S), a1 = FloatVector.zero(S), a2 = FloatVector.zero(S), a3 = FloatVector.zero(S);
-        FloatVector b0 = FloatVector.zero(S), b1 = FloatVector.zero(S), b2 = FloatVector.zero(S), b3 = FloatVector.zero(S);
-        for (int w = 0; w < words; w++) {
-            IntVector codes = IntVector.fromArray(IS, columns, w * 16);
-            int dim = w * 16;
-            FloatVector v;
-            v = codes.and(3).selectFrom(table).reinterpretAsFloats();
-            a0 = v.fma(FloatVector.broadcast(S, x[dim]), a0);
-            a1 = v.fma(FloatVector.broadcast(S, x[1 * k + dim]), a1);
-            a2 = v.fma(FloatVector.broadcast(S, x[2 * k + dim]), a2);
-            a3 = v.fma(FloatVector.broadcast(S, x[3 * k + dim]), a3);
-            v = codes.lanewise(VectorOperators.LSHR, 2).and(3).selectFrom(table).reinterpretAsFloats();
-            b0 = v.fma(FloatVector.broadcast(S, x[dim + 1]), b0);
-            b1 = v.fma(FloatVector.broadcast(S, x[1 * k + dim + 1]), b1);
-            b2 = v.fma(FloatVector.broadcast(S, x[2 * k + dim + 1]), b2);
-            b3 = v.fma(FloatVector.broadcast(S, x[3 * k + dim + 1]), b3);
-            v = codes.lanewise(VectorOperators.LSHR, 4).and(3).selectFrom(table).reinterpretAsFloats();
-            a0 = v.fma(FloatVector.broadcast(S, x[dim + 2]), a0);
-            a1 = v.fma(FloatVector.broadcast(S, x[1 * k + dim + 2]), a1);
-            a2 = v.fma(FloatVector.broadcast(S, x[2 * k + dim + 2]), a2);
-            a3 = v.fma(FloatVector.broadcast(S, x[3 * k + dim + 2]), a3);
-            v = codes.lanewise(VectorOperators.LSHR, 6).and(3).selectFrom(table).reinterpretAsFloats();
-            b0 = v.fma(FloatVector.broadcast(S, x[dim + 3]), b0);
-            b1 = v.fma(FloatVector.broadcast(S, x[1 * k + dim + 3]), b1);
-            b2 = v.fma(FloatVector.broadcast(S, x[2 * k + dim + 3]), b2);
-            b3 = v.fma(FloatVector.broadcast(S, x[3 * k + dim + 3]), b3);
-            v = codes.lanewise(VectorOperators.LSHR, 8).and(3).selectFrom(table).reinterpretAsFloats();
-            a0 = v.fma(FloatVector.broadcast(S, x[dim + 4]), a0);
-            a1 = v.fma(FloatVector.broadcast(S, x[1 * k + dim + 4]), a1);
-            a2 = v.fma(FloatVector.broadcast(S, x[2 * k + dim + 4]), a2);
-            a3 = v.fma(FloatVector.broadcast(S, x[3 * k + dim + 4]), a3);
-            v = codes.lanewise(VectorOperators.LSHR, 10).and(3).selectFrom(table).reinterpretAsFloats();
-            b0 = v.fma(FloatVector.broadcast(S, x[dim + 5]), b0);
-            b1 = v.fma(FloatVector.broadcast(S, x[1 * k + dim + 5]), b1);
-            b2 = v.fma(FloatVector.broadcast(S, x[2 * k + dim + 5]), b2);
-            b3 = v.fma(FloatVector.broadcast(S, x[3 * k + dim + 5]), b3);
-            v = codes.lanewise(VectorOperators.LSHR, 12).and(3).selectFrom(table).reinterpretAsFloats();
-            a0 = v.fma(FloatVector.broadcast(S, x[dim + 6]), a0);
-            a1 = v.fma(FloatVector.broadcast(S, x[1 * k + dim + 6]), a1);
-            a2 = v.fma(FloatVector.broadcast(S, x[2 * k + dim + 6]), a2);
-            a3 = v.fma(FloatVector.broadcast(S, x[3 * k + dim + 6]), a3);
-            v = codes.lanewise(VectorOperators.LSHR, 14).and(3).selectFrom(table).reinterpretAsFloats();
-            b0 = v.fma(FloatVector.broadcast(S, x[dim + 7]), b0);
-            b1 = v.fma(FloatVector.broadcast(S, x[1 * k + dim + 7]), b1);
-            b2 = v.fma(FloatVector.broadcast(S, x[2 * k + dim + 7]), b2);
-            b3 = v.fma(FloatVector.broadcast(S, x[3 * k + dim + 7]), b3);
-            v = codes.lanewise(VectorOperators.LSHR, 16).and(3).selectFrom(table).reinterpretAsFloats();
-            a0 = v.fma(FloatVector.broadcast(S, x[dim + 8]), a0);
-            a1 = v.fma(FloatVector.broadcast(S, x[1 * k + dim + 8]), a1);
-            a2 = v.fma(FloatVector.broadcast(S, x[2 * k + dim + 8]), a2);
-            a3 = v.fma(FloatVector.broadcast(S, x[3 * k + dim + 8]), a3);
-            v = codes.lanewise(VectorOperators.LSHR, 18).and(3).selectFrom(table).reinterpretAsFloats();
-            b0 = v.fma(FloatVector.broadcast(S, x[dim + 9]), b0);
-            b1 = v.fma(FloatVector.broadcast(S, x[1 * k + dim + 9]), b1);
-            b2 = v.fma(FloatVector.broadcast(S, x[2 * k + dim + 9]), b2);
-            b3 = v.fma(FloatVector.broadcast(S, x[3 * k + dim + 9]), b3);
-            v = codes.lanewise(VectorOperators.LSHR, 20).and(3).selectFrom(table).reinterpretAsFloats();
-            a0 = v.fma(FloatVector.broadcast(S, x[dim + 10]), a0);
-            a1 = v.fma(FloatVector.broadcast(S, x[1 * k + dim + 10]), a1);
-            a2 = v.fma(FloatVector.broadcast(S, x[2 * k + dim + 10]), a2);
-            a3 = v.fma(FloatVector.broadcast(S, x[3 * k + dim + 10]), a3);
-            v = codes.lanewise(VectorOperators.LSHR, 22).and(3).selectFrom(table).reinterpretAsFloats();
-            b0 = v.fma(FloatVector.broadcast(S, x[dim + 11]), b0);
-            b1 = v.fma(FloatVector.broadcast(S, x[1 * k + dim + 11]), b1);
-            b2 = v.fma(FloatVector.broadcast(S, x[2 * k + dim + 11]), b2);
-            b3 = v.fma(FloatVector.broadcast(S, x[3 * k + dim + 11]), b3);
-            v = codes.lanewise(VectorOperators.LSHR, 24).and(3).selectFrom(table).reinterpretAsFloats();
-            a0 = v.fma(FloatVector.broadcast(S, x[dim + 12]), a0);
-            a1 = v.fma(FloatVector.broadcast(S, x[1 * k + dim + 12]), a1);
-            a2 = v.fma(FloatVector.broadcast(S, x[2 * k + dim + 12]), a2);
-            a3 = v.fma(FloatVector.broadcast(S, x[3 * k + dim + 12]), a3);
-            v = codes.lanewise(VectorOperators.LSHR, 26).and(3).selectFrom(table).reinterpretAsFloats();
-            b0 = v.fma(FloatVector.broadcast(S, x[dim + 13]), b0);
-            b1 = v.fma(FloatVector.broadcast(S, x[1 * k + dim + 13]), b1);
-            b2 = v.fma(FloatVector.broadcast(S, x[2 * k + dim + 13]), b2);
-            b3 = v.fma(FloatVector.broadcast(S, x[3 * k + dim + 13]), b3);
-            v = codes.lanewise(VectorOperators.LSHR, 28).and(3).selectFrom(table).reinterpretAsFloats();
-            a0 = v.fma(FloatVector.broadcast(S, x[dim + 14]), a0);
-            a1 = v.fma(FloatVector.broadcast(S, x[1 * k + dim + 14]), a1);
-            a2 = v.fma(FloatVector.broadcast(S, x[2 * k + dim + 14]), a2);
-            a3 = v.fma(FloatVector.broadcast(S, x[3 * k + dim + 14]), a3);
-            v = codes.lanewise(VectorOperators.LSHR, 30).selectFrom(table).reinterpretAsFloats();
-            b0 = v.fma(FloatVector.broadcast(S, x[dim + 15]), b0);
-            b1 = v.fma(FloatVector.broadcast(S, x[1 * k + dim + 15]), b1);
-            b2 = v.fma(FloatVector.broadcast(S, x[2 * k + dim + 15]), b2);
-            b3 = v.fma(FloatVector.broadcast(S, x[3 * k + dim + 15]), b3);
         }
         a0.add(b0).intoArray(totals, 0);
         a1.add(b1).intoArray(totals, TILE);
