@@ -30,6 +30,7 @@ import panamax.api.tensor.BackendProvider;
  * {@code --copy-mib N} (size of the copy that measures bandwidth, default 128), {@code --reps N} (timed encode and decode calls, default 20),
  * {@code --in-process} (every case in this JVM; the default runs each in a JVM of its own, see
  * {@link CaseProcesses}), {@code --codecs identity,affine,turboquant} (which codecs' cases to run),
+ * {@code --warmup-ms N} (untimed run of each timed quantity right before it is timed, default 1000),
  * {@code --case HEAD_DIM:INDEX} (only that case: what a forked JVM runs).
  */
 public final class CodecBench {
@@ -133,13 +134,14 @@ public final class CodecBench {
 
     /** Runs every case (or only {@code --case}'s) on a borrowed backend and prints as {@code options} say. */
     static void run(Backend backend, BenchOptions options, PrintWriter out) {
-        CodecMeter meter = new CodecMeter(backend, options.attentionTokens(), options.encodeTokens(), options.copyMib(), options.reps());
+        CodecMeter meter = new CodecMeter(backend, options.attentionTokens(), options.encodeTokens(), options.copyMib(), options.reps(),
+                options.warmupMillis());
         if (options.caseId() != null) {
             int headDim = options.caseId()[0];
             List<BenchCase> cases = BenchCase.defaults(headDim);
             BenchCase c = cases.get(options.caseId()[1]);
             BenchCase identity = identity(cases);
-            warmUp(meter, c == identity ? List.of(c) : List.of(identity, c));
+            warmUp(meter, c == identity ? List.of(c) : List.of(identity, c), options.warmupMillis() == 0);
             Measurement m = meter.measure(c, meter.copyGbps(), c == identity ? null : identity, true);
             out.println(options.json() ? m.json() : m.row());
             out.flush();
@@ -150,7 +152,7 @@ public final class CodecBench {
             // identity is warmed up whatever --codecs says: every codec's attention alternates with it
             all.addAll(BenchCase.defaults(headDim).stream().filter(c -> options.selects(c) || c.codec().equals("identity")).toList());
         }
-        int rounds = warmUp(meter, all);
+        int rounds = warmUp(meter, all, options.warmupMillis() == 0);
         double copyGbps = meter.copyGbps();
         if (!options.json()) {
             out.printf("backend %s; every case in this JVM; copy bandwidth %.2f GB/s; attention over %d tokens (B=1, Hq=32, Hkv=8,"
@@ -180,11 +182,13 @@ public final class CodecBench {
      * Warms up {@code cases} twice, then (up to 8 rounds) lets the JIT finish its queue and warms up
      * again while a round still compiles: a kernel whose compile is still queued when its case is
      * timed runs in C1 code, 10-100x slower (seen on a loaded machine, where the queue waits for the
-     * CPU the warm-up itself takes). Returns the rounds run.
+     * CPU the warm-up itself takes). With {@code --warmup-ms 0} (quick runs: the tests) one round and
+     * no waiting. Returns the rounds run.
      */
-    private static int warmUp(CodecMeter meter, List<BenchCase> cases) {
+    private static int warmUp(CodecMeter meter, List<BenchCase> cases, boolean quick) {
         int rounds = 0;
-        for (long compiled = JitActivity.millis(), before = -1; rounds < 2 || rounds < 8 && compiled - before > 100; rounds++) {
+        for (long compiled = JitActivity.millis(), before = -1;
+             rounds < (quick ? 1 : 2) || !quick && rounds < 8 && compiled - before > 100; rounds++) {
             if (rounds >= 2) JitActivity.awaitQuiet(500, 20_000);
             for (BenchCase c : cases) meter.warmUp(c);
             before = compiled;
@@ -197,9 +201,10 @@ public final class CodecBench {
      * Command-line options of the benchmark.
      */
     record BenchOptions(boolean json, boolean help, String backend, int[] headDims, int attentionTokens, int encodeTokens,
-                        int threads, int copyMib, int reps, boolean inProcess, int[] caseId, List<String> codecs) {
+                        int threads, int copyMib, int reps, boolean inProcess, int[] caseId, List<String> codecs,
+                        int warmupMillis) {
         static final String USAGE = "usage: panamax bench codecs [--json] [--backend ID] [--head-dims 64,128]"
-                + " [--codecs identity,affine,turboquant] [--tokens N] [--encode-tokens N] [--threads N] [--copy-mib N] [--reps N] [--in-process]"
+                + " [--codecs identity,affine,turboquant] [--tokens N] [--encode-tokens N] [--threads N] [--copy-mib N] [--reps N] [--warmup-ms N] [--in-process]"
                 + " [--case HEAD_DIM:INDEX]";
 
         static BenchOptions parse(List<String> args) {
@@ -216,6 +221,7 @@ public final class CodecBench {
             boolean inProcess = false;
             int[] caseId = null;
             List<String> codecs = CODECS;
+            int warmupMillis = (int) CodecMeter.WARMUP_MILLIS;
             for (int i = 0; i < args.size(); i++) {
                 String a = args.get(i);
                 switch (a) {
@@ -230,12 +236,13 @@ public final class CodecBench {
                     case "--copy-mib" -> copyMib = positive(value(args, ++i, a), a);
                     case "--reps" -> reps = positive(value(args, ++i, a), a);
                     case "--in-process" -> inProcess = true;
+                    case "--warmup-ms" -> warmupMillis = nonNegative(value(args, ++i, a), a);
                     case "--codecs" -> codecs = codecs(value(args, ++i, a));
                     case "--case" -> caseId = caseId(value(args, ++i, a));
                     default -> throw new IllegalArgumentException("unknown option " + a);
                 }
             }
-            return new BenchOptions(json, help, backend, headDims, tokens, encodeTokens, threads, copyMib, reps, inProcess, caseId, codecs);
+            return new BenchOptions(json, help, backend, headDims, tokens, encodeTokens, threads, copyMib, reps, inProcess, caseId, codecs, warmupMillis);
         }
 
         static final List<String> CODECS = List.of("identity", "affine", "turboquant");
@@ -274,6 +281,16 @@ public final class CodecBench {
         private static String value(List<String> args, int i, String option) {
             if (i >= args.size()) throw new IllegalArgumentException(option + ": missing value");
             return args.get(i);
+        }
+
+        private static int nonNegative(String s, String option) {
+            try {
+                int v = Integer.parseInt(s);
+                if (v >= 0) return v;
+            } catch (NumberFormatException e) {
+                // reported below
+            }
+            throw new IllegalArgumentException(option + ": expected a non-negative integer, found " + s);
         }
 
         private static int positive(String s, String option) {

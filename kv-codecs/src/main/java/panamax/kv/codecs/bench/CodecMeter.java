@@ -41,6 +41,12 @@ final class CodecMeter {
     static final int ATTENTION_WARMUP = 5;
     /** Encode + decode calls at the timed size per warm-up round (at least two rounds run). */
     static final int WARMUP_CALLS = 50;
+    /**
+     * Default untimed milliseconds of each timed quantity right before it is timed ({@link #warmUpFor}):
+     * 400 ms left TurboQuant 4/4's decode at 4.2–4.7 GB/s (median), 1000 ms at 6.0–6.3, as 200 timed calls read.
+     */
+    static final long WARMUP_MILLIS = 1000;
+    private final long warmupMillis;
     static final int ATTENTION_REPS = 30;
     private final int attentionTokens;
     private final int encodeTokens;
@@ -48,7 +54,8 @@ final class CodecMeter {
     private final int reps;
     private final Map<String, float[]> data = new HashMap<>();
 
-    CodecMeter(Backend backend, int attentionTokens, int encodeTokens, int copyMib, int reps) {
+    CodecMeter(Backend backend, int attentionTokens, int encodeTokens, int copyMib, int reps, long warmupMillis) {
+        this.warmupMillis = warmupMillis;
         this.backend = backend;
         this.reps = reps;
         this.copyElements = (long) copyMib << 19;
@@ -75,7 +82,8 @@ final class CodecMeter {
     }
 
     /**
-     * One untimed pass of a case (encode and decode at the timed size {@value #WARMUP_CALLS} times, attention over 512 tokens).
+     * One untimed pass of a case (encode and decode at the timed size {@value #WARMUP_CALLS} times, twice with no timed
+     * warm-up ({@code --warmup-ms 0}, the tests' quick runs), attention over 512 tokens).
      * Run before any timing, at least twice (over every case when they share a JVM), so that each kernel has met every code width
      * before C2 compiles it and the compiles have landed: a kernel compiled for one width traps back
      * to slow code when the next width arrives, and Vector API code runs unintrinsified (boxed, about
@@ -92,7 +100,7 @@ final class CodecMeter {
             // encode and decode WARMUP_CALLS times per round: a kernel's per-head driver is called 8 times a
             // call, and C2 compiles a method (rather than only its hot loop, on stack) after ~600 invocations,
             // so TurboQuant 4/4 encoded at 1.6 GB/s after 50 calls and at 5.4 after 100 (session 7)
-            for (int rep = 0; rep < WARMUP_CALLS; rep++) {
+            for (int rep = 0, calls = warmupMillis == 0 ? 2 : WARMUP_CALLS; rep < calls; rep++) {
                 List<Tensor> planes = codec.encode(KvRole.KEY, k);
                 try (Tensor decoded = codec.decode(KvRole.KEY, planes)) {
                     backend.eval(decoded);
@@ -273,6 +281,7 @@ final class CodecMeter {
      * others.
      */
     private double[] seconds(int reps, int warmup, Supplier<List<Tensor>> work) {
+        warmUpFor(warmupMillis, work);
         double[] seconds = new double[reps];
         for (int r = -warmup; r < reps; r++) {
             long t0 = System.nanoTime();
@@ -284,14 +293,34 @@ final class CodecMeter {
             if (Boolean.getBoolean("dbg")) System.err.printf("  call %d: %.3f ms%n", r, (t1 - t0) / 1e6);
             // the untimed calls at the timed size can start compilations the smaller warm-up never
             // needed; timed calls that overlap them lose a core to the compiler (20-40 ms stalls)
-            if (r < 0) JitActivity.awaitQuiet(200, 5_000);
+            if (r < 0 && warmupMillis > 0) JitActivity.awaitQuiet(200, 5_000);
         }
         Arrays.sort(seconds);
         return new double[] {seconds[reps / 2], seconds[0]};
     }
 
+    /**
+     * Runs {@code work} untimed for {@code millis} (at least twice) right before it is timed. The
+     * case's warm-up passes ran it 100+ times, yet TurboQuant 4/4's decode still took 1.35 ms per call
+     * (median of 20) where it settles at 0.65 after another ~200 calls: a late C2 compile of a method
+     * the decode calls once per head. Time, not a count, since one call takes 0.1–10 ms by case.
+     */
+    private void warmUpFor(long millis, Supplier<List<Tensor>> work) {
+        long end = System.nanoTime() + millis * 1_000_000;
+        for (int calls = 0; calls < 2 || System.nanoTime() < end; calls++) {
+            List<Tensor> result = work.get();
+            backend.eval(result.toArray(Tensor[]::new));
+            result.forEach(Tensor::close);
+        }
+    }
+
     /** {@link #seconds} of two works timed in alternation, call for call: {{median, best} of a, {median, best} of b}. */
     private double[][] alternating(int reps, int warmup, Supplier<List<Tensor>> a, Supplier<List<Tensor>> b) {
+        warmUpFor(warmupMillis, () -> {
+            List<Tensor> both = new ArrayList<>(a.get());
+            both.addAll(b.get());
+            return both;
+        });
         double[][] seconds = new double[2][reps];
         for (int r = -warmup; r < reps; r++) {
             for (int which = 0; which < 2; which++) {
@@ -302,7 +331,7 @@ final class CodecMeter {
                 result.forEach(Tensor::close);
                 if (r >= 0) seconds[which][r] = (t1 - t0) / 1e9;
             }
-            if (r < 0) JitActivity.awaitQuiet(200, 5_000);
+            if (r < 0 && warmupMillis > 0) JitActivity.awaitQuiet(200, 5_000);
         }
         Arrays.sort(seconds[0]);
         Arrays.sort(seconds[1]);

@@ -31,7 +31,7 @@ class CodecBenchTest {
 
     @Test
     void jsonLinesCarryEveryRequiredFieldForEveryCodecSetting() {
-        String out = run(List.of("--json", "--in-process", "--head-dims", "64", "--tokens", "64", "--encode-tokens", "64", "--copy-mib", "4"), 0,
+        String out = run(List.of("--json", "--in-process", "--head-dims", "64", "--tokens", "64", "--encode-tokens", "64", "--copy-mib", "4", "--warmup-ms", "0"), 0,
                 new ByteArrayOutputStream());
         List<String> lines = out.lines().toList();
         assertEquals(BenchCase.defaults(64).size(), lines.size(), out);
@@ -57,7 +57,7 @@ class CodecBenchTest {
 
     @Test
     void oneCaseRunsAloneAsAForkedJvmRunsIt() {
-        String out = run(List.of("--json", "--case", "64:3", "--tokens", "64", "--encode-tokens", "64", "--copy-mib", "1", "--reps", "1"), 0,
+        String out = run(List.of("--json", "--case", "64:3", "--tokens", "64", "--encode-tokens", "64", "--copy-mib", "1", "--reps", "1", "--warmup-ms", "0"), 0,
                 new ByteArrayOutputStream());
         List<String> lines = out.lines().toList();
         assertEquals(1, lines.size(), out);
@@ -69,7 +69,7 @@ class CodecBenchTest {
     @Test
     void codecsSelectsTheCasesThatRun() {
         String out = run(List.of("--json", "--in-process", "--codecs", "turboquant", "--head-dims", "64", "--tokens", "64",
-                "--encode-tokens", "64", "--copy-mib", "1", "--reps", "1"), 0, new ByteArrayOutputStream());
+                "--encode-tokens", "64", "--copy-mib", "1", "--reps", "1", "--warmup-ms", "0"), 0, new ByteArrayOutputStream());
         List<String> lines = out.lines().toList();
         long expected = BenchCase.defaults(64).stream().filter(c -> c.codec().equals("turboquant")).count();
         assertEquals(expected, lines.size(), out);
@@ -108,7 +108,7 @@ class CodecBenchTest {
     void runsOnABackendTheCallerHolds() {
         var out = new ByteArrayOutputStream();
         var err = new ByteArrayOutputStream();
-        int status = CodecBench.run(List.of("--head-dims", "64", "--tokens", "32", "--encode-tokens", "64", "--copy-mib", "1"),
+        int status = CodecBench.run(List.of("--head-dims", "64", "--tokens", "32", "--encode-tokens", "64", "--copy-mib", "1", "--warmup-ms", "0"),
                 panamax.kv.codecs.JavaBackendFixture.backend(), new PrintWriter(new OutputStreamWriter(out, StandardCharsets.UTF_8), true),
                 new PrintWriter(new OutputStreamWriter(err, StandardCharsets.UTF_8), true));
         assertEquals(0, status, err.toString(StandardCharsets.UTF_8));
