@@ -70,7 +70,6 @@ public final class CodeRows {
     private final float[] groupScales;
     private final float[] groupBiases;
     private final float[] biasLanes;
-    private final long[] rowByte = new long[BLOCK];
 
     /** Scratch for rows of {@code n} codes of {@code bits}; {@code groupSize} for affine rows (0 for codebook rows). */
     public CodeRows(int bits, int n, int groupSize) {
@@ -106,9 +105,11 @@ public final class CodeRows {
                        float[] acc, float[] biasAcc) {
         for (int t0 = k0; t0 < k1; t0 += BLOCK) {
             int count = Math.min(BLOCK, k1 - t0);
+            // scales and biases group-major: as loaded for one group per row, else transposed
+            float[] groupScales = groups == 1 ? scales : this.groupScales;
+            float[] groupBiases = groups == 1 ? biases : this.groupBiases;
             params.loadRows(t0, count, groups, scales, biases);
-            for (int t = 0; t < count; t++) {
-                rowByte[t] = base + (t0 + t) * rowBytes;
+            for (int t = 0; t < count && groups > 1; t++) {
                 for (int g = 0; g < groups; g++) {
                     groupScales[g * BLOCK + t] = scales[t * groups + g];
                     groupBiases[g * BLOCK + t] = biases[t * groups + g];
@@ -127,7 +128,8 @@ public final class CodeRows {
                     }
                 }
             }
-            affineBlock(packed, count, acc, bits, n, groupSize, groups, pieceWords, rowByte, weights);
+            if (32 % bits == 0) affineBlockWithinWords(packed, count, acc, bits, n, groupSize, groups, pieceWords, base + t0 * rowBytes, rowBytes, weights);
+            else affineBlock(packed, count, acc, bits, n, groupSize, groups, pieceWords, base + t0 * rowBytes, rowBytes, weights);
         }
         for (int i = 0; i < ROWS * groups; i++) {
             biasAcc[i] += FloatVector.fromArray(S, biasLanes, i * L).reduceLanes(VectorOperators.ADD);
@@ -149,12 +151,15 @@ public final class CodeRows {
         IntVector book = IntVector.fromArray(IS, bookBits, 0);
         for (int t0 = k0; t0 < k1; t0 += BLOCK) {
             int count = Math.min(BLOCK, k1 - t0);
-            Arrays.fill(weights, 0f);
-            for (int t = 0; t < count; t++) {
-                rowByte[t] = base + (t0 + t) * rowBytes;
-                for (int r = 0; r < m; r++) weights[r * BLOCK + t] = x[r * k + t0 + t] * rowScales[t0 + t];
+            for (int t = 0; t < count; t += L) {
+                VectorMask<Float> in = S.indexInRange(t, count);
+                FloatVector scale = FloatVector.fromArray(S, rowScales, t0 + t, in);
+                for (int r = 0; r < ROWS; r++) {
+                    (r < m ? FloatVector.fromArray(S, x, r * k + t0 + t, in).mul(scale) : FloatVector.zero(S)).intoArray(weights, r * BLOCK + t);
+                }
             }
-            codebookBlock(packed, count, acc, book, bits, n, pieceWords, rowByte, weights);
+            if (32 % bits == 0) codebookBlockWithinWords(packed, count, acc, book, bits, n, pieceWords, base + t0 * rowBytes, rowBytes, weights);
+            else codebookBlock(packed, count, acc, book, bits, n, pieceWords, base + t0 * rowBytes, rowBytes, weights);
         }
     }
 
@@ -164,10 +169,10 @@ public final class CodeRows {
      * token loop would merge two vectors there, which C2 boxes unless it unswitches the loop.)
      */
     private static void affineBlock(MemorySegment packed, int count, float[] acc, int bits, int n, int groupSize, int groups,
-                                    int pieceWords, long[] rowByte, float[] weights) {
+                                    int pieceWords, long first, long rowBytes, float[] weights) {
         IntVector mask = IntVector.broadcast(IS, (1 << bits) - 1);
         for (int p = 0; p < n / PIECE; p++) {
-            long pieceByte = 4L * p * pieceWords;
+            long pieceAt = first + 4L * p * pieceWords;
             // two chunks of the piece per pass (one group: groups are whole pairs of chunks), each token's words loaded once
             for (int ch = 0; ch < CHUNKS; ch += 2) {
                 int j = p * PIECE + ch * L;
@@ -191,7 +196,7 @@ public final class CodeRows {
                 FloatVector b2 = FloatVector.fromArray(S, acc, 2 * n + j + L);
                 FloatVector b3 = FloatVector.fromArray(S, acc, 3 * n + j + L);
                 for (int t = 0; t < count; t++) {
-                    IntVector raw = CodebookVectors.rowWords(packed, rowByte[t] + pieceByte, pieceWords);
+                    IntVector raw = CodebookVectors.rowWords(packed, pieceAt + t * rowBytes, pieceWords);
                     FloatVector u0 = FloatVector.broadcast(S, weights[w0 + t]);
                     FloatVector u1 = FloatVector.broadcast(S, weights[w1 + t]);
                     FloatVector u2 = FloatVector.broadcast(S, weights[w2 + t]);
@@ -223,12 +228,67 @@ public final class CodeRows {
         }
     }
 
-    /** {@link #affineBlock} with codes looked up in {@code book} (one group: weights[r·BLOCK + t]). */
-    private static void codebookBlock(MemorySegment packed, int count, float[] acc, IntVector book, int bits, int n, int pieceWords,
-                                      long[] rowByte, float[] weights) {
+    /** {@link #affineBlock} for widths that divide 32 (1, 2, 4, 8 bits): no code straddles words, so no next word. */
+    private static void affineBlockWithinWords(MemorySegment packed, int count, float[] acc, int bits, int n, int groupSize, int groups,
+                                    int pieceWords, long first, long rowBytes, float[] weights) {
         IntVector mask = IntVector.broadcast(IS, (1 << bits) - 1);
         for (int p = 0; p < n / PIECE; p++) {
-            long pieceByte = 4L * p * pieceWords;
+            long pieceAt = first + 4L * p * pieceWords;
+            // two chunks of the piece per pass (one group: groups are whole pairs of chunks), each token's words loaded once
+            for (int ch = 0; ch < CHUNKS; ch += 2) {
+                int j = p * PIECE + ch * L;
+                int g = j / groupSize;
+                int w0 = g * BLOCK, w1 = (groups + g) * BLOCK, w2 = (2 * groups + g) * BLOCK, w3 = (3 * groups + g) * BLOCK;
+                int at = (bits * CHUNKS + ch) * L;
+                IntVector word = IntVector.fromArray(IS, WORD, at);
+                IntVector right = IntVector.fromArray(IS, RIGHT, at);
+                IntVector word2 = IntVector.fromArray(IS, WORD, at + L);
+                IntVector right2 = IntVector.fromArray(IS, RIGHT, at + L);
+                FloatVector a0 = FloatVector.fromArray(S, acc, j);
+                FloatVector a1 = FloatVector.fromArray(S, acc, n + j);
+                FloatVector a2 = FloatVector.fromArray(S, acc, 2 * n + j);
+                FloatVector a3 = FloatVector.fromArray(S, acc, 3 * n + j);
+                FloatVector b0 = FloatVector.fromArray(S, acc, j + L);
+                FloatVector b1 = FloatVector.fromArray(S, acc, n + j + L);
+                FloatVector b2 = FloatVector.fromArray(S, acc, 2 * n + j + L);
+                FloatVector b3 = FloatVector.fromArray(S, acc, 3 * n + j + L);
+                for (int t = 0; t < count; t++) {
+                    IntVector raw = CodebookVectors.rowWords(packed, pieceAt + t * rowBytes, pieceWords);
+                    FloatVector u0 = FloatVector.broadcast(S, weights[w0 + t]);
+                    FloatVector u1 = FloatVector.broadcast(S, weights[w1 + t]);
+                    FloatVector u2 = FloatVector.broadcast(S, weights[w2 + t]);
+                    FloatVector u3 = FloatVector.broadcast(S, weights[w3 + t]);
+                    FloatVector v = (FloatVector) word.selectFrom(raw).lanewise(VectorOperators.LSHR, right).and(mask)
+                            .convert(VectorOperators.I2F, 0);
+                    a0 = v.fma(u0, a0);
+                    a1 = v.fma(u1, a1);
+                    a2 = v.fma(u2, a2);
+                    a3 = v.fma(u3, a3);
+                    v = (FloatVector) word2.selectFrom(raw).lanewise(VectorOperators.LSHR, right2).and(mask)
+                            .convert(VectorOperators.I2F, 0);
+                    b0 = v.fma(u0, b0);
+                    b1 = v.fma(u1, b1);
+                    b2 = v.fma(u2, b2);
+                    b3 = v.fma(u3, b3);
+                }
+                a0.intoArray(acc, j);
+                a1.intoArray(acc, n + j);
+                a2.intoArray(acc, 2 * n + j);
+                a3.intoArray(acc, 3 * n + j);
+                b0.intoArray(acc, j + L);
+                b1.intoArray(acc, n + j + L);
+                b2.intoArray(acc, 2 * n + j + L);
+                b3.intoArray(acc, 3 * n + j + L);
+            }
+        }
+    }
+
+    /** {@link #affineBlock} with codes looked up in {@code book} (one group: weights[r·BLOCK + t]). */
+    private static void codebookBlock(MemorySegment packed, int count, float[] acc, IntVector book, int bits, int n, int pieceWords,
+                                      long first, long rowBytes, float[] weights) {
+        IntVector mask = IntVector.broadcast(IS, (1 << bits) - 1);
+        for (int p = 0; p < n / PIECE; p++) {
+            long pieceAt = first + 4L * p * pieceWords;
             for (int ch = 0; ch < CHUNKS; ch += 2) {
                 int j = p * PIECE + ch * L;
                 int at = (bits * CHUNKS + ch) * L;
@@ -249,7 +309,7 @@ public final class CodeRows {
                 FloatVector b2 = FloatVector.fromArray(S, acc, 2 * n + j + L);
                 FloatVector b3 = FloatVector.fromArray(S, acc, 3 * n + j + L);
                 for (int t = 0; t < count; t++) {
-                    IntVector raw = CodebookVectors.rowWords(packed, rowByte[t] + pieceByte, pieceWords);
+                    IntVector raw = CodebookVectors.rowWords(packed, pieceAt + t * rowBytes, pieceWords);
                     FloatVector u0 = FloatVector.broadcast(S, weights[t]);
                     FloatVector u1 = FloatVector.broadcast(S, weights[BLOCK + t]);
                     FloatVector u2 = FloatVector.broadcast(S, weights[2 * BLOCK + t]);
@@ -263,6 +323,58 @@ public final class CodeRows {
                     a3 = v.fma(u3, a3);
                     v = word2.selectFrom(raw).lanewise(VectorOperators.LSHR, right2)
                             .or(next2.selectFrom(raw).lanewise(VectorOperators.LSHL, 1).lanewise(VectorOperators.LSHL, left2)).and(mask)
+                            .selectFrom(book).reinterpretAsFloats();
+                    b0 = v.fma(u0, b0);
+                    b1 = v.fma(u1, b1);
+                    b2 = v.fma(u2, b2);
+                    b3 = v.fma(u3, b3);
+                }
+                a0.intoArray(acc, j);
+                a1.intoArray(acc, n + j);
+                a2.intoArray(acc, 2 * n + j);
+                a3.intoArray(acc, 3 * n + j);
+                b0.intoArray(acc, j + L);
+                b1.intoArray(acc, n + j + L);
+                b2.intoArray(acc, 2 * n + j + L);
+                b3.intoArray(acc, 3 * n + j + L);
+            }
+        }
+    }
+
+    /** {@link #codebookBlock} for widths that divide 32. */
+    private static void codebookBlockWithinWords(MemorySegment packed, int count, float[] acc, IntVector book, int bits, int n, int pieceWords,
+                                      long first, long rowBytes, float[] weights) {
+        IntVector mask = IntVector.broadcast(IS, (1 << bits) - 1);
+        for (int p = 0; p < n / PIECE; p++) {
+            long pieceAt = first + 4L * p * pieceWords;
+            for (int ch = 0; ch < CHUNKS; ch += 2) {
+                int j = p * PIECE + ch * L;
+                int at = (bits * CHUNKS + ch) * L;
+                IntVector word = IntVector.fromArray(IS, WORD, at);
+                IntVector right = IntVector.fromArray(IS, RIGHT, at);
+                IntVector word2 = IntVector.fromArray(IS, WORD, at + L);
+                IntVector right2 = IntVector.fromArray(IS, RIGHT, at + L);
+                FloatVector a0 = FloatVector.fromArray(S, acc, j);
+                FloatVector a1 = FloatVector.fromArray(S, acc, n + j);
+                FloatVector a2 = FloatVector.fromArray(S, acc, 2 * n + j);
+                FloatVector a3 = FloatVector.fromArray(S, acc, 3 * n + j);
+                FloatVector b0 = FloatVector.fromArray(S, acc, j + L);
+                FloatVector b1 = FloatVector.fromArray(S, acc, n + j + L);
+                FloatVector b2 = FloatVector.fromArray(S, acc, 2 * n + j + L);
+                FloatVector b3 = FloatVector.fromArray(S, acc, 3 * n + j + L);
+                for (int t = 0; t < count; t++) {
+                    IntVector raw = CodebookVectors.rowWords(packed, pieceAt + t * rowBytes, pieceWords);
+                    FloatVector u0 = FloatVector.broadcast(S, weights[t]);
+                    FloatVector u1 = FloatVector.broadcast(S, weights[BLOCK + t]);
+                    FloatVector u2 = FloatVector.broadcast(S, weights[2 * BLOCK + t]);
+                    FloatVector u3 = FloatVector.broadcast(S, weights[3 * BLOCK + t]);
+                    FloatVector v = word.selectFrom(raw).lanewise(VectorOperators.LSHR, right).and(mask)
+                            .selectFrom(book).reinterpretAsFloats();
+                    a0 = v.fma(u0, a0);
+                    a1 = v.fma(u1, a1);
+                    a2 = v.fma(u2, a2);
+                    a3 = v.fma(u3, a3);
+                    v = word2.selectFrom(raw).lanewise(VectorOperators.LSHR, right2).and(mask)
                             .selectFrom(book).reinterpretAsFloats();
                     b0 = v.fma(u0, b0);
                     b1 = v.fma(u1, b1);
