@@ -86,7 +86,7 @@ final class CodebookAttention {
             this.tk = keys.packed.dims[2];
             this.ks = keys.packed.segment();
             this.vs = values.packed.segment();
-            this.blocked = values.bits == 4 && values.table.bits() != null && CodebookValues.supports(values.bits, values.cols, values.rowBytes());
+            this.blocked = values.table.bits() != null && CodebookValues.supports(values.bits, values.cols);
             this.anyScores = CodebookScores.supports(keys.bits, keys.cols) ? null : new CodeColumns(keys.bits, keys.cols, 0);
             this.anyValues = blocked || !CodeRows.supports(values.bits, values.cols, 0) ? null : new CodeRows(values.bits, values.cols, 0);
             this.keyNorms = new float[tk];
