@@ -38,7 +38,8 @@ public final class CodeColumns {
     private final int groupSize;
     private final int groups;
     private final int[] columns;
-    private final float[] totals = new float[ROWS * TILE];
+    private final float[] totals = new float[2 * ROWS * TILE];
+    private final int[] columns2;
     private final int[] rows = new int[TILE * TILE]; // KeyColumns' scratch
     private final float[] scales;
     private final float[] biases;
@@ -59,10 +60,11 @@ public final class CodeColumns {
         this.groups = k / this.groupSize;
         // whole blocks of sixteen (or eight) columns, as KeyColumns writes them; the high word of the last code is read, never used
         this.columns = new int[(words <= 8 ? 16 : (words + 16) / 16 * 16) * TILE];
-        this.scales = new float[TILE * groups];
-        this.biases = new float[TILE * groups];
-        this.laneScales = new float[TILE * groups];
-        this.laneBiases = new float[TILE * groups];
+        this.columns2 = new int[columns.length];
+        this.scales = new float[2 * TILE * groups];
+        this.biases = new float[2 * TILE * groups];
+        this.laneScales = new float[2 * TILE * groups];
+        this.laneBiases = new float[2 * TILE * groups];
         this.xSums = new float[ROWS * groups];
     }
 
@@ -82,18 +84,33 @@ public final class CodeColumns {
         for (int r = 0; r < m; r++) {
             for (int j = 0; j < k; j++) xSums[r * groups + j / groupSize] += x[r * k + j];
         }
-        for (int t0 = n0; t0 < n1; t0 += TILE) {
+        int t0 = n0;
+        // two tiles per pass where they are whole: each query element broadcast feeds both
+        for (; t0 + 2 * TILE <= n1; t0 += 2 * TILE) {
+            transpose(packed, base + t0 * rowBytes, rowBytes, TILE, columns);
+            transpose(packed, base + (t0 + TILE) * rowBytes, rowBytes, TILE, columns2);
+            laneParameters(params, t0, 2 * TILE);
+            affineTiles(x);
+            store(c, 0, ldc, t0, TILE, m, null, 0);
+            store(c, 0, ldc, t0 + TILE, TILE, m, null, ROWS * TILE);
+        }
+        for (; t0 < n1; t0 += TILE) {
             int tile = Math.min(TILE, n1 - t0);
-            transpose(packed, base + t0 * rowBytes, rowBytes, tile);
-            params.loadRows(t0, tile, groups, scales, biases);
-            for (int g = 0; g < groups; g++) {
-                for (int l = 0; l < TILE; l++) {
-                    laneScales[g * TILE + l] = l < tile ? scales[l * groups + g] : 0f;
-                    laneBiases[g * TILE + l] = l < tile ? biases[l * groups + g] : 0f;
-                }
-            }
+            transpose(packed, base + t0 * rowBytes, rowBytes, tile, columns);
+            laneParameters(params, t0, tile);
             affineTile(x);
-            store(c, 0, ldc, t0, tile, m, null);
+            store(c, 0, ldc, t0, tile, m, null, 0);
+        }
+    }
+
+    /** The group scales and biases of keys {@code [t0, t0 + count)} by group and lane ({@code [g·32 + key]}; zero past count). */
+    private void laneParameters(RowScales params, int t0, int count) {
+        params.loadRows(t0, count, groups, scales, biases);
+        for (int g = 0; g < groups; g++) {
+            for (int l = 0; l < 2 * TILE; l++) {
+                laneScales[g * 2 * TILE + l] = l < count ? scales[l * groups + g] : 0f;
+                laneBiases[g * 2 * TILE + l] = l < count ? biases[l * groups + g] : 0f;
+            }
         }
     }
 
@@ -105,11 +122,20 @@ public final class CodeColumns {
     public void codebookScores(MemorySegment packed, long base, long rowBytes, int[] bookBits, float[] rowScales, float[] x, int m,
                                int n0, int n1, float[] c, int cOff, int ldc) {
         IntVector book = IntVector.fromArray(IS, bookBits, 0);
-        for (int t0 = n0; t0 < n1; t0 += TILE) {
+        int t0 = n0;
+        // two tiles per pass where they are whole: each query element broadcast feeds both
+        for (; t0 + 2 * TILE <= n1; t0 += 2 * TILE) {
+            transpose(packed, base + t0 * rowBytes, rowBytes, TILE, columns);
+            transpose(packed, base + (t0 + TILE) * rowBytes, rowBytes, TILE, columns2);
+            codebookTiles(x, book);
+            store(c, cOff, ldc, t0, TILE, m, FloatVector.fromArray(S, rowScales, t0), 0);
+            store(c, cOff, ldc, t0 + TILE, TILE, m, FloatVector.fromArray(S, rowScales, t0 + TILE), ROWS * TILE);
+        }
+        for (; t0 < n1; t0 += TILE) {
             int tile = Math.min(TILE, n1 - t0);
-            transpose(packed, base + t0 * rowBytes, rowBytes, tile);
+            transpose(packed, base + t0 * rowBytes, rowBytes, tile, columns);
             codebookTile(x, book);
-            store(c, cOff, ldc, t0, tile, m, FloatVector.fromArray(S, rowScales, t0, S.indexInRange(0, tile)));
+            store(c, cOff, ldc, t0, tile, m, FloatVector.fromArray(S, rowScales, t0, S.indexInRange(0, tile)), 0);
         }
     }
 
@@ -118,7 +144,7 @@ public final class CodeColumns {
      * sixteen words per row where the segment holds that many past the tile's last row (rows of fewer
      * words are over-read, and the extra columns never used), else word by word (zero past the tile).
      */
-    private void transpose(MemorySegment packed, long first, long rowBytes, int tile) {
+    private void transpose(MemorySegment packed, long first, long rowBytes, int tile, int[] columns) {
         int block = words <= 8 ? 8 : 16;
         long last = first + (tile - 1) * rowBytes;
         if (KeyColumns.supported() && last + 4L * (words <= 8 ? 8 : (words + 15) / 16 * 16) <= packed.byteSize()) {
@@ -133,10 +159,10 @@ public final class CodeColumns {
         }
     }
 
-    private void store(float[] c, int cOff, int ldc, int t0, int tile, int m, FloatVector rowScale) {
+    private void store(float[] c, int cOff, int ldc, int t0, int tile, int m, FloatVector rowScale, int from) {
         VectorMask<Float> in = S.indexInRange(0, tile);
         for (int r = 0; r < m; r++) {
-            FloatVector v = FloatVector.fromArray(S, totals, r * TILE);
+            FloatVector v = FloatVector.fromArray(S, totals, from + r * TILE);
             if (rowScale != null) v = v.mul(rowScale);
             v.intoArray(c, cOff + r * ldc + t0, in);
         }
@@ -144,12 +170,67 @@ public final class CodeColumns {
 
     /** The codes at position j of the sixteen keys: from word j·bits/32, and the next one where the code straddles. */
     private IntVector codes(int j, int mask) {
+        return codes(columns, j, mask);
+    }
+
+    private IntVector codes(int[] columns, int j, int mask) {
         int bit = j * bits;
         int w = bit >>> 5;
         int shift = bit & 31;
         IntVector v = IntVector.fromArray(IS, columns, w * TILE).lanewise(VectorOperators.LSHR, shift);
         if (shift + bits > 32) v = v.or(IntVector.fromArray(IS, columns, (w + 1) * TILE).lanewise(VectorOperators.LSHL, 32 - shift));
         return v.and(mask);
+    }
+
+    /** {@link #affineTile} of two tiles (columns, then columns2) sharing each broadcast: totals of the second at [64 ...]. */
+    private void affineTiles(float[] x) {
+        int mask = (1 << bits) - 1;
+        FloatVector t0 = FloatVector.zero(S), t1 = FloatVector.zero(S), t2 = FloatVector.zero(S), t3 = FloatVector.zero(S);
+        FloatVector u0 = FloatVector.zero(S), u1 = FloatVector.zero(S), u2 = FloatVector.zero(S), u3 = FloatVector.zero(S);
+        for (int g = 0; g < groups; g++) {
+            FloatVector a0 = FloatVector.zero(S), a1 = FloatVector.zero(S), a2 = FloatVector.zero(S), a3 = FloatVector.zero(S);
+            FloatVector b0 = FloatVector.zero(S), b1 = FloatVector.zero(S), b2 = FloatVector.zero(S), b3 = FloatVector.zero(S);
+            for (int j = g * groupSize, end = j + groupSize; j < end; j++) {
+                FloatVector v = (FloatVector) codes(columns, j, mask).convert(VectorOperators.I2F, 0);
+                FloatVector w = (FloatVector) codes(columns2, j, mask).convert(VectorOperators.I2F, 0);
+                FloatVector x0 = FloatVector.broadcast(S, x[j]);
+                FloatVector x1 = FloatVector.broadcast(S, x[k + j]);
+                FloatVector x2 = FloatVector.broadcast(S, x[2 * k + j]);
+                FloatVector x3 = FloatVector.broadcast(S, x[3 * k + j]);
+                a0 = v.fma(x0, a0);
+                a1 = v.fma(x1, a1);
+                a2 = v.fma(x2, a2);
+                a3 = v.fma(x3, a3);
+                b0 = w.fma(x0, b0);
+                b1 = w.fma(x1, b1);
+                b2 = w.fma(x2, b2);
+                b3 = w.fma(x3, b3);
+            }
+            FloatVector s = FloatVector.fromArray(S, laneScales, g * 2 * TILE);
+            FloatVector b = FloatVector.fromArray(S, laneBiases, g * 2 * TILE);
+            FloatVector s2 = FloatVector.fromArray(S, laneScales, g * 2 * TILE + TILE);
+            FloatVector b2s = FloatVector.fromArray(S, laneBiases, g * 2 * TILE + TILE);
+            FloatVector y0 = FloatVector.broadcast(S, xSums[g]);
+            FloatVector y1 = FloatVector.broadcast(S, xSums[groups + g]);
+            FloatVector y2 = FloatVector.broadcast(S, xSums[2 * groups + g]);
+            FloatVector y3 = FloatVector.broadcast(S, xSums[3 * groups + g]);
+            t0 = b.fma(y0, a0.fma(s, t0));
+            t1 = b.fma(y1, a1.fma(s, t1));
+            t2 = b.fma(y2, a2.fma(s, t2));
+            t3 = b.fma(y3, a3.fma(s, t3));
+            u0 = b2s.fma(y0, b0.fma(s2, u0));
+            u1 = b2s.fma(y1, b1.fma(s2, u1));
+            u2 = b2s.fma(y2, b2.fma(s2, u2));
+            u3 = b2s.fma(y3, b3.fma(s2, u3));
+        }
+        t0.intoArray(totals, 0);
+        t1.intoArray(totals, TILE);
+        t2.intoArray(totals, 2 * TILE);
+        t3.intoArray(totals, 3 * TILE);
+        u0.intoArray(totals, 4 * TILE);
+        u1.intoArray(totals, 5 * TILE);
+        u2.intoArray(totals, 6 * TILE);
+        u3.intoArray(totals, 7 * TILE);
     }
 
     private void affineTile(float[] x) {
@@ -164,8 +245,8 @@ public final class CodeColumns {
                 a2 = v.fma(FloatVector.broadcast(S, x[2 * k + j]), a2);
                 a3 = v.fma(FloatVector.broadcast(S, x[3 * k + j]), a3);
             }
-            FloatVector s = FloatVector.fromArray(S, laneScales, g * TILE);
-            FloatVector b = FloatVector.fromArray(S, laneBiases, g * TILE);
+            FloatVector s = FloatVector.fromArray(S, laneScales, g * 2 * TILE);
+            FloatVector b = FloatVector.fromArray(S, laneBiases, g * 2 * TILE);
             t0 = b.fma(FloatVector.broadcast(S, xSums[g]), a0.fma(s, t0));
             t1 = b.fma(FloatVector.broadcast(S, xSums[groups + g]), a1.fma(s, t1));
             t2 = b.fma(FloatVector.broadcast(S, xSums[2 * groups + g]), a2.fma(s, t2));
@@ -175,6 +256,37 @@ public final class CodeColumns {
         t1.intoArray(totals, TILE);
         t2.intoArray(totals, 2 * TILE);
         t3.intoArray(totals, 3 * TILE);
+    }
+
+    /** {@link #codebookTile} of two tiles (columns, then columns2) sharing each broadcast: totals of the second at [64 ...]. */
+    private void codebookTiles(float[] x, IntVector book) {
+        int mask = (1 << bits) - 1;
+        FloatVector a0 = FloatVector.zero(S), a1 = FloatVector.zero(S), a2 = FloatVector.zero(S), a3 = FloatVector.zero(S);
+        FloatVector b0 = FloatVector.zero(S), b1 = FloatVector.zero(S), b2 = FloatVector.zero(S), b3 = FloatVector.zero(S);
+        for (int j = 0; j < k; j++) {
+            FloatVector v = codes(columns, j, mask).selectFrom(book).reinterpretAsFloats();
+            FloatVector w = codes(columns2, j, mask).selectFrom(book).reinterpretAsFloats();
+            FloatVector x0 = FloatVector.broadcast(S, x[j]);
+            FloatVector x1 = FloatVector.broadcast(S, x[k + j]);
+            FloatVector x2 = FloatVector.broadcast(S, x[2 * k + j]);
+            FloatVector x3 = FloatVector.broadcast(S, x[3 * k + j]);
+            a0 = v.fma(x0, a0);
+            a1 = v.fma(x1, a1);
+            a2 = v.fma(x2, a2);
+            a3 = v.fma(x3, a3);
+            b0 = w.fma(x0, b0);
+            b1 = w.fma(x1, b1);
+            b2 = w.fma(x2, b2);
+            b3 = w.fma(x3, b3);
+        }
+        a0.intoArray(totals, 0);
+        a1.intoArray(totals, TILE);
+        a2.intoArray(totals, 2 * TILE);
+        a3.intoArray(totals, 3 * TILE);
+        b0.intoArray(totals, 4 * TILE);
+        b1.intoArray(totals, 5 * TILE);
+        b2.intoArray(totals, 6 * TILE);
+        b3.intoArray(totals, 7 * TILE);
     }
 
     private void codebookTile(float[] x, IntVector book) {
