@@ -8,7 +8,6 @@ import jdk.incubator.vector.IntVector;
 import jdk.incubator.vector.LongVector;
 import jdk.incubator.vector.ShortVector;
 import jdk.incubator.vector.VectorOperators;
-import jdk.incubator.vector.VectorShuffle;
 import jdk.incubator.vector.VectorShape;
 import jdk.incubator.vector.VectorSpecies;
 
@@ -34,36 +33,30 @@ final class AffineBf16Decoding {
      * 16p + i (a byte shuffle over the block's first 64 bytes) and the right shift that brings the code
      * down. Every code of at most 8 bits lies inside the 16-bit window at its first byte.
      */
-    @SuppressWarnings("unchecked")
-    private static final VectorShuffle<Byte>[][] WINDOW = new VectorShuffle[9][];
-    private static final IntVector[][] WINDOW_SHIFT = new IntVector[9][];
+    private static final boolean[] WINDOW = new boolean[9];
+    // per width and part, [(bits·PARTS + p)·64 + byte] and [(bits·PARTS + p)·16 + lane]: plain arrays loaded
+    // with fromArray before the block loop (as VectorShuffle and IntVector array elements, their payloads were
+    // reloaded and wrapped for every block and part)
+    private static final byte[] WINDOW_BYTES = new byte[9 * PARTS * 64];
+    private static final int[] WINDOW_SHIFTS = new int[9 * PARTS * 16];
 
     static {
         if (L == 16 && BYTES.length() == 64) {
             for (int bits : new int[] {3, 5, 6}) {
-                WINDOW[bits] = newWindowRow();
-                WINDOW_SHIFT[bits] = new IntVector[PARTS];
+                WINDOW[bits] = true;
                 for (int p = 0; p < PARTS; p++) {
-                    int[] bytes = new int[64];
-                    int[] shift = new int[L];
+                    int at = (bits * PARTS + p) * 64;
                     for (int i = 0; i < L; i++) {
                         int bit = bits * (L * p + i);
-                        bytes[4 * i] = bit >>> 3;
-                        bytes[4 * i + 1] = (bit >>> 3) + 1;
-                        bytes[4 * i + 2] = (bit >>> 3) + 1; // above the window: shifted out or masked off
-                        bytes[4 * i + 3] = (bit >>> 3) + 1;
-                        shift[i] = bit & 7;
+                        WINDOW_BYTES[at + 4 * i] = (byte) (bit >>> 3);
+                        WINDOW_BYTES[at + 4 * i + 1] = (byte) ((bit >>> 3) + 1);
+                        WINDOW_BYTES[at + 4 * i + 2] = (byte) ((bit >>> 3) + 1); // above the window: shifted out or masked off
+                        WINDOW_BYTES[at + 4 * i + 3] = (byte) ((bit >>> 3) + 1);
+                        WINDOW_SHIFTS[(bits * PARTS + p) * 16 + i] = bit & 7;
                     }
-                    WINDOW[bits][p] = VectorShuffle.fromArray(BYTES, bytes, 0);
-                    WINDOW_SHIFT[bits][p] = IntVector.fromArray(I, shift, 0);
                 }
             }
         }
-    }
-
-    @SuppressWarnings("unchecked")
-    private static VectorShuffle<Byte>[] newWindowRow() {
-        return new VectorShuffle[PARTS];
     }
 
     private AffineBf16Decoding() {
@@ -71,7 +64,7 @@ final class AffineBf16Decoding {
 
     /** True when 3-, 5- and 6-bit codes decode through {@link #WINDOW}s (no word shuffles). */
     private static boolean windows(int bits) {
-        return bits < WINDOW.length && WINDOW[bits] != null;
+        return bits < WINDOW.length && WINDOW[bits];
     }
 
     /** {@link AffineVectors#dequantizeBlocksBf16}, whose arguments these are. */
@@ -139,15 +132,16 @@ final class AffineBf16Decoding {
     private static void finiteWindowsBf16(MemorySegment packed, long byteOff, int bits, int blocks, float[] scales, float[] biases,
                                           int firstCode, int groupShift, MemorySegment out, long outByte) {
         IntVector mask = IntVector.broadcast(I, (1 << bits) - 1);
-        VectorShuffle<Byte>[] window = WINDOW[bits];
-        IntVector[] shift = WINDOW_SHIFT[bits];
         for (int k = 0; k < blocks; k++) {
             ByteVector block = ByteVector.fromMemorySegment(BYTES, packed, byteOff + 4L * bits * k, ByteOrder.LITTLE_ENDIAN);
             int g = (firstCode + 32 * k) >>> groupShift;
             FloatVector s = FloatVector.broadcast(F, scales[g]);
             FloatVector b = FloatVector.broadcast(F, biases[g]);
             for (int p = 0; p < PARTS; p++) {
-                IntVector c = block.rearrange(window[p]).reinterpretAsInts().lanewise(VectorOperators.LSHR, shift[p]).and(mask);
+                // the window's indexes are a plain load each time: one loop body keeps the method small enough to inline its helpers
+                ByteVector window = ByteVector.fromArray(BYTES, WINDOW_BYTES, (bits * PARTS + p) * 64);
+                IntVector shift = IntVector.fromArray(I, WINDOW_SHIFTS, (bits * PARTS + p) * 16);
+                IntVector c = window.selectFrom(block).reinterpretAsInts().lanewise(VectorOperators.LSHR, shift).and(mask);
                 FloatVector q = (FloatVector) c.convert(VectorOperators.I2F, 0);
                 FloatVector prod = finiteBf16Bits(q.mul(s)).lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats();
                 ((ShortVector) finiteBf16Bits(prod.add(b)).convertShape(VectorOperators.I2S, HALF, 0))
@@ -258,17 +252,20 @@ final class AffineBf16Decoding {
     private static void lookUp3Bf16(MemorySegment packed, long byteOff, int blocks, int firstCode, int groupShift, int[] tables,
                                     MemorySegment out, long outByte) {
         IntVector mask = IntVector.broadcast(I, 7);
-        VectorShuffle<Byte>[] window = WINDOW[3];
-        IntVector[] shift = WINDOW_SHIFT[3];
+        ByteVector window0 = ByteVector.fromArray(BYTES, WINDOW_BYTES, 3 * PARTS * 64);
+        ByteVector window1 = ByteVector.fromArray(BYTES, WINDOW_BYTES, (3 * PARTS + 1) * 64);
+        IntVector shift0 = IntVector.fromArray(I, WINDOW_SHIFTS, 3 * PARTS * 16);
+        IntVector shift1 = IntVector.fromArray(I, WINDOW_SHIFTS, (3 * PARTS + 1) * 16);
         int first = firstCode >>> groupShift;
         for (int k = 0; k < blocks; k++) {
             ByteVector block = ByteVector.fromMemorySegment(BYTES, packed, byteOff + 12L * k, ByteOrder.LITTLE_ENDIAN);
             IntVector table = IntVector.fromArray(I, tables, (((firstCode + 32 * k) >>> groupShift) - first) * L);
-            for (int p = 0; p < PARTS; p++) {
-                IntVector c = block.rearrange(window[p]).reinterpretAsInts().lanewise(VectorOperators.LSHR, shift[p]).and(mask);
-                ((ShortVector) c.selectFrom(table).convertShape(VectorOperators.I2S, HALF, 0))
-                        .intoMemorySegment(out, outByte + 2L * (32 * k + p * L), ByteOrder.LITTLE_ENDIAN);
-            }
+            IntVector c = window0.selectFrom(block).reinterpretAsInts().lanewise(VectorOperators.LSHR, shift0).and(mask);
+            ((ShortVector) c.selectFrom(table).convertShape(VectorOperators.I2S, HALF, 0))
+                    .intoMemorySegment(out, outByte + 64L * k, ByteOrder.LITTLE_ENDIAN);
+            c = window1.selectFrom(block).reinterpretAsInts().lanewise(VectorOperators.LSHR, shift1).and(mask);
+            ((ShortVector) c.selectFrom(table).convertShape(VectorOperators.I2S, HALF, 0))
+                    .intoMemorySegment(out, outByte + 64L * k + 2L * L, ByteOrder.LITTLE_ENDIAN);
         }
     }
 
