@@ -3,6 +3,7 @@ package panamax.backend.java.kernel;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteOrder;
 import java.util.Arrays;
+import jdk.incubator.vector.ByteVector;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.IntVector;
 import jdk.incubator.vector.VectorMask;
@@ -11,20 +12,21 @@ import jdk.incubator.vector.VectorSpecies;
 
 /**
  * Weighted sums of value rows of codes of any width from 1 to 8 bits, for up to four weight rows:
- * attention's p·V over the caches {@link AffineValues} and {@link CodebookValues} do not serve (3, 5
- * and 6-bit affine values, 1 and 3-bit TurboQuant values, head dim 64). A row is read in pieces of 64
- * codes, which always start on a word ({@code 64·bits} bits) and span at most sixteen words, so one
- * vector holds a piece; each chunk of sixteen codes is then extracted with a permute, a per-lane shift
- * and, for codes that straddle words, a second permute and shift (the tables below), made a float
- * (affine: converted; codebook: looked up in a register) and FMA'd into four accumulators with each
- * row's weight broadcast. Affine group-constant parts are one scalar per row and group. Sums are in
- * natural order.
+ * attention's p·V over the caches {@link AffineValues} and {@link CodebookValues} do not serve (2, 3,
+ * 5 and 6-bit affine values, 1, 2 and 3-bit TurboQuant values, head dim 64). A row is read in pieces of
+ * 64 codes, which always start on a word ({@code 64·bits} bits) and span at most sixteen words, so one
+ * vector holds a piece; each chunk of sixteen codes is then extracted with one permute (of words where
+ * the width divides 32, else of each code's two-byte window), a per-lane shift and a mask (the tables
+ * below), made a float (affine: converted; codebook: looked up in a register) and FMA'd into four
+ * accumulators with each row's weight broadcast. Affine group-constant parts are one scalar per row and
+ * group. Sums are in natural order.
  *
  * <p>A {@code CodeRows} holds one thread's scratch for rows of one shape; not thread-safe.
  */
 public final class CodeRows {
     private static final VectorSpecies<Integer> IS = IntVector.SPECIES_PREFERRED;
     private static final VectorSpecies<Float> S = FloatVector.SPECIES_PREFERRED;
+    private static final VectorSpecies<Byte> BS = ByteVector.SPECIES_PREFERRED;
     private static final int L = 16;
     /** Weight rows per call. */
     public static final int ROWS = 4;
@@ -34,14 +36,17 @@ public final class CodeRows {
     /** Tokens whose weights are made together. */
     private static final int BLOCK = 32;
 
-    // per width and chunk of a piece, sixteen lanes each at [(bits·CHUNKS + chunk)·16]: each lane's word,
-    // its right shift, the next word and the left shift (applied after a shift by 1, so a code within
-    // one word shifts its next word out entirely). Plain int arrays loaded with fromArray before the
-    // token loop: held as IntVector objects, their payloads were reloaded (and wrapped) once per token.
+    // per width dividing 32 and chunk of a piece, sixteen lanes each at [(bits·CHUNKS + chunk)·16]: each
+    // lane's word and its right shift. Plain arrays loaded with fromArray before the token loop: held as
+    // IntVector or VectorShuffle objects, their payloads were reloaded (and wrapped) once per token.
     private static final int[] WORD = new int[9 * CHUNKS * L];
-    private static final int[] NEXT = new int[9 * CHUNKS * L];
     private static final int[] RIGHT = new int[9 * CHUNKS * L];
-    private static final int[] LEFT = new int[9 * CHUNKS * L];
+    // for codes that straddle words (3, 5, 6, 7 bits), per width and chunk at [(bits·CHUNKS + chunk)·64]:
+    // the bytes of each lane's 16-bit window (the code's first byte and the next; every code of at most 8
+    // bits lies in it), gathered with one byte permute, and the window's right shift (WINDOW_SHIFT). Two
+    // word permutes and three shifts per chunk before (affine 5-bit 8k step 2.17 -> 1.77 ms).
+    private static final byte[] WINDOW = new byte[9 * CHUNKS * 64];
+    private static final int[] WINDOW_SHIFT = new int[9 * CHUNKS * L];
 
     static {
         for (int bits = 1; bits <= 8; bits++) {
@@ -50,9 +55,15 @@ public final class CodeRows {
                     int bit = (ch * L + i) * bits;
                     int at = (bits * CHUNKS + ch) * L + i;
                     WORD[at] = bit >>> 5;
-                    NEXT[at] = Math.min((bit >>> 5) + 1, L - 1);
                     RIGHT[at] = bit & 31;
-                    LEFT[at] = 31 - (bit & 31);
+                    if (32 % bits != 0) {
+                        int w = (bits * CHUNKS + ch) * 64 + 4 * i;
+                        WINDOW[w] = (byte) (bit >>> 3);
+                        WINDOW[w + 1] = (byte) ((bit >>> 3) + 1); // < 64: the last code of a 7-bit piece starts in byte 55
+                        WINDOW[w + 2] = WINDOW[w + 1];          // above the window: masked off
+                        WINDOW[w + 3] = WINDOW[w + 1];
+                        WINDOW_SHIFT[at] = bit & 7;
+                    }
                 }
             }
         }
@@ -179,14 +190,10 @@ public final class CodeRows {
                 int g = j / groupSize;
                 int w0 = g * BLOCK, w1 = (groups + g) * BLOCK, w2 = (2 * groups + g) * BLOCK, w3 = (3 * groups + g) * BLOCK;
                 int at = (bits * CHUNKS + ch) * L;
-                IntVector word = IntVector.fromArray(IS, WORD, at);
-                IntVector next = IntVector.fromArray(IS, NEXT, at);
-                IntVector right = IntVector.fromArray(IS, RIGHT, at);
-                IntVector left = IntVector.fromArray(IS, LEFT, at);
-                IntVector word2 = IntVector.fromArray(IS, WORD, at + L);
-                IntVector next2 = IntVector.fromArray(IS, NEXT, at + L);
-                IntVector right2 = IntVector.fromArray(IS, RIGHT, at + L);
-                IntVector left2 = IntVector.fromArray(IS, LEFT, at + L);
+                ByteVector window = ByteVector.fromArray(BS, WINDOW, at * 4);
+                IntVector right = IntVector.fromArray(IS, WINDOW_SHIFT, at);
+                ByteVector window2 = ByteVector.fromArray(BS, WINDOW, (at + L) * 4);
+                IntVector right2 = IntVector.fromArray(IS, WINDOW_SHIFT, at + L);
                 FloatVector a0 = FloatVector.fromArray(S, acc, j);
                 FloatVector a1 = FloatVector.fromArray(S, acc, n + j);
                 FloatVector a2 = FloatVector.fromArray(S, acc, 2 * n + j);
@@ -196,20 +203,18 @@ public final class CodeRows {
                 FloatVector b2 = FloatVector.fromArray(S, acc, 2 * n + j + L);
                 FloatVector b3 = FloatVector.fromArray(S, acc, 3 * n + j + L);
                 for (int t = 0; t < count; t++) {
-                    IntVector raw = CodebookVectors.rowWords(packed, pieceAt + t * rowBytes, pieceWords);
+                    ByteVector raw = CodebookVectors.rowWords(packed, pieceAt + t * rowBytes, pieceWords).reinterpretAsBytes();
                     FloatVector u0 = FloatVector.broadcast(S, weights[w0 + t]);
                     FloatVector u1 = FloatVector.broadcast(S, weights[w1 + t]);
                     FloatVector u2 = FloatVector.broadcast(S, weights[w2 + t]);
                     FloatVector u3 = FloatVector.broadcast(S, weights[w3 + t]);
-                    FloatVector v = (FloatVector) word.selectFrom(raw).lanewise(VectorOperators.LSHR, right)
-                            .or(next.selectFrom(raw).lanewise(VectorOperators.LSHL, 1).lanewise(VectorOperators.LSHL, left)).and(mask)
+                    FloatVector v = (FloatVector) window.selectFrom(raw).reinterpretAsInts().lanewise(VectorOperators.LSHR, right).and(mask)
                             .convert(VectorOperators.I2F, 0);
                     a0 = v.fma(u0, a0);
                     a1 = v.fma(u1, a1);
                     a2 = v.fma(u2, a2);
                     a3 = v.fma(u3, a3);
-                    v = (FloatVector) word2.selectFrom(raw).lanewise(VectorOperators.LSHR, right2)
-                            .or(next2.selectFrom(raw).lanewise(VectorOperators.LSHL, 1).lanewise(VectorOperators.LSHL, left2)).and(mask)
+                    v = (FloatVector) window2.selectFrom(raw).reinterpretAsInts().lanewise(VectorOperators.LSHR, right2).and(mask)
                             .convert(VectorOperators.I2F, 0);
                     b0 = v.fma(u0, b0);
                     b1 = v.fma(u1, b1);
@@ -228,7 +233,7 @@ public final class CodeRows {
         }
     }
 
-    /** {@link #affineBlock} for widths that divide 32 (1, 2, 4, 8 bits): no code straddles words, so no next word. */
+    /** {@link #affineBlock} for widths that divide 32 (1, 2, 4, 8 bits): codes within words, a word permute (8-bit windows would pass byte 63). */
     private static void affineBlockWithinWords(MemorySegment packed, int count, float[] acc, int bits, int n, int groupSize, int groups,
                                     int pieceWords, long first, long rowBytes, float[] weights) {
         IntVector mask = IntVector.broadcast(IS, (1 << bits) - 1);
@@ -292,14 +297,10 @@ public final class CodeRows {
             for (int ch = 0; ch < CHUNKS; ch += 2) {
                 int j = p * PIECE + ch * L;
                 int at = (bits * CHUNKS + ch) * L;
-                IntVector word = IntVector.fromArray(IS, WORD, at);
-                IntVector next = IntVector.fromArray(IS, NEXT, at);
-                IntVector right = IntVector.fromArray(IS, RIGHT, at);
-                IntVector left = IntVector.fromArray(IS, LEFT, at);
-                IntVector word2 = IntVector.fromArray(IS, WORD, at + L);
-                IntVector next2 = IntVector.fromArray(IS, NEXT, at + L);
-                IntVector right2 = IntVector.fromArray(IS, RIGHT, at + L);
-                IntVector left2 = IntVector.fromArray(IS, LEFT, at + L);
+                ByteVector window = ByteVector.fromArray(BS, WINDOW, at * 4);
+                IntVector right = IntVector.fromArray(IS, WINDOW_SHIFT, at);
+                ByteVector window2 = ByteVector.fromArray(BS, WINDOW, (at + L) * 4);
+                IntVector right2 = IntVector.fromArray(IS, WINDOW_SHIFT, at + L);
                 FloatVector a0 = FloatVector.fromArray(S, acc, j);
                 FloatVector a1 = FloatVector.fromArray(S, acc, n + j);
                 FloatVector a2 = FloatVector.fromArray(S, acc, 2 * n + j);
@@ -309,20 +310,18 @@ public final class CodeRows {
                 FloatVector b2 = FloatVector.fromArray(S, acc, 2 * n + j + L);
                 FloatVector b3 = FloatVector.fromArray(S, acc, 3 * n + j + L);
                 for (int t = 0; t < count; t++) {
-                    IntVector raw = CodebookVectors.rowWords(packed, pieceAt + t * rowBytes, pieceWords);
+                    ByteVector raw = CodebookVectors.rowWords(packed, pieceAt + t * rowBytes, pieceWords).reinterpretAsBytes();
                     FloatVector u0 = FloatVector.broadcast(S, weights[t]);
                     FloatVector u1 = FloatVector.broadcast(S, weights[BLOCK + t]);
                     FloatVector u2 = FloatVector.broadcast(S, weights[2 * BLOCK + t]);
                     FloatVector u3 = FloatVector.broadcast(S, weights[3 * BLOCK + t]);
-                    FloatVector v = word.selectFrom(raw).lanewise(VectorOperators.LSHR, right)
-                            .or(next.selectFrom(raw).lanewise(VectorOperators.LSHL, 1).lanewise(VectorOperators.LSHL, left)).and(mask)
+                    FloatVector v = window.selectFrom(raw).reinterpretAsInts().lanewise(VectorOperators.LSHR, right).and(mask)
                             .selectFrom(book).reinterpretAsFloats();
                     a0 = v.fma(u0, a0);
                     a1 = v.fma(u1, a1);
                     a2 = v.fma(u2, a2);
                     a3 = v.fma(u3, a3);
-                    v = word2.selectFrom(raw).lanewise(VectorOperators.LSHR, right2)
-                            .or(next2.selectFrom(raw).lanewise(VectorOperators.LSHL, 1).lanewise(VectorOperators.LSHL, left2)).and(mask)
+                    v = window2.selectFrom(raw).reinterpretAsInts().lanewise(VectorOperators.LSHR, right2).and(mask)
                             .selectFrom(book).reinterpretAsFloats();
                     b0 = v.fma(u0, b0);
                     b1 = v.fma(u1, b1);
