@@ -42,29 +42,26 @@ final class QuantizedAttention {
                 () -> specialised ? new Kernels(keys, values, q.dims[3]) : new AnyWidthKernels(keys, values));
     }
 
-    /** One thread's any-width kernels ({@link CodeColumns}, {@link CodeRows}) and the head's bases and group parameters. */
-    private static final class AnyWidthKernels implements FusedAttention.Kernels {
-        private final QuantOps.Parts keys;
-        private final QuantOps.Parts values;
-        private final int tk;
-        private final MemorySegment ks;
-        private final MemorySegment vs;
-        private final CodeColumns scores;
-        private final CodeRows sums;
-        private final float[] biasAcc;
-        private long kBase;
-        private long vBase;
-        private RowScales kParams;
-        private RowScales vParams;
+    /** What both kernel sets of one thread share: the cache's parts, and the selected head's word bases and group parameters. */
+    private abstract static class HeadState implements FusedAttention.Kernels {
+        final QuantOps.Parts keys;
+        final QuantOps.Parts values;
+        final int tk;
+        final MemorySegment ks;
+        final MemorySegment vs;
+        /** The value sums' group-constant parts per row and group. */
+        final float[] biasAcc;
+        long kBase;
+        long vBase;
+        RowScales kParams;
+        RowScales vParams;
 
-        AnyWidthKernels(QuantOps.Parts keys, QuantOps.Parts values) {
+        HeadState(QuantOps.Parts keys, QuantOps.Parts values) {
             this.keys = keys;
             this.values = values;
             this.tk = keys.packed().dims[2];
             this.ks = keys.packed().segment();
             this.vs = values.packed().segment();
-            this.scores = new CodeColumns(keys.bits(), keys.cols(), keys.groupSize());
-            this.sums = new CodeRows(values.bits(), values.cols(), values.groupSize());
             this.biasAcc = new float[FusedAttention.ROWS * (values.cols() / values.groupSize())];
         }
 
@@ -76,6 +73,18 @@ final class QuantizedAttention {
             vBase = (vp.offset + b * vp.strides[0] + h * vp.strides[1]) * 4;
             kParams = keys.rowScales(b, h);
             vParams = values.rowScales(b, h);
+        }
+    }
+
+    /** One thread's any-width kernels ({@link CodeColumns}, {@link CodeRows}). */
+    private static final class AnyWidthKernels extends HeadState {
+        private final CodeColumns scores;
+        private final CodeRows sums;
+
+        AnyWidthKernels(QuantOps.Parts keys, QuantOps.Parts values) {
+            super(keys, values);
+            this.scores = new CodeColumns(keys.bits(), keys.cols(), keys.groupSize());
+            this.sums = new CodeRows(values.bits(), values.cols(), values.groupSize());
         }
 
         @Override
@@ -95,38 +104,13 @@ final class QuantizedAttention {
         }
     }
 
-    /** One thread's affine kernels: the head's bases and group parameters, and the value sums' group-constant parts. */
-    private static final class Kernels implements FusedAttention.Kernels {
-        private final QuantOps.Parts keys;
-        private final QuantOps.Parts values;
+    /** One thread's width-specialised affine kernels ({@link AffineScores}, {@link AffineValues}). */
+    private static final class Kernels extends HeadState {
         private final int d;
-        private final int tk;
-        private final MemorySegment ks;
-        private final MemorySegment vs;
-        private final float[] biasAcc;
-        private long kBase;
-        private long vBase;
-        private RowScales kParams;
-        private RowScales vParams;
 
         Kernels(QuantOps.Parts keys, QuantOps.Parts values, int d) {
-            this.keys = keys;
-            this.values = values;
+            super(keys, values);
             this.d = d;
-            this.tk = keys.packed().dims[2];
-            this.ks = keys.packed().segment();
-            this.vs = values.packed().segment();
-            this.biasAcc = new float[FusedAttention.ROWS * (values.cols() / values.groupSize())];
-        }
-
-        @Override
-        public void head(int b, int h) {
-            JavaTensor kp = keys.packed();
-            JavaTensor vp = values.packed();
-            kBase = (kp.offset + b * kp.strides[0] + h * kp.strides[1]) * 4;
-            vBase = (vp.offset + b * vp.strides[0] + h * vp.strides[1]) * 4;
-            kParams = keys.rowScales(b, h);
-            vParams = values.rowScales(b, h);
         }
 
         @Override
