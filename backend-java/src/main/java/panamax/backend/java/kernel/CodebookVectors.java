@@ -316,39 +316,33 @@ public final class CodebookVectors {
         }
     }
 
-    /** Per width 1 to 3 and chunk of 16 codes (rows of at most 128): lane i's 16-bit byte window and shift (see {@link #lookupWindows}). */
-    @SuppressWarnings("unchecked")
-    private static final VectorShuffle<Byte>[][] WINDOW = new VectorShuffle[4][];
-    private static final IntVector[][] WINDOW_SHIFT = new IntVector[4][];
+    /**
+     * Per width 1 to 3 and chunk of 16 codes (rows of at most 128), at [(bits·8 + chunk)·64] and
+     * [(bits·8 + chunk)·16]: lane i's 16-bit byte window and shift (see {@link #lookupWindows}). Plain
+     * arrays loaded with fromArray: as VectorShuffle and IntVector array elements their payloads were
+     * reloaded, and the shuffles wrapped, at every use.
+     */
+    private static final byte[] WINDOW = new byte[4 * 8 * 64];
+    private static final int[] WINDOW_SHIFT = new int[4 * 8 * 16];
+    private static final boolean WINDOWS = L == 16 && BYTES.length() == 64;
 
     static {
-        if (L == 16 && BYTES.length() == 64) {
+        if (WINDOWS) {
             for (int bits = 1; bits <= 3; bits++) {
-                WINDOW[bits] = newWindows();
-                WINDOW_SHIFT[bits] = new IntVector[8];
                 for (int ch = 0; ch < 8; ch++) {
-                    int[] bytes = new int[64];
-                    int[] shift = new int[L];
                     for (int i = 0; i < L; i++) {
                         int bit = bits * (L * ch + i);
-                        for (int j = 0; j < 4; j++) bytes[4 * i + j] = Math.min(63, (bit >>> 3) + Math.min(j, 1));
-                        shift[i] = bit & 7;
+                        for (int j = 0; j < 4; j++) WINDOW[(bits * 8 + ch) * 64 + 4 * i + j] = (byte) Math.min(63, (bit >>> 3) + Math.min(j, 1));
+                        WINDOW_SHIFT[(bits * 8 + ch) * 16 + i] = bit & 7;
                     }
-                    WINDOW[bits][ch] = VectorShuffle.fromArray(BYTES, bytes, 0);
-                    WINDOW_SHIFT[bits][ch] = IntVector.fromArray(I, shift, 0);
                 }
             }
         }
     }
 
-    @SuppressWarnings("unchecked")
-    private static VectorShuffle<Byte>[] newWindows() {
-        return new VectorShuffle[8];
-    }
-
     /** True when {@link #lookupWindows} reads rows of {@code n} such codes: 1 to 3 bits, a register table, 16 lanes, rows of 32 to 128. */
     public static boolean looksUpWindows(Table t, int bits, int n) {
-        return bits >= 1 && bits <= 3 && WINDOW[bits] != null && t.bits != null && n % 16 == 0 && n <= 128;
+        return bits >= 1 && bits <= 3 && WINDOWS && t.bits != null && n % 16 == 0 && n <= 128;
     }
 
     /**
@@ -363,10 +357,10 @@ public final class CodebookVectors {
         ByteVector row = rowByte + 64 <= packed.byteSize()
                 ? ByteVector.fromMemorySegment(BYTES, packed, rowByte, ByteOrder.LITTLE_ENDIAN)
                 : ByteVector.fromMemorySegment(BYTES, packed, rowByte, ByteOrder.LITTLE_ENDIAN, BYTES.indexInRange(0, bytes));
-        VectorShuffle<Byte>[] window = WINDOW[bits];
-        IntVector[] shift = WINDOW_SHIFT[bits];
         for (int ch = 0; ch < n / L; ch++) {
-            IntVector c = row.rearrange(window[ch]).reinterpretAsInts().lanewise(VectorOperators.LSHR, shift[ch]).and(mask);
+            ByteVector window = ByteVector.fromArray(BYTES, WINDOW, (bits * 8 + ch) * 64);
+            IntVector shift = IntVector.fromArray(I, WINDOW_SHIFT, (bits * 8 + ch) * 16);
+            IntVector c = window.selectFrom(row).reinterpretAsInts().lanewise(VectorOperators.LSHR, shift).and(mask);
             c.selectFrom(table).reinterpretAsFloats().mul(scale).intoArray(dst, L * ch);
         }
     }
