@@ -84,22 +84,16 @@ public final class CodeColumns {
         for (int r = 0; r < m; r++) {
             for (int j = 0; j < k; j++) xSums[r * groups + j / groupSize] += x[r * k + j];
         }
-        int t0 = n0;
-        // two tiles per pass where they are whole: each query element broadcast feeds both
-        for (; t0 + 2 * TILE <= n1; t0 += 2 * TILE) {
-            transpose(packed, base + t0 * rowBytes, rowBytes, TILE, columns);
-            transpose(packed, base + (t0 + TILE) * rowBytes, rowBytes, TILE, columns2);
-            laneParameters(params, t0, 2 * TILE);
+        // two tiles per pass, each query element broadcast feeding both (the last pair may be partial)
+        for (int t0 = n0; t0 < n1; t0 += 2 * TILE) {
+            int first = Math.min(TILE, n1 - t0);
+            int second = Math.min(TILE, n1 - t0 - first);
+            transpose(packed, base + t0 * rowBytes, rowBytes, first, columns);
+            transpose(packed, base + (t0 + TILE) * rowBytes, rowBytes, second, columns2);
+            laneParameters(params, t0, first + second);
             affineTiles(x);
-            store(c, 0, ldc, t0, TILE, m, null, 0);
-            store(c, 0, ldc, t0 + TILE, TILE, m, null, ROWS * TILE);
-        }
-        for (; t0 < n1; t0 += TILE) {
-            int tile = Math.min(TILE, n1 - t0);
-            transpose(packed, base + t0 * rowBytes, rowBytes, tile, columns);
-            laneParameters(params, t0, tile);
-            affineTile(x);
-            store(c, 0, ldc, t0, tile, m, null, 0);
+            store(c, 0, ldc, t0, first, m, null, 0);
+            store(c, 0, ldc, t0 + TILE, second, m, null, ROWS * TILE);
         }
     }
 
@@ -122,20 +116,15 @@ public final class CodeColumns {
     public void codebookScores(MemorySegment packed, long base, long rowBytes, int[] bookBits, float[] rowScales, float[] x, int m,
                                int n0, int n1, float[] c, int cOff, int ldc) {
         IntVector book = IntVector.fromArray(IS, bookBits, 0);
-        int t0 = n0;
-        // two tiles per pass where they are whole: each query element broadcast feeds both
-        for (; t0 + 2 * TILE <= n1; t0 += 2 * TILE) {
-            transpose(packed, base + t0 * rowBytes, rowBytes, TILE, columns);
-            transpose(packed, base + (t0 + TILE) * rowBytes, rowBytes, TILE, columns2);
+        // two tiles per pass, each query element broadcast feeding both (the last pair may be partial)
+        for (int t0 = n0; t0 < n1; t0 += 2 * TILE) {
+            int first = Math.min(TILE, n1 - t0);
+            int second = Math.min(TILE, n1 - t0 - first);
+            transpose(packed, base + t0 * rowBytes, rowBytes, first, columns);
+            transpose(packed, base + (t0 + TILE) * rowBytes, rowBytes, second, columns2);
             codebookTiles(x, book);
-            store(c, cOff, ldc, t0, TILE, m, FloatVector.fromArray(S, rowScales, t0), 0);
-            store(c, cOff, ldc, t0 + TILE, TILE, m, FloatVector.fromArray(S, rowScales, t0 + TILE), ROWS * TILE);
-        }
-        for (; t0 < n1; t0 += TILE) {
-            int tile = Math.min(TILE, n1 - t0);
-            transpose(packed, base + t0 * rowBytes, rowBytes, tile, columns);
-            codebookTile(x, book);
-            store(c, cOff, ldc, t0, tile, m, FloatVector.fromArray(S, rowScales, t0, S.indexInRange(0, tile)), 0);
+            store(c, cOff, ldc, t0, first, m, rowScales, 0);
+            store(c, cOff, ldc, t0 + TILE, second, m, rowScales, ROWS * TILE);
         }
     }
 
@@ -145,6 +134,10 @@ public final class CodeColumns {
      * words are over-read, and the extra columns never used), else word by word (zero past the tile).
      */
     private void transpose(MemorySegment packed, long first, long rowBytes, int tile, int[] columns) {
+        if (tile == 0) { // the empty second tile of a last pair
+            Arrays.fill(columns, 0);
+            return;
+        }
         int block = words <= 8 ? 8 : 16;
         long last = first + (tile - 1) * rowBytes;
         if (KeyColumns.supported() && last + 4L * (words <= 8 ? 8 : (words + 15) / 16 * 16) <= packed.byteSize()) {
@@ -159,9 +152,11 @@ public final class CodeColumns {
         }
     }
 
-    private void store(float[] c, int cOff, int ldc, int t0, int tile, int m, FloatVector rowScale, int from) {
+    /** The {@code tile} scores of rows {@code r < m} from {@code totals[from ...]}, times {@code rowScales[t0 ...]} where given. */
+    private void store(float[] c, int cOff, int ldc, int t0, int tile, int m, float[] rowScales, int from) {
         VectorMask<Float> in = S.indexInRange(0, tile);
-        for (int r = 0; r < m; r++) {
+        FloatVector rowScale = rowScales == null ? null : FloatVector.fromArray(S, rowScales, t0, in);
+        for (int r = 0; r < m && tile > 0; r++) {
             FloatVector v = FloatVector.fromArray(S, totals, from + r * TILE);
             if (rowScale != null) v = v.mul(rowScale);
             v.intoArray(c, cOff + r * ldc + t0, in);
@@ -169,10 +164,6 @@ public final class CodeColumns {
     }
 
     /** The codes at position j of the sixteen keys: from word j·bits/32, and the next one where the code straddles. */
-    private IntVector codes(int j, int mask) {
-        return codes(columns, j, mask);
-    }
-
     private IntVector codes(int[] columns, int j, int mask) {
         int bit = j * bits;
         int w = bit >>> 5;
@@ -182,7 +173,11 @@ public final class CodeColumns {
         return v.and(mask);
     }
 
-    /** {@link #affineTile} of two tiles (columns, then columns2) sharing each broadcast: totals of the second at [64 ...]. */
+    /**
+     * Affine sums of two tiles of sixteen keys (columns, then columns2), each query broadcast feeding both:
+     * per group {@code Σ x·code} scaled by each key's scale, plus its bias times the group's {@code Σ x};
+     * row r's totals at {@code [r·16 ...]}, the second tile's at {@code [64 + r·16 ...]}.
+     */
     private void affineTiles(float[] x) {
         int mask = (1 << bits) - 1;
         FloatVector t0 = FloatVector.zero(S), t1 = FloatVector.zero(S), t2 = FloatVector.zero(S), t3 = FloatVector.zero(S);
@@ -233,32 +228,7 @@ public final class CodeColumns {
         u3.intoArray(totals, 7 * TILE);
     }
 
-    private void affineTile(float[] x) {
-        int mask = (1 << bits) - 1;
-        FloatVector t0 = FloatVector.zero(S), t1 = FloatVector.zero(S), t2 = FloatVector.zero(S), t3 = FloatVector.zero(S);
-        for (int g = 0; g < groups; g++) {
-            FloatVector a0 = FloatVector.zero(S), a1 = FloatVector.zero(S), a2 = FloatVector.zero(S), a3 = FloatVector.zero(S);
-            for (int j = g * groupSize, end = j + groupSize; j < end; j++) {
-                FloatVector v = (FloatVector) codes(j, mask).convert(VectorOperators.I2F, 0);
-                a0 = v.fma(FloatVector.broadcast(S, x[j]), a0);
-                a1 = v.fma(FloatVector.broadcast(S, x[k + j]), a1);
-                a2 = v.fma(FloatVector.broadcast(S, x[2 * k + j]), a2);
-                a3 = v.fma(FloatVector.broadcast(S, x[3 * k + j]), a3);
-            }
-            FloatVector s = FloatVector.fromArray(S, laneScales, g * 2 * TILE);
-            FloatVector b = FloatVector.fromArray(S, laneBiases, g * 2 * TILE);
-            t0 = b.fma(FloatVector.broadcast(S, xSums[g]), a0.fma(s, t0));
-            t1 = b.fma(FloatVector.broadcast(S, xSums[groups + g]), a1.fma(s, t1));
-            t2 = b.fma(FloatVector.broadcast(S, xSums[2 * groups + g]), a2.fma(s, t2));
-            t3 = b.fma(FloatVector.broadcast(S, xSums[3 * groups + g]), a3.fma(s, t3));
-        }
-        t0.intoArray(totals, 0);
-        t1.intoArray(totals, TILE);
-        t2.intoArray(totals, 2 * TILE);
-        t3.intoArray(totals, 3 * TILE);
-    }
-
-    /** {@link #codebookTile} of two tiles (columns, then columns2) sharing each broadcast: totals of the second at [64 ...]. */
+    /** {@link #affineTiles} for codebook keys: {@code Σ x·book[code]}, one group, no bias. */
     private void codebookTiles(float[] x, IntVector book) {
         int mask = (1 << bits) - 1;
         FloatVector a0 = FloatVector.zero(S), a1 = FloatVector.zero(S), a2 = FloatVector.zero(S), a3 = FloatVector.zero(S);
@@ -289,19 +259,4 @@ public final class CodeColumns {
         b3.intoArray(totals, 7 * TILE);
     }
 
-    private void codebookTile(float[] x, IntVector book) {
-        int mask = (1 << bits) - 1;
-        FloatVector a0 = FloatVector.zero(S), a1 = FloatVector.zero(S), a2 = FloatVector.zero(S), a3 = FloatVector.zero(S);
-        for (int j = 0; j < k; j++) {
-            FloatVector v = codes(j, mask).selectFrom(book).reinterpretAsFloats();
-            a0 = v.fma(FloatVector.broadcast(S, x[j]), a0);
-            a1 = v.fma(FloatVector.broadcast(S, x[k + j]), a1);
-            a2 = v.fma(FloatVector.broadcast(S, x[2 * k + j]), a2);
-            a3 = v.fma(FloatVector.broadcast(S, x[3 * k + j]), a3);
-        }
-        a0.intoArray(totals, 0);
-        a1.intoArray(totals, TILE);
-        a2.intoArray(totals, 2 * TILE);
-        a3.intoArray(totals, 3 * TILE);
-    }
 }

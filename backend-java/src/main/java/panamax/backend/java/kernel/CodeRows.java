@@ -15,9 +15,8 @@ import jdk.incubator.vector.VectorSpecies;
  * attention's p·V over the caches {@link AffineValues} and {@link CodebookValues} do not serve (2, 3,
  * 5 and 6-bit affine values, 1, 2 and 3-bit TurboQuant values, head dim 64). A row is read in pieces of
  * 64 codes, which always start on a word ({@code 64·bits} bits) and span at most sixteen words, so one
- * vector holds a piece; each chunk of sixteen codes is then extracted with one permute (of words where
- * the width divides 32, else of each code's two-byte window), a per-lane shift and a mask (the tables
- * below), made a float (affine: converted; codebook: looked up in a register) and FMA'd into four
+ * vector holds a piece; each chunk of sixteen codes is then extracted with one byte permute (each code's
+ * two-byte window), a per-lane shift and a mask (the tables below), made a float (affine: converted; codebook: looked up in a register) and FMA'd into four
  * accumulators with each row's weight broadcast. Affine group-constant parts are one scalar per row and
  * group. Sums are in natural order.
  *
@@ -36,15 +35,12 @@ public final class CodeRows {
     /** Tokens whose weights are made together. */
     private static final int BLOCK = 32;
 
-    // per width dividing 32 and chunk of a piece, sixteen lanes each at [(bits·CHUNKS + chunk)·16]: each
-    // lane's word and its right shift. Plain arrays loaded with fromArray before the token loop: held as
-    // IntVector or VectorShuffle objects, their payloads were reloaded (and wrapped) once per token.
-    private static final int[] WORD = new int[9 * CHUNKS * L];
-    private static final int[] RIGHT = new int[9 * CHUNKS * L];
-    // for codes that straddle words (3, 5, 6, 7 bits), per width and chunk at [(bits·CHUNKS + chunk)·64]:
-    // the bytes of each lane's 16-bit window (the code's first byte and the next; every code of at most 8
-    // bits lies in it), gathered with one byte permute, and the window's right shift (WINDOW_SHIFT). Two
-    // word permutes and three shifts per chunk before (affine 5-bit 8k step 2.17 -> 1.77 ms).
+    // per width and chunk of a piece, at [(bits·CHUNKS + chunk)·64] and [(bits·CHUNKS + chunk)·16]: the bytes
+    // of each lane's 16-bit window (the code's first byte and the next; every code of at most 8 bits lies in
+    // it), gathered with one byte permute, and the window's right shift. Straddling widths (3, 5, 6 bits) took
+    // two word permutes and three shifts per chunk before (affine 5-bit 8k step 2.17 -> 1.77 ms). Plain arrays
+    // loaded with fromArray before the token loop: as ByteVector/VectorShuffle objects, their payloads were
+    // reloaded (and wrapped) once per token.
     private static final byte[] WINDOW = new byte[9 * CHUNKS * 64];
     private static final int[] WINDOW_SHIFT = new int[9 * CHUNKS * L];
 
@@ -53,17 +49,13 @@ public final class CodeRows {
             for (int ch = 0; ch < CHUNKS; ch++) {
                 for (int i = 0; i < L; i++) {
                     int bit = (ch * L + i) * bits;
-                    int at = (bits * CHUNKS + ch) * L + i;
-                    WORD[at] = bit >>> 5;
-                    RIGHT[at] = bit & 31;
-                    if (32 % bits != 0) {
-                        int w = (bits * CHUNKS + ch) * 64 + 4 * i;
-                        WINDOW[w] = (byte) (bit >>> 3);
-                        WINDOW[w + 1] = (byte) ((bit >>> 3) + 1); // < 64: the last code of a 7-bit piece starts in byte 55
-                        WINDOW[w + 2] = WINDOW[w + 1];          // above the window: masked off
-                        WINDOW[w + 3] = WINDOW[w + 1];
-                        WINDOW_SHIFT[at] = bit & 7;
-                    }
+                    int w = (bits * CHUNKS + ch) * 64 + 4 * i;
+                    WINDOW[w] = (byte) (bit >>> 3);
+                    // the next byte; past the piece only for an 8-bit code, which lies in its first byte
+                    WINDOW[w + 1] = (byte) Math.min(63, (bit >>> 3) + 1);
+                    WINDOW[w + 2] = WINDOW[w + 1];                        // above the window: masked off
+                    WINDOW[w + 3] = WINDOW[w + 1];
+                    WINDOW_SHIFT[(bits * CHUNKS + ch) * L + i] = bit & 7;
                 }
             }
         }
@@ -139,8 +131,7 @@ public final class CodeRows {
                     }
                 }
             }
-            if (32 % bits == 0) affineBlockWithinWords(packed, count, acc, bits, n, groupSize, groups, pieceWords, base + t0 * rowBytes, rowBytes, weights);
-            else affineBlock(packed, count, acc, bits, n, groupSize, groups, pieceWords, base + t0 * rowBytes, rowBytes, weights);
+            affineBlock(packed, count, acc, bits, n, groupSize, groups, pieceWords, base + t0 * rowBytes, rowBytes, weights);
         }
         for (int i = 0; i < ROWS * groups; i++) {
             biasAcc[i] += FloatVector.fromArray(S, biasLanes, i * L).reduceLanes(VectorOperators.ADD);
@@ -169,8 +160,7 @@ public final class CodeRows {
                     (r < m ? FloatVector.fromArray(S, x, r * k + t0 + t, in).mul(scale) : FloatVector.zero(S)).intoArray(weights, r * BLOCK + t);
                 }
             }
-            if (32 % bits == 0) codebookBlockWithinWords(packed, count, acc, book, bits, n, pieceWords, base + t0 * rowBytes, rowBytes, weights);
-            else codebookBlock(packed, count, acc, book, bits, n, pieceWords, base + t0 * rowBytes, rowBytes, weights);
+            codebookBlock(packed, count, acc, book, bits, n, pieceWords, base + t0 * rowBytes, rowBytes, weights);
         }
     }
 
@@ -215,61 +205,6 @@ public final class CodeRows {
                     a2 = v.fma(u2, a2);
                     a3 = v.fma(u3, a3);
                     v = (FloatVector) window2.selectFrom(raw).reinterpretAsInts().lanewise(VectorOperators.LSHR, right2).and(mask)
-                            .convert(VectorOperators.I2F, 0);
-                    b0 = v.fma(u0, b0);
-                    b1 = v.fma(u1, b1);
-                    b2 = v.fma(u2, b2);
-                    b3 = v.fma(u3, b3);
-                }
-                a0.intoArray(acc, j);
-                a1.intoArray(acc, n + j);
-                a2.intoArray(acc, 2 * n + j);
-                a3.intoArray(acc, 3 * n + j);
-                b0.intoArray(acc, j + L);
-                b1.intoArray(acc, n + j + L);
-                b2.intoArray(acc, 2 * n + j + L);
-                b3.intoArray(acc, 3 * n + j + L);
-            }
-        }
-    }
-
-    /** {@link #affineBlock} for widths that divide 32 (1, 2, 4, 8 bits): codes within words, a word permute (8-bit windows would pass byte 63). */
-    private static void affineBlockWithinWords(MemorySegment packed, int count, float[] acc, int bits, int n, int groupSize, int groups,
-                                    int pieceWords, long first, long rowBytes, float[] weights) {
-        IntVector mask = IntVector.broadcast(IS, (1 << bits) - 1);
-        for (int p = 0; p < n / PIECE; p++) {
-            long pieceAt = first + 4L * p * pieceWords;
-            // two chunks of the piece per pass (one group: groups are whole pairs of chunks), each token's words loaded once
-            for (int ch = 0; ch < CHUNKS; ch += 2) {
-                int j = p * PIECE + ch * L;
-                int g = j / groupSize;
-                int w0 = g * BLOCK, w1 = (groups + g) * BLOCK, w2 = (2 * groups + g) * BLOCK, w3 = (3 * groups + g) * BLOCK;
-                int at = (bits * CHUNKS + ch) * L;
-                IntVector word = IntVector.fromArray(IS, WORD, at);
-                IntVector right = IntVector.fromArray(IS, RIGHT, at);
-                IntVector word2 = IntVector.fromArray(IS, WORD, at + L);
-                IntVector right2 = IntVector.fromArray(IS, RIGHT, at + L);
-                FloatVector a0 = FloatVector.fromArray(S, acc, j);
-                FloatVector a1 = FloatVector.fromArray(S, acc, n + j);
-                FloatVector a2 = FloatVector.fromArray(S, acc, 2 * n + j);
-                FloatVector a3 = FloatVector.fromArray(S, acc, 3 * n + j);
-                FloatVector b0 = FloatVector.fromArray(S, acc, j + L);
-                FloatVector b1 = FloatVector.fromArray(S, acc, n + j + L);
-                FloatVector b2 = FloatVector.fromArray(S, acc, 2 * n + j + L);
-                FloatVector b3 = FloatVector.fromArray(S, acc, 3 * n + j + L);
-                for (int t = 0; t < count; t++) {
-                    IntVector raw = CodebookVectors.rowWords(packed, pieceAt + t * rowBytes, pieceWords);
-                    FloatVector u0 = FloatVector.broadcast(S, weights[w0 + t]);
-                    FloatVector u1 = FloatVector.broadcast(S, weights[w1 + t]);
-                    FloatVector u2 = FloatVector.broadcast(S, weights[w2 + t]);
-                    FloatVector u3 = FloatVector.broadcast(S, weights[w3 + t]);
-                    FloatVector v = (FloatVector) word.selectFrom(raw).lanewise(VectorOperators.LSHR, right).and(mask)
-                            .convert(VectorOperators.I2F, 0);
-                    a0 = v.fma(u0, a0);
-                    a1 = v.fma(u1, a1);
-                    a2 = v.fma(u2, a2);
-                    a3 = v.fma(u3, a3);
-                    v = (FloatVector) word2.selectFrom(raw).lanewise(VectorOperators.LSHR, right2).and(mask)
                             .convert(VectorOperators.I2F, 0);
                     b0 = v.fma(u0, b0);
                     b1 = v.fma(u1, b1);
@@ -340,55 +275,4 @@ public final class CodeRows {
         }
     }
 
-    /** {@link #codebookBlock} for widths that divide 32. */
-    private static void codebookBlockWithinWords(MemorySegment packed, int count, float[] acc, IntVector book, int bits, int n, int pieceWords,
-                                      long first, long rowBytes, float[] weights) {
-        IntVector mask = IntVector.broadcast(IS, (1 << bits) - 1);
-        for (int p = 0; p < n / PIECE; p++) {
-            long pieceAt = first + 4L * p * pieceWords;
-            for (int ch = 0; ch < CHUNKS; ch += 2) {
-                int j = p * PIECE + ch * L;
-                int at = (bits * CHUNKS + ch) * L;
-                IntVector word = IntVector.fromArray(IS, WORD, at);
-                IntVector right = IntVector.fromArray(IS, RIGHT, at);
-                IntVector word2 = IntVector.fromArray(IS, WORD, at + L);
-                IntVector right2 = IntVector.fromArray(IS, RIGHT, at + L);
-                FloatVector a0 = FloatVector.fromArray(S, acc, j);
-                FloatVector a1 = FloatVector.fromArray(S, acc, n + j);
-                FloatVector a2 = FloatVector.fromArray(S, acc, 2 * n + j);
-                FloatVector a3 = FloatVector.fromArray(S, acc, 3 * n + j);
-                FloatVector b0 = FloatVector.fromArray(S, acc, j + L);
-                FloatVector b1 = FloatVector.fromArray(S, acc, n + j + L);
-                FloatVector b2 = FloatVector.fromArray(S, acc, 2 * n + j + L);
-                FloatVector b3 = FloatVector.fromArray(S, acc, 3 * n + j + L);
-                for (int t = 0; t < count; t++) {
-                    IntVector raw = CodebookVectors.rowWords(packed, pieceAt + t * rowBytes, pieceWords);
-                    FloatVector u0 = FloatVector.broadcast(S, weights[t]);
-                    FloatVector u1 = FloatVector.broadcast(S, weights[BLOCK + t]);
-                    FloatVector u2 = FloatVector.broadcast(S, weights[2 * BLOCK + t]);
-                    FloatVector u3 = FloatVector.broadcast(S, weights[3 * BLOCK + t]);
-                    FloatVector v = word.selectFrom(raw).lanewise(VectorOperators.LSHR, right).and(mask)
-                            .selectFrom(book).reinterpretAsFloats();
-                    a0 = v.fma(u0, a0);
-                    a1 = v.fma(u1, a1);
-                    a2 = v.fma(u2, a2);
-                    a3 = v.fma(u3, a3);
-                    v = word2.selectFrom(raw).lanewise(VectorOperators.LSHR, right2).and(mask)
-                            .selectFrom(book).reinterpretAsFloats();
-                    b0 = v.fma(u0, b0);
-                    b1 = v.fma(u1, b1);
-                    b2 = v.fma(u2, b2);
-                    b3 = v.fma(u3, b3);
-                }
-                a0.intoArray(acc, j);
-                a1.intoArray(acc, n + j);
-                a2.intoArray(acc, 2 * n + j);
-                a3.intoArray(acc, 3 * n + j);
-                b0.intoArray(acc, j + L);
-                b1.intoArray(acc, n + j + L);
-                b2.intoArray(acc, 2 * n + j + L);
-                b3.intoArray(acc, 3 * n + j + L);
-            }
-        }
-    }
 }
