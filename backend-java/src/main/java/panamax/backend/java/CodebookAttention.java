@@ -11,12 +11,12 @@ import panamax.backend.java.kernel.CodebookVectors;
 
 /**
  * Fused attention over codebook keys and values (TurboQuant's cache, in its rotated domain), on
- * {@link FusedAttention}'s loop: scores from {@link CodebookScores} (keys in lanes, times each key's
- * norm), {@code Σ p·‖v‖·codebook[code]} from {@link CodebookValues} (2/4-bit values it serves) or
- * {@link CodebookVectors#accumulatePacked} in blocks of 32 tokens. Nothing is decoded into a tensor.
+ * {@link FusedAttention}'s loop: scores from {@link CodebookScores} (4-bit keys in lanes, times each
+ * key's norm) or the any-width {@link CodeColumns}, {@code Σ p·‖v‖·codebook[code]} from
+ * {@link CodebookValues} (4-bit values of 16-word chunks) or the any-width {@link CodeRows}. Nothing is
+ * decoded into a tensor.
  */
 final class CodebookAttention {
-    private static final int TOKENS = CodebookVectors.TOKEN_BLOCK;
 
     private CodebookAttention() {
     }
@@ -44,13 +44,12 @@ final class CodebookAttention {
     /**
      * True when the kernels serve these keys and values: codebooks of at most sixteen entries (held in
      * a register), unit-stride words, keys of {@link CodebookScores} (4-bit, 8 or 16k words) or of the
-     * any-width {@link CodeColumns}, values of {@link CodebookValues}, {@link CodebookVectors#accumulatePacked}
-     * or the any-width {@link CodeRows}.
+     * any-width {@link CodeColumns}, values of {@link CodebookValues} or of the any-width {@link CodeRows}.
      */
     static boolean supports(Side keys, Side values) {
         return keys.table.bits() != null && values.table.bits() != null
                 && (CodebookScores.supports(keys.bits, keys.cols) || CodeColumns.supports(keys.bits, keys.cols))
-                && (CodebookVectors.decodesDirectly(values.table, values.bits, values.cols) || CodeRows.supports(values.bits, values.cols, 0))
+                && (CodebookValues.supports(values.bits, values.cols) || CodeRows.supports(values.bits, values.cols, 0))
                 && (keys.packed.strides[3] == 1 || keys.packed.dims[3] == 1) && (values.packed.strides[3] == 1 || values.packed.dims[3] == 1);
     }
 
@@ -67,15 +66,13 @@ final class CodebookAttention {
         private final int tk;
         private final MemorySegment ks;
         private final MemorySegment vs;
-        /** Values of whole 16-word chunks or back-to-back 8-word rows: the register-blocked kernel, in its own order. */
+        /** 4-bit values of whole 16-word chunks: the register-blocked kernel, in its own order (else CodeRows). */
         private final boolean blocked;
         /** The any-width kernels, where the specialised ones do not serve the keys or the values (else null). */
         private final CodeColumns anyScores;
         private final CodeRows anyValues;
         private final float[] keyNorms;
         private final float[] valueNorms;
-        private final float[] weights = new float[FusedAttention.ROWS * TOKENS];
-        private final long[] rowBytes = new long[TOKENS];
         private long kBase;
         private long vBase;
 
@@ -88,7 +85,7 @@ final class CodebookAttention {
             this.vs = values.packed.segment();
             this.blocked = values.table.bits() != null && CodebookValues.supports(values.bits, values.cols);
             this.anyScores = CodebookScores.supports(keys.bits, keys.cols) ? null : new CodeColumns(keys.bits, keys.cols, 0);
-            this.anyValues = blocked || !CodeRows.supports(values.bits, values.cols, 0) ? null : new CodeRows(values.bits, values.cols, 0);
+            this.anyValues = blocked ? null : new CodeRows(values.bits, values.cols, 0);
             this.keyNorms = new float[tk];
             this.valueNorms = new float[tk];
         }
@@ -117,19 +114,7 @@ final class CodebookAttention {
                         tk, first, last + 1, acc);
                 return;
             }
-            if (anyValues != null) {
-                anyValues.codebook(vs, vBase, values.rowBytes(), values.table.laneBits(), valueNorms, scores, m, tk, first, last + 1, acc);
-                return;
-            }
-            for (int t0 = first; t0 <= last; t0 += TOKENS) {
-                int count = Math.min(TOKENS, last + 1 - t0);
-                for (int t = 0; t < count; t++) rowBytes[t] = vBase + (t0 + t) * values.rowBytes();
-                Arrays.fill(weights, 0f);
-                for (int r = 0; r < m; r++) {
-                    for (int t = 0; t < count; t++) weights[r * TOKENS + t] = scores[r * tk + t0 + t] * valueNorms[t0 + t];
-                }
-                CodebookVectors.accumulatePacked(values.table, vs, rowBytes, count, values.bits, values.cols, weights, acc, 0);
-            }
+            anyValues.codebook(vs, vBase, values.rowBytes(), values.table.laneBits(), valueNorms, scores, m, tk, first, last + 1, acc);
         }
 
         @Override

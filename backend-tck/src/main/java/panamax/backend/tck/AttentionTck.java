@@ -178,7 +178,7 @@ public abstract class AttentionTck extends BackendTck {
     }
 
     /**
-     * Head dims 64 and 128 with every bit width and group size (2, 4 and 8 bits are what fast kernels
+     * Head dims 32, 64 and 128 with every bit width and group size (2, 4 and 8 bits are what fast kernels
      * serve; 3, 5 and 6 exercise the rest), 1–12 query rows per kv head (a fused kernel's row blocks
      * and their remainders), every mask kind.
      */
@@ -189,8 +189,8 @@ public abstract class AttentionTck extends BackendTck {
             int hq = hkv * draw(in, 1, 6);
             int tq = draw(in, 1, 2);
             int tk = draw(in, 0, 9) == 0 ? draw(in, 0, 2) : draw(in, 1, maxT);
-            int d = Gens.oneOf(List.of(64, 128)).generate(in);
-            int dv = Gens.oneOf(List.of(64, 128)).generate(in);
+            int d = Gens.oneOf(List.of(32, 64, 128)).generate(in);
+            int dv = Gens.oneOf(List.of(32, 64, 128)).generate(in); // 32: half a CodeRows piece
             MaskKind kind = Gens.oneOf(List.of(MaskKind.values())).generate(in);
             Ref mask = mask(in, kind, b, hq, tq, tk);
             double scale = draw(in, 0, 1) == 0 ? 1 / Math.sqrt(d) : draw(in, 10, 200) * 0.01;

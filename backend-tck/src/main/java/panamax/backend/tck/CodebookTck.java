@@ -139,7 +139,7 @@ public abstract class CodebookTck extends BackendTck {
 
     /**
      * {@code codebookAttention} against a float64 attention over the dense codebook keys and values:
-     * head dims 64 and 128, key and value bits 1–4 (2 and 4-bit keys are what fast kernels serve), GQA
+     * head dims 32 (bits 2–4), 64 and 128, key and value bits 1–4 (4-bit keys and values are what width-specialised kernels serve; the rest take the any-width ones), GQA
      * ratios 1–6 (row blocks and their remainders), no mask, causal and windowed masks (the explicit
      * masks share their code with {@code scaledDotProductAttention}, checked in AttentionTck).
      */
@@ -163,9 +163,10 @@ public abstract class CodebookTck extends BackendTck {
             int hq = hkv * draw(in, 1, 6);
             int tq = draw(in, 1, 2);
             int tk = draw(in, 0, 9) == 0 ? draw(in, 0, 2) : draw(in, 1, 50);
-            int d = Gens.oneOf(List.of(64, 128)).generate(in);
-            Codes k = codes(new int[] {b, hkv, tk}, draw(in, 1, 4), d).generate(in);
-            Codes v = codes(new int[] {b, hkv, tk}, draw(in, 1, 4), d).generate(in);
+            int d = Gens.oneOf(List.of(32, 64, 128)).generate(in); // 32: half a CodeRows piece
+            int minBits = d % 64 == 0 ? 1 : 2; // 1-bit rows hold a multiple of 64 codes (CodebookMatrix)
+            Codes k = codes(new int[] {b, hkv, tk}, draw(in, minBits, 4), d).generate(in);
+            Codes v = codes(new int[] {b, hkv, tk}, draw(in, minBits, 4), d).generate(in);
             double scale = draw(in, 0, 1) == 0 ? 1 / Math.sqrt(d) : draw(in, 10, 200) * 0.01;
             Ref q = Gens.values(new int[] {b, hq, tq, d}, Gens.element(Gens.Spread.UNIT), DType.F32).generate(in);
             return new AttentionCase(q, k, v, scale, draw(in, 0, 2), draw(in, 1, 4));

@@ -83,7 +83,7 @@ public final class CodeRows {
         this.n = n;
         this.groupSize = groupSize == 0 ? n : groupSize;
         this.groups = n / this.groupSize;
-        this.pieceWords = PIECE * bits / 32;
+        this.pieceWords = Math.min(PIECE, n) * bits / 32; // a row of 32 codes is half a piece
         this.weights = new float[ROWS * BLOCK * groups];
         this.scales = new float[BLOCK * groups];
         this.biases = new float[BLOCK * groups];
@@ -92,9 +92,9 @@ public final class CodeRows {
         this.biasLanes = new float[ROWS * groups * L];
     }
 
-    /** True for 1 to 8-bit rows of whole pieces of 64 codes, groups of whole pairs of chunks of sixteen (MLX's 32, 64, 128), on sixteen lanes. */
+    /** True for 1 to 8-bit rows of whole pieces of 64 codes (or one half piece, 32 codes), groups of whole pairs of chunks of sixteen (MLX's 32, 64, 128), on sixteen lanes. */
     public static boolean supports(int bits, int n, int groupSize) {
-        return bits >= 1 && bits <= 8 && n > 0 && n % PIECE == 0 && (groupSize == 0 || groupSize % (2 * L) == 0 && n % groupSize == 0)
+        return bits >= 1 && bits <= 8 && n > 0 && (n % PIECE == 0 || n == PIECE / 2) && (groupSize == 0 || groupSize % (2 * L) == 0 && n % groupSize == 0)
                 && IS.length() == L && S.length() == L;
     }
 
@@ -172,10 +172,10 @@ public final class CodeRows {
     private static void affineBlock(MemorySegment packed, int count, float[] acc, int bits, int n, int groupSize, int groups,
                                     int pieceWords, long first, long rowBytes, float[] weights) {
         IntVector mask = IntVector.broadcast(IS, (1 << bits) - 1);
-        for (int p = 0; p < n / PIECE; p++) {
+        for (int p = 0; p * PIECE < n; p++) {
             long pieceAt = first + 4L * p * pieceWords;
             // two chunks of the piece per pass (one group: groups are whole pairs of chunks), each token's words loaded once
-            for (int ch = 0; ch < CHUNKS; ch += 2) {
+            for (int ch = 0; ch < CHUNKS && p * PIECE + ch * L < n; ch += 2) {
                 int j = p * PIECE + ch * L;
                 int g = j / groupSize;
                 int w0 = g * BLOCK, w1 = (groups + g) * BLOCK, w2 = (2 * groups + g) * BLOCK, w3 = (3 * groups + g) * BLOCK;
@@ -227,9 +227,9 @@ public final class CodeRows {
     private static void codebookBlock(MemorySegment packed, int count, float[] acc, IntVector book, int bits, int n, int pieceWords,
                                       long first, long rowBytes, float[] weights) {
         IntVector mask = IntVector.broadcast(IS, (1 << bits) - 1);
-        for (int p = 0; p < n / PIECE; p++) {
+        for (int p = 0; p * PIECE < n; p++) {
             long pieceAt = first + 4L * p * pieceWords;
-            for (int ch = 0; ch < CHUNKS; ch += 2) {
+            for (int ch = 0; ch < CHUNKS && p * PIECE + ch * L < n; ch += 2) {
                 int j = p * PIECE + ch * L;
                 int at = (bits * CHUNKS + ch) * L;
                 ByteVector window = ByteVector.fromArray(BS, WINDOW, at * 4);
