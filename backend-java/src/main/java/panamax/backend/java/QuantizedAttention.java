@@ -3,32 +3,26 @@ package panamax.backend.java;
 import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
 import panamax.api.tensor.AttentionMask;
-import panamax.backend.java.kernel.AffineScores;
-import panamax.backend.java.kernel.AffineValues;
 import panamax.backend.java.kernel.CodeColumns;
 import panamax.backend.java.kernel.CodeRows;
 import panamax.backend.java.kernel.RowScales;
 
 /**
  * Fused attention over an affine-quantized cache ({@link FusedAttention}'s loop): scores from the key
- * codes with {@link AffineScores}, value sums from the value codes with {@link AffineValues}; nothing
- * is dequantized. Caches those width-specialised kernels do not serve (3, 5 and 6 bits, 2-bit or
- * 4-bit rows of 128 or 64 codes, ...) take the any-width {@link CodeColumns} and {@link CodeRows}.
+ * codes with {@link CodeColumns}, value sums from the value codes with {@link CodeRows}, any width from
+ * 2 to 8 bits; nothing is dequantized. The width-specialised {@code AffineScores} and
+ * {@code AffineValues} (which {@link QuantMatmul} keeps) served 2, 4 and 8-bit caches here until
+ * session 8, when these measured as fast or faster on every one of them (8192 tokens, head dim 128:
+ * 4-bit 1.48 → 1.37 ms, 8-bit within noise; head dim 64, 8-bit 0.88 → 0.83 ms).
  */
 final class QuantizedAttention {
     private QuantizedAttention() {
     }
 
-    /** True when the kernels serve these keys and values: unit-stride words, and the specialised or the any-width kernels. */
+    /** True when the kernels serve these keys and values: unit-stride words of widths and groups they decode. */
     static boolean supports(QuantOps.Parts keys, QuantOps.Parts values) {
-        return unitWords(keys.packed()) && unitWords(values.packed()) && (specialised(keys, values)
-                || CodeColumns.supports(keys.bits(), keys.cols()) && CodeRows.supports(values.bits(), values.cols(), values.groupSize()));
-    }
-
-    /** 2, 4 or 8 bits in rows of ≤ 512 codes that the width-specialised kernels decode. */
-    private static boolean specialised(QuantOps.Parts keys, QuantOps.Parts values) {
-        return AffineScores.supports(keys.bits(), keys.cols(), keys.groupSize())
-                && AffineValues.supports(values.bits(), values.cols(), values.groupSize());
+        return unitWords(keys.packed()) && unitWords(values.packed())
+                && CodeColumns.supports(keys.bits(), keys.cols()) && CodeRows.supports(values.bits(), values.cols(), values.groupSize());
     }
 
     private static boolean unitWords(JavaTensor packed) {
@@ -37,31 +31,33 @@ final class QuantizedAttention {
 
     static JavaTensor run(JavaBackend backend, JavaTensor q, QuantOps.Parts keys, QuantOps.Parts values, double scale, AttentionMask mask) {
         JavaTensor kp = keys.packed();
-        boolean specialised = specialised(keys, values);
-        return FusedAttention.run(backend, q, kp.dims[1], kp.dims[2], values.cols(), scale, mask,
-                () -> specialised ? new Kernels(keys, values, q.dims[3]) : new AnyWidthKernels(keys, values));
+        return FusedAttention.run(backend, q, kp.dims[1], kp.dims[2], values.cols(), scale, mask, () -> new Kernels(keys, values));
     }
 
-    /** What both kernel sets of one thread share: the cache's parts, and the selected head's word bases and group parameters. */
-    private abstract static class HeadState implements FusedAttention.Kernels {
-        final QuantOps.Parts keys;
-        final QuantOps.Parts values;
-        final int tk;
-        final MemorySegment ks;
-        final MemorySegment vs;
+    /** One thread's kernels and scratch, and the selected head's word bases and group parameters. */
+    private static final class Kernels implements FusedAttention.Kernels {
+        private final QuantOps.Parts keys;
+        private final QuantOps.Parts values;
+        private final int tk;
+        private final MemorySegment ks;
+        private final MemorySegment vs;
+        private final CodeColumns scores;
+        private final CodeRows sums;
         /** The value sums' group-constant parts per row and group. */
-        final float[] biasAcc;
-        long kBase;
-        long vBase;
-        RowScales kParams;
-        RowScales vParams;
+        private final float[] biasAcc;
+        private long kBase;
+        private long vBase;
+        private RowScales kParams;
+        private RowScales vParams;
 
-        HeadState(QuantOps.Parts keys, QuantOps.Parts values) {
+        Kernels(QuantOps.Parts keys, QuantOps.Parts values) {
             this.keys = keys;
             this.values = values;
             this.tk = keys.packed().dims[2];
             this.ks = keys.packed().segment();
             this.vs = values.packed().segment();
+            this.scores = new CodeColumns(keys.bits(), keys.cols(), keys.groupSize());
+            this.sums = new CodeRows(values.bits(), values.cols(), values.groupSize());
             this.biasAcc = new float[FusedAttention.ROWS * (values.cols() / values.groupSize())];
         }
 
@@ -73,18 +69,6 @@ final class QuantizedAttention {
             vBase = (vp.offset + b * vp.strides[0] + h * vp.strides[1]) * 4;
             kParams = keys.rowScales(b, h);
             vParams = values.rowScales(b, h);
-        }
-    }
-
-    /** One thread's any-width kernels ({@link CodeColumns}, {@link CodeRows}). */
-    private static final class AnyWidthKernels extends HeadState {
-        private final CodeColumns scores;
-        private final CodeRows sums;
-
-        AnyWidthKernels(QuantOps.Parts keys, QuantOps.Parts values) {
-            super(keys, values);
-            this.scores = new CodeColumns(keys.bits(), keys.cols(), keys.groupSize());
-            this.sums = new CodeRows(values.bits(), values.cols(), values.groupSize());
         }
 
         @Override
@@ -101,35 +85,6 @@ final class QuantizedAttention {
         @Override
         public void row(float[] acc, int r, float[] row) {
             sums.finishAffine(acc, biasAcc, r, row);
-        }
-    }
-
-    /** One thread's width-specialised affine kernels ({@link AffineScores}, {@link AffineValues}). */
-    private static final class Kernels extends HeadState {
-        private final int d;
-
-        Kernels(QuantOps.Parts keys, QuantOps.Parts values, int d) {
-            super(keys, values);
-            this.d = d;
-        }
-
-        @Override
-        public void scores(float[] queries, int m, float[] scores) {
-            float[][] arranged = AffineScores.arrange(queries, m, d, keys.bits(), keys.groupSize());
-            AffineScores.scores(ks, kBase, keys.packed().strides[2] * 4, keys.bits(), keys.groupSize(), d, kParams, arranged, m, 0, tk,
-                    scores, tk);
-        }
-
-        @Override
-        public void values(float[] scores, int m, int first, int last, float[] acc) {
-            Arrays.fill(biasAcc, 0f);
-            AffineValues.accumulate(vs, vBase, values.packed().strides[2] * 4, values.bits(), values.groupSize(), values.cols(), vParams,
-                    scores, m, tk, first, last + 1, acc, biasAcc);
-        }
-
-        @Override
-        public void row(float[] acc, int r, float[] row) {
-            AffineValues.finish(acc, biasAcc, r, values.bits(), values.groupSize(), values.cols(), row, 0);
         }
     }
 }
