@@ -34,7 +34,7 @@ public final class CodeRows {
     private static final int PIECE = 64;
     private static final int CHUNKS = PIECE / L;
     /** Tokens whose weights are made together. */
-    private static final int BLOCK = 32;
+    private static final int BLOCK = 128;
 
     // per width and chunk of a piece, at [(bits·CHUNKS + chunk)·64] and [(bits·CHUNKS + chunk)·16]: the bytes
     // of each lane's 16-bit window (the code's first byte and the next; every code of at most 8 bits lies in
