@@ -13,13 +13,13 @@ import jdk.incubator.vector.VectorSpecies;
 
 /**
  * Weighted sums of value rows of codes of any width from 1 to 8 bits, for up to four weight rows:
- * attention's p·V over the caches {@link AffineValues} and {@link CodebookValues} do not serve (2, 3,
- * 5 and 6-bit affine values, 1, 2 and 3-bit TurboQuant values, head dim 64). A row is read in pieces of
- * 64 codes, which always start on a word ({@code 64·bits} bits) and span at most sixteen words, so one
- * vector holds a piece; each chunk of sixteen codes is then extracted with one byte permute (each code's
- * two-byte window), a per-lane shift and a mask (the tables below), made a float (affine: converted; codebook: looked up in a register) and FMA'd into four
- * accumulators with each row's weight broadcast. Affine group-constant parts are one scalar per row and
- * group. Sums are in natural order.
+ * attention's p·V over every affine cache and the codebook caches {@link CodebookValues} does not serve
+ * (1, 2 and 3-bit TurboQuant values, head dim 64). A row is read in pieces of 64 codes, which always
+ * start on a word ({@code 64·bits} bits) and span at most sixteen words, so one vector holds a piece;
+ * each chunk of sixteen codes is then cut from its two-byte windows with one byte permute, placed
+ * (affine: rotated into the mantissa of 1.0, giving {@code 1 + code·2^-bits}; codebook: shifted, masked
+ * and looked up in a register) and FMA'd into four accumulators with each row's weight broadcast.
+ * Affine group-constant parts are one scalar per row and group. Sums are in natural order.
  *
  * <p>A {@code CodeRows} holds one thread's scratch for rows of one shape; not thread-safe.
  */
