@@ -21,8 +21,11 @@ public final class KeyColumns {
      */
     private static final int[] LO = new int[64];
     private static final int[] HI = new int[64];
+    /** Key k's lane after {@link #transposePairs}' rounds: key bit 0 moved to lane bit 3 above bits 3..1. */
+    private static final int[] PAIR_ORDER = new int[16];
 
     static {
+        for (int key = 0; key < 16; key++) PAIR_ORDER[key] = (key & 1) << 3 | key >>> 1;
         for (int k = 0; k < 4; k++) {
             int bit = 1 << k;
             for (int w = 0; w < 16; w++) {
@@ -54,13 +57,66 @@ public final class KeyColumns {
         transposeRows(rows, columns, w0 * 16, 16);
     }
 
-    /** {@link #transpose16} for rows of eight words: each is read as half a vector (the other half zero). */
+    /**
+     * {@link #transpose16} for rows of eight words: each is read as half a vector (the other half zero),
+     * or, for a whole tile of back-to-back rows (32 bytes apart), two rows per vector ({@link #transposePairs}).
+     */
     public static void transpose8(MemorySegment packed, long at, long rowBytes, int tile, int[] rows, int[] columns) {
+        if (rowBytes == 32 && tile == 16 && at + 16 * 32 <= packed.byteSize()) {
+            transposePairs(packed, at, columns);
+            return;
+        }
         for (int j = 0; j < 16; j++) {
             ((IntVector) IntVector.fromMemorySegment(HALF, packed, at + Math.min(j, tile - 1) * rowBytes, LE).reinterpretShape(IS, 0))
                     .intoArray(rows, j * 16);
         }
         transposeRows(rows, columns, 0, 8);
+    }
+
+    /**
+     * Sixteen back-to-back 8-word rows at byte {@code at} into {@code columns[w·16 + key]}, w &lt; 8: each
+     * vector holds two rows (vector i: keys 2i and 2i + 1; lane = key bit 0, word), three rounds of
+     * eight two-vector permutes swap the word bits with the vector index, and one permute per column
+     * puts its lanes in key order. 32 permutes and no staging, against {@link #transposeRows}' 64 on
+     * half-empty vectors staged through the scratch.
+     */
+    private static void transposePairs(MemorySegment packed, long at, int[] columns) {
+        IntVector lo0 = IntVector.fromArray(IS, LO, 0), hi0 = IntVector.fromArray(IS, HI, 0);
+        IntVector lo1 = IntVector.fromArray(IS, LO, 16), hi1 = IntVector.fromArray(IS, HI, 16);
+        IntVector lo2 = IntVector.fromArray(IS, LO, 32), hi2 = IntVector.fromArray(IS, HI, 32);
+        IntVector order = IntVector.fromArray(IS, PAIR_ORDER, 0);
+        IntVector r0 = IntVector.fromMemorySegment(IS, packed, at, LE);
+        IntVector r1 = IntVector.fromMemorySegment(IS, packed, at + 64, LE);
+        IntVector r2 = IntVector.fromMemorySegment(IS, packed, at + 128, LE);
+        IntVector r3 = IntVector.fromMemorySegment(IS, packed, at + 192, LE);
+        IntVector r4 = IntVector.fromMemorySegment(IS, packed, at + 256, LE);
+        IntVector r5 = IntVector.fromMemorySegment(IS, packed, at + 320, LE);
+        IntVector r6 = IntVector.fromMemorySegment(IS, packed, at + 384, LE);
+        IntVector r7 = IntVector.fromMemorySegment(IS, packed, at + 448, LE);
+        // round 0: vector index bit 0 (key bit 1) <-> lane bit 0 (word bit 0)
+        IntVector s0 = lo0.selectFrom(r0, r1), s1 = hi0.selectFrom(r0, r1);
+        IntVector s2 = lo0.selectFrom(r2, r3), s3 = hi0.selectFrom(r2, r3);
+        IntVector s4 = lo0.selectFrom(r4, r5), s5 = hi0.selectFrom(r4, r5);
+        IntVector s6 = lo0.selectFrom(r6, r7), s7 = hi0.selectFrom(r6, r7);
+        // round 1: vector bit 1 (key bit 2) <-> lane bit 1 (word bit 1)
+        r0 = lo1.selectFrom(s0, s2); r2 = hi1.selectFrom(s0, s2);
+        r1 = lo1.selectFrom(s1, s3); r3 = hi1.selectFrom(s1, s3);
+        r4 = lo1.selectFrom(s4, s6); r6 = hi1.selectFrom(s4, s6);
+        r5 = lo1.selectFrom(s5, s7); r7 = hi1.selectFrom(s5, s7);
+        // round 2: vector bit 2 (key bit 3) <-> lane bit 2 (word bit 2); vector i is now word i
+        s0 = lo2.selectFrom(r0, r4); s4 = hi2.selectFrom(r0, r4);
+        s1 = lo2.selectFrom(r1, r5); s5 = hi2.selectFrom(r1, r5);
+        s2 = lo2.selectFrom(r2, r6); s6 = hi2.selectFrom(r2, r6);
+        s3 = lo2.selectFrom(r3, r7); s7 = hi2.selectFrom(r3, r7);
+        // lanes hold keys as (bit 0, bit 3, bit 2, bit 1): one permute each into key order
+        order.selectFrom(s0).intoArray(columns, 0);
+        order.selectFrom(s1).intoArray(columns, 16);
+        order.selectFrom(s2).intoArray(columns, 32);
+        order.selectFrom(s3).intoArray(columns, 48);
+        order.selectFrom(s4).intoArray(columns, 64);
+        order.selectFrom(s5).intoArray(columns, 80);
+        order.selectFrom(s6).intoArray(columns, 96);
+        order.selectFrom(s7).intoArray(columns, 112);
     }
 
     /**
