@@ -99,6 +99,15 @@ public final class CodeColumns {
     /** The group scales and biases of keys {@code [t0, t0 + count)} by group and lane ({@code [g·32 + key]}; zero past count). */
     private void laneParameters(RowScales params, int t0, int count) {
         params.loadRows(t0, count, groups, scales, biases);
+        if (groups == 1) { // already key-major: masked vector copies (zero past count)
+            VectorMask<Float> first = S.indexInRange(0, count);
+            VectorMask<Float> second = S.indexInRange(TILE, count);
+            FloatVector.fromArray(S, scales, 0, first).intoArray(laneScales, 0);
+            FloatVector.fromArray(S, scales, TILE, second).intoArray(laneScales, TILE);
+            FloatVector.fromArray(S, biases, 0, first).intoArray(laneBiases, 0);
+            FloatVector.fromArray(S, biases, TILE, second).intoArray(laneBiases, TILE);
+            return;
+        }
         for (int g = 0; g < groups; g++) {
             for (int l = 0; l < 2 * TILE; l++) {
                 laneScales[g * 2 * TILE + l] = l < count ? scales[l * groups + g] : 0f;
