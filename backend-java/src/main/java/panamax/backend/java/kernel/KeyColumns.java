@@ -23,9 +23,12 @@ public final class KeyColumns {
     private static final int[] HI = new int[64];
     /** Key k's lane after {@link #transposePairs}' rounds: key bit 0 moved to lane bit 3 above bits 3..1. */
     private static final int[] PAIR_ORDER = new int[16];
+    /** Key k's lane after {@link #transposeQuads}' rounds: key bits 1..0 above bits 3..2. */
+    private static final int[] QUAD_ORDER = new int[16];
 
     static {
         for (int key = 0; key < 16; key++) PAIR_ORDER[key] = (key & 1) << 3 | key >>> 1;
+        for (int key = 0; key < 16; key++) QUAD_ORDER[key] = (key & 3) << 2 | key >>> 2;
         for (int k = 0; k < 4; k++) {
             int bit = 1 << k;
             for (int w = 0; w < 16; w++) {
@@ -64,6 +67,10 @@ public final class KeyColumns {
     public static void transpose8(MemorySegment packed, long at, long rowBytes, int tile, int[] rows, int[] columns) {
         if (rowBytes == 32 && tile == 16 && at + 16 * 32 <= packed.byteSize()) {
             transposePairs(packed, at, columns);
+            return;
+        }
+        if (rowBytes == 16 && tile == 16 && at + 16 * 16 <= packed.byteSize()) {
+            transposeQuads(packed, at, columns);
             return;
         }
         for (int j = 0; j < 16; j++) {
@@ -117,6 +124,27 @@ public final class KeyColumns {
         order.selectFrom(s5).intoArray(columns, 80);
         order.selectFrom(s6).intoArray(columns, 96);
         order.selectFrom(s7).intoArray(columns, 112);
+    }
+
+    /**
+     * {@link #transposePairs} for sixteen back-to-back 4-word rows (w &lt; 4): four rows per vector (lane =
+     * key bits 1..0, word), two rounds swap the word bits with the vector index (key bits 3..2), one
+     * permute per column restores key order.
+     */
+    private static void transposeQuads(MemorySegment packed, long at, int[] columns) {
+        IntVector lo0 = IntVector.fromArray(IS, LO, 0), hi0 = IntVector.fromArray(IS, HI, 0);
+        IntVector lo1 = IntVector.fromArray(IS, LO, 16), hi1 = IntVector.fromArray(IS, HI, 16);
+        IntVector order = IntVector.fromArray(IS, QUAD_ORDER, 0);
+        IntVector r0 = IntVector.fromMemorySegment(IS, packed, at, LE);
+        IntVector r1 = IntVector.fromMemorySegment(IS, packed, at + 64, LE);
+        IntVector r2 = IntVector.fromMemorySegment(IS, packed, at + 128, LE);
+        IntVector r3 = IntVector.fromMemorySegment(IS, packed, at + 192, LE);
+        IntVector s0 = lo0.selectFrom(r0, r1), s1 = hi0.selectFrom(r0, r1);
+        IntVector s2 = lo0.selectFrom(r2, r3), s3 = hi0.selectFrom(r2, r3);
+        order.selectFrom(lo1.selectFrom(s0, s2)).intoArray(columns, 0);
+        order.selectFrom(lo1.selectFrom(s1, s3)).intoArray(columns, 16);
+        order.selectFrom(hi1.selectFrom(s0, s2)).intoArray(columns, 32);
+        order.selectFrom(hi1.selectFrom(s1, s3)).intoArray(columns, 48);
     }
 
     /**
