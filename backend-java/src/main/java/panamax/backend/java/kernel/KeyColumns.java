@@ -25,10 +25,13 @@ public final class KeyColumns {
     private static final int[] PAIR_ORDER = new int[16];
     /** Key k's lane after {@link #transposeQuads}' rounds: key bits 1..0 above bits 3..2. */
     private static final int[] QUAD_ORDER = new int[16];
+    /** Key k's lane after {@link #transposeOctets}' round: key bits 2..0 above bit 3. */
+    private static final int[] OCTET_ORDER = new int[16];
 
     static {
         for (int key = 0; key < 16; key++) PAIR_ORDER[key] = (key & 1) << 3 | key >>> 1;
         for (int key = 0; key < 16; key++) QUAD_ORDER[key] = (key & 3) << 2 | key >>> 2;
+        for (int key = 0; key < 16; key++) OCTET_ORDER[key] = (key & 7) << 1 | key >>> 3;
         for (int k = 0; k < 4; k++) {
             int bit = 1 << k;
             for (int w = 0; w < 16; w++) {
@@ -71,6 +74,10 @@ public final class KeyColumns {
         }
         if (rowBytes == 16 && tile == 16 && at + 16 * 16 <= packed.byteSize()) {
             transposeQuads(packed, at, columns);
+            return;
+        }
+        if (rowBytes == 8 && tile == 16 && at + 16 * 8 <= packed.byteSize()) {
+            transposeOctets(packed, at, columns);
             return;
         }
         for (int j = 0; j < 16; j++) {
@@ -145,6 +152,19 @@ public final class KeyColumns {
         order.selectFrom(lo1.selectFrom(s1, s3)).intoArray(columns, 16);
         order.selectFrom(hi1.selectFrom(s0, s2)).intoArray(columns, 32);
         order.selectFrom(hi1.selectFrom(s1, s3)).intoArray(columns, 48);
+    }
+
+    /**
+     * {@link #transposePairs} for sixteen back-to-back 2-word rows (w &lt; 2): eight rows per vector, one
+     * round swaps the word bit with the vector index (key bit 3), one permute per column restores key order.
+     */
+    private static void transposeOctets(MemorySegment packed, long at, int[] columns) {
+        IntVector lo0 = IntVector.fromArray(IS, LO, 0), hi0 = IntVector.fromArray(IS, HI, 0);
+        IntVector order = IntVector.fromArray(IS, OCTET_ORDER, 0);
+        IntVector r0 = IntVector.fromMemorySegment(IS, packed, at, LE);
+        IntVector r1 = IntVector.fromMemorySegment(IS, packed, at + 64, LE);
+        order.selectFrom(lo0.selectFrom(r0, r1)).intoArray(columns, 0);
+        order.selectFrom(hi0.selectFrom(r0, r1)).intoArray(columns, 16);
     }
 
     /**
