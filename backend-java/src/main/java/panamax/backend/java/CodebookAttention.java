@@ -5,14 +5,13 @@ import java.util.Arrays;
 import panamax.api.tensor.AttentionMask;
 import panamax.backend.java.kernel.CodeColumns;
 import panamax.backend.java.kernel.CodeRows;
-import panamax.backend.java.kernel.CodebookScores;
 import panamax.backend.java.kernel.CodebookValues;
 import panamax.backend.java.kernel.CodebookVectors;
 
 /**
  * Fused attention over codebook keys and values (TurboQuant's cache, in its rotated domain), on
- * {@link FusedAttention}'s loop: scores from {@link CodebookScores} (4-bit keys in lanes, times each
- * key's norm) or the any-width {@link CodeColumns}, {@code Σ p·‖v‖·codebook[code]} from
+ * {@link FusedAttention}'s loop: scores from {@link CodeColumns} (keys in lanes, any width, times each
+ * key's norm; the 4-bit {@code CodebookScores} it replaced in session 8 ran 5–7 % slower), {@code Σ p·‖v‖·codebook[code]} from
  * {@link CodebookValues} (4-bit values of 16-word chunks) or the any-width {@link CodeRows}. Nothing is
  * decoded into a tensor.
  */
@@ -43,48 +42,45 @@ final class CodebookAttention {
 
     /**
      * True when the kernels serve these keys and values: codebooks of at most sixteen entries (held in
-     * a register), unit-stride words, keys of {@link CodebookScores} (4-bit, 8 or 16k words) or of the
-     * any-width {@link CodeColumns}, values of {@link CodebookValues} or of the any-width {@link CodeRows}.
+     * a register), unit-stride words, keys of {@link CodeColumns}, values of {@link CodebookValues} or of the any-width {@link CodeRows}.
      */
     static boolean supports(Side keys, Side values) {
         return keys.table.bits() != null && values.table.bits() != null
-                && (CodebookScores.supports(keys.bits, keys.cols) || CodeColumns.supports(keys.bits, keys.cols))
+                && CodeColumns.supports(keys.bits, keys.cols)
                 && (CodebookValues.supports(values.bits, values.cols) || CodeRows.supports(values.bits, values.cols, 0))
                 && (keys.packed.strides[3] == 1 || keys.packed.dims[3] == 1) && (values.packed.strides[3] == 1 || values.packed.dims[3] == 1);
     }
 
     static JavaTensor run(JavaBackend backend, JavaTensor q, Side keys, Side values, double scale, AttentionMask mask) {
         return FusedAttention.run(backend, q, keys.packed.dims[1], keys.packed.dims[2], values.cols, scale, mask,
-                () -> new Kernels(keys, values, q.dims[3]));
+                () -> new Kernels(keys, values));
     }
 
     /** One thread's codebook kernels: the head's bases and norms, and the look-up blocks' scratch. */
     private static final class Kernels implements FusedAttention.Kernels {
         private final Side keys;
         private final Side values;
-        private final int d;
         private final int tk;
         private final MemorySegment ks;
         private final MemorySegment vs;
         /** 4-bit values of whole 16-word chunks: the register-blocked kernel, in its own order (else CodeRows). */
         private final boolean blocked;
         /** The any-width kernels, where the specialised ones do not serve the keys or the values (else null). */
-        private final CodeColumns anyScores;
+        private final CodeColumns scores;
         private final CodeRows anyValues;
         private final float[] keyNorms;
         private final float[] valueNorms;
         private long kBase;
         private long vBase;
 
-        Kernels(Side keys, Side values, int d) {
+        Kernels(Side keys, Side values) {
             this.keys = keys;
             this.values = values;
-            this.d = d;
             this.tk = keys.packed.dims[2];
             this.ks = keys.packed.segment();
             this.vs = values.packed.segment();
             this.blocked = values.table.bits() != null && CodebookValues.supports(values.bits, values.cols);
-            this.anyScores = CodebookScores.supports(keys.bits, keys.cols) ? null : new CodeColumns(keys.bits, keys.cols, 0);
+            this.scores = new CodeColumns(keys.bits, keys.cols, 0);
             this.anyValues = blocked ? null : new CodeRows(values.bits, values.cols, 0);
             this.keyNorms = new float[tk];
             this.valueNorms = new float[tk];
@@ -100,11 +96,7 @@ final class CodebookAttention {
 
         @Override
         public void scores(float[] queries, int m, float[] scores) {
-            if (anyScores != null) {
-                anyScores.codebookScores(ks, kBase, keys.rowBytes(), keys.table.laneBits(), keyNorms, queries, m, 0, tk, scores, 0, tk);
-                return;
-            }
-            CodebookScores.scores(ks, kBase, keys.rowBytes(), keys.bits, d, keys.table.laneBits(), keyNorms, queries, m, 0, tk, scores, 0, tk);
+            this.scores.codebookScores(ks, kBase, keys.rowBytes(), keys.table.laneBits(), keyNorms, queries, m, 0, tk, scores, 0, tk);
         }
 
         @Override

@@ -9,7 +9,6 @@ import panamax.api.tensor.Shape;
 import panamax.backend.java.kernel.AffineEncoding;
 import panamax.backend.java.kernel.CodebookEncoding;
 import panamax.backend.java.kernel.CodeColumns;
-import panamax.backend.java.kernel.CodebookScores;
 import panamax.backend.java.kernel.CodebookVectors;
 import panamax.backend.java.kernel.HadamardVectors;
 
@@ -194,9 +193,8 @@ final class CodebookOps {
             // each unit is one chunk of w's rows (tokens) of one matrix; x·W partial sums merge per matrix
             float[][] partial = transpose ? null : new float[matrices * chunks][];
             boolean direct = CodebookVectors.decodesDirectly(q.table, q.bits, q.cols); // codes read from their words, no unpacked copy
-            // attention's q·Kᵀ: lanes over keys (CodebookScores for 4-bit codes, CodeColumns for the rest), no lane sums
-            boolean keysInLanes = transpose && q.table.bits() != null && (CodebookScores.supports(q.bits, k) || CodeColumns.supports(q.bits, k));
-            boolean fourBit = CodebookScores.supports(q.bits, k);
+            // attention's q·Kᵀ: lanes over keys (CodeColumns), no lane sums
+            boolean keysInLanes = transpose && q.table.bits() != null && CodeColumns.supports(q.bits, k);
             backend.parallel.forRange(matrices * chunks, 1, (from, to) -> {
                 int[] codes = new int[(transpose ? 1 : CodebookVectors.TOKEN_BLOCK) * q.cols];
                 long[] rowBytes = new long[CodebookVectors.TOKEN_BLOCK];
@@ -204,8 +202,8 @@ final class CodebookOps {
                 long[] blockRows = new long[CodebookVectors.SCORE_BLOCK];
                 float[] vectors = CodebookVectors.scoreVectors();
                 float[] sums = new float[CodebookVectors.ROW_BLOCK * CodebookVectors.SCORE_BLOCK];
-                float[] rows4 = keysInLanes ? new float[CodebookScores.ROWS * k] : null;
-                CodeColumns anyWidth = keysInLanes && !fourBit ? new CodeColumns(q.bits, k, 0) : null;
+                float[] rows4 = keysInLanes ? new float[CodeColumns.ROWS * k] : null;
+                CodeColumns columns = keysInLanes ? new CodeColumns(q.bits, k, 0) : null;
                 for (int u = from; u < to; u++) {
                     int i = u / chunks;
                     int r0 = (u % chunks) * CHUNK_ROWS;
@@ -213,15 +211,10 @@ final class CodebookOps {
                     int wm = wIndex[i];
                     float[] s = scales[i];
                     if (keysInLanes) {
-                        for (int rb = 0; rb < m; rb += CodebookScores.ROWS) {
-                            int rows = Math.min(CodebookScores.ROWS, m - rb);
-                            System.arraycopy(xs[i], rb * k, rows4, 0, CodebookScores.ROWS * k); // rows past m are zero (xs is padded)
-                            if (anyWidth != null) {
-                                anyWidth.codebookScores(ps, q.rowByte(wm, 0), q.rowBytes(), q.table.laneBits(), s, rows4, rows, r0, r1, c[i], rb * n, n);
-                            } else {
-                                CodebookScores.scores(ps, q.rowByte(wm, 0), q.rowBytes(), q.bits, k, q.table.laneBits(), s, rows4, rows, r0, r1, c[i],
-                                        rb * n, n);
-                            }
+                        for (int rb = 0; rb < m; rb += CodeColumns.ROWS) {
+                            int rows = Math.min(CodeColumns.ROWS, m - rb);
+                            System.arraycopy(xs[i], rb * k, rows4, 0, CodeColumns.ROWS * k); // rows past m are zero (xs is padded)
+                            columns.codebookScores(ps, q.rowByte(wm, 0), q.rowBytes(), q.table.laneBits(), s, rows4, rows, r0, r1, c[i], rb * n, n);
                         }
                     } else if (transpose && direct) { // tokens in blocks whose sums are reduced together
                         for (int t0 = r0; t0 < r1; t0 += CodebookVectors.SCORE_BLOCK) {

@@ -14,7 +14,7 @@ import panamax.api.tensor.AttentionMask;
  * per-thread f32 buffer; no tensor is made but the output.
  */
 final class FusedAttention {
-    /** Query rows per kernel call: the row count of the score and value kernels (AffineScores.ROWS, CodebookScores.ROWS, ...). */
+    /** Query rows per kernel call: the row count of the score and value kernels (CodeColumns.ROWS, CodeRows.ROWS, ...). */
     static final int ROWS = 4;
     private static final int QUERY_BLOCK = 32;
 

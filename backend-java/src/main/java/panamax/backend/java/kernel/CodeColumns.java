@@ -12,9 +12,9 @@ import jdk.incubator.vector.VectorSpecies;
 
 /**
  * Attention scores of up to four query rows against rows of codes of any width from 1 to 8 bits
- * (MLX's LSB-first bit stream: 3, 5 and 6-bit codes straddle words): every affine cache, and the
- * codebook keys {@link CodebookScores} does not serve (1, 2 and 3-bit TurboQuant keys). As there, lanes are keys: the words of
- * sixteen key rows are copied into columns (scalar, since rows here have 2 to 32 words), then each
+ * (MLX's LSB-first bit stream: 3, 5 and 6-bit codes straddle words): every affine cache and every
+ * codebook cache (TurboQuant's keys). Lanes are keys: the words of sixteen key rows become columns
+ * ({@link KeyColumns}), then each
  * code position is extracted for sixteen keys at once from the one or two words it occupies (a shift,
  * or two shifts and an or, and a mask), made a float (affine: converted; codebook: looked up in a
  * register) and FMA'd into the four rows with the query element broadcast. The sixteen lanes are
