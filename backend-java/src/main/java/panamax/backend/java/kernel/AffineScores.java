@@ -69,7 +69,6 @@ public final class AffineScores {
         float[] unitScales = new float[groups * TILE];
         float[] offsets = new float[groups * TILE];
         int[] columns = new int[(words + 15) / 16 * 256];
-        int[] rows = new int[256]; // the transposition's scratch
         float[] totals = new float[ROWS * TILE];
         for (int t0 = n0; t0 < n1; t0 += TILE) {
             int tile = Math.min(TILE, n1 - t0);
@@ -80,7 +79,7 @@ public final class AffineScores {
                     offsets[g * TILE + j] = biases[j * groups + g] - unit * scales[j * groups + g];
                 }
             }
-            for (int w0 = 0; w0 < words; w0 += 16) KeyColumns.transpose16(packed, base + t0 * rowBytes, rowBytes, tile, w0, rows, columns);
+            for (int w0 = 0; w0 < words; w0 += 16) KeyColumns.transpose16(packed, base + t0 * rowBytes, rowBytes, tile, w0, columns);
             switch (bits) {
                 case 8 -> tile8(columns, words, k, wordsPerGroup, x, unitScales, totals);
                 case 4 -> tile4(columns, words, k, wordsPerGroup, x, unitScales, totals);

@@ -39,7 +39,6 @@ public final class CodeColumns {
     private final int[] columns;
     private final float[] totals = new float[2 * ROWS * TILE];
     private final int[] columns2;
-    private final int[] rows = new int[TILE * TILE]; // KeyColumns' scratch
     private final float[] scales;
     private final float[] biases;
     private final float[] laneScales;
@@ -137,9 +136,10 @@ public final class CodeColumns {
     }
 
     /**
-     * columns[w·16 + l] = word w of key row l: {@link KeyColumns}' register transposition of eight or
-     * sixteen words per row where the segment holds that many past the tile's last row (rows of fewer
-     * words are over-read, and the extra columns never used), else word by word (zero past the tile).
+     * columns[w·16 + l] = word w of key row l: {@link KeyColumns}' register transposition where the
+     * segment holds sixteen words (a multiple of sixteen for longer rows) from the tile's last row on
+     * (rows of fewer words are over-read, and the extra columns never used), else word by word (zero past
+     * the tile).
      */
     private void transpose(MemorySegment packed, long first, long rowBytes, int tile, int[] columns) {
         if (tile == 0) { // the empty second tile of a last pair
@@ -148,9 +148,9 @@ public final class CodeColumns {
         }
         int block = words <= 8 ? 8 : 16;
         long last = first + (tile - 1) * rowBytes;
-        if (KeyColumns.supported() && last + 4L * (words <= 8 ? 8 : (words + 15) / 16 * 16) <= packed.byteSize()) {
-            if (block == 8) KeyColumns.transpose8(packed, first, rowBytes, tile, rows, columns);
-            else for (int w0 = 0; w0 < words; w0 += 16) KeyColumns.transpose16(packed, first, rowBytes, tile, w0, rows, columns);
+        if (KeyColumns.supported() && last + 4L * ((words + 15) / 16 * 16) <= packed.byteSize()) {
+            if (block == 8) KeyColumns.transpose8(packed, first, rowBytes, tile, columns);
+            else for (int w0 = 0; w0 < words; w0 += 16) KeyColumns.transpose16(packed, first, rowBytes, tile, w0, columns);
             return;
         }
         if (tile < TILE) Arrays.fill(columns, 0);

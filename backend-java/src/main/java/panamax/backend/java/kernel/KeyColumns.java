@@ -11,12 +11,11 @@ import jdk.incubator.vector.VectorSpecies;
  * read one word of sixteen keys as one vector. Rows of sixteen words or more are loaded straight into
  * registers and transposed in four rounds of two-vector permutes; whole tiles of back-to-back rows of
  * 2, 4, 6 or 8 words several rows per vector, in fewer rounds; other rows of up to eight words as half
- * vectors staged through a scratch. Needs sixteen int lanes ({@link #supported}). Stateless; tables
+ * sixteen-word rows. Needs sixteen int lanes ({@link #supported}). Stateless; tables
  * immutable.
  */
 public final class KeyColumns {
     private static final VectorSpecies<Integer> IS = IntVector.SPECIES_PREFERRED;
-    private static final VectorSpecies<Integer> HALF = IntVector.SPECIES_256;
     private static final ByteOrder LE = ByteOrder.LITTLE_ENDIAN;
     /**
      * Two-vector permute indices of the transposition's rounds ({@code [k·16 + lane]}): round k swaps
@@ -59,18 +58,20 @@ public final class KeyColumns {
      * Words {@code [w0, w0 + 16)} of the sixteen key rows from byte {@code at} ({@code rowBytes} apart;
      * past the first {@code tile} keys, the last of them again), transposed into
      * {@code columns[(w0 + w)·16 + key]}. The rows must hold those sixteen words. Loaded straight into
-     * registers: staging them through {@code rows} (unused now) first cost 6 % of an 8-bit step at head
-     * dim 64 (0.77 → 0.73 ms per 8k tokens).
+     * registers: staging them through a scratch first cost 6 % of an 8-bit step at head dim 64 (0.77 →
+     * 0.73 ms per 8k tokens).
      */
-    public static void transpose16(MemorySegment packed, long at, long rowBytes, int tile, int w0, int[] rows, int[] columns) {
-        transposeFrom(packed, at + 4L * w0, rowBytes, tile - 1, columns, w0 * 16);
+    public static void transpose16(MemorySegment packed, long at, long rowBytes, int tile, int w0, int[] columns) {
+        transposeRows(packed, at + 4L * w0, rowBytes, tile - 1, columns, w0 * 16);
     }
 
     /**
-     * {@link #transpose16} for rows of eight words: each is read as half a vector (the other half zero),
-     * or, for a whole tile of back-to-back rows (32 bytes apart), two rows per vector ({@link #transposePairs}).
+     * {@link #transpose16} for rows of at most eight words, into {@code columns[w·16 + key]} for w &lt; 8:
+     * whole tiles of back-to-back rows of 8, 6, 4 or 2 words several rows per vector ({@link #transposePairs}
+     * and its siblings), others as sixteen-word rows (the words past a row's own are the next row's or
+     * whatever follows, never used), so sixteen words must be readable from each row's start.
      */
-    public static void transpose8(MemorySegment packed, long at, long rowBytes, int tile, int[] rows, int[] columns) {
+    public static void transpose8(MemorySegment packed, long at, long rowBytes, int tile, int[] columns) {
         if (rowBytes == 32 && tile == 16 && at + 16 * 32 <= packed.byteSize()) {
             transposePairs(packed, at, columns);
             return;
@@ -87,19 +88,15 @@ public final class KeyColumns {
             transposeOctets(packed, at, columns);
             return;
         }
-        for (int j = 0; j < 16; j++) {
-            ((IntVector) IntVector.fromMemorySegment(HALF, packed, at + Math.min(j, tile - 1) * rowBytes, LE).reinterpretShape(IS, 0))
-                    .intoArray(rows, j * 16);
-        }
-        transposeRows(rows, columns, 0, 8);
+        transposeRows(packed, at, rowBytes, tile - 1, columns, 0);
     }
 
     /**
      * Sixteen back-to-back 8-word rows at byte {@code at} into {@code columns[w·16 + key]}, w &lt; 8: each
      * vector holds two rows (vector i: keys 2i and 2i + 1; lane = key bit 0, word), three rounds of
      * eight two-vector permutes swap the word bits with the vector index, and one permute per column
-     * puts its lanes in key order. 32 permutes and no staging, against {@link #transposeRows}' 64 on
-     * half-empty vectors staged through the scratch.
+     * puts its lanes in key order: 32 permutes, against {@link #transposeRows}' 64 (until session 8 on
+     * half-empty vectors staged through a scratch).
      */
     private static void transposePairs(MemorySegment packed, long at, int[] columns) {
         IntVector lo0 = IntVector.fromArray(IS, LO, 0), hi0 = IntVector.fromArray(IS, HI, 0);
@@ -220,124 +217,11 @@ public final class KeyColumns {
     }
 
     /**
-     * The 16 × 16 words at {@code rows[j·16 + w]} transposed into {@code columns[off + w·16 + j]} for
-     * {@code w < count} (8 or 16): four rounds of sixteen two-vector permutes, each swapping one bit of
-     * the key and word indices, in registers.
+     * The sixteen words at byte {@code at + min(j, last)·rowBytes} of rows j &lt; 16, transposed into
+     * {@code columns[off + w·16 + j]}: four rounds of sixteen two-vector permutes, each swapping one bit
+     * of the key and word indices, in registers.
      */
-    private static void transposeRows(int[] rows, int[] columns, int off, int count) {
-        IntVector lo0 = IntVector.fromArray(IS, LO, 0), hi0 = IntVector.fromArray(IS, HI, 0);
-        IntVector lo1 = IntVector.fromArray(IS, LO, 16), hi1 = IntVector.fromArray(IS, HI, 16);
-        IntVector lo2 = IntVector.fromArray(IS, LO, 32), hi2 = IntVector.fromArray(IS, HI, 32);
-        IntVector lo3 = IntVector.fromArray(IS, LO, 48), hi3 = IntVector.fromArray(IS, HI, 48);
-        IntVector r0 = IntVector.fromArray(IS, rows, 0);
-        IntVector r1 = IntVector.fromArray(IS, rows, 16);
-        IntVector r2 = IntVector.fromArray(IS, rows, 32);
-        IntVector r3 = IntVector.fromArray(IS, rows, 48);
-        IntVector r4 = IntVector.fromArray(IS, rows, 64);
-        IntVector r5 = IntVector.fromArray(IS, rows, 80);
-        IntVector r6 = IntVector.fromArray(IS, rows, 96);
-        IntVector r7 = IntVector.fromArray(IS, rows, 112);
-        IntVector r8 = IntVector.fromArray(IS, rows, 128);
-        IntVector r9 = IntVector.fromArray(IS, rows, 144);
-        IntVector r10 = IntVector.fromArray(IS, rows, 160);
-        IntVector r11 = IntVector.fromArray(IS, rows, 176);
-        IntVector r12 = IntVector.fromArray(IS, rows, 192);
-        IntVector r13 = IntVector.fromArray(IS, rows, 208);
-        IntVector r14 = IntVector.fromArray(IS, rows, 224);
-        IntVector r15 = IntVector.fromArray(IS, rows, 240);
-        // round 0: rows i and i + 1 exchange their odd blocks
-        IntVector s0 = lo0.selectFrom(r0, r1);
-        IntVector s1 = hi0.selectFrom(r0, r1);
-        IntVector s2 = lo0.selectFrom(r2, r3);
-        IntVector s3 = hi0.selectFrom(r2, r3);
-        IntVector s4 = lo0.selectFrom(r4, r5);
-        IntVector s5 = hi0.selectFrom(r4, r5);
-        IntVector s6 = lo0.selectFrom(r6, r7);
-        IntVector s7 = hi0.selectFrom(r6, r7);
-        IntVector s8 = lo0.selectFrom(r8, r9);
-        IntVector s9 = hi0.selectFrom(r8, r9);
-        IntVector s10 = lo0.selectFrom(r10, r11);
-        IntVector s11 = hi0.selectFrom(r10, r11);
-        IntVector s12 = lo0.selectFrom(r12, r13);
-        IntVector s13 = hi0.selectFrom(r12, r13);
-        IntVector s14 = lo0.selectFrom(r14, r15);
-        IntVector s15 = hi0.selectFrom(r14, r15);
-        // round 1: rows i and i + 2 exchange their 2-word blocks
-        r0 = lo1.selectFrom(s0, s2);
-        r2 = hi1.selectFrom(s0, s2);
-        r1 = lo1.selectFrom(s1, s3);
-        r3 = hi1.selectFrom(s1, s3);
-        r4 = lo1.selectFrom(s4, s6);
-        r6 = hi1.selectFrom(s4, s6);
-        r5 = lo1.selectFrom(s5, s7);
-        r7 = hi1.selectFrom(s5, s7);
-        r8 = lo1.selectFrom(s8, s10);
-        r10 = hi1.selectFrom(s8, s10);
-        r9 = lo1.selectFrom(s9, s11);
-        r11 = hi1.selectFrom(s9, s11);
-        r12 = lo1.selectFrom(s12, s14);
-        r14 = hi1.selectFrom(s12, s14);
-        r13 = lo1.selectFrom(s13, s15);
-        r15 = hi1.selectFrom(s13, s15);
-        // round 2: rows i and i + 4 exchange their 4-word blocks
-        s0 = lo2.selectFrom(r0, r4);
-        s4 = hi2.selectFrom(r0, r4);
-        s1 = lo2.selectFrom(r1, r5);
-        s5 = hi2.selectFrom(r1, r5);
-        s2 = lo2.selectFrom(r2, r6);
-        s6 = hi2.selectFrom(r2, r6);
-        s3 = lo2.selectFrom(r3, r7);
-        s7 = hi2.selectFrom(r3, r7);
-        s8 = lo2.selectFrom(r8, r12);
-        s12 = hi2.selectFrom(r8, r12);
-        s9 = lo2.selectFrom(r9, r13);
-        s13 = hi2.selectFrom(r9, r13);
-        s10 = lo2.selectFrom(r10, r14);
-        s14 = hi2.selectFrom(r10, r14);
-        s11 = lo2.selectFrom(r11, r15);
-        s15 = hi2.selectFrom(r11, r15);
-        // round 3: rows i and i + 8 exchange their 8-word blocks
-        r0 = lo3.selectFrom(s0, s8);
-        r8 = hi3.selectFrom(s0, s8);
-        r1 = lo3.selectFrom(s1, s9);
-        r9 = hi3.selectFrom(s1, s9);
-        r2 = lo3.selectFrom(s2, s10);
-        r10 = hi3.selectFrom(s2, s10);
-        r3 = lo3.selectFrom(s3, s11);
-        r11 = hi3.selectFrom(s3, s11);
-        r4 = lo3.selectFrom(s4, s12);
-        r12 = hi3.selectFrom(s4, s12);
-        r5 = lo3.selectFrom(s5, s13);
-        r13 = hi3.selectFrom(s5, s13);
-        r6 = lo3.selectFrom(s6, s14);
-        r14 = hi3.selectFrom(s6, s14);
-        r7 = lo3.selectFrom(s7, s15);
-        r15 = hi3.selectFrom(s7, s15);
-        r0.intoArray(columns, off + 0);
-        r1.intoArray(columns, off + 16);
-        r2.intoArray(columns, off + 32);
-        r3.intoArray(columns, off + 48);
-        r4.intoArray(columns, off + 64);
-        r5.intoArray(columns, off + 80);
-        r6.intoArray(columns, off + 96);
-        r7.intoArray(columns, off + 112);
-        if (count == 8) return;
-        r8.intoArray(columns, off + 128);
-        r9.intoArray(columns, off + 144);
-        r10.intoArray(columns, off + 160);
-        r11.intoArray(columns, off + 176);
-        r12.intoArray(columns, off + 192);
-        r13.intoArray(columns, off + 208);
-        r14.intoArray(columns, off + 224);
-        r15.intoArray(columns, off + 240);
-    }
-
-    /**
-     * {@link #transposeRows} with the sixteen rows loaded straight from the segment (row j at
-     * {@code at + min(j, last)·rowBytes}), not staged through the scratch: for rows of sixteen words
-     * or more. Written out twice because vectors handed between methods that C2 does not inline are boxed.
-     */
-    private static void transposeFrom(MemorySegment packed, long at, long rowBytes, int last, int[] columns, int off) {
+    private static void transposeRows(MemorySegment packed, long at, long rowBytes, int last, int[] columns, int off) {
         IntVector lo0 = IntVector.fromArray(IS, LO, 0), hi0 = IntVector.fromArray(IS, HI, 0);
         IntVector lo1 = IntVector.fromArray(IS, LO, 16), hi1 = IntVector.fromArray(IS, HI, 16);
         IntVector lo2 = IntVector.fromArray(IS, LO, 32), hi2 = IntVector.fromArray(IS, HI, 32);
