@@ -29,14 +29,17 @@ public final class KeyColumns {
     private static final int[] QUAD_ORDER = new int[16];
     /** Key k's lane after {@link #transposeOctets}' round: key bits 2..0 above bit 3. */
     private static final int[] OCTET_ORDER = new int[16];
-    /** Lane l &lt; 8 ← lane l, lane 8 + w ← lane 6 + w: two 6-word rows as two 8-word halves. */
-    private static final int[] SIX_WORD_SPREAD = new int[16];
+    /** {@link #transposePairs}' lane spreads: 8-word rows as they are; 6-word rows (lane 8 + w ← lane 6 + w) as 8-word halves. */
+    private static final int[] PAIR_SPREAD = new int[32];
 
     static {
         for (int key = 0; key < 16; key++) PAIR_ORDER[key] = (key & 1) << 3 | key >>> 1;
         for (int key = 0; key < 16; key++) QUAD_ORDER[key] = (key & 3) << 2 | key >>> 2;
         for (int key = 0; key < 16; key++) OCTET_ORDER[key] = (key & 7) << 1 | key >>> 3;
-        for (int l = 0; l < 16; l++) SIX_WORD_SPREAD[l] = l < 8 ? l : 6 + l - 8;
+        for (int l = 0; l < 16; l++) {
+            PAIR_SPREAD[l] = l;
+            PAIR_SPREAD[16 + l] = l < 8 ? l : 6 + l - 8;
+        }
         for (int k = 0; k < 4; k++) {
             int bit = 1 << k;
             for (int w = 0; w < 16; w++) {
@@ -72,12 +75,8 @@ public final class KeyColumns {
      * whatever follows, never used), so sixteen words must be readable from each row's start.
      */
     public static void transpose8(MemorySegment packed, long at, long rowBytes, int tile, int[] columns) {
-        if (rowBytes == 32 && tile == 16 && at + 16 * 32 <= packed.byteSize()) {
-            transposePairs(packed, at, columns);
-            return;
-        }
-        if (rowBytes == 24 && tile == 16 && at + 14 * 24 + 64 <= packed.byteSize()) {
-            transposeSixWordPairs(packed, at, columns);
+        if ((rowBytes == 32 || rowBytes == 24) && tile == 16 && at + 14 * rowBytes + 64 <= packed.byteSize()) {
+            transposePairs(packed, at, rowBytes, columns);
             return;
         }
         if (rowBytes == 16 && tile == 16 && at + 16 * 16 <= packed.byteSize()) {
@@ -92,70 +91,28 @@ public final class KeyColumns {
     }
 
     /**
-     * Sixteen back-to-back 8-word rows at byte {@code at} into {@code columns[w·16 + key]}, w &lt; 8: each
-     * vector holds two rows (vector i: keys 2i and 2i + 1; lane = key bit 0, word), three rounds of
-     * eight two-vector permutes swap the word bits with the vector index, and one permute per column
-     * puts its lanes in key order: 32 permutes, against {@link #transposeRows}' 64 (until session 8 on
-     * half-empty vectors staged through a scratch).
+     * Sixteen back-to-back rows of 8 or 6 words at byte {@code at} into {@code columns[w·16 + key]}, w &lt; 8:
+     * vector i is read at row 2i and its lanes spread so that rows 2i and 2i + 1 fill its two halves
+     * (an identity for 8-word rows; 6-word rows leave words 6 and 7 of each column the next row's, never
+     * used), then three rounds of eight two-vector permutes swap the word bits with the vector index (key
+     * bits 3..1), and one permute per column puts its lanes in key order: 40 permutes, against
+     * {@link #transposeRows}' 64 (until session 8 on half-empty vectors staged through a scratch).
      */
-    private static void transposePairs(MemorySegment packed, long at, int[] columns) {
+    private static void transposePairs(MemorySegment packed, long at, long rowBytes, int[] columns) {
         IntVector lo0 = IntVector.fromArray(IS, LO, 0), hi0 = IntVector.fromArray(IS, HI, 0);
         IntVector lo1 = IntVector.fromArray(IS, LO, 16), hi1 = IntVector.fromArray(IS, HI, 16);
         IntVector lo2 = IntVector.fromArray(IS, LO, 32), hi2 = IntVector.fromArray(IS, HI, 32);
         IntVector order = IntVector.fromArray(IS, PAIR_ORDER, 0);
-        IntVector r0 = IntVector.fromMemorySegment(IS, packed, at, LE);
-        IntVector r1 = IntVector.fromMemorySegment(IS, packed, at + 64, LE);
-        IntVector r2 = IntVector.fromMemorySegment(IS, packed, at + 128, LE);
-        IntVector r3 = IntVector.fromMemorySegment(IS, packed, at + 192, LE);
-        IntVector r4 = IntVector.fromMemorySegment(IS, packed, at + 256, LE);
-        IntVector r5 = IntVector.fromMemorySegment(IS, packed, at + 320, LE);
-        IntVector r6 = IntVector.fromMemorySegment(IS, packed, at + 384, LE);
-        IntVector r7 = IntVector.fromMemorySegment(IS, packed, at + 448, LE);
-        // round 0: vector index bit 0 (key bit 1) <-> lane bit 0 (word bit 0)
-        IntVector s0 = lo0.selectFrom(r0, r1), s1 = hi0.selectFrom(r0, r1);
-        IntVector s2 = lo0.selectFrom(r2, r3), s3 = hi0.selectFrom(r2, r3);
-        IntVector s4 = lo0.selectFrom(r4, r5), s5 = hi0.selectFrom(r4, r5);
-        IntVector s6 = lo0.selectFrom(r6, r7), s7 = hi0.selectFrom(r6, r7);
-        // round 1: vector bit 1 (key bit 2) <-> lane bit 1 (word bit 1)
-        r0 = lo1.selectFrom(s0, s2); r2 = hi1.selectFrom(s0, s2);
-        r1 = lo1.selectFrom(s1, s3); r3 = hi1.selectFrom(s1, s3);
-        r4 = lo1.selectFrom(s4, s6); r6 = hi1.selectFrom(s4, s6);
-        r5 = lo1.selectFrom(s5, s7); r7 = hi1.selectFrom(s5, s7);
-        // round 2: vector bit 2 (key bit 3) <-> lane bit 2 (word bit 2); vector i is now word i
-        s0 = lo2.selectFrom(r0, r4); s4 = hi2.selectFrom(r0, r4);
-        s1 = lo2.selectFrom(r1, r5); s5 = hi2.selectFrom(r1, r5);
-        s2 = lo2.selectFrom(r2, r6); s6 = hi2.selectFrom(r2, r6);
-        s3 = lo2.selectFrom(r3, r7); s7 = hi2.selectFrom(r3, r7);
-        // lanes hold keys as (bit 0, bit 3, bit 2, bit 1): one permute each into key order
-        order.selectFrom(s0).intoArray(columns, 0);
-        order.selectFrom(s1).intoArray(columns, 16);
-        order.selectFrom(s2).intoArray(columns, 32);
-        order.selectFrom(s3).intoArray(columns, 48);
-        order.selectFrom(s4).intoArray(columns, 64);
-        order.selectFrom(s5).intoArray(columns, 80);
-        order.selectFrom(s6).intoArray(columns, 96);
-        order.selectFrom(s7).intoArray(columns, 112);
-    }
-
-    /**
-     * {@link #transposePairs} for sixteen back-to-back 6-word rows (3-bit codes at head dim 64): vector i is
-     * read at row 2i (rows 2i, 2i + 1 and part of 2i + 2) and its lanes spread so that row 2i + 1 starts at
-     * lane 8, then the same rounds (words 6 and 7 of each column are the next row's, never used).
-     */
-    private static void transposeSixWordPairs(MemorySegment packed, long at, int[] columns) {
-        IntVector lo0 = IntVector.fromArray(IS, LO, 0), hi0 = IntVector.fromArray(IS, HI, 0);
-        IntVector lo1 = IntVector.fromArray(IS, LO, 16), hi1 = IntVector.fromArray(IS, HI, 16);
-        IntVector lo2 = IntVector.fromArray(IS, LO, 32), hi2 = IntVector.fromArray(IS, HI, 32);
-        IntVector order = IntVector.fromArray(IS, PAIR_ORDER, 0);
-        IntVector spread = IntVector.fromArray(IS, SIX_WORD_SPREAD, 0);
+        IntVector spread = IntVector.fromArray(IS, PAIR_SPREAD, rowBytes == 24 ? 16 : 0);
+        long pair = 2 * rowBytes;
         IntVector r0 = spread.selectFrom(IntVector.fromMemorySegment(IS, packed, at, LE));
-        IntVector r1 = spread.selectFrom(IntVector.fromMemorySegment(IS, packed, at + 48, LE));
-        IntVector r2 = spread.selectFrom(IntVector.fromMemorySegment(IS, packed, at + 96, LE));
-        IntVector r3 = spread.selectFrom(IntVector.fromMemorySegment(IS, packed, at + 144, LE));
-        IntVector r4 = spread.selectFrom(IntVector.fromMemorySegment(IS, packed, at + 192, LE));
-        IntVector r5 = spread.selectFrom(IntVector.fromMemorySegment(IS, packed, at + 240, LE));
-        IntVector r6 = spread.selectFrom(IntVector.fromMemorySegment(IS, packed, at + 288, LE));
-        IntVector r7 = spread.selectFrom(IntVector.fromMemorySegment(IS, packed, at + 336, LE));
+        IntVector r1 = spread.selectFrom(IntVector.fromMemorySegment(IS, packed, at + 1 * pair, LE));
+        IntVector r2 = spread.selectFrom(IntVector.fromMemorySegment(IS, packed, at + 2 * pair, LE));
+        IntVector r3 = spread.selectFrom(IntVector.fromMemorySegment(IS, packed, at + 3 * pair, LE));
+        IntVector r4 = spread.selectFrom(IntVector.fromMemorySegment(IS, packed, at + 4 * pair, LE));
+        IntVector r5 = spread.selectFrom(IntVector.fromMemorySegment(IS, packed, at + 5 * pair, LE));
+        IntVector r6 = spread.selectFrom(IntVector.fromMemorySegment(IS, packed, at + 6 * pair, LE));
+        IntVector r7 = spread.selectFrom(IntVector.fromMemorySegment(IS, packed, at + 7 * pair, LE));
         // round 0: vector index bit 0 (key bit 1) <-> lane bit 0 (word bit 0)
         IntVector s0 = lo0.selectFrom(r0, r1), s1 = hi0.selectFrom(r0, r1);
         IntVector s2 = lo0.selectFrom(r2, r3), s3 = hi0.selectFrom(r2, r3);
