@@ -113,4 +113,27 @@ final class AttentionFallbacks {
             return s.keep(ops.astype(outPerHead, q.dtype()));
         }
     }
+
+    /**
+     * {@link Ops#codebookAttention(Tensor, CodebookMatrix, Tensor, CodebookMatrix, CodebookMatrix, double, AttentionMask)}
+     * as {@link #codebook} with the scores {@code codebookMatmul(q·scale, K) + codebookMatmul(qs·scale, S)}.
+     */
+    static Tensor codebookSketched(Ops ops, Tensor q, CodebookMatrix keys, Tensor qs, CodebookMatrix sketch, CodebookMatrix values,
+                                   double scale, AttentionMask mask) {
+        QuantizedAttentionShape shape = QuantizedAttentionShape.of(q, keys, qs, sketch, values);
+        int groupRows = shape.hq() / shape.hkv() * shape.tq();
+        try (OwnedTensors s = new OwnedTensors()) {
+            Tensor scaled = s.add(ops.mul(s.add(ops.astype(q, DType.F32)), scale));
+            Tensor grouped = s.add(ops.reshape(scaled, Shape.of(shape.b(), shape.hkv(), groupRows, shape.d())));
+            Tensor sketchScaled = s.add(ops.mul(s.add(ops.astype(qs, DType.F32)), scale));
+            Tensor sketchGrouped = s.add(ops.reshape(sketchScaled, Shape.of(shape.b(), shape.hkv(), groupRows, qs.dim(3))));
+            Tensor scores = s.add(ops.add(s.add(ops.codebookMatmul(grouped, keys, true)), s.add(ops.codebookMatmul(sketchGrouped, sketch, true))));
+            Tensor perHead = s.add(ops.reshape(scores, Shape.of(shape.b(), shape.hq(), shape.tq(), shape.tk())));
+            Tensor p = s.add(ops.attentionProbabilities(perHead, mask));
+            Tensor pGrouped = s.add(ops.reshape(p, Shape.of(shape.b(), shape.hkv(), groupRows, shape.tk())));
+            Tensor out = s.add(ops.codebookMatmul(pGrouped, values, false));
+            Tensor outPerHead = s.add(ops.reshape(out, Shape.of(shape.b(), shape.hq(), shape.tq(), shape.dv())));
+            return s.keep(ops.astype(outPerHead, q.dtype()));
+        }
+    }
 }

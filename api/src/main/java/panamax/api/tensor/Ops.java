@@ -186,6 +186,22 @@ public interface Ops {
         return AttentionFallbacks.codebook(this, q, keys, values, scale, mask);
     }
 
+    /**
+     * {@link #codebookAttention} whose scores add a second, sketched key term:
+     * {@code softmax(scale·(q·Kᵀ + qs·Sᵀ) + mask)·V}, with {@code qs [B, Hq, Tq, Ds]} the queries in the
+     * sketch's space and {@code sketch} codebook rows {@code [B, Hkv, Tk, Ds·bits/32]} of the same keys
+     * (TurboQuant's QJL sign bits: a ±1 codebook whose row scales carry each key's estimator factor).
+     * Both query tensors are checked as {@link #codebookAttention}'s q against their keys and the values,
+     * and must agree on B, Hq and Tq. The default composes two {@link #codebookMatmul}s, their sum,
+     * {@link #attentionProbabilities} and {@link #codebookMatmul}.
+     *
+     * @since 0.2
+     */
+    default Tensor codebookAttention(Tensor q, CodebookMatrix keys, Tensor qs, CodebookMatrix sketch, CodebookMatrix values, double scale,
+                                     AttentionMask mask) {
+        return AttentionFallbacks.codebookSketched(this, q, keys, qs, sketch, values, scale, mask);
+    }
+
     // ---- MLX affine quantization ----
 
     /**

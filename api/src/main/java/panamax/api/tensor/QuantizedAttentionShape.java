@@ -68,4 +68,21 @@ public record QuantizedAttentionShape(int b, int hq, int tq, int d, int hkv, int
         }
         return new QuantizedAttentionShape(b, hq, tq, d, hkv, tk, values.cols());
     }
+
+    /**
+     * The shape of a valid sketched {@link Ops#codebookAttention} call: each query tensor valid against its
+     * keys and the values, the two agreeing on every axis but their last ({@link #d()} is q's).
+     *
+     * @throws IllegalArgumentException naming the argument and the expected and found shapes
+     */
+    public static QuantizedAttentionShape of(Tensor q, CodebookMatrix keys, Tensor qs, CodebookMatrix sketch, CodebookMatrix values) {
+        QuantizedAttentionShape main = of(q, keys, values);
+        QuantizedAttentionShape sketched = of(qs, sketch, values);
+        if (main.b() != sketched.b() || main.hq() != sketched.hq() || main.tq() != sketched.tq() || main.hkv() != sketched.hkv()
+                || main.tk() != sketched.tk()) {
+            throw new IllegalArgumentException("codebookAttention: sketch queries " + qs.shape() + " and sketch " + sketch.packed().shape()
+                    + " do not fit q " + q.shape() + " and keys " + keys.packed().shape() + ": expected the same B, Hq, Tq, Hkv and Tk");
+        }
+        return main;
+    }
 }

@@ -53,7 +53,16 @@ final class CodebookAttention {
 
     static JavaTensor run(JavaBackend backend, JavaTensor q, Side keys, Side values, double scale, AttentionMask mask) {
         return FusedAttention.run(backend, q, keys.packed.dims[1], keys.packed.dims[2], values.cols, scale, mask,
-                () -> new Kernels(keys, values));
+                () -> new Kernels(keys, null, values));
+    }
+
+    /**
+     * Attention whose scores add a sketch term, {@code q·Kᵀ + qs·Sᵀ}: {@code both} holds each query row
+     * followed by its sketch row ({@code [B, Hq, Tq, D + Ds]}), so the loop hands the kernels both at once.
+     */
+    static JavaTensor runSketched(JavaBackend backend, JavaTensor both, Side keys, Side sketch, Side values, double scale, AttentionMask mask) {
+        return FusedAttention.run(backend, both, keys.packed.dims[1], keys.packed.dims[2], values.cols, scale, mask,
+                () -> new Kernels(keys, sketch, values));
     }
 
     /** One thread's codebook kernels: the head's bases and norms, and the look-up blocks' scratch. */
@@ -72,8 +81,15 @@ final class CodebookAttention {
         private final float[] valueNorms;
         private long kBase;
         private long vBase;
+        /** The sketch's side, kernels, row scales and head base, and the two halves of the query rows (or null). */
+        private final Side sketch;
+        private final CodeColumns sketchScores;
+        private final float[] sketchScales;
+        private final float[] keyQueries;
+        private final float[] sketchQueries;
+        private long sBase;
 
-        Kernels(Side keys, Side values) {
+        Kernels(Side keys, Side sketch, Side values) {
             this.keys = keys;
             this.values = values;
             this.tk = keys.packed.dims[2];
@@ -84,6 +100,11 @@ final class CodebookAttention {
             this.anyValues = blocked ? null : new CodeRows(values.bits, values.cols, 0);
             this.keyNorms = new float[tk];
             this.valueNorms = new float[tk];
+            this.sketch = sketch;
+            this.sketchScores = sketch == null ? null : new CodeColumns(sketch.bits, sketch.cols, 0);
+            this.sketchScales = sketch == null ? null : new float[tk];
+            this.keyQueries = sketch == null ? null : new float[FusedAttention.ROWS * keys.cols];
+            this.sketchQueries = sketch == null ? null : new float[FusedAttention.ROWS * sketch.cols];
         }
 
         @Override
@@ -92,11 +113,27 @@ final class CodebookAttention {
             values.scales(b, h, tk, valueNorms);
             kBase = keys.base(b, h);
             vBase = values.base(b, h);
+            if (sketch != null) {
+                sketch.scales(b, h, tk, sketchScales);
+                sBase = sketch.base(b, h);
+            }
         }
 
         @Override
         public void scores(float[] queries, int m, float[] scores) {
-            this.scores.codebookScores(ks, kBase, keys.rowBytes(), keys.table.laneBits(), keyNorms, queries, m, 0, tk, scores, 0, tk);
+            if (sketch == null) {
+                this.scores.codebookScores(ks, kBase, keys.rowBytes(), keys.table.laneBits(), keyNorms, queries, m, 0, tk, scores, 0, tk, false);
+                return;
+            }
+            int d = keys.cols;
+            int ds = sketch.cols;
+            for (int r = 0; r < FusedAttention.ROWS; r++) { // each row: its key part, then its sketch part
+                System.arraycopy(queries, r * (d + ds), keyQueries, r * d, d);
+                System.arraycopy(queries, r * (d + ds) + d, sketchQueries, r * ds, ds);
+            }
+            this.scores.codebookScores(ks, kBase, keys.rowBytes(), keys.table.laneBits(), keyNorms, keyQueries, m, 0, tk, scores, 0, tk, false);
+            sketchScores.codebookScores(sketch.packed.segment(), sBase, sketch.rowBytes(), sketch.table.laneBits(), sketchScales, sketchQueries, m,
+                    0, tk, scores, 0, tk, true);
         }
 
         @Override

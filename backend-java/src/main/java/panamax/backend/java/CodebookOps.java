@@ -2,6 +2,7 @@ package panamax.backend.java;
 
 import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
+import java.util.List;
 import panamax.api.tensor.AttentionMask;
 import panamax.api.tensor.CodebookMatrix;
 import panamax.api.tensor.DType;
@@ -135,6 +136,26 @@ final class CodebookOps {
         }
     }
 
+    /**
+     * Fused attention whose scores add a sketch term ({@link CodebookAttention#runSketched}), or null when
+     * its kernels do not serve these matrices or the two query tensors differ in dtype. Shapes are already checked.
+     */
+    JavaTensor attention(JavaTensor q, CodebookMatrix keys, JavaTensor qs, CodebookMatrix sketch, CodebookMatrix values, double scale,
+                         AttentionMask mask) {
+        try (Parts k = parts(keys); Parts s = parts(sketch); Parts v = parts(values)) {
+            if (k.packed.rank() != 4 || s.packed.rank() != 4 || v.packed.rank() != 4 || !q.dtype.isFloating() || qs.dtype != q.dtype) {
+                return null;
+            }
+            CodebookAttention.Side ks = new CodebookAttention.Side(k.packed, k.scales, k.cols, k.bits, k.table);
+            CodebookAttention.Side ss = new CodebookAttention.Side(s.packed, s.scales, s.cols, s.bits, s.table);
+            CodebookAttention.Side vs = new CodebookAttention.Side(v.packed, v.scales, v.cols, v.bits, v.table);
+            if (!CodebookAttention.supports(ks, vs) || !CodebookAttention.supports(ss, vs)) return null;
+            try (JavaTensor both = views.concat(List.of(q, qs), 3)) { // [B, Hq, Tq, D + Ds]: each row then its sketch row
+                return CodebookAttention.runSketched(backend, both, ks, ss, vs, scale, mask);
+            }
+        }
+    }
+
     JavaTensor matmul(JavaTensor x, CodebookMatrix w, boolean transpose) {
         try (Parts q = parts(w)) {
             int k = transpose ? q.cols : q.rows;
@@ -214,7 +235,7 @@ final class CodebookOps {
                         for (int rb = 0; rb < m; rb += CodeColumns.ROWS) {
                             int rows = Math.min(CodeColumns.ROWS, m - rb);
                             System.arraycopy(xs[i], rb * k, rows4, 0, CodeColumns.ROWS * k); // rows past m are zero (xs is padded)
-                            columns.codebookScores(ps, q.rowByte(wm, 0), q.rowBytes(), q.table.laneBits(), s, rows4, rows, r0, r1, c[i], rb * n, n);
+                            columns.codebookScores(ps, q.rowByte(wm, 0), q.rowBytes(), q.table.laneBits(), s, rows4, rows, r0, r1, c[i], rb * n, n, false);
                         }
                     } else if (transpose && direct) { // tokens in blocks whose sums are reduced together
                         for (int t0 = r0; t0 < r1; t0 += CodebookVectors.SCORE_BLOCK) {

@@ -258,6 +258,16 @@ final class JavaOps implements Ops {
     }
 
     @Override
+    public Tensor codebookAttention(Tensor q, CodebookMatrix keys, Tensor qs, CodebookMatrix sketch, CodebookMatrix values, double scale,
+                                    AttentionMask mask) {
+        QuantizedAttentionShape.of(q, keys, qs, sketch, values);
+        AttentionMask m = mask == null ? AttentionMask.NONE : mask;
+        if (m instanceof AttentionMask.Explicit e) t(e.mask(), "mask");
+        Tensor fused = codebook.attention(t(q, "q"), keys, t(qs, "qs"), sketch, values, scale, m);
+        return fused != null ? fused : Ops.super.codebookAttention(q, keys, qs, sketch, values, scale, m);
+    }
+
+    @Override
     public Tensor codebookDequantize(CodebookMatrix w) {
         return codebook.dequantize(w);
     }

@@ -200,6 +200,78 @@ public abstract class CodebookTck extends BackendTck {
     }
 
     /**
+     * The sketched form: scores {@code q·Kᵀ + qs·Sᵀ} (TurboQuant's QJL term), checked as attention over
+     * the queries and keys each joined with their sketch along the last axis.
+     */
+    @Test
+    public void sketchedCodebookAttentionMatchesFloat64OverTheJoinedCodes() {
+        List<DType> types = List.copyOf(supported(DType.F32, DType.BF16));
+        Gen<Object[]> cases = in -> {
+            int b = draw(in, 1, 2);
+            int hkv = draw(in, 1, 2);
+            int hq = hkv * draw(in, 1, 6);
+            int tq = draw(in, 1, 2);
+            int tk = draw(in, 1, 50);
+            int d = Gens.oneOf(List.of(64, 128)).generate(in);
+            int ds = Gens.oneOf(List.of(64, 128)).generate(in);
+            Codes k = codes(new int[] {b, hkv, tk}, draw(in, 1, 4), d).generate(in);
+            Codes sketch = codes(new int[] {b, hkv, tk}, draw(in, 1, 4), ds).generate(in);
+            Codes v = codes(new int[] {b, hkv, tk}, draw(in, 1, 4), d).generate(in);
+            double scale = draw(in, 0, 1) == 0 ? 1 / Math.sqrt(d) : draw(in, 10, 200) * 0.01;
+            Ref q = Gens.values(new int[] {b, hq, tq, d}, Gens.element(Gens.Spread.UNIT), DType.F32).generate(in);
+            Ref qs = Gens.values(new int[] {b, hq, tq, ds}, Gens.element(Gens.Spread.UNIT), DType.F32).generate(in);
+            return new Object[] {new AttentionCase(q, k, v, scale, draw(in, 0, 2), draw(in, 1, 4)), qs, sketch};
+        };
+        qt(40).forAll(cases, Gens.oneOf(types)).checkAssert((input, qType) -> {
+            AttentionCase c = (AttentionCase) input[0];
+            Ref qs = ((Ref) input[1]).map(x -> Numerics.round(x, qType));
+            Codes sketch = (Codes) input[2];
+            Ref q = c.q.map(x -> Numerics.round(x, qType));
+            int b = q.dim(0), hq = q.dim(1), tq = q.dim(2), tk = c.keys.dims[2];
+            boolean[][][][] allowed = new boolean[b][hq][tq][tk];
+            for (boolean[][][] perBatch : allowed) {
+                for (boolean[][] perHead : perBatch) {
+                    for (int i = 0; i < tq; i++) {
+                        for (int j = 0; j < tk; j++) {
+                            int last = tk - tq + i;
+                            perHead[i][j] = c.kind == 0 || j <= last && (c.kind == 1 || j > last - c.window);
+                        }
+                    }
+                }
+            }
+            Expected e = FusedReferences.attention(joinLast(q, qs), joinLast(c.keys.dense(), sketch.dense()), c.values.dense(), c.scale,
+                    allowed, null);
+            List<Tensor> owned = new java.util.ArrayList<>();
+            try {
+                CodebookMatrix kc = matrix(c.keys, owned);
+                CodebookMatrix sc = matrix(sketch, owned);
+                CodebookMatrix vc = matrix(c.values, owned);
+                try (Tensor tqIn = input(q, qType); Tensor tqs = input(qs, qType);
+                     Tensor r = codebookOps().codebookAttention(tqIn, kc, tqs, sc, vc, c.scale, c.mask())) {
+                    assertClose("sketched codebookAttention q " + qType + " " + c + " sketch " + sketch, r, qType, e);
+                }
+            } finally {
+                closeAll(owned);
+            }
+        });
+    }
+
+    /** a and b (equal but for the last axis) joined along their last axis. */
+    private static Ref joinLast(Ref a, Ref b) {
+        int na = a.dims()[a.dims().length - 1];
+        int nb = b.dims()[b.dims().length - 1];
+        int rows = a.values().length / na;
+        double[] v = new double[rows * (na + nb)];
+        for (int r = 0; r < rows; r++) {
+            System.arraycopy(a.values(), r * na, v, r * (na + nb), na);
+            System.arraycopy(b.values(), r * nb, v, r * (na + nb) + na, nb);
+        }
+        int[] dims = a.dims().clone();
+        dims[dims.length - 1] = na + nb;
+        return new Ref(dims, v);
+    }
+
+    /**
      * q·Kᵀ at attention's shapes: head dims 128 and 256 of 2 and 4-bit codes (the rows a backend may
      * transpose into key-major columns: eight or sixteen words), 1–6 query rows, 1–40 keys (partial
      * blocks of sixteen), batched and strided rows.

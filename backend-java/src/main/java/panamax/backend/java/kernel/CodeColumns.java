@@ -117,11 +117,11 @@ public final class CodeColumns {
 
     /**
      * Codebook rows ({@code book[code]}, times the row's scale): {@code c[r·ldc + t] =
-     * rowScales[t]·Σ_j x[r, j]·book[code(t, j)]} (at {@code c[cOff + r·ldc + t]}); {@code bookBits} the codebook's float bits padded to
-     * sixteen (at most 4-bit codes).
+     * rowScales[t]·Σ_j x[r, j]·book[code(t, j)]} (at {@code c[cOff + r·ldc + t]}; added to it with {@code add});
+     * {@code bookBits} the codebook's float bits padded to sixteen (at most 4-bit codes).
      */
     public void codebookScores(MemorySegment packed, long base, long rowBytes, int[] bookBits, float[] rowScales, float[] x, int m,
-                               int n0, int n1, float[] c, int cOff, int ldc) {
+                               int n0, int n1, float[] c, int cOff, int ldc, boolean add) {
         IntVector book = IntVector.fromArray(IS, bookBits, 0);
         // two tiles per pass, each query element broadcast feeding both (the last pair may be partial)
         for (int t0 = n0; t0 < n1; t0 += 2 * TILE) {
@@ -130,8 +130,13 @@ public final class CodeColumns {
             transpose(packed, base + t0 * rowBytes, rowBytes, first, columns);
             transpose(packed, base + (t0 + TILE) * rowBytes, rowBytes, second, columns2);
             codebookTiles(x, book);
-            store(c, cOff, ldc, t0, first, m, rowScales, 0);
-            store(c, cOff, ldc, t0 + TILE, second, m, rowScales, ROWS * TILE);
+            if (add) { // separate loops: a vector merged from two branches is boxed
+                storeAdded(c, cOff, ldc, t0, first, m, rowScales, 0);
+                storeAdded(c, cOff, ldc, t0 + TILE, second, m, rowScales, ROWS * TILE);
+            } else {
+                store(c, cOff, ldc, t0, first, m, rowScales, 0);
+                store(c, cOff, ldc, t0 + TILE, second, m, rowScales, ROWS * TILE);
+            }
         }
     }
 
@@ -168,6 +173,16 @@ public final class CodeColumns {
             FloatVector v = FloatVector.fromArray(S, totals, from + r * TILE);
             if (rowScale != null) v = v.mul(rowScale);
             v.intoArray(c, cOff + r * ldc + t0, in);
+        }
+    }
+
+    /** {@link #store} of codebook scores (row scales given) added to what c holds. */
+    private void storeAdded(float[] c, int cOff, int ldc, int t0, int tile, int m, float[] rowScales, int from) {
+        VectorMask<Float> in = S.indexInRange(0, tile);
+        FloatVector rowScale = FloatVector.fromArray(S, rowScales, t0, in);
+        for (int r = 0; r < m && tile > 0; r++) {
+            int at = cOff + r * ldc + t0;
+            FloatVector.fromArray(S, totals, from + r * TILE).fma(rowScale, FloatVector.fromArray(S, c, at, in)).intoArray(c, at, in);
         }
     }
 
