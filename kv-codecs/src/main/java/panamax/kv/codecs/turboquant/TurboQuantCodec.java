@@ -150,31 +150,25 @@ final class TurboQuantCodec implements KvCodec {
             Tensor q = s.add(ops.mul(s.add(ops.astype(queries, DType.F32)), scale));
             Tensor grouped = s.add(ops.reshape(q, Shape.of(b, hkv, groupRows, d)));
             Tensor qr = s.add(rotation.forward(ops, grouped));              // once per step
+            // scores, softmax and Σ pᵢ·‖vᵢ‖·ĉᵢ in one backend op on the codes (the rotated domain); un-rotated once
+            int n = qr.dim(-1);
+            Tensor perHeadQuery = s.add(ops.reshape(qr, Shape.of(b, hq, tq, n)));
+            CodebookMatrix values = valueCodes.matrix(v.codes(), v.norm());
+            Tensor attended;
             if (qjl == null) {
-                // scores, softmax and Σ pᵢ·‖vᵢ‖·ĉᵢ in one backend op on the codes (the rotated domain); un-rotated once
-                int n = qr.dim(-1);
-                Tensor perHeadQuery = s.add(ops.reshape(qr, Shape.of(b, hq, tq, n)));
-                Tensor attended = s.add(ops.codebookAttention(perHeadQuery, keyCodes.matrix(k.codes(), k.norm()),
-                        valueCodes.matrix(v.codes(), v.norm()), 1.0, mask));
-                Tensor out = s.add(rotation.inverse(ops, s.add(ops.reshape(attended, Shape.of(b, hkv, groupRows, n)))));
-                return s.keep(ops.astype(s.add(ops.reshape(out, Shape.of(b, hq, tq, d))), queries.dtype()));
+                attended = s.add(ops.codebookAttention(perHeadQuery, keyCodes.matrix(k.codes(), k.norm()), values, 1.0, mask));
+            } else {
+                // QJL keys add ‖k‖·γ·√(π/2)/n·⟨S·Rq, z⟩ to the scores: the sign bits are a ±1 codebook whose row scale
+                // carries the per-token factor, scored in the same op as a second key matrix (the sketch)
+                Tensor projected = s.add(ops.reshape(s.add(qjl.project(ops, qr)), Shape.of(b, hq, tq, n)));
+                Tensor weights = s.add(ops.mul(s.add(ops.mul(k.residualNorm(), k.norm())), qjl.scale()));
+                CodebookMatrix signs = qjl.signs(k.qjl(), weights);
+                attended = keyCodes == null // QJL takes every key bit: the sketch is the only key term
+                        ? s.add(ops.codebookAttention(projected, signs, values, 1.0, mask))
+                        : s.add(ops.codebookAttention(perHeadQuery, keyCodes.matrix(k.codes(), k.norm()), projected, signs, values, 1.0, mask));
             }
-            // with QJL keys the scores add the sign sketch's term, so the steps stay separate ops
-            // scores ‖k‖·⟨Rq, ĉ⟩ straight from the codes (codebookMatmul looks centroids up, no decoded cache)
-            Tensor scores = keyCodes == null ? null : s.add(ops.codebookMatmul(qr, keyCodes.matrix(k.codes(), k.norm()), true));
-            // + ‖k‖·γ·√(π/2)/n·⟨S·Rq, z⟩: the sign bits are a ±1 codebook, the per-token factor its row scale
-            Tensor projected = s.add(qjl.project(ops, qr));
-            Tensor weights = s.add(ops.mul(s.add(ops.mul(k.residualNorm(), k.norm())), qjl.scale()));
-            Tensor term = s.add(ops.codebookMatmul(projected, qjl.signs(k.qjl(), weights), true));
-            scores = scores == null ? term : s.add(ops.add(scores, term));
-            Tensor perHead = s.add(ops.reshape(scores, Shape.of(b, hq, tq, tk)));
-            Tensor p = s.add(ops.attentionProbabilities(perHead, mask));
-            Tensor pGrouped = s.add(ops.reshape(p, Shape.of(b, hkv, groupRows, tk)));
-            // Σ pᵢ·‖vᵢ‖·ĉᵢ in the rotated domain, codes looked up on the fly; un-rotated once
-            Tensor rotatedOut = s.add(ops.codebookMatmul(pGrouped, valueCodes.matrix(v.codes(), v.norm()), false));
-            Tensor out = s.add(rotation.inverse(ops, rotatedOut));           // once per step
-            Tensor perHeadOut = s.add(ops.reshape(out, Shape.of(b, hq, tq, d)));
-            return s.keep(ops.astype(perHeadOut, queries.dtype()));
+            Tensor out = s.add(rotation.inverse(ops, s.add(ops.reshape(attended, Shape.of(b, hkv, groupRows, n)))));
+            return s.keep(ops.astype(s.add(ops.reshape(out, Shape.of(b, hq, tq, d))), queries.dtype()));
         }
     }
 
