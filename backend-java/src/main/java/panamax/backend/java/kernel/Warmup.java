@@ -73,6 +73,21 @@ public final class Warmup {
             float[] values = new float[AffineValues.ROWS * k];
             float[] valueBias = new float[AffineValues.ROWS * k / 64];
             codecKernels(arena); // first: the KV codecs run on every appended token
+            // fused attention over encoded caches: affine widths and codebooks of 1 to 4 bits
+            CodeColumns[] affineColumns = new CodeColumns[WIDTHS.length];
+            CodeRows[] affineRows = new CodeRows[WIDTHS.length];
+            for (int j = 0; j < WIDTHS.length; j++) {
+                affineColumns[j] = new CodeColumns(WIDTHS[j], k, 64);
+                affineRows[j] = new CodeRows(WIDTHS[j], k, 64);
+            }
+            CodeColumns[] bookColumns = new CodeColumns[4];
+            CodeRows[] bookRows = new CodeRows[4];
+            for (int bits = 1; bits <= 4; bits++) {
+                bookColumns[bits - 1] = new CodeColumns(bits, k, 0);
+                bookRows[bits - 1] = new CodeRows(bits, k, 0);
+            }
+            int[] bookBits = new int[16];
+            float[] rowScales = new float[k];
             try (Parallel one = new Parallel(1)) {
                 for (int i = 0; i < ROUNDS && !realWorkStarted; i++) {
                     MatVec.bf16(w, 0, 2L * k, k, x, 1 + (i & 3), 0, 1, out, 0, n);
@@ -86,6 +101,14 @@ public final class Warmup {
                     AffineScores.scores(w, 0, (long) k * scoreBits / 8, scoreBits, 64, k, params,
                             AffineScores.arrange(x, 1 + (i & 3), k, scoreBits, 64), 1 + (i & 3), 0, 4, out, n);
                     AffineValues.accumulate(w, 0, (long) k * scoreBits / 8, scoreBits, 64, k, params, x, 1 + (i & 3), 4, 0, 4, values, valueBias);
+                    int width = i % WIDTHS.length;
+                    long rowBytes = (long) k * WIDTHS[width] / 8;
+                    affineColumns[width].affineScores(w, 0, rowBytes, params, x, 1 + (i & 3), 0, 4, out, n);
+                    affineRows[width].affine(w, 0, rowBytes, params, x, 1 + (i & 3), k, 0, 4, values, valueBias);
+                    int bookWidth = 1 + i % 4;
+                    bookColumns[bookWidth - 1].codebookScores(w, 0, (long) k * bookWidth / 8, bookBits, rowScales, x, 1 + (i & 3), 0, 4, out, 0, n,
+                            (i & 4) != 0);
+                    bookRows[bookWidth - 1].codebook(w, 0, (long) k * bookWidth / 8, bookBits, rowScales, x, 1 + (i & 3), k, 0, 4, values);
                     AffineCodes.dequantize(w, 0, 4, 32, s, b, 0, 64, codes, acc, 0);
                     if (i % 8 == 0) Gemm.multiply(one, 6, 64, 64, a, 64, panels, c, 64);
                     AffineCodes.dequantize(w, 0, WIDTHS[i % WIDTHS.length], 32, s, b, 0, 64, codes, acc, 0);
