@@ -99,12 +99,27 @@ final class AttentionFallbacks {
      * {@code codebookMatmul(p, V)}, grouped-query heads folded into rows as for {@link #quantized}.
      */
     static Tensor codebook(Ops ops, Tensor q, CodebookMatrix keys, CodebookMatrix values, double scale, AttentionMask mask) {
-        QuantizedAttentionShape shape = QuantizedAttentionShape.of(q, keys, values);
+        return codebook(ops, QuantizedAttentionShape.of(q, keys, values), q, keys, null, null, values, scale, mask);
+    }
+
+    /**
+     * {@link Ops#codebookAttention(Tensor, CodebookMatrix, Tensor, CodebookMatrix, CodebookMatrix, double, AttentionMask)}
+     * as {@link #codebook} with the scores {@code codebookMatmul(q·scale, K) + codebookMatmul(qs·scale, S)}.
+     */
+    static Tensor codebookSketched(Ops ops, Tensor q, CodebookMatrix keys, Tensor qs, CodebookMatrix sketch, CodebookMatrix values,
+                                   double scale, AttentionMask mask) {
+        return codebook(ops, QuantizedAttentionShape.of(q, keys, qs, sketch, values), q, keys, qs, sketch, values, scale, mask);
+    }
+
+    /** The composition of both forms; {@code qs} and {@code sketch} null for none. */
+    private static Tensor codebook(Ops ops, QuantizedAttentionShape shape, Tensor q, CodebookMatrix keys, Tensor qs, CodebookMatrix sketch,
+                                   CodebookMatrix values, double scale, AttentionMask mask) {
         int groupRows = shape.hq() / shape.hkv() * shape.tq();
         try (OwnedTensors s = new OwnedTensors()) {
-            Tensor scaled = s.add(ops.mul(s.add(ops.astype(q, DType.F32)), scale));
-            Tensor grouped = s.add(ops.reshape(scaled, Shape.of(shape.b(), shape.hkv(), groupRows, shape.d())));
-            Tensor scores = s.add(ops.codebookMatmul(grouped, keys, true));
+            Tensor scores = s.add(ops.codebookMatmul(grouped(ops, s, q, shape, groupRows, scale), keys, true));
+            if (sketch != null) {
+                scores = s.add(ops.add(scores, s.add(ops.codebookMatmul(grouped(ops, s, qs, shape, groupRows, scale), sketch, true))));
+            }
             Tensor perHead = s.add(ops.reshape(scores, Shape.of(shape.b(), shape.hq(), shape.tq(), shape.tk())));
             Tensor p = s.add(ops.attentionProbabilities(perHead, mask));
             Tensor pGrouped = s.add(ops.reshape(p, Shape.of(shape.b(), shape.hkv(), groupRows, shape.tk())));
@@ -114,26 +129,9 @@ final class AttentionFallbacks {
         }
     }
 
-    /**
-     * {@link Ops#codebookAttention(Tensor, CodebookMatrix, Tensor, CodebookMatrix, CodebookMatrix, double, AttentionMask)}
-     * as {@link #codebook} with the scores {@code codebookMatmul(q·scale, K) + codebookMatmul(qs·scale, S)}.
-     */
-    static Tensor codebookSketched(Ops ops, Tensor q, CodebookMatrix keys, Tensor qs, CodebookMatrix sketch, CodebookMatrix values,
-                                   double scale, AttentionMask mask) {
-        QuantizedAttentionShape shape = QuantizedAttentionShape.of(q, keys, qs, sketch, values);
-        int groupRows = shape.hq() / shape.hkv() * shape.tq();
-        try (OwnedTensors s = new OwnedTensors()) {
-            Tensor scaled = s.add(ops.mul(s.add(ops.astype(q, DType.F32)), scale));
-            Tensor grouped = s.add(ops.reshape(scaled, Shape.of(shape.b(), shape.hkv(), groupRows, shape.d())));
-            Tensor sketchScaled = s.add(ops.mul(s.add(ops.astype(qs, DType.F32)), scale));
-            Tensor sketchGrouped = s.add(ops.reshape(sketchScaled, Shape.of(shape.b(), shape.hkv(), groupRows, qs.dim(3))));
-            Tensor scores = s.add(ops.add(s.add(ops.codebookMatmul(grouped, keys, true)), s.add(ops.codebookMatmul(sketchGrouped, sketch, true))));
-            Tensor perHead = s.add(ops.reshape(scores, Shape.of(shape.b(), shape.hq(), shape.tq(), shape.tk())));
-            Tensor p = s.add(ops.attentionProbabilities(perHead, mask));
-            Tensor pGrouped = s.add(ops.reshape(p, Shape.of(shape.b(), shape.hkv(), groupRows, shape.tk())));
-            Tensor out = s.add(ops.codebookMatmul(pGrouped, values, false));
-            Tensor outPerHead = s.add(ops.reshape(out, Shape.of(shape.b(), shape.hq(), shape.tq(), shape.dv())));
-            return s.keep(ops.astype(outPerHead, q.dtype()));
-        }
+    /** {@code x·scale} in f32, its query heads folded into rows per kv head ({@code [B, Hkv, groupRows, x's last axis]}). */
+    private static Tensor grouped(Ops ops, OwnedTensors s, Tensor x, QuantizedAttentionShape shape, int groupRows, double scale) {
+        Tensor scaled = s.add(ops.mul(s.add(ops.astype(x, DType.F32)), scale));
+        return s.add(ops.reshape(scaled, Shape.of(shape.b(), shape.hkv(), groupRows, x.dim(3))));
     }
 }

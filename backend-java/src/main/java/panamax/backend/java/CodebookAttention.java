@@ -74,7 +74,7 @@ final class CodebookAttention {
         private final MemorySegment vs;
         /** 4-bit values of whole 16-word chunks: the register-blocked kernel, in its own order (else CodeRows). */
         private final boolean blocked;
-        /** The any-width kernels, where the specialised ones do not serve the keys or the values (else null). */
+        /** The key scores, and the any-width value sums where {@code blocked} is false (else null). */
         private final CodeColumns scores;
         private final CodeRows anyValues;
         private final float[] keyNorms;

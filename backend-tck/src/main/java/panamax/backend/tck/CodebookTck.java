@@ -148,6 +148,22 @@ public abstract class CodebookTck extends BackendTck {
             return kind == 0 ? AttentionMask.NONE : kind == 1 ? AttentionMask.CAUSAL : new AttentionMask.Causal(window);
         }
 
+        /** Which keys each query sees under {@link #mask()}: all (kind 0), causal (1), or causal within the window (2). */
+        boolean[][][][] allowed(int b, int hq, int tq, int tk) {
+            boolean[][][][] allowed = new boolean[b][hq][tq][tk];
+            for (boolean[][][] perBatch : allowed) {
+                for (boolean[][] perHead : perBatch) {
+                    for (int i = 0; i < tq; i++) {
+                        for (int j = 0; j < tk; j++) {
+                            int last = tk - tq + i;
+                            perHead[i][j] = kind == 0 || j <= last && (kind == 1 || j > last - window);
+                        }
+                    }
+                }
+            }
+            return allowed;
+        }
+
         @Override
         public String toString() {
             return "q" + q.shape() + " keys " + keys + " values " + values + " mask " + mask();
@@ -174,17 +190,7 @@ public abstract class CodebookTck extends BackendTck {
         qt(60).forAll(cases, Gens.oneOf(types)).checkAssert((c, qType) -> {
             Ref q = c.q.map(x -> Numerics.round(x, qType));
             int b = q.dim(0), hq = q.dim(1), tq = q.dim(2), tk = c.keys.dims[2];
-            boolean[][][][] allowed = new boolean[b][hq][tq][tk];
-            for (boolean[][][] perBatch : allowed) {
-                for (boolean[][] perHead : perBatch) {
-                    for (int i = 0; i < tq; i++) {
-                        for (int j = 0; j < tk; j++) {
-                            int last = tk - tq + i;
-                            perHead[i][j] = c.kind == 0 || j <= last && (c.kind == 1 || j > last - c.window);
-                        }
-                    }
-                }
-            }
+            boolean[][][][] allowed = c.allowed(b, hq, tq, tk);
             Expected e = FusedReferences.attention(q, c.keys.dense(), c.values.dense(), c.scale, allowed, null);
             List<Tensor> owned = new java.util.ArrayList<>();
             try {
@@ -228,17 +234,7 @@ public abstract class CodebookTck extends BackendTck {
             Codes sketch = (Codes) input[2];
             Ref q = c.q.map(x -> Numerics.round(x, qType));
             int b = q.dim(0), hq = q.dim(1), tq = q.dim(2), tk = c.keys.dims[2];
-            boolean[][][][] allowed = new boolean[b][hq][tq][tk];
-            for (boolean[][][] perBatch : allowed) {
-                for (boolean[][] perHead : perBatch) {
-                    for (int i = 0; i < tq; i++) {
-                        for (int j = 0; j < tk; j++) {
-                            int last = tk - tq + i;
-                            perHead[i][j] = c.kind == 0 || j <= last && (c.kind == 1 || j > last - c.window);
-                        }
-                    }
-                }
-            }
+            boolean[][][][] allowed = c.allowed(b, hq, tq, tk);
             Expected e = FusedReferences.attention(joinLast(q, qs), joinLast(c.keys.dense(), sketch.dense()), c.values.dense(), c.scale,
                     allowed, null);
             List<Tensor> owned = new java.util.ArrayList<>();

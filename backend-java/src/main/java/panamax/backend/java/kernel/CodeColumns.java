@@ -251,7 +251,11 @@ public final class CodeColumns {
         u3.intoArray(totals, 7 * TILE);
     }
 
-    /** {@link #affineTiles} for codebook keys: {@code Σ x·book[code]}, one group, no bias. */
+    /**
+     * {@link #affineTiles} for codebook keys: {@code Σ x·book[code]}, one group, no bias. A twin rather
+     * than a branch in one loop: a vector merged from two branches in the loop is boxed unless C2
+     * unswitches it, and neither loop can hand its accumulators to a shared helper unboxed.
+     */
     private void codebookTiles(float[] x, IntVector book) {
         int mask = (1 << bits) - 1;
         FloatVector a0 = FloatVector.zero(S), a1 = FloatVector.zero(S), a2 = FloatVector.zero(S), a3 = FloatVector.zero(S);

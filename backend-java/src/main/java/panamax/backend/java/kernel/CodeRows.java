@@ -107,10 +107,10 @@ public final class CodeRows {
     }
 
     /**
-     * Affine rows: adds {@code Σ_{t ∈ [k0, k1)} x[r, t]·(s_t·code_t + b_t)} to {@code acc[r·n ...]} for
-     * rows {@code r < m} (x: rows of stride k), the code parts in {@code acc} and the group-constant
-     * parts {@code Σ x·b} in {@code biasAcc[r·groups + g]} (see {@link #finishAffine}). Row t's words
-     * start at byte {@code base + t·rowBytes}.
+     * Affine rows: adds {@code Σ_{t ∈ [k0, k1)} x[r, t]·(s_t·code_t + b_t)} for rows {@code r < m} (x: rows
+     * of stride k) as two parts, {@code Σ x·s·2^bits·(1 + code·2^-bits)} in {@code acc[r·n ...]} and the
+     * group-constant {@code Σ x·(b − s·2^bits)} in {@code biasAcc[r·groups + g]}; {@link #finishAffine}
+     * adds them. Row t's words start at byte {@code base + t·rowBytes}.
      */
     public void affine(MemorySegment packed, long base, long rowBytes, RowScales params, float[] x, int m, int k, int k0, int k1,
                        float[] acc, float[] biasAcc) {

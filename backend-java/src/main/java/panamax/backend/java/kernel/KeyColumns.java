@@ -10,8 +10,8 @@ import jdk.incubator.vector.VectorSpecies;
  * kernels whose lanes are keys ({@link CodeColumns}, {@link AffineScores})
  * read one word of sixteen keys as one vector. Rows of sixteen words or more are loaded straight into
  * registers and transposed in four rounds of two-vector permutes; whole tiles of back-to-back rows of
- * 2, 4, 6 or 8 words several rows per vector, in fewer rounds; other rows of up to eight words as half
- * sixteen-word rows. Needs sixteen int lanes ({@link #supported}). Stateless; tables
+ * 2, 4, 6 or 8 words several rows per vector, in fewer rounds; other rows of up to eight words as
+ * sixteen-word rows (over-read). Needs sixteen int lanes ({@link #supported}). Stateless; tables
  * immutable.
  */
 public final class KeyColumns {
