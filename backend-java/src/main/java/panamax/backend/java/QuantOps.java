@@ -60,23 +60,24 @@ final class QuantOps {
             // rows are word-aligned (cols·bits is a multiple of 32), so a run of rows is one stream of codes and groups
             int chunkRows = Math.max(1, 4096 / Math.max(cols, 1));
             boolean fused = AffineEncoding.supports(groupSize);
-            boolean interleaved = fused && src.dtype == DType.BF16 && AffineEncoding.interleaves(groupSize);
+            boolean fromBf16 = fused && src.dtype == DType.BF16 && AffineEncoding.quantizesBf16(groupSize);
             int padded = (chunkRows * groups + 63) / 64 * 64; // group arrays in whole vectors
             backend.parallel.forRange(rows, Math.max(chunkRows, 65536 / Math.max(cols, 1)), (r0, r1) -> {
                 if (fused) { // one pass over L1-resident rows: min/max, scales in lanes, codes packed in registers
                     float[] values = new float[chunkRows * cols];
-                    float[] lo = new float[padded];
-                    float[] hi = new float[padded];
+                    float[] lo = new float[Math.max(padded, fromBf16 ? AffineEncoding.bf16Scratch(chunkRows * cols, groupSize) : 0)];
+                    float[] hi = new float[lo.length];
                     float[] s = new float[padded];
                     float[] b = new float[padded];
                     for (int r = r0; r < r1; r += chunkRows) {
                         int n = Math.min(chunkRows, r1 - r);
-                        if (interleaved) { // values four-way interleaved within 64: codes then pack lane-wise
-                            AffineEncoding.loadInterleavedBf16(ws, 2 * (src.offset + (long) r * cols), n * cols, values);
-                            AffineEncoding.quantizeInterleaved(values, n * cols, groupSize, bits, lo, hi, s, b, ps, (long) r * words * 4);
-                        } else {
+                        long from = 2 * (src.offset + (long) r * cols);
+                        long to = (long) r * words * 4;
+                        // bf16 rows straight from the segment; a NaN or infinity (or a ragged 64-value tail) takes the exact path
+                        if (!fromBf16 || n * cols % Math.max(64, groupSize) != 0
+                                || !AffineEncoding.quantizeBf16(ws, from, n * cols, groupSize, bits, values, lo, hi, s, b, ps, to)) {
                             RowIo.load(ws, src.dtype, src.offset + (long) r * cols, 1, n * cols, values);
-                            AffineEncoding.quantize(values, n * cols, groupSize, bits, lo, hi, s, b, ps, (long) r * words * 4);
+                            AffineEncoding.quantize(values, n * cols, groupSize, bits, lo, hi, s, b, ps, to);
                         }
                         if (w.dtype == DType.BF16 && n * groups % AffineEncoding.lanes() == 0) { // vector rounding, same bits
                             CodebookVectors.storeBf16(s, n * groups, ss, 2L * r * groups);

@@ -32,18 +32,18 @@ class AffineEncodingTest {
     private final Random random = new Random(11);
 
     /** Gaussian rows with, every few groups, one of the cases that take special paths. */
-    private float[] values(int n, int group) {
+    private float[] values(int n, int group, boolean special) {
         float[] v = new float[n];
         for (int i = 0; i < n; i++) v[i] = (float) (random.nextGaussian() * (i % 97 == 0 ? 40 : 1));
         for (int g = 0; g < n / group; g++) {
             int at = g * group;
             switch (g % 9) {
-                case 1 -> v[at + 3] = Float.NaN;
-                case 2 -> v[at + 5] = Float.POSITIVE_INFINITY;
+                case 1 -> v[at + 3] = special ? Float.NaN : -7.5f;
+                case 2 -> v[at + 5] = special ? Float.POSITIVE_INFINITY : 1e30f;
                 case 3 -> Arrays.fill(v, at, at + group, 2.5f);                 // constant group
                 case 4 -> { for (int i = at; i < at + group; i++) v[i] = i % 2 == 0 ? 0f : -0f; }
                 case 5 -> { for (int i = at; i < at + group; i++) v[i] = 1000f + (i % 3) * 1e-4f; } // range below 1e-7·bins
-                case 6 -> v[at + group - 1] = Float.NEGATIVE_INFINITY;
+                case 6 -> v[at + group - 1] = special ? Float.NEGATIVE_INFINITY : -3e37f;
                 default -> { }
             }
         }
@@ -59,22 +59,33 @@ class AffineEncodingTest {
     @Test
     void fusedQuantizeMatchesTheScalarTwinBitForBit() {
         if (!AffineEncoding.supported()) return;
-        matchesTheScalarTwin(false, (w, n, group, bits, padded, gs, gb, got) ->
+        matchesTheScalarTwin(false, true, (w, n, group, bits, padded, gs, gb, got) ->
                 AffineEncoding.quantize(w, n, group, bits, new float[padded], new float[padded], gs, gb, got, 0));
     }
 
     @Test
-    void interleavedBf16QuantizeMatchesTheScalarTwinBitForBit() {
-        if (!AffineEncoding.interleaves(64)) return;
-        matchesTheScalarTwin(true, (w, n, group, bits, padded, gs, gb, got) -> {
-            try (Arena arena = Arena.ofConfined()) {
-                MemorySegment src = arena.allocate(2L * n);
-                for (int i = 0; i < n; i++) src.setAtIndex(I16, i, Floats.floatToBf16(w[i])); // exact: w is bf16-rounded
-                float[] interleaved = new float[n];
-                AffineEncoding.loadInterleavedBf16(src, 0, n, interleaved);
-                AffineEncoding.quantizeInterleaved(interleaved, n, group, bits, new float[padded], new float[padded], gs, gb, got, 0);
-            }
-        });
+    void bf16QuantizeMatchesTheScalarTwinBitForBit() {
+        if (!AffineEncoding.quantizesBf16(64)) return;
+        // finite rows take the bf16 kernel itself; rows with a NaN or an infinity are refused (false) and nothing written
+        for (boolean special : new boolean[] {false, true}) {
+            matchesTheScalarTwin(true, special, (w, n, group, bits, padded, gs, gb, got) -> {
+                try (Arena arena = Arena.ofConfined()) {
+                    MemorySegment src = arena.allocate(2L * n + 6);
+                    for (int i = 0; i < n; i++) src.setAtIndex(I16, 3 + i, Floats.floatToBf16(w[i])); // exact: w is bf16-rounded
+                    float[] mins = new float[AffineEncoding.bf16Scratch(n, group)];
+                    float[] maxs = new float[mins.length];
+                    MemorySegment before = arena.allocate(got.byteSize()).copyFrom(got);
+                    boolean encoded = AffineEncoding.quantizeBf16(src, 6, n, group, bits, new float[n], mins, maxs, gs, gb, got, 0);
+                    assertEquals(!special, encoded, "bf16 kernel took the row, special values: " + special);
+                    if (!encoded) {
+                        assertEquals(-1, before.mismatch(got), "a refused row leaves the codes alone");
+                        float[] widened = new float[n];
+                        for (int i = 0; i < n; i++) widened[i] = Floats.bf16ToFloat(src.getAtIndex(I16, 3 + i));
+                        AffineEncoding.quantize(widened, n, group, bits, new float[padded], new float[padded], gs, gb, got, 0);
+                    }
+                }
+            });
+        }
     }
 
     /**
@@ -82,11 +93,10 @@ class AffineEncodingTest {
      * {@link AffineCodes#quantizeRow} + {@link AffineCodes#packRow} on the same row ({@code bf16Row}:
      * values rounded to bf16 first, as a bf16 encoder reads them).
      */
-    private void matchesTheScalarTwin(boolean bf16Row, Encoder encoder) {
+    private void matchesTheScalarTwin(boolean bf16Row, boolean special, Encoder encoder) {
         for (int bits : WIDTHS) {
-            for (int group : new int[] {32, 64, 128}) {
-                int n = 2048;
-                float[] w = values(n, group);
+            for (int group : new int[] {32, 64, 128}) for (int n : new int[] {2048, 1664}) { // 1664: a short last 16 groups
+                float[] w = values(n, group, special);
                 if (bf16Row) for (int i = 0; i < n; i++) w[i] = Floats.bf16ToFloat(Floats.floatToBf16(w[i]));
                 int groups = n / group;
                 int padded = (groups + 63) / 64 * 64;
@@ -101,7 +111,7 @@ class AffineEncodingTest {
                     MemorySegment got = arena.allocate((long) n * bits / 8);
                     AffineCodes.packRow(codes, n, bits, want, 0);
                     encoder.encode(w, n, group, bits, padded, gs, gb, got);
-                    String what = bits + " bits, group " + group;
+                    String what = bits + " bits, group " + group + ", " + n + " values";
                     assertEquals(-1, want.mismatch(got), "packed codes, " + what);
                     assertArrayEquals(bitsOf(ws), bitsOf(Arrays.copyOf(gs, groups)), "scales, " + what);
                     assertArrayEquals(bitsOf(wb), bitsOf(Arrays.copyOf(gb, groups)), "biases, " + what);

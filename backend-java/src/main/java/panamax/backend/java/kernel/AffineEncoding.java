@@ -1,6 +1,7 @@
 package panamax.backend.java.kernel;
 
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
 import jdk.incubator.vector.ByteVector;
 import jdk.incubator.vector.FloatVector;
@@ -35,6 +36,25 @@ public final class AffineEncoding {
     /** 1.5·2²³: adding and subtracting it rounds an f32 below 2²² in magnitude to an integer, ties to even. */
     private static final float RINT = 12582912f;
     private static final float TWO_23 = 8388608f;
+    /** The bits of 1.5·2²³ ({@link #RINT}): an integer q below 2²² in magnitude added to it has the bits BIASED_ZERO + q. */
+    private static final int BIASED_ZERO = 0x4B400000;
+    /** Two-vector selects of int lanes 2k and 2k + 1 of 32 (two loads of 16): four bf16 values per lane. */
+    private static final IntVector EVEN_INTS;
+    private static final IntVector ODD_INTS;
+    /** The fold's levels: lane i ↔ lane i ^ d, and the lanes whose bit d is set. */
+    private static final VectorShuffle<Float> SWAP8 = VectorShuffle.fromOp(F, i -> i ^ 8);
+    private static final VectorShuffle<Float> SWAP4 = VectorShuffle.fromOp(F, i -> i ^ 4);
+    private static final VectorShuffle<Float> SWAP2 = VectorShuffle.fromOp(F, i -> i ^ 2);
+    private static final VectorShuffle<Float> SWAP1 = VectorShuffle.fromOp(F, i -> i ^ 1);
+    private static final VectorMask<Float> UPPER8 = VectorMask.fromLong(F, 0xFF00L);
+    private static final VectorMask<Float> UPPER4 = VectorMask.fromLong(F, 0xF0F0L);
+    private static final VectorMask<Float> UPPER2 = VectorMask.fromLong(F, 0xCCCCL);
+    private static final VectorMask<Float> UPPER1 = VectorMask.fromLong(F, 0xAAAAL);
+    /** Lane g ← lane bitreverse(g): the fold's lane order back to group order. */
+    private static final VectorShuffle<Float> BIT_REVERSED = VectorShuffle.fromOp(F, i -> Integer.reverse(i) >>> 28);
+    /** Per width: bytes 0 .. bits − 1 of each long lane, gathered to the front (a 64-value block's bytes). */
+    @SuppressWarnings("unchecked")
+    private static final VectorShuffle<Byte>[] PICK_UNITS = new VectorShuffle[9];
     /** Lane i ← lane i + 2^k (mod L): the halving steps of a lane reduction. */
     @SuppressWarnings("unchecked")
     private static final VectorShuffle<Float>[] HALVES = new VectorShuffle[Integer.numberOfTrailingZeros(L) + 1];
@@ -45,11 +65,16 @@ public final class AffineEncoding {
     private static final VectorShuffle<Byte>[] PICK = new VectorShuffle[9];
     @SuppressWarnings("unchecked")
     private static final VectorMask<Byte>[] FRONT = new VectorMask[9];
-    /** Per width: bytes 0 .. bits − 1 of each even long lane, gathered to the front (8-code units of interleaved codes). */
-    @SuppressWarnings("unchecked")
-    private static final VectorShuffle<Byte>[] PICK16 = new VectorShuffle[9];
 
     static {
+        int[] even = new int[I.length()];
+        int[] odd = new int[I.length()];
+        for (int k = 0; k < even.length; k++) {
+            even[k] = 2 * k;
+            odd[k] = 2 * k + 1;
+        }
+        EVEN_INTS = IntVector.fromArray(I, even, 0);
+        ODD_INTS = IntVector.fromArray(I, odd, 0);
         for (int k = 0; k < HALVES.length; k++) HALVES[k] = VectorShuffle.iota(F, 1 << k, 1, true);
         if (supported()) {
             int bytes = BYTES.length();
@@ -58,9 +83,9 @@ public final class AffineEncoding {
                 for (int k = 0; k < bytes; k++) pick[k] = k < bits * (L / 8) ? 32 * (k / bits) + k % bits : 0;
                 PICK[bits] = VectorShuffle.fromArray(BYTES, pick, 0);
                 FRONT[bits] = BYTES.indexInRange(0, bits * (L / 8));
-                int[] pick16 = new int[bytes];
-                for (int k = 0; k < bytes; k++) pick16[k] = k < 4 * bits && L == 16 ? 16 * (k / bits) + k % bits : 0;
-                PICK16[bits] = VectorShuffle.fromArray(BYTES, pick16, 0);
+                int[] units = new int[bytes];
+                for (int k = 0; k < bytes; k++) units[k] = k < 8 * bits && L == 16 ? 8 * (k / bits) + k % bits : 0;
+                PICK_UNITS[bits] = VectorShuffle.fromArray(BYTES, units, 0);
             }
         }
     }
@@ -101,62 +126,159 @@ public final class AffineEncoding {
         else codes(w, groups, groupSize, bits, scales, biases, packed, packedByte);
     }
 
-    /**
-     * True when {@link #loadInterleavedBf16} and {@link #quantizeInterleaved} apply: 16 lanes and
-     * groups of whole 32-value blocks.
-     */
-    public static boolean interleaves(int groupSize) {
-        return supported() && L == 16 && groupSize % 32 == 0;
+    /** True when {@link #quantizeBf16} applies: 16 lanes, groups of 32, 64 or 128. */
+    public static boolean quantizesBf16(int groupSize) {
+        return supported() && L == 16 && (groupSize == 32 || groupSize % 64 == 0);
+    }
+
+    /** Length of {@link #quantizeBf16}'s two scratch arrays for {@code n} values in groups of {@code groupSize}. */
+    public static int bf16Scratch(int n, int groupSize) {
+        int units = n / Math.max(64, groupSize);
+        return (units + 15) / 16 * 16 * L;
     }
 
     /**
-     * Widens {@code n} bf16 values (whole 32-value blocks) at byte {@code byteOff} of {@code src}
-     * into {@code dst} with each block's even values first, then its odd ones:
-     * {@code dst[32b + j] = x[32b + 2j]}, {@code dst[32b + 16 + j] = x[32b + 2j + 1]}. That is what one
-     * int load of 32 bf16 values holds anyway (a shift and a mask, no shuffles), group minima, maxima
-     * and codes do not depend on the order within a group, and in this order the two codes of each
-     * output pair sit in the same lane of two vectors ({@link #quantizeInterleaved}).
+     * {@link #quantize} of {@code n} bf16 values (whole groups) read from byte {@code byteOff} of
+     * {@code src}: the same codes, scales and biases, in three passes, with lane k of each 64-value
+     * block's four vectors holding values 4k, 4k + 1, 4k + 2 and 4k + 3 (two int loads, two
+     * two-vector selects). (1) Widen into {@code values}, keeping one min and one max vector per 64
+     * values (per group of 128; per two groups of 32) in {@code mins}/{@code maxs}. (2) Fold 16 groups'
+     * vectors into one vector of their extremes in lanes (four levels of blend, swap and compare
+     * instead of a horizontal reduction per group), then 16 scales and biases at once. (3) Codes:
+     * rint by adding 1.5·2²³ and keeping the float's bits (no float-to-int conversion and its NaN
+     * fix-ups), clamped as biased ints; a lane's four codes make one int, a long lane's two ints 8
+     * codes (bits bytes), and one byte select gathers the block's bytes. Blocks are stored whole
+     * (the next one overwrites the tail), the last few copied. Returns false, having written nothing to
+     * {@code packed}, when a value is NaN or infinite or the sum of all overflows: {@link #quantize}
+     * then keeps MLX's exact NaN bits.
      */
-    public static void loadInterleavedBf16(MemorySegment src, long byteOff, int n, float[] dst) {
-        for (int base = 0; base < n; base += 32) {
-            IntVector pairs = IntVector.fromMemorySegment(I, src, byteOff + 2L * base, ByteOrder.LITTLE_ENDIAN);
-            pairs.lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats().intoArray(dst, base);
-            pairs.and(0xFFFF0000).reinterpretAsFloats().intoArray(dst, base + 16);
+    public static boolean quantizeBf16(MemorySegment src, long byteOff, int n, int groupSize, int bits, float[] values,
+                                       float[] mins, float[] maxs, float[] scales, float[] biases, MemorySegment packed,
+                                       long packedByte) {
+        int unit = Math.max(64, groupSize);
+        int units = n / unit;
+        if (!widenWithExtremes(src, byteOff, n, unit, values, mins, maxs)) return false;
+        float nBins = (1 << bits) - 1;
+        int perFold = groupSize == 32 ? 8 : 16; // unit vectors per 16 groups
+        for (int u0 = 0, g0 = 0; u0 < units; u0 += perFold, g0 += L) {
+            for (int u = units; u < u0 + perFold; u++) { // a short last fold: repeat a finite unit
+                System.arraycopy(mins, 0, mins, u * L, L);
+                System.arraycopy(maxs, 0, maxs, u * L, L);
+            }
+            if (perFold == 16) foldPairs(mins, maxs, u0 * L, 8, SWAP8, UPPER8);
+            foldPairs(mins, maxs, u0 * L, 4, SWAP4, UPPER4);
+            foldPairs(mins, maxs, u0 * L, 2, SWAP2, UPPER2);
+            foldPairs(mins, maxs, u0 * L, 1, SWAP1, UPPER1);
+            laneParameters(FloatVector.fromArray(F, mins, u0 * L).rearrange(BIT_REVERSED),
+                    FloatVector.fromArray(F, maxs, u0 * L).rearrange(BIT_REVERSED), nBins, scales, biases, g0);
+        }
+        codesFourWay(values, n, groupSize, bits, scales, biases, packed, packedByte);
+        return true;
+    }
+
+    /** Pass (1) of {@link #quantizeBf16}; false when the values' sum is not finite. */
+    private static boolean widenWithExtremes(MemorySegment src, long byteOff, int n, int unit, float[] values, float[] mins,
+                                             float[] maxs) {
+        FloatVector sum = FloatVector.zero(F);
+        for (int base = 0; base < n; base += 64) {
+            IntVector a = IntVector.fromMemorySegment(I, src, byteOff + 2L * base, ByteOrder.LITTLE_ENDIAN);
+            IntVector b = IntVector.fromMemorySegment(I, src, byteOff + 2L * base + 64, ByteOrder.LITTLE_ENDIAN);
+            IntVector p = EVEN_INTS.selectFrom(a, b); // lane k: values 4k, 4k + 1
+            IntVector q = ODD_INTS.selectFrom(a, b);  // lane k: values 4k + 2, 4k + 3
+            FloatVector v0 = p.lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats();
+            FloatVector v1 = p.and(0xFFFF0000).reinterpretAsFloats();
+            FloatVector v2 = q.lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats();
+            FloatVector v3 = q.and(0xFFFF0000).reinterpretAsFloats();
+            v0.intoArray(values, base);
+            v1.intoArray(values, base + L);
+            v2.intoArray(values, base + 2 * L);
+            v3.intoArray(values, base + 3 * L);
+            sum = sum.add(v0.add(v1).add(v2.add(v3)));
+            FloatVector lo01 = v0.blend(v1, v1.compare(VectorOperators.LT, v0));
+            FloatVector lo23 = v2.blend(v3, v3.compare(VectorOperators.LT, v2));
+            FloatVector hi01 = v0.blend(v1, v1.compare(VectorOperators.GT, v0));
+            FloatVector hi23 = v2.blend(v3, v3.compare(VectorOperators.GT, v2));
+            FloatVector lo = lo01.blend(lo23, lo23.compare(VectorOperators.LT, lo01));
+            FloatVector hi = hi01.blend(hi23, hi23.compare(VectorOperators.GT, hi01));
+            int at = base / unit * L;
+            if (base % unit != 0) { // a later block of a group of 128: merged with the earlier ones
+                FloatVector mn = FloatVector.fromArray(F, mins, at);
+                FloatVector mx = FloatVector.fromArray(F, maxs, at);
+                lo = mn.blend(lo, lo.compare(VectorOperators.LT, mn));
+                hi = mx.blend(hi, hi.compare(VectorOperators.GT, mx));
+            }
+            lo.intoArray(mins, at);
+            hi.intoArray(maxs, at);
+        }
+        return sum.test(VectorOperators.IS_FINITE).allTrue();
+    }
+
+    /**
+     * One level of {@link #quantizeBf16}'s fold: vectors 2i and 2i + 1 from {@code at} (i below
+     * {@code pairs}) merge into vector i. Lanes whose level bit ({@code upper}) is clear take the first
+     * one's lanes, the others the second's, each the extreme of itself and its partner lane
+     * ({@code swap}). After the levels of 8, 4, 2 and 1 lanes, lane bitreverse(g) holds group g.
+     */
+    private static void foldPairs(float[] mins, float[] maxs, int at, int pairs, VectorShuffle<Float> swap,
+                                  VectorMask<Float> upper) {
+        for (int i = 0; i < pairs; i++) {
+            int a = at + 2 * i * L;
+            int b = a + L;
+            FloatVector an = FloatVector.fromArray(F, mins, a);
+            FloatVector bn = FloatVector.fromArray(F, mins, b);
+            FloatVector un = an.blend(bn, upper);
+            FloatVector wn = bn.blend(an, upper).rearrange(swap);
+            un.blend(wn, wn.compare(VectorOperators.LT, un)).intoArray(mins, at + i * L);
+            FloatVector ax = FloatVector.fromArray(F, maxs, a);
+            FloatVector bx = FloatVector.fromArray(F, maxs, b);
+            FloatVector ux = ax.blend(bx, upper);
+            FloatVector wx = bx.blend(ax, upper).rearrange(swap);
+            ux.blend(wx, wx.compare(VectorOperators.GT, ux)).intoArray(maxs, at + i * L);
         }
     }
 
-    /** {@link #quantize} of values in {@link #loadInterleavedBf16}'s order: the same codes, scales, biases and bytes. */
-    public static void quantizeInterleaved(float[] w, int n, int groupSize, int bits, float[] lo, float[] hi, float[] scales,
-                                           float[] biases, MemorySegment packed, long packedByte) {
-        int groups = n / groupSize;
-        scalesAndBiases(w, groups, groupSize, bits, lo, hi, scales, biases);
-        interleaved(w, groups, groupSize, bits, scales, biases, packed, packedByte);
-    }
-
-    /**
-     * Interleaved codes of every width, 32 at a time: lane k of the even and odd codes holds codes 2k
-     * and 2k + 1, OR-ed into 2·bits bits; lanes paired as longs (4 codes), long lanes paired once
-     * more (8 codes, {@code bits} bytes, in the even long lanes), and those bytes gathered for one
-     * masked store. One loop for all widths, the width only in shift counts and table entries: a loop
-     * C2 compiled for some widths traps back to the interpreter when another arrives (measured:
-     * separate 2-, 4- and 8-bit loops stayed interpreted through the bench's warm-up).
-     */
-    private static void interleaved(float[] w, int groups, int groupSize, int bits, float[] scales, float[] biases,
-                                    MemorySegment packed, long at) {
-        int top = (1 << bits) - 1;
-        VectorShuffle<Byte> pick = PICK16[bits];
-        VectorMask<Byte> front = BYTES.indexInRange(0, 4 * bits);
-        for (int g = 0; g < groups; g++) {
-            FloatVector vb = FloatVector.broadcast(F, biases[g]);
-            FloatVector vs = FloatVector.broadcast(F, scales[g]);
-            for (int i = g * groupSize, end = i + groupSize; i < end; i += 32, at += 4L * bits) {
-                IntVector pair = codesAt(w, i, vb, vs, top).or(codesAt(w, i + 16, vb, vs, top).lanewise(VectorOperators.LSHL, bits));
-                LongVector x = pair.reinterpretAsLongs();
-                x = x.and(0xFFFFFFFFL).or(x.lanewise(VectorOperators.LSHR, 32).lanewise(VectorOperators.LSHL, 2 * bits)); // 4 codes
-                x = x.or(x.rearrange(NEXT1).lanewise(VectorOperators.LSHL, 4 * bits));                                // 8 in even lanes
-                x.reinterpretAsBytes().rearrange(pick).intoMemorySegment(packed, at, ByteOrder.LITTLE_ENDIAN, front);
+    /** Pass (3) of {@link #quantizeBf16}: codes of {@code values} in its four-way order, packed and stored. */
+    private static void codesFourWay(float[] values, int n, int groupSize, int bits, float[] scales, float[] biases,
+                                     MemorySegment packed, long at) {
+        int top = BIASED_ZERO + (1 << bits) - 1;
+        int excess = BIASED_ZERO * (1 + (1 << bits) + (1 << 2 * bits) + (1 << 3 * bits)); // wraps, as the sums do
+        int step = 8 * bits;
+        long end = at + (long) n / 64 * step;
+        VectorShuffle<Byte> pick = PICK_UNITS[bits];
+        int groupShift = Integer.numberOfTrailingZeros(groupSize);
+        int upperGroup = groupSize == 32 ? 1 : 0; // groups of 32: the upper 8 lanes are the next group's
+        for (int base = 0; base < n; base += 64, at += step) {
+            int g = base >>> groupShift;
+            FloatVector vb = FloatVector.broadcast(F, biases[g]).blend(biases[g + upperGroup], UPPER8);
+            FloatVector vs = FloatVector.broadcast(F, scales[g]).blend(scales[g + upperGroup], UPPER8);
+            IntVector quad = biasedCode(values, base, vb, vs, top)
+                    .add(biasedCode(values, base + L, vb, vs, top).lanewise(VectorOperators.LSHL, bits))
+                    .add(biasedCode(values, base + 2 * L, vb, vs, top).lanewise(VectorOperators.LSHL, 2 * bits))
+                    .add(biasedCode(values, base + 3 * L, vb, vs, top).lanewise(VectorOperators.LSHL, 3 * bits))
+                    .sub(excess);                                                   // lane k: codes 4k .. 4k + 3
+            ByteVector block;
+            if (bits == 8) {
+                block = quad.reinterpretAsBytes();
+            } else {
+                LongVector x = quad.reinterpretAsLongs();                            // 8 codes per long lane
+                x = x.and(0xFFFFFFFFL).or(x.lanewise(VectorOperators.LSHR, 32).lanewise(VectorOperators.LSHL, 4 * bits));
+                block = x.reinterpretAsBytes().rearrange(pick);                   // their bits bytes, gathered
+            }
+            if (at + 64 <= end) { // whole: the next block overwrites the tail
+                block.intoMemorySegment(packed, at, ByteOrder.LITTLE_ENDIAN);
+            } else {              // the last blocks: their own bytes only
+                byte[] last = new byte[BYTES.length()];
+                block.intoArray(last, 0);
+                MemorySegment.copy(last, 0, packed, ValueLayout.JAVA_BYTE, at, step);
             }
         }
+    }
+
+    /** The code of L values from {@code w[at]} plus {@link #BIASED_ZERO}: rint((w − bias)/scale) clamped to [0, 2^bits − 1]. */
+    private static IntVector biasedCode(float[] w, int at, FloatVector bias, FloatVector scale, int top) {
+        // x + 1.5·2²³ rounds x to an integer (ties to even) kept in the low mantissa bits when |x| < 2²²;
+        // beyond that the bits fall past either end of the clamp, as the saturated integer would
+        return FloatVector.fromArray(F, w, at).sub(bias).div(scale).add(RINT).reinterpretAsInts().max(BIASED_ZERO).min(top);
     }
 
     /**
@@ -195,22 +317,25 @@ public final class AffineEncoding {
                 exactGroups(w, g0, end, groupSize, bits, scales, biases);
                 continue;
             }
-            FloatVector wMin = FloatVector.fromArray(F, lo, g0);
-            FloatVector wMax = FloatVector.fromArray(F, hi, g0);
-            VectorMask<Float> minIsEdge = wMin.abs().compare(VectorOperators.GT, wMax.abs());
-            FloatVector scale = wMax.sub(wMin).div(nBins).max(1e-7f);
-            scale = scale.neg().blend(scale, minIsEdge);
-            FloatVector edge = wMax.blend(wMin, minIsEdge);
-            // q0 = Math.rint(edge / scale), exact for every float: from 2²³ on, floats are integers already
-            FloatVector t = edge.div(scale);
-            FloatVector a = t.abs();
-            IntVector sign = t.reinterpretAsInts().and(0x80000000);
-            FloatVector r = a.add(TWO_23).sub(TWO_23).reinterpretAsInts().or(sign).reinterpretAsFloats();
-            FloatVector q0 = t.blend(r, a.compare(VectorOperators.LT, TWO_23));
-            VectorMask<Float> nonZero = q0.compare(VectorOperators.NE, 0f);
-            scale.blend(edge.div(q0), nonZero).intoArray(scales, g0);
-            FloatVector.zero(F).blend(edge, nonZero).intoArray(biases, g0);
+            laneParameters(FloatVector.fromArray(F, lo, g0), FloatVector.fromArray(F, hi, g0), nBins, scales, biases, g0);
         }
+    }
+
+    /** MLX's scale and bias of L groups from their minima and maxima in lanes, stored from group {@code g0}. */
+    private static void laneParameters(FloatVector wMin, FloatVector wMax, float nBins, float[] scales, float[] biases, int g0) {
+        VectorMask<Float> minIsEdge = wMin.abs().compare(VectorOperators.GT, wMax.abs());
+        FloatVector scale = wMax.sub(wMin).div(nBins).max(1e-7f);
+        scale = scale.neg().blend(scale, minIsEdge);
+        FloatVector edge = wMax.blend(wMin, minIsEdge);
+        // q0 = Math.rint(edge / scale), exact for every float: from 2²³ on, floats are integers already
+        FloatVector t = edge.div(scale);
+        FloatVector a = t.abs();
+        IntVector sign = t.reinterpretAsInts().and(0x80000000);
+        FloatVector r = a.add(TWO_23).sub(TWO_23).reinterpretAsInts().or(sign).reinterpretAsFloats();
+        FloatVector q0 = t.blend(r, a.compare(VectorOperators.LT, TWO_23));
+        VectorMask<Float> nonZero = q0.compare(VectorOperators.NE, 0f);
+        scale.blend(edge.div(q0), nonZero).intoArray(scales, g0);
+        FloatVector.zero(F).blend(edge, nonZero).intoArray(biases, g0);
     }
 
     /** Scales and biases of groups {@code [from, to)} by {@link AffineCodes#quantizeRow}'s scalar arithmetic, NaN bits included. */

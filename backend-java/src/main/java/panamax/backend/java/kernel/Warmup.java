@@ -138,6 +138,8 @@ public final class Warmup {
         float[] b = new float[n / 32];
         float[] lo = new float[n / 32];
         float[] hi = new float[n / 32];
+        float[] bf16Mins = new float[AffineEncoding.bf16Scratch(n, 32)];
+        float[] bf16Maxs = new float[bf16Mins.length];
         MemorySegment packed = arena.allocate(4L * n * 8 / 32 + 256, 64);
         MemorySegment out = arena.allocate(4L * n, 64);
         int[] lookups = new int[n];
@@ -151,9 +153,8 @@ public final class Warmup {
             AffineVectors.quantizeGroups(values, n, 32 << (i % 3), bits, codes, s, b);
             AffineVectors.pack(codes, n, bits, packed, 0);
             if (AffineEncoding.supports(32 << (i % 3))) AffineEncoding.quantize(values, n, 32 << (i % 3), bits, lo, hi, s, b, packed, 0);
-            if (AffineEncoding.interleaves(64)) { // the bf16 encoder: widening and packing of every width
-                AffineEncoding.loadInterleavedBf16(out, 0, n, values);
-                AffineEncoding.quantizeInterleaved(values, n, 64, bits, lo, hi, s, b, packed, 0);
+            if (AffineEncoding.quantizesBf16(64)) { // the bf16 encoder: widening and packing of every width
+                AffineEncoding.quantizeBf16(out, 0, n, 32 << (i % 3), bits, values, bf16Mins, bf16Maxs, s, b, packed, 0);
             }
             if (AffineEncoding.supported()) AffineEncoding.pack(codes, n, 1 + i % 4, packed, 0); // codebook codes, 1 to 4 bits
             for (int j = 0; j < n; j++) values[j] = (j * 37 % 101) / 50f - 1; // the widening above overwrote them
