@@ -333,6 +333,10 @@ final class CodebookOps {
             long[] current = new long[ENCODE_ROWS];
             Arrays.fill(current, -1);
             int[] out = new int[words];
+            // the rows' codes are packed into a staging buffer with room for one more vector past them (whole-vector
+            // stores only: a row of 3-bit codes is 48 bytes), then copied once: the rows are back to back in the plane
+            // (native, as the plane is: heap and native segments at one store site run both slowly)
+            MemorySegment stage = staging(ENCODE_ROWS * words * 4L + 64);
             for (int r0 = from; r0 < to; r0 += ENCODE_ROWS) {
                 int count = Math.min(ENCODE_ROWS, to - r0);
                 for (int i = 0; i < count; i++) {
@@ -353,16 +357,29 @@ final class CodebookOps {
                     int r = r0 + i;
                     long wordByte = (packed.offset + (long) r * words) * 4;
                     if (bytePack) {
-                        AffineEncoding.pack(codes[i], cols, bits, ps, wordByte);
+                        AffineEncoding.pack(codes[i], cols, bits, stage, (long) i * words * 4, stage.byteSize());
                     } else {
                         CodebookEncoding.pack(codes[i], cols, bits, out);
                         MemorySegment.copy(out, 0, ps, RowIo.I32, wordByte, words);
                     }
                     ns.setAtIndex(RowIo.F32, norms.offset + r, norm[i]);
                 }
+                if (bytePack) MemorySegment.copy(stage, 0, ps, (packed.offset + (long) r0 * words) * 4, (long) count * words * 4);
             }
         });
         return new CodebookMatrix(packed, codebook, norms, bits);
+    }
+
+    /** Per thread: a native staging buffer for packed rows, grown as needed (freed with the thread). */
+    private static final ThreadLocal<MemorySegment> STAGING = ThreadLocal.withInitial(() -> MemorySegment.NULL);
+
+    private static MemorySegment staging(long bytes) {
+        MemorySegment s = STAGING.get();
+        if (s.byteSize() < bytes) {
+            s = java.lang.foreign.Arena.ofAuto().allocate(Math.max(bytes, 4096), 64);
+            STAGING.set(s);
+        }
+        return s.asSlice(0, bytes);
     }
 
     JavaTensor hadamard(JavaTensor x, JavaTensor signs, boolean inverse) {

@@ -156,6 +156,48 @@ class AffineEncodingTest {
         }
     }
 
+    /**
+     * The cell grid of 3- and 4-bit tables (one multiply-add and two look-ups per vector) counts
+     * exactly what the compares count, on non-uniform boundaries (normal quantiles, as Lloyd–Max's
+     * are), at several row scales d, for values at, just above and just below every boundary·d,
+     * signed zeros, huge values, NaN and random ones.
+     */
+    @Test
+    void cellGridCountsExactlyTheBoundariesBelow() {
+        double[] quantile16 = {-1.534, -1.150, -0.887, -0.674, -0.489, -0.319, -0.157, 0, 0.157, 0.319, 0.489, 0.674, 0.887, 1.150, 1.534};
+        double[] quantile8 = {-1.150, -0.674, -0.319, 0, 0.319, 0.674, 1.150};
+        for (double[] q : new double[][] {quantile8, quantile16}) {
+            float[] boundaries = new float[q.length];
+            for (int i = 0; i < q.length; i++) boundaries[i] = (float) (q[i] / Math.sqrt(128));
+            int[] table = CodebookEncoding.searchTable(boundaries);
+            assertEquals(16 + 2 * 32 + 2, table.length, "a cell grid for " + q.length + " boundaries");
+            for (float d : new float[] {1f, 0.37f, 1e-3f, 123f}) {
+                int n = 1024;
+                float[] row = new float[n];
+                int k = 0;
+                for (float b : boundaries) {
+                    float at = b * d;
+                    row[k++] = at;
+                    row[k++] = Math.nextUp(at);
+                    row[k++] = Math.nextDown(at);
+                    row[k++] = Math.nextUp(Math.nextUp(at));
+                }
+                row[k++] = 0f;
+                row[k++] = -0f;
+                row[k++] = Float.NaN;
+                row[k++] = 3e38f;
+                row[k++] = -3e38f;
+                row[k++] = Float.MIN_VALUE;
+                while (k < n) row[k++] = (float) (random.nextGaussian() * d / Math.sqrt(128) * (k % 5 == 0 ? 4 : 1));
+                int[] counted = new int[n];
+                int[] searched = new int[n];
+                CodebookEncoding.codes(row, n, d, boundaries, counted);
+                CodebookEncoding.codes(row, n, d, boundaries, table, searched);
+                assertArrayEquals(counted, searched, q.length + " boundaries, d " + d);
+            }
+        }
+    }
+
     @Test
     void bf16DequantizeMatchesTheFormulaAtEveryGroupAndOffset() {
         for (int bits : WIDTHS) {

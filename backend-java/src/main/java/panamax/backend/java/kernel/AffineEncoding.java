@@ -386,6 +386,15 @@ public final class AffineEncoding {
      * other code producers (the codebook encoder).
      */
     public static void pack(int[] codes, int n, int bits, MemorySegment packed, long at) {
+        pack(codes, n, bits, packed, at, at + (long) n * bits / 8);
+    }
+
+    /**
+     * {@link #pack(int[], int, int, MemorySegment, long)} where the bytes of {@code packed} up to
+     * {@code writable} (past the codes' own) may be overwritten: a staging buffer with room for
+     * one more vector takes whole-vector stores only.
+     */
+    public static void pack(int[] codes, int n, int bits, MemorySegment packed, long at, long writable) {
         if (bits == 8) {
             for (int i = 0; i < n; i += L, at += L) {
                 IntVector.fromArray(I, codes, i).convertShape(VectorOperators.I2B, QUARTER, 0)
@@ -402,6 +411,7 @@ public final class AffineEncoding {
             return;
         }
         int step = L / 8 * bits;
+        long end = Math.max(writable, at + (long) n / L * step);
         long pairMask = (1L << 2 * bits) - 1;
         VectorShuffle<Byte> pick = PICK[bits];
         VectorMask<Byte> front = FRONT[bits];
@@ -410,7 +420,11 @@ public final class AffineEncoding {
             x = x.or(x.lanewise(VectorOperators.LSHR, 32 - bits)).and(pairMask);
             x = x.or(x.rearrange(NEXT1).lanewise(VectorOperators.LSHL, 2 * bits));
             x = x.or(x.rearrange(NEXT2).lanewise(VectorOperators.LSHL, 4 * bits));
-            x.reinterpretAsBytes().rearrange(pick).intoMemorySegment(packed, at, ByteOrder.LITTLE_ENDIAN, front);
+            ByteVector bytes = x.reinterpretAsBytes().rearrange(pick);
+            // whole vectors while one fits before the end (the next store overwrites the tail): a masked
+            // byte store ran lane by lane in Java here (a third of a 3-bit TurboQuant encode)
+            if (at + BYTES.length() <= end) bytes.intoMemorySegment(packed, at, ByteOrder.LITTLE_ENDIAN);
+            else bytes.intoMemorySegment(packed, at, ByteOrder.LITTLE_ENDIAN, front);
         }
     }
 

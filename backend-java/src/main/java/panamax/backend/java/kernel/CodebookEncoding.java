@@ -1,5 +1,8 @@
 package panamax.backend.java.kernel;
 
+import java.util.Arrays;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.IntVector;
 import jdk.incubator.vector.VectorMask;
@@ -16,6 +19,9 @@ public final class CodebookEncoding {
     private static final VectorSpecies<Float> F = FloatVector.SPECIES_PREFERRED;
     private static final VectorSpecies<Integer> I = IntVector.SPECIES_PREFERRED;
     private static final int L = F.length();
+    /** 1.5·2²³, and its bits: an integer q below 2²² in magnitude added to it has the bits BIASED_ZERO + q. */
+    private static final float RINT = 12582912f;
+    private static final int BIASED_ZERO = 0x4B400000;
     /** Per width dividing 32: lane i shifted by its place in its word, and the lanes that start a word. */
     private static final IntVector[] PACK_SHIFT = new IntVector[33];
     @SuppressWarnings("unchecked")
@@ -57,14 +63,81 @@ public final class CodebookEncoding {
 
     /**
      * The boundaries as a register table for {@link #codes(float[], int, float, float[], int[], int[])}:
-     * their float bits, or null where 2^b − 1 boundaries do not fit the lanes.
+     * their float bits, or null where 2^b − 1 boundaries do not fit the lanes. For 7 and 15
+     * boundaries on 16 lanes the table also carries a grid of {@value #CELLS} cells (see {@link #cellGrid}).
      */
     public static int[] searchTable(float[] boundaries) {
         if (boundaries.length >= L || Integer.bitCount(boundaries.length + 1) != 1 || I.length() != L) return null;
         // lane i holds the boundary below code i (lane 0 unused): a search step looks up its candidate code directly
         int[] table = new int[L];
         for (int i = 0; i < boundaries.length; i++) table[i + 1] = Float.floatToRawIntBits(boundaries[i]);
-        return table;
+        if (L != 16 || boundaries.length < 7) return table;
+        int[] cells = GRIDS.computeIfAbsent(new Boundaries(boundaries.clone()), k -> cellGrid(k.values()));
+        if (cells.length == 0) return table;
+        int[] both = Arrays.copyOf(table, L + cells.length);
+        System.arraycopy(cells, 0, both, L, cells.length);
+        return both;
+    }
+
+    /** Cells of the grid: two 16-lane tables, one two-vector select each. */
+    static final int CELLS = 32;
+    /** A grid is kept only if every boundary lies at least this far (in cell widths) from every cell edge. */
+    private static final double EDGE_MARGIN = 0.01;
+    /** Grids by boundaries (a codec has a few per head dimension and width); an empty array where none fits. */
+    private static final Map<Boundaries, int[]> GRIDS = new ConcurrentHashMap<>();
+
+    /** Boundaries compared by value, as a cache key. */
+    private record Boundaries(float[] values) {
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Boundaries b && Arrays.equals(values, b.values);
+        }
+
+        @Override
+        public int hashCode() {
+            return Arrays.hashCode(values);
+        }
+    }
+
+    /**
+     * A grid of {@value #CELLS} equal cells over sorted finite boundaries: the cell of x is rint(x/w +
+     * k0), clamped to 0 .. 31; each cell holds at most one boundary, at least {@link #EDGE_MARGIN} cell
+     * widths from its edges. The code of x is then the count of boundaries in the cells below its
+     * own, plus one if x is above its own cell's boundary: one fused multiply-add, a clamp and two
+     * look-ups, where a binary search takes log₂(levels) dependent look-ups and compares. Rounding can
+     * put x in a neighbouring cell only within ~10⁻⁵ cell widths of an edge, where no boundary is, so
+     * the count is exactly the search's. Layout: the 32 cells' counts below, their boundaries' bits
+     * (+∞ where none), the bits of 1/w, and k0. Empty when no grid fits.
+     */
+    static int[] cellGrid(float[] b) {
+        int m = b.length;
+        for (float v : b) if (!Float.isFinite(v)) return new int[0];
+        for (int i = 1; i < m; i++) if (!(b[i] > b[i - 1])) return new int[0];
+        double span = (double) b[m - 1] - b[0];
+        if (!(span > 0)) return new int[0];
+        for (int stretch = 0; stretch < 400; stretch++) {
+            float invW = (float) ((CELLS - 2) / span / (1 + stretch * 0.0025));
+            for (int k0 = 0; k0 < CELLS; k0++) {
+                float[] bound = new float[CELLS];
+                Arrays.fill(bound, Float.POSITIVE_INFINITY);
+                boolean fits = true;
+                for (int j = 0; j < m && fits; j++) {
+                    double t = b[j] * (double) invW + k0;
+                    long cell = Math.round(t);
+                    double fromEdge = 0.5 - Math.abs(t - cell);
+                    fits = cell >= 0 && cell < CELLS && fromEdge >= EDGE_MARGIN && bound[(int) cell] == Float.POSITIVE_INFINITY;
+                    if (fits) bound[(int) cell] = b[j];
+                }
+                if (!fits) continue;
+                int[] grid = new int[2 * CELLS + 2];
+                for (int c = 1; c < CELLS; c++) grid[c] = grid[c - 1] + (bound[c - 1] != Float.POSITIVE_INFINITY ? 1 : 0);
+                for (int c = 0; c < CELLS; c++) grid[CELLS + c] = Float.floatToRawIntBits(bound[c]);
+                grid[2 * CELLS] = Float.floatToRawIntBits(invW);
+                grid[2 * CELLS + 1] = k0;
+                return grid;
+            }
+        }
+        return new int[0];
     }
 
     /**
@@ -106,6 +179,10 @@ public final class CodebookEncoding {
      * returns j. Eight vectors at a time, then one at a time.
      */
     private static int search(float[] row, int n, float d, int levels, int[] table, int[] dst) {
+        if (table.length > L) { // the cell grid, for rows whose norm and cell scale are finite
+            float perCell = Float.intBitsToFloat(table[L + 2 * CELLS]) / d;
+            if (Float.isFinite(d) && Float.isFinite(perCell)) return cellSearch(row, n, d, perCell, table, dst);
+        }
         // x/d > b as x > b·d: one multiply of the table per row instead of a division per vector
         // (codes may differ only for quotients within f32 rounding of a boundary, as the op allows)
         IntVector bounds = IntVector.fromArray(I, table, 0).reinterpretAsFloats().mul(d).reinterpretAsInts();
@@ -152,6 +229,32 @@ public final class CodebookEncoding {
                 idx = idx.blend(next, u.compare(VectorOperators.GT, next.selectFrom(bounds).reinterpretAsFloats()).cast(I));
             }
             idx.intoArray(dst, j);
+        }
+        return j;
+    }
+
+    /**
+     * The codes of the whole vectors of {@code row} by the table's cell grid ({@link #cellGrid});
+     * returns the count done. d and {@code perCell} = (1/w)/d are finite.
+     */
+    private static int cellSearch(float[] row, int n, float d, float perCell, int[] table, int[] dst) {
+        int at = L;
+        IntVector countLo = IntVector.fromArray(I, table, at);
+        IntVector countHi = IntVector.fromArray(I, table, at + L);
+        // boundaries times d, rounded as the search's look-ups are: the same compares
+        IntVector boundLo = IntVector.fromArray(I, table, at + 2 * L).reinterpretAsFloats().mul(d).reinterpretAsInts();
+        IntVector boundHi = IntVector.fromArray(I, table, at + 3 * L).reinterpretAsFloats().mul(d).reinterpretAsInts();
+        FloatVector scale = FloatVector.broadcast(F, perCell);
+        // rint(x·perCell + k0) lands in the low mantissa bits of its sum with 1.5·2²³: one rounding, no conversion
+        FloatVector offset = FloatVector.broadcast(F, RINT + table[at + 4 * L + 1]);
+        int j = 0;
+        for (int bound = F.loopBound(n); j < bound; j += L) {
+            FloatVector u = FloatVector.fromArray(F, row, j);
+            IntVector cell = u.fma(scale, offset).reinterpretAsInts().max(BIASED_ZERO).min(BIASED_ZERO + CELLS - 1);
+            IntVector below = cell.selectFrom(countLo, countHi);        // two-vector selects use the low 5 bits
+            FloatVector edge = cell.selectFrom(boundLo, boundHi).reinterpretAsFloats();
+            below.add(1, u.compare(VectorOperators.GT, edge).cast(I))
+                    .blend(0, u.compare(VectorOperators.NE, u).cast(I)).intoArray(dst, j); // NaN: above no boundary
         }
         return j;
     }
