@@ -6,7 +6,6 @@ import java.nio.ByteOrder;
 import jdk.incubator.vector.ByteVector;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.IntVector;
-import jdk.incubator.vector.LongVector;
 import jdk.incubator.vector.ShortVector;
 import jdk.incubator.vector.VectorOperators;
 import jdk.incubator.vector.VectorShape;
@@ -33,6 +32,9 @@ public final class CodebookVectors {
 
     private static final VectorSpecies<Short> HALF = VectorSpecies.of(short.class, VectorShape.forBitSize(L * 16));
     private static final VectorSpecies<Byte> BYTES = ByteVector.SPECIES_PREFERRED;
+    /** Two-vector selects zipping lanes 0..7 (8..15) of two vectors: a0 b0 a1 b1 ... */
+    private static final IntVector ZIP_LOW = IntVector.fromArray(IntVector.SPECIES_PREFERRED, zip(0), 0);
+    private static final IntVector ZIP_HIGH = IntVector.fromArray(IntVector.SPECIES_PREFERRED, zip(IntVector.SPECIES_PREFERRED.length() / 2), 0);
     private static final VectorSpecies<Byte> BYTE16 = VectorSpecies.of(byte.class, VectorShape.forBitSize(Math.max(64, L * 8)));
     /**
      * Direct decoding of rows whose words fit one vector and whose codebook is a register (1 to 4
@@ -365,6 +367,13 @@ public final class CodebookVectors {
         }
     }
 
+    private static int[] zip(int from) {
+        int lanes = IntVector.SPECIES_PREFERRED.length();
+        int[] idx = new int[lanes];
+        for (int i = 0; i < lanes; i++) idx[i] = (i % 2 == 0 ? 0 : lanes) + from + i / 2;
+        return idx;
+    }
+
     /** True when {@link #lookupPacked4} reads rows of {@code n} such codes: 4 bits, a register table, 16 lanes, whole 32-code blocks. */
     public static boolean looksUpPacked4(Table t, int bits, int n) {
         return bits == 4 && t.bits != null && L == 16 && I.length() == L && n % 32 == 0;
@@ -373,20 +382,18 @@ public final class CodebookVectors {
     /**
      * {@link #lookupRow} of the 4-bit codes at byte {@code rowByte} without unpacking them first:
      * each block's 16 bytes widened to ints, the low and high nibbles looked up (even and odd codes),
-     * and the two zipped back into row order through long lanes. The same products, bit for bit.
+     * and the two zipped back into row order by two-vector selects. The same products, bit for bit.
      */
     public static void lookupPacked4(Table t, MemorySegment packed, long rowByte, int n, float scale, float[] dst) {
         IntVector table = t.bits;
         for (int j = 0; j < n; j += 32) {
-            IntVector x = ((IntVector) ByteVector.fromMemorySegment(BYTE16, packed, rowByte + j / 2, ByteOrder.LITTLE_ENDIAN)
-                    .convertShape(VectorOperators.B2I, I, 0)).and(0xFF);
+            IntVector x = (IntVector) ByteVector.fromMemorySegment(BYTE16, packed, rowByte + j / 2, ByteOrder.LITTLE_ENDIAN)
+                    .convertShape(VectorOperators.B2I, I, 0);
             IntVector even = x.and(15).selectFrom(table);
-            IntVector odd = x.lanewise(VectorOperators.LSHR, 4).selectFrom(table);
-            for (int part = 0; part < 2; part++) {
-                LongVector lo = ((LongVector) even.convert(VectorOperators.I2L, part)).and(0xFFFFFFFFL);
-                LongVector hi = ((LongVector) odd.convert(VectorOperators.I2L, part)).lanewise(VectorOperators.LSHL, 32);
-                lo.or(hi).reinterpretAsFloats().mul(scale).intoArray(dst, j + 16 * part);
-            }
+            IntVector odd = x.lanewise(VectorOperators.LSHR, 4).and(15).selectFrom(table);
+            // zipped back into row order by two two-vector selects (they were ten conversions, shifts and ORs)
+            ZIP_LOW.selectFrom(even, odd).reinterpretAsFloats().mul(scale).intoArray(dst, j);
+            ZIP_HIGH.selectFrom(even, odd).reinterpretAsFloats().mul(scale).intoArray(dst, j + 16);
         }
     }
 
