@@ -149,7 +149,7 @@ final class CodebookAttention {
         @Override
         public void row(float[] acc, int r, float[] row) {
             if (blocked) CodebookValues.unarrange(acc, r * values.cols, values.cols, values.bits, row, 0);
-            else System.arraycopy(acc, r * values.cols, row, 0, values.cols);
+            else anyValues.finishCodebook(acc, r, row);
         }
     }
 }

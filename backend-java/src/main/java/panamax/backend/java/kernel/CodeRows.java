@@ -14,12 +14,14 @@ import jdk.incubator.vector.VectorSpecies;
 /**
  * Weighted sums of value rows of codes of any width from 1 to 8 bits, for up to four weight rows:
  * attention's p·V over every affine cache and the codebook caches {@link CodebookValues} does not serve
- * (1, 2 and 3-bit TurboQuant values, head dim 64). A row is read in pieces of 64 codes, which always
- * start on a word ({@code 64·bits} bits) and span at most sixteen words, so one vector holds a piece;
- * each chunk of sixteen codes is then cut from its two-byte windows with one byte permute, placed
- * (affine: rotated into the mantissa of 1.0, giving {@code 1 + code·2^-bits}; codebook: shifted, masked
- * and looked up in a register) and FMA'd into four accumulators with each row's weight broadcast.
- * Affine group-constant parts are one scalar per row and group. Sums are in natural order.
+ * (TurboQuant values at head dim 64, and 1 to 3 bits). A row is read in pieces of 64 codes, which always
+ * start on a word ({@code 64·bits} bits). Affine 4- and 8-bit rows in groups of 64 or more and 4-bit
+ * codebook rows take a piece in one pass: its bytes zero-extended to lanes, the codes converted (affine)
+ * or looked up (codebook) and FMA'd into sixteen accumulators. Other widths cut each chunk of sixteen
+ * codes from its two-byte windows with one byte permute, place it (affine: rotated into the mantissa of
+ * 1.0, giving {@code 1 + code·2^-bits}; codebook: shifted, masked and looked up in a register) and FMA
+ * two chunks per pass. Affine group-constant parts are one scalar per row and group. The sums are in
+ * each path's own order; {@link #finishAffine} and {@link #finishCodebook} give rows in natural order.
  *
  * <p>A {@code CodeRows} holds one thread's scratch for rows of one shape; not thread-safe.
  */
@@ -96,7 +98,10 @@ public final class CodeRows {
     private final float[] biasLanes;
     /** Lane i ← lane i/groups: each token's x spread over its groups' parameters. */
     private final VectorShuffle<Float> spread;
-    /** Affine 4- and 8-bit rows in groups of 64 or more: codes widened from bytes, one pass per piece ({@link #affineWidenedBlock}). */
+    /**
+     * Affine 4- and 8-bit rows in groups of 64 or more, and 4-bit codebook rows: codes widened from bytes,
+     * one pass per piece ({@link #affineWidenedBlock}, {@link #codebookWidenedBlock}); sums in {@link #ORDER}.
+     */
     private final boolean widened;
 
     /** Scratch for rows of {@code n} codes of {@code bits}; {@code groupSize} for affine rows (0 for codebook rows). */
@@ -114,7 +119,8 @@ public final class CodeRows {
         this.biases = new float[BLOCK * groups];
         this.biasLanes = new float[ROWS * L];
         this.spread = VectorShuffle.fromOp(S, i -> i / groups);
-        this.widened = groupSize >= PIECE && ORDER[bits] != null && n % PIECE == 0;
+        // affine rows of 4 or 8 bits in groups of 64 or more; codebook rows of 4 bits
+        this.widened = ORDER[bits] != null && n % PIECE == 0 && (groupSize >= PIECE || groupSize == 0 && bits == 4);
     }
 
     /** True for 1 to 8-bit rows of whole pieces of 64 codes (or one half piece, 32 codes), groups of whole pairs of chunks of sixteen (MLX's 32, 64, 128), on sixteen lanes. */
@@ -164,6 +170,18 @@ public final class CodeRows {
         Arrays.fill(biasLanes, 0f);
     }
 
+    /** Row r of the codebook sums into {@code dst}, in natural order. */
+    public void finishCodebook(float[] acc, int r, float[] dst) {
+        if (!widened) {
+            System.arraycopy(acc, r * n, dst, 0, n);
+            return;
+        }
+        int[] order = ORDER[bits];
+        for (int p = 0; p < n; p += PIECE) {
+            for (int i = 0; i < PIECE; i++) dst[p + order[i]] = acc[r * n + p + i];
+        }
+    }
+
     /** Row r of the affine sums, {@code acc + biasAcc} per group, into {@code dst}. */
     public void finishAffine(float[] acc, float[] biasAcc, int r, float[] dst) {
         if (widened) { // acc in the widened kernel's order: lane i of vector v of each piece is dimension ORDER[bits][16v + i]
@@ -195,7 +213,8 @@ public final class CodeRows {
                     (r < m ? FloatVector.fromArray(S, x, r * k + t0 + t, in).mul(scale) : FloatVector.zero(S)).intoArray(weights, r * BLOCK + t);
                 }
             }
-            codebookBlock(packed, count, acc, book, bits, n, pieceWords, base + t0 * rowBytes, rowBytes, weights);
+            if (widened) codebookWidenedBlock(packed, count, acc, book, n, base + t0 * rowBytes, rowBytes, weights);
+            else codebookBlock(packed, count, acc, book, bits, n, pieceWords, base + t0 * rowBytes, rowBytes, weights);
         }
     }
 
@@ -255,6 +274,64 @@ public final class CodeRows {
                 c3 = v.fma(u3, c3);
                 v = (FloatVector) ((IntVector) ByteVector.fromMemorySegment(BYTES16, packed, at + half + second, ByteOrder.LITTLE_ENDIAN)
                         .convertShape(VectorOperators.ZERO_EXTEND_B2I, IS, 0)).lanewise(VectorOperators.LSHR, high).convert(VectorOperators.I2F, 0);
+                d0 = v.fma(u0, d0);
+                d1 = v.fma(u1, d1);
+                d2 = v.fma(u2, d2);
+                d3 = v.fma(u3, d3);
+            }
+            a0.intoArray(acc, j); b0.intoArray(acc, j + L); c0.intoArray(acc, j + 2 * L); d0.intoArray(acc, j + 3 * L);
+            a1.intoArray(acc, n + j); b1.intoArray(acc, n + j + L); c1.intoArray(acc, n + j + 2 * L); d1.intoArray(acc, n + j + 3 * L);
+            a2.intoArray(acc, 2 * n + j); b2.intoArray(acc, 2 * n + j + L);
+            c2.intoArray(acc, 2 * n + j + 2 * L); d2.intoArray(acc, 2 * n + j + 3 * L);
+            a3.intoArray(acc, 3 * n + j); b3.intoArray(acc, 3 * n + j + L);
+            c3.intoArray(acc, 3 * n + j + 2 * L); d3.intoArray(acc, 3 * n + j + 3 * L);
+        }
+    }
+
+    /**
+     * {@link #affineWidenedBlock} for 4-bit codebook rows: each 16-byte half zero-extended once, its low
+     * and high nibbles looked up in the register book (one weight per row and token, no groups). A twin
+     * of the affine loop, for the reason {@link #codebookBlock} gives.
+     */
+    private static void codebookWidenedBlock(MemorySegment packed, int count, float[] acc, IntVector book, int n, long first,
+                                             long rowBytes, float[] weights) {
+        for (int p = 0; p < n; p += PIECE) {
+            long pieceAt = first + (long) p / 2;
+            int j = p;
+            FloatVector a0 = FloatVector.fromArray(S, acc, j), b0 = FloatVector.fromArray(S, acc, j + L);
+            FloatVector c0 = FloatVector.fromArray(S, acc, j + 2 * L), d0 = FloatVector.fromArray(S, acc, j + 3 * L);
+            FloatVector a1 = FloatVector.fromArray(S, acc, n + j), b1 = FloatVector.fromArray(S, acc, n + j + L);
+            FloatVector c1 = FloatVector.fromArray(S, acc, n + j + 2 * L), d1 = FloatVector.fromArray(S, acc, n + j + 3 * L);
+            FloatVector a2 = FloatVector.fromArray(S, acc, 2 * n + j), b2 = FloatVector.fromArray(S, acc, 2 * n + j + L);
+            FloatVector c2 = FloatVector.fromArray(S, acc, 2 * n + j + 2 * L), d2 = FloatVector.fromArray(S, acc, 2 * n + j + 3 * L);
+            FloatVector a3 = FloatVector.fromArray(S, acc, 3 * n + j), b3 = FloatVector.fromArray(S, acc, 3 * n + j + L);
+            FloatVector c3 = FloatVector.fromArray(S, acc, 3 * n + j + 2 * L), d3 = FloatVector.fromArray(S, acc, 3 * n + j + 3 * L);
+            for (int t = 0; t < count; t++) {
+                long at = pieceAt + t * rowBytes;
+                FloatVector u0 = FloatVector.broadcast(S, weights[t]);
+                FloatVector u1 = FloatVector.broadcast(S, weights[BLOCK + t]);
+                FloatVector u2 = FloatVector.broadcast(S, weights[2 * BLOCK + t]);
+                FloatVector u3 = FloatVector.broadcast(S, weights[3 * BLOCK + t]);
+                IntVector x = (IntVector) ByteVector.fromMemorySegment(BYTES16, packed, at, ByteOrder.LITTLE_ENDIAN)
+                        .convertShape(VectorOperators.ZERO_EXTEND_B2I, IS, 0);
+                FloatVector v = x.and(15).selectFrom(book).reinterpretAsFloats();
+                a0 = v.fma(u0, a0);
+                a1 = v.fma(u1, a1);
+                a2 = v.fma(u2, a2);
+                a3 = v.fma(u3, a3);
+                v = x.lanewise(VectorOperators.LSHR, 4).selectFrom(book).reinterpretAsFloats();
+                b0 = v.fma(u0, b0);
+                b1 = v.fma(u1, b1);
+                b2 = v.fma(u2, b2);
+                b3 = v.fma(u3, b3);
+                x = (IntVector) ByteVector.fromMemorySegment(BYTES16, packed, at + 16, ByteOrder.LITTLE_ENDIAN)
+                        .convertShape(VectorOperators.ZERO_EXTEND_B2I, IS, 0);
+                v = x.and(15).selectFrom(book).reinterpretAsFloats();
+                c0 = v.fma(u0, c0);
+                c1 = v.fma(u1, c1);
+                c2 = v.fma(u2, c2);
+                c3 = v.fma(u3, c3);
+                v = x.lanewise(VectorOperators.LSHR, 4).selectFrom(book).reinterpretAsFloats();
                 d0 = v.fma(u0, d0);
                 d1 = v.fma(u1, d1);
                 d2 = v.fma(u2, d2);
