@@ -428,8 +428,13 @@ final class CodebookOps {
             boolean vectorBf16 = dtype == DType.BF16 && CodebookVectors.supported();
             boolean packed4 = CodebookVectors.looksUpPacked4(q.table, q.bits, n); // codes read as bytes, no unpacked copy
             boolean windows = CodebookVectors.looksUpWindows(q.table, q.bits, n);
+            // a row of finite book entries times a finite scale holds no NaN but arithmetic's own: bf16 without the NaN repair
+            boolean finiteBook = vectorBf16 && CodebookVectors.storesBf16Finite(n);
+            for (float v : q.table.book()) finiteBook &= Float.isFinite(v);
+            boolean storesFinite = finiteBook;
             backend.parallel.forRange(q.matrices() * q.rows, Math.max(1, 8192 / n), (from, to) -> {
                 // rows ENCODE_ROWS at a time, phase by phase (look-up, rotation, store), as in quantize
+                boolean[] finite = new boolean[ENCODE_ROWS];
                 int[] codes = new int[n];
                 float[][] row = new float[ENCODE_ROWS][n];
                 float[][] sign = new float[ENCODE_ROWS][n];
@@ -437,30 +442,41 @@ final class CodebookOps {
                 Arrays.fill(currentSigns, -1);
                 float[] scales = null;
                 int currentMatrix = -1;
+                long matrixByte = 0;
+                // row i is row r of matrix m, counted along: a division per row (and the matrix offset's per lead axis)
+                // cost a sixth of a head dim 64 decode
+                int m = from / q.rows;
+                int r = from % q.rows - 1;
                 for (int i0 = from; i0 < to; i0 += ENCODE_ROWS) {
                     int count = Math.min(ENCODE_ROWS, to - i0);
                     for (int g = 0; g < count; g++) {
                         int i = i0 + g;
-                        int m = i / q.rows;
-                        int r = i % q.rows;
+                        if (++r == q.rows) {
+                            r = 0;
+                            m++;
+                        }
                         if (m != currentMatrix) {
                             scales = q.scalesOf(m);
+                            matrixByte = q.rowByte(m, 0);
                             currentMatrix = m;
                         }
+                        long rowByte = matrixByte + r * q.rowBytes();
                         currentSigns[g] = signRows.loadRun(i, currentSigns[g], sign[g]);
+                        finite[g] = storesFinite && Float.isFinite(scales[r]);
                         if (packed4) {
-                            CodebookVectors.lookupPacked4(q.table, ps, q.rowByte(m, r), n, scales[r], row[g]);
+                            CodebookVectors.lookupPacked4(q.table, ps, rowByte, n, scales[r], row[g]);
                         } else if (windows) {
-                            CodebookVectors.lookupWindows(q.table, ps, q.rowByte(m, r), q.bits, n, scales[r], row[g]);
+                            CodebookVectors.lookupWindows(q.table, ps, rowByte, q.bits, n, scales[r], row[g]);
                         } else {
-                            CodebookVectors.unpack(ps, q.rowByte(m, r), q.bits, n, codes, 0);
+                            CodebookVectors.unpack(ps, rowByte, q.bits, n, codes, 0);
                             CodebookVectors.lookupRow(q.table, codes, n, scales[r], row[g]);
                         }
                     }
                     for (int g = 0; g < count; g++) HadamardVectors.transform(row[g], n, null, sign[g]);
                     for (int g = 0; g < count; g++) {
                         int i = i0 + g;
-                        if (vectorBf16) CodebookVectors.storeBf16(row[g], n, os, (out.offset + (long) i * n) * 2);
+                        if (vectorBf16 && finite[g]) CodebookVectors.storeBf16Finite(row[g], n, os, (out.offset + (long) i * n) * 2);
+                        else if (vectorBf16) CodebookVectors.storeBf16(row[g], n, os, (out.offset + (long) i * n) * 2);
                         else RowIo.store(os, dtype, out.offset + (long) i * n, 1, n, row[g]);
                     }
                 }
@@ -502,6 +518,7 @@ final class CodebookOps {
          * row slot: rows of one run share their signs.
          */
         long loadRun(int r, long currentRun, float[] dst) {
+            if (currentRun >= 0 && r >= currentRun * run && r < (currentRun + 1) * run) return currentRun; // no division per row
             long runIndex = r / run;
             if (runIndex == currentRun) return currentRun;
             RowIo.load(signs.segment(), signs.dtype, signs.offset + offset(r, lead, strides), signs.strides[signs.rank() - 1], n, dst);

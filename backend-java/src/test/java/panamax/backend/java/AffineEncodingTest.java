@@ -198,6 +198,36 @@ class AffineEncodingTest {
         }
     }
 
+    /**
+     * The bf16 store without the NaN repair writes the repairing store's bits for rows a codebook decode
+     * makes: finite values (ties, values rounding up into the next binade, the largest finite floats),
+     * infinities and the canonical NaNs of overflowing sums.
+     */
+    @Test
+    void finiteBf16StoreWritesTheRepairingStoresBits() {
+        if (!CodebookVectors.storesBf16Finite(128)) return;
+        int n = 128;
+        float[] row = new float[n];
+        for (int i = 0; i < n; i++) row[i] = (float) random.nextGaussian() * (i % 7 == 0 ? 1e30f : 1f);
+        row[0] = Float.intBitsToFloat(0x3F808000);   // a tie, even below
+        row[1] = Float.intBitsToFloat(0x3F818000);   // a tie, odd below
+        row[2] = Float.intBitsToFloat(0x3FFFFFFF);   // rounds up into the next binade
+        row[3] = Float.MAX_VALUE;                    // rounds up to infinity, as the repairing store does
+        row[4] = Float.POSITIVE_INFINITY;
+        row[5] = Float.NEGATIVE_INFINITY;
+        row[6] = Float.POSITIVE_INFINITY - Float.POSITIVE_INFINITY; // the NaN arithmetic makes
+        row[7] = -row[6];
+        row[8] = -0f;
+        row[9] = Float.MIN_VALUE;
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment want = arena.allocate(2L * n);
+            MemorySegment got = arena.allocate(2L * n);
+            CodebookVectors.storeBf16(row, n, want, 0);
+            CodebookVectors.storeBf16Finite(row, n, got, 0);
+            assertEquals(-1, want.mismatch(got), "bf16 bits");
+        }
+    }
+
     @Test
     void bf16DequantizeMatchesTheFormulaAtEveryGroupAndOffset() {
         for (int bits : WIDTHS) {
