@@ -394,15 +394,16 @@ public final class CodebookVectors {
      * and the two zipped back into row order by two-vector selects. The same products, bit for bit.
      */
     public static void lookupPacked4(Table t, MemorySegment packed, long rowByte, int n, float scale, float[] dst) {
-        IntVector table = t.bits;
+        // the book times the scale once per row: the same products as scaling each looked-up value
+        IntVector table = t.bits.reinterpretAsFloats().mul(scale).reinterpretAsInts();
         for (int j = 0; j < n; j += 32) {
             IntVector x = (IntVector) ByteVector.fromMemorySegment(BYTE16, packed, rowByte + j / 2, ByteOrder.LITTLE_ENDIAN)
-                    .convertShape(VectorOperators.B2I, I, 0);
+                    .convertShape(VectorOperators.ZERO_EXTEND_B2I, I, 0);
             IntVector even = x.and(15).selectFrom(table);
-            IntVector odd = x.lanewise(VectorOperators.LSHR, 4).and(15).selectFrom(table);
+            IntVector odd = x.lanewise(VectorOperators.LSHR, 4).selectFrom(table); // a zero-extended byte's high nibble
             // zipped back into row order by two two-vector selects (they were ten conversions, shifts and ORs)
-            ZIP_LOW.selectFrom(even, odd).reinterpretAsFloats().mul(scale).intoArray(dst, j);
-            ZIP_HIGH.selectFrom(even, odd).reinterpretAsFloats().mul(scale).intoArray(dst, j + 16);
+            ZIP_LOW.selectFrom(even, odd).reinterpretAsFloats().intoArray(dst, j);
+            ZIP_HIGH.selectFrom(even, odd).reinterpretAsFloats().intoArray(dst, j + 16);
         }
     }
 
