@@ -321,6 +321,7 @@ final class CodebookOps {
         SignRows signRows = signs == null ? null : new SignRows(signs, lead, cols, x.shape);
         int[] table = CodebookEncoding.searchTable(b);
         boolean bytePack = AffineEncoding.supported() && cols % AffineEncoding.lanes() == 0; // codes packed straight into the plane
+        boolean fromMasks = CodebookEncoding.packsFromMasks(bits, table) && cols % 16 == 0;
         boolean contiguous = x.isContiguous();
         backend.parallel.forRange(rows, Math.max(1, 8192 / cols), (from, to) -> {
             // rows go ENCODE_ROWS at a time, phase by phase: each row is one chain of dependent steps (load,
@@ -352,11 +353,15 @@ final class CodebookOps {
                     }
                 }
                 for (int i = 0; i < count; i++) norm[i] = (float) Math.sqrt(CodebookEncoding.sumOfSquares(row[i], cols));
-                for (int i = 0; i < count; i++) CodebookEncoding.codes(row[i], cols, Math.max(norm[i], Float.MIN_NORMAL), b, table, codes[i]);
+                if (!fromMasks) {
+                    for (int i = 0; i < count; i++) CodebookEncoding.codes(row[i], cols, Math.max(norm[i], Float.MIN_NORMAL), b, table, codes[i]);
+                }
                 for (int i = 0; i < count; i++) {
                     int r = r0 + i;
                     long wordByte = (packed.offset + (long) r * words) * 4;
-                    if (bytePack) {
+                    if (fromMasks) { // 1- and 2-bit codes packed from the search's compare masks
+                        CodebookEncoding.packedCodes(row[i], cols, Math.max(norm[i], Float.MIN_NORMAL), bits, table, stage, (long) i * words * 4);
+                    } else if (bytePack) {
                         AffineEncoding.pack(codes[i], cols, bits, stage, (long) i * words * 4, stage.byteSize());
                     } else {
                         CodebookEncoding.pack(codes[i], cols, bits, out);
@@ -364,7 +369,7 @@ final class CodebookOps {
                     }
                     ns.setAtIndex(RowIo.F32, norms.offset + r, norm[i]);
                 }
-                if (bytePack) MemorySegment.copy(stage, 0, ps, (packed.offset + (long) r0 * words) * 4, (long) count * words * 4);
+                if (bytePack || fromMasks) MemorySegment.copy(stage, 0, ps, (packed.offset + (long) r0 * words) * 4, (long) count * words * 4);
             }
         });
         return new CodebookMatrix(packed, codebook, norms, bits);

@@ -1,5 +1,7 @@
 package panamax.backend.java.kernel;
 
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.util.Arrays;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -257,6 +259,38 @@ public final class CodebookEncoding {
                     .blend(0, u.compare(VectorOperators.NE, u).cast(I)).intoArray(dst, j); // NaN: above no boundary
         }
         return j;
+    }
+
+    /** True when {@link #packedCodes} takes {@code bits}-bit codes with this {@link #searchTable}: 1 or 2 bits on 16 lanes. */
+    public static boolean packsFromMasks(int bits, int[] table) {
+        return (bits == 1 || bits == 2) && table != null && L == 16;
+    }
+
+    /**
+     * {@link #codes(float[], int, float, float[], int[], int[])} and packing in one, for 1- and 2-bit codes
+     * (see {@link #packsFromMasks}): the search's compares are masks, and a mask of sixteen lanes is
+     * sixteen packed 1-bit codes (its {@code toLong}); 2-bit codes interleave the two steps' masks (high
+     * bit: above the middle boundary; low bit: above the boundary the first step picked) with two bit
+     * deposits. The codes of {@code row[0..n)} (n a multiple of 16) go LSB first from byte {@code at}.
+     */
+    public static void packedCodes(float[] row, int n, float d, int bits, int[] table, MemorySegment packed, long at) {
+        FloatVector middle = FloatVector.broadcast(F, Float.intBitsToFloat(table[bits == 1 ? 1 : 2]) * d);
+        if (bits == 1) {
+            for (int j = 0; j < n; j += L, at += 2) {
+                long above = FloatVector.fromArray(F, row, j).compare(VectorOperators.GT, middle).toLong();
+                packed.set(ValueLayout.JAVA_SHORT_UNALIGNED, at, (short) above);
+            }
+            return;
+        }
+        FloatVector low = FloatVector.broadcast(F, Float.intBitsToFloat(table[1]) * d);
+        FloatVector high = FloatVector.broadcast(F, Float.intBitsToFloat(table[3]) * d);
+        for (int j = 0; j < n; j += L, at += 4) {
+            FloatVector u = FloatVector.fromArray(F, row, j);
+            VectorMask<Float> upper = u.compare(VectorOperators.GT, middle);
+            VectorMask<Float> next = u.compare(VectorOperators.GT, low.blend(high, upper));
+            int word = (int) (Long.expand(next.toLong(), 0x55555555L) | Long.expand(upper.toLong(), 0xAAAAAAAAL));
+            packed.set(ValueLayout.JAVA_INT_UNALIGNED, at, word);
+        }
     }
 
     /**
