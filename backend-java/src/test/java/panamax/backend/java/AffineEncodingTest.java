@@ -228,32 +228,37 @@ class AffineEncodingTest {
         }
     }
 
-    /** 1- and 2-bit codes packed from compare masks equal the searched codes packed LSB first. */
+    /** 1-, 2- and 3-bit codes packed from compare masks equal the searched codes packed LSB first. */
     @Test
     void maskPackedCodesEqualTheSearchedCodesPacked() {
-        for (int bits = 1; bits <= 2; bits++) {
-            float[] boundaries = bits == 1 ? new float[] {0f} : new float[] {-0.06f, 0.001f, 0.07f};
+        for (int bits = 1; bits <= 3; bits++) {
+            float[] boundaries = switch (bits) {
+                case 1 -> new float[] {0f};
+                case 2 -> new float[] {-0.06f, 0.001f, 0.07f};
+                default -> new float[] {-0.1f, -0.06f, -0.028f, 0.001f, 0.03f, 0.07f, 0.11f};
+            };
             int[] table = CodebookEncoding.searchTable(boundaries);
-            if (!CodebookEncoding.packsFromMasks(bits, table)) return;
-            int n = 128;
-            float d = 0.83f;
-            float[] row = new float[n];
-            for (int i = 0; i < n; i++) row[i] = (float) random.nextGaussian() * 0.1f;
-            for (int i = 0; i < boundaries.length; i++) {
-                row[3 * i] = boundaries[i] * d;                       // equal: not above
-                row[3 * i + 1] = Math.nextUp(boundaries[i] * d);
-                row[3 * i + 2] = Math.nextDown(boundaries[i] * d);
-            }
-            row[20] = Float.NaN;
-            row[21] = -0f;
-            int[] codes = new int[n];
-            CodebookEncoding.codes(row, n, d, boundaries, table, codes);
-            try (Arena arena = Arena.ofConfined()) {
-                MemorySegment want = arena.allocate((long) n * bits / 8);
-                MemorySegment got = arena.allocate((long) n * bits / 8);
-                AffineCodes.packRow(codes, n, bits, want, 0);
-                CodebookEncoding.packedCodes(row, n, d, bits, table, got, 0);
-                assertEquals(-1, want.mismatch(got), bits + " bits");
+            assertEquals(true, CodebookEncoding.packsFromMasks(bits, table), bits + " bits from masks");
+            for (float d : new float[] {0.83f, Float.NaN}) { // NaN: a row holding NaN, whose norm is NaN
+                int n = 128;
+                float[] row = new float[n];
+                for (int i = 0; i < n; i++) row[i] = (float) random.nextGaussian() * 0.1f;
+                for (int i = 0; i < boundaries.length; i++) {
+                    row[3 * i] = boundaries[i] * d;                       // equal: not above
+                    row[3 * i + 1] = Math.nextUp(boundaries[i] * d);
+                    row[3 * i + 2] = Math.nextDown(boundaries[i] * d);
+                }
+                row[30] = Float.NaN;
+                row[31] = -0f;
+                int[] codes = new int[n];
+                CodebookEncoding.codes(row, n, d, boundaries, table, codes);
+                try (Arena arena = Arena.ofConfined()) {
+                    MemorySegment want = arena.allocate((long) n * bits / 8);
+                    MemorySegment got = arena.allocate((long) n * bits / 8);
+                    AffineCodes.packRow(codes, n, bits, want, 0);
+                    CodebookEncoding.packedCodes(row, n, d, bits, table, got, 0);
+                    assertEquals(-1, want.mismatch(got), bits + " bits, d " + d);
+                }
             }
         }
     }

@@ -261,9 +261,12 @@ public final class CodebookEncoding {
         return j;
     }
 
-    /** True when {@link #packedCodes} takes {@code bits}-bit codes with this {@link #searchTable}: 1 or 2 bits on 16 lanes. */
+    /**
+     * True when {@link #packedCodes} takes {@code bits}-bit codes with this {@link #searchTable}: 1 or 2
+     * bits on 16 lanes, or 3 bits with a cell grid.
+     */
     public static boolean packsFromMasks(int bits, int[] table) {
-        return (bits == 1 || bits == 2) && table != null && L == 16;
+        return table != null && L == 16 && (bits == 1 || bits == 2 || bits == 3 && table.length > L);
     }
 
     /**
@@ -274,6 +277,10 @@ public final class CodebookEncoding {
      * deposits. The codes of {@code row[0..n)} (n a multiple of 16) go LSB first from byte {@code at}.
      */
     public static void packedCodes(float[] row, int n, float d, int bits, int[] table, MemorySegment packed, long at) {
+        if (bits == 3) {
+            packedCodes3(row, n, d, table, packed, at);
+            return;
+        }
         FloatVector middle = FloatVector.broadcast(F, Float.intBitsToFloat(table[bits == 1 ? 1 : 2]) * d);
         if (bits == 1) {
             for (int j = 0; j < n; j += L, at += 2) {
@@ -290,6 +297,44 @@ public final class CodebookEncoding {
             VectorMask<Float> next = u.compare(VectorOperators.GT, low.blend(high, upper));
             int word = (int) (Long.expand(next.toLong(), 0x55555555L) | Long.expand(upper.toLong(), 0xAAAAAAAAL));
             packed.set(ValueLayout.JAVA_INT_UNALIGNED, at, word);
+        }
+    }
+
+    /** Bit k of sixteen 3-bit codes LSB first: positions k, k + 3, k + 6, ... of 48 bits. */
+    private static final long THIRDS = 0x249249249249L;
+
+    /**
+     * {@link #packedCodes} of 3-bit codes: each vector's codes by the cell grid ({@link #cellSearch}'s
+     * arithmetic), then its three bit planes as masks deposited into the 48 bits of sixteen codes; rows
+     * whose norm or cell scale is not finite take the search and the packer.
+     */
+    private static void packedCodes3(float[] row, int n, float d, int[] table, MemorySegment packed, long at) {
+        float perCell = Float.intBitsToFloat(table[L + 2 * CELLS]) / d;
+        if (!Float.isFinite(d) || !Float.isFinite(perCell)) {
+            int[] codes = new int[n];
+            float[] boundaries = new float[7];
+            for (int i = 0; i < boundaries.length; i++) boundaries[i] = Float.intBitsToFloat(table[i + 1]);
+            codes(row, n, d, boundaries, table, codes);
+            AffineEncoding.pack(codes, n, 3, packed, at);
+            return;
+        }
+        IntVector countLo = IntVector.fromArray(I, table, L);
+        IntVector countHi = IntVector.fromArray(I, table, 2 * L);
+        IntVector boundLo = IntVector.fromArray(I, table, 3 * L).reinterpretAsFloats().mul(d).reinterpretAsInts();
+        IntVector boundHi = IntVector.fromArray(I, table, 4 * L).reinterpretAsFloats().mul(d).reinterpretAsInts();
+        FloatVector scale = FloatVector.broadcast(F, perCell);
+        FloatVector offset = FloatVector.broadcast(F, RINT + table[5 * L + 1]);
+        for (int j = 0; j < n; j += L, at += 6) {
+            FloatVector u = FloatVector.fromArray(F, row, j);
+            IntVector cell = u.fma(scale, offset).reinterpretAsInts().max(BIASED_ZERO).min(BIASED_ZERO + CELLS - 1);
+            IntVector code = cell.selectFrom(countLo, countHi)
+                    .add(1, u.compare(VectorOperators.GT, cell.selectFrom(boundLo, boundHi).reinterpretAsFloats()).cast(I))
+                    .blend(0, u.compare(VectorOperators.NE, u).cast(I));
+            long bits = Long.expand(code.and(1).compare(VectorOperators.NE, 0).toLong(), THIRDS)
+                    | Long.expand(code.and(2).compare(VectorOperators.NE, 0).toLong(), THIRDS << 1)
+                    | Long.expand(code.and(4).compare(VectorOperators.NE, 0).toLong(), THIRDS << 2);
+            packed.set(ValueLayout.JAVA_INT_UNALIGNED, at, (int) bits);
+            packed.set(ValueLayout.JAVA_SHORT_UNALIGNED, at + 4, (short) (bits >>> 32));
         }
     }
 
