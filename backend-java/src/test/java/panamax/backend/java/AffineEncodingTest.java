@@ -228,14 +228,16 @@ class AffineEncodingTest {
         }
     }
 
-    /** 1-, 2- and 3-bit codes packed from compare masks equal the searched codes packed LSB first. */
+    /** 1- to 4-bit codes packed from compare masks and registers equal the searched codes packed LSB first. */
     @Test
     void maskPackedCodesEqualTheSearchedCodesPacked() {
-        for (int bits = 1; bits <= 3; bits++) {
+        for (int bits = 1; bits <= 4; bits++) {
             float[] boundaries = switch (bits) {
                 case 1 -> new float[] {0f};
                 case 2 -> new float[] {-0.06f, 0.001f, 0.07f};
-                default -> new float[] {-0.1f, -0.06f, -0.028f, 0.001f, 0.03f, 0.07f, 0.11f};
+                case 3 -> new float[] {-0.1f, -0.06f, -0.028f, 0.001f, 0.03f, 0.07f, 0.11f};
+                default -> new float[] {-0.16f, -0.12f, -0.1f, -0.075f, -0.06f, -0.04f, -0.028f, 0.001f, 0.017f, 0.03f, 0.05f, 0.07f,
+                        0.09f, 0.11f, 0.15f};
             };
             int[] table = CodebookEncoding.searchTable(boundaries);
             assertEquals(true, CodebookEncoding.packsFromMasks(bits, table), bits + " bits from masks");

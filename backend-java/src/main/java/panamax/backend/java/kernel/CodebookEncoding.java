@@ -2,11 +2,14 @@ package panamax.backend.java.kernel;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
 import java.util.Arrays;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import jdk.incubator.vector.ByteVector;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.IntVector;
+import jdk.incubator.vector.LongVector;
 import jdk.incubator.vector.VectorMask;
 import jdk.incubator.vector.VectorOperators;
 import jdk.incubator.vector.VectorShuffle;
@@ -263,22 +266,23 @@ public final class CodebookEncoding {
 
     /**
      * True when {@link #packedCodes} takes {@code bits}-bit codes with this {@link #searchTable}: 1 or 2
-     * bits on 16 lanes, or 3 bits with a cell grid.
+     * bits on 16 lanes, or 3 and 4 bits with a cell grid.
      */
     public static boolean packsFromMasks(int bits, int[] table) {
-        return table != null && L == 16 && (bits == 1 || bits == 2 || bits == 3 && table.length > L);
+        return table != null && L == 16 && (bits == 1 || bits == 2 || (bits == 3 || bits == 4) && table.length > L);
     }
 
     /**
-     * {@link #codes(float[], int, float, float[], int[], int[])} and packing in one, for 1- and 2-bit codes
-     * (see {@link #packsFromMasks}): the search's compares are masks, and a mask of sixteen lanes is
-     * sixteen packed 1-bit codes (its {@code toLong}); 2-bit codes interleave the two steps' masks (high
-     * bit: above the middle boundary; low bit: above the boundary the first step picked) with two bit
-     * deposits. The codes of {@code row[0..n)} (n a multiple of 16) go LSB first from byte {@code at}.
+     * {@link #codes(float[], int, float, float[], int[], int[])} and packing in one (see
+     * {@link #packsFromMasks}), the codes of {@code row[0..n)} (n a multiple of 16) LSB first from byte
+     * {@code at}. 1 and 2 bits: the search's compares are masks, and a mask of sixteen lanes is sixteen
+     * packed 1-bit codes (its {@code toLong}); 2-bit codes interleave the two steps' masks (high bit: above
+     * the middle boundary; low bit: above the boundary the first step picked) with two bit deposits.
+     * 3 and 4 bits: {@link #packedCellCodes}.
      */
     public static void packedCodes(float[] row, int n, float d, int bits, int[] table, MemorySegment packed, long at) {
-        if (bits == 3) {
-            packedCodes3(row, n, d, table, packed, at);
+        if (bits >= 3) {
+            packedCellCodes(row, n, d, bits, table, packed, at);
             return;
         }
         FloatVector middle = FloatVector.broadcast(F, Float.intBitsToFloat(table[bits == 1 ? 1 : 2]) * d);
@@ -300,22 +304,25 @@ public final class CodebookEncoding {
         }
     }
 
+    /** Eight bytes: sixteen 4-bit codes, narrowed from eight long lanes. */
+    private static final VectorSpecies<Byte> EIGHT_BYTES = ByteVector.SPECIES_64;
     /** Bit k of sixteen 3-bit codes LSB first: positions k, k + 3, k + 6, ... of 48 bits. */
     private static final long THIRDS = 0x249249249249L;
 
     /**
-     * {@link #packedCodes} of 3-bit codes: each vector's codes by the cell grid ({@link #cellSearch}'s
-     * arithmetic), then its three bit planes as masks deposited into the 48 bits of sixteen codes; rows
-     * whose norm or cell scale is not finite take the search and the packer.
+     * {@link #packedCodes} of 3- and 4-bit codes: each vector's codes by the cell grid ({@link #cellSearch}'s
+     * arithmetic), then packed from the register: 3 bits as three bit-plane masks deposited into the 48
+     * bits of sixteen codes, 4 bits as pairs in long lanes narrowed to bytes. Rows whose norm or cell scale
+     * is not finite take the search and the packer.
      */
-    private static void packedCodes3(float[] row, int n, float d, int[] table, MemorySegment packed, long at) {
+    private static void packedCellCodes(float[] row, int n, float d, int bits, int[] table, MemorySegment packed, long at) {
         float perCell = Float.intBitsToFloat(table[L + 2 * CELLS]) / d;
         if (!Float.isFinite(d) || !Float.isFinite(perCell)) {
             int[] codes = new int[n];
-            float[] boundaries = new float[7];
+            float[] boundaries = new float[(1 << bits) - 1];
             for (int i = 0; i < boundaries.length; i++) boundaries[i] = Float.intBitsToFloat(table[i + 1]);
             codes(row, n, d, boundaries, table, codes);
-            AffineEncoding.pack(codes, n, 3, packed, at);
+            AffineEncoding.pack(codes, n, bits, packed, at);
             return;
         }
         IntVector countLo = IntVector.fromArray(I, table, L);
@@ -324,17 +331,23 @@ public final class CodebookEncoding {
         IntVector boundHi = IntVector.fromArray(I, table, 4 * L).reinterpretAsFloats().mul(d).reinterpretAsInts();
         FloatVector scale = FloatVector.broadcast(F, perCell);
         FloatVector offset = FloatVector.broadcast(F, RINT + table[5 * L + 1]);
-        for (int j = 0; j < n; j += L, at += 6) {
+        for (int j = 0; j < n; j += L, at += 2 * bits) {
             FloatVector u = FloatVector.fromArray(F, row, j);
             IntVector cell = u.fma(scale, offset).reinterpretAsInts().max(BIASED_ZERO).min(BIASED_ZERO + CELLS - 1);
             IntVector code = cell.selectFrom(countLo, countHi)
                     .add(1, u.compare(VectorOperators.GT, cell.selectFrom(boundLo, boundHi).reinterpretAsFloats()).cast(I))
                     .blend(0, u.compare(VectorOperators.NE, u).cast(I));
-            long bits = Long.expand(code.and(1).compare(VectorOperators.NE, 0).toLong(), THIRDS)
-                    | Long.expand(code.and(2).compare(VectorOperators.NE, 0).toLong(), THIRDS << 1)
-                    | Long.expand(code.and(4).compare(VectorOperators.NE, 0).toLong(), THIRDS << 2);
-            packed.set(ValueLayout.JAVA_INT_UNALIGNED, at, (int) bits);
-            packed.set(ValueLayout.JAVA_SHORT_UNALIGNED, at + 4, (short) (bits >>> 32));
+            if (bits == 4) {
+                LongVector pairs = code.reinterpretAsLongs();
+                pairs.or(pairs.lanewise(VectorOperators.LSHR, 28)).convertShape(VectorOperators.L2B, EIGHT_BYTES, 0)
+                        .intoMemorySegment(packed, at, ByteOrder.LITTLE_ENDIAN);
+            } else {
+                long word = Long.expand(code.and(1).compare(VectorOperators.NE, 0).toLong(), THIRDS)
+                        | Long.expand(code.and(2).compare(VectorOperators.NE, 0).toLong(), THIRDS << 1)
+                        | Long.expand(code.and(4).compare(VectorOperators.NE, 0).toLong(), THIRDS << 2);
+                packed.set(ValueLayout.JAVA_INT_UNALIGNED, at, (int) word);
+                packed.set(ValueLayout.JAVA_SHORT_UNALIGNED, at + 4, (short) (word >>> 32));
+            }
         }
     }
 
