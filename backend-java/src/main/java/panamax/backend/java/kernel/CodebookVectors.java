@@ -480,6 +480,10 @@ public final class CodebookVectors {
             float norm = (float) Math.sqrt(CodebookEncoding.sumOfSquares(row, len));
             CodebookEncoding.codes(row, len, Math.max(norm, Float.MIN_NORMAL), bounds[bits], searchTables[bits], codes);
             CodebookEncoding.pack(codes, len, bits, words);
+            if (CodebookEncoding.packsFromMasks(bits, searchTables[bits])) { // the encoder's packing of 1-4-bit codes
+                CodebookEncoding.packedCodes(row, len, Math.max(norm, Float.MIN_NORMAL), bits, searchTables[bits], packed, 1536);
+            }
+            if (storesBf16Finite(len)) storeBf16Finite(row, len, packed, 1280);
             unpack(packed, 0, bits, len, codes, 0);
             lookupRow(tables[bits], codes, len, 0.5f, row);
             if (looksUpPacked4(tables[bits], bits, len)) lookupPacked4(tables[bits], packed, 0, len, 0.5f, row);
