@@ -21,7 +21,9 @@ import jdk.incubator.vector.VectorSpecies;
  * then the codes of each vector, packed in registers and stored as bytes. Packing: L codes are L/8
  * units of 8 codes, and a unit is exactly {@code bits} bytes; adjacent int lanes are paired as
  * long lanes (2 codes), pairs of long lanes twice (4, then 8 codes), and one byte shuffle moves
- * each unit's {@code bits} bytes together for one masked store. Stateless; tables immutable.
+ * each unit's {@code bits} bytes together for one masked store. bf16 rows take {@link #quantizeBf16}
+ * (four-way lanes, group extremes folded into lanes, rounding in float bits), which refuses rows with
+ * NaN or infinities; they come here. Stateless; tables immutable.
  */
 public final class AffineEncoding {
     private static final VectorSpecies<Float> F = FloatVector.SPECIES_PREFERRED;
