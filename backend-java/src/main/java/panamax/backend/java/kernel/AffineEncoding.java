@@ -369,6 +369,7 @@ public final class AffineEncoding {
         long pairMask = (1L << 2 * bits) - 1;
         VectorShuffle<Byte> pick = PICK[bits];
         VectorMask<Byte> front = FRONT[bits];
+        long last = at + (long) groups * groupSize / L * step; // the run's end: whole-vector stores stop short of it
         for (int g = 0; g < groups; g++) {
             FloatVector vb = FloatVector.broadcast(F, biases[g]);
             FloatVector vs = FloatVector.broadcast(F, scales[g]);
@@ -377,7 +378,10 @@ public final class AffineEncoding {
                 x = x.or(x.lanewise(VectorOperators.LSHR, 32 - bits)).and(pairMask);        // 2 codes per long lane
                 x = x.or(x.rearrange(NEXT1).lanewise(VectorOperators.LSHL, 2 * bits));      // 4 in the even lanes
                 x = x.or(x.rearrange(NEXT2).lanewise(VectorOperators.LSHL, 4 * bits));      // 8 in every fourth lane
-                x.reinterpretAsBytes().rearrange(pick).intoMemorySegment(packed, at, ByteOrder.LITTLE_ENDIAN, front);
+                ByteVector bytes = x.reinterpretAsBytes().rearrange(pick);
+                // whole vectors while one fits before the run's end (the next store overwrites the tail), as in pack
+                if (at + BYTES.length() <= last) bytes.intoMemorySegment(packed, at, ByteOrder.LITTLE_ENDIAN);
+                else bytes.intoMemorySegment(packed, at, ByteOrder.LITTLE_ENDIAN, front);
             }
         }
     }
