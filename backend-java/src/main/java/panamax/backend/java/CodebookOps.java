@@ -359,7 +359,7 @@ final class CodebookOps {
                 for (int i = 0; i < count; i++) {
                     int r = r0 + i;
                     long wordByte = (packed.offset + (long) r * words) * 4;
-                    if (fromMasks) { // 1- and 2-bit codes packed from the search's compare masks
+                    if (fromMasks) { // codes packed straight from the search's masks and registers (CodebookEncoding.packedCodes)
                         CodebookEncoding.packedCodes(row[i], cols, Math.max(norm[i], Float.MIN_NORMAL), bits, table, stage, (long) i * words * 4);
                     } else if (bytePack) {
                         AffineEncoding.pack(codes[i], cols, bits, stage, (long) i * words * 4, stage.byteSize());
@@ -433,13 +433,8 @@ final class CodebookOps {
             boolean vectorBf16 = dtype == DType.BF16 && CodebookVectors.supported();
             boolean packed4 = CodebookVectors.looksUpPacked4(q.table, q.bits, n); // codes read as bytes, no unpacked copy
             boolean windows = CodebookVectors.looksUpWindows(q.table, q.bits, n);
-            // a row of finite book entries times a finite scale holds no NaN but arithmetic's own: bf16 without the NaN repair
-            boolean finiteBook = vectorBf16 && CodebookVectors.storesBf16Finite(n);
-            for (float v : q.table.book()) finiteBook &= Float.isFinite(v);
-            boolean storesFinite = finiteBook;
             backend.parallel.forRange(q.matrices() * q.rows, Math.max(1, 8192 / n), (from, to) -> {
                 // rows ENCODE_ROWS at a time, phase by phase (look-up, rotation, store), as in quantize
-                boolean[] finite = new boolean[ENCODE_ROWS];
                 int[] codes = new int[n];
                 float[][] row = new float[ENCODE_ROWS][n];
                 float[][] sign = new float[ENCODE_ROWS][n];
@@ -467,7 +462,6 @@ final class CodebookOps {
                         }
                         long rowByte = matrixByte + r * q.rowBytes();
                         currentSigns[g] = signRows.loadRun(i, currentSigns[g], sign[g]);
-                        finite[g] = storesFinite && Float.isFinite(scales[r]);
                         if (packed4) {
                             CodebookVectors.lookupPacked4(q.table, ps, rowByte, n, scales[r], row[g]);
                         } else if (windows) {
@@ -480,8 +474,7 @@ final class CodebookOps {
                     for (int g = 0; g < count; g++) HadamardVectors.transform(row[g], n, null, sign[g]);
                     for (int g = 0; g < count; g++) {
                         int i = i0 + g;
-                        if (vectorBf16 && finite[g]) CodebookVectors.storeBf16Finite(row[g], n, os, (out.offset + (long) i * n) * 2);
-                        else if (vectorBf16) CodebookVectors.storeBf16(row[g], n, os, (out.offset + (long) i * n) * 2);
+                        if (vectorBf16) CodebookVectors.storeBf16(row[g], n, os, (out.offset + (long) i * n) * 2);
                         else RowIo.store(os, dtype, out.offset + (long) i * n, 1, n, row[g]);
                     }
                 }
@@ -523,9 +516,8 @@ final class CodebookOps {
          * row slot: rows of one run share their signs.
          */
         long loadRun(int r, long currentRun, float[] dst) {
-            if (currentRun >= 0 && r >= currentRun * run && r < (currentRun + 1) * run) return currentRun; // no division per row
+            if (r >= currentRun * run && r < (currentRun + 1) * run) return currentRun; // still in it: no division per row
             long runIndex = r / run;
-            if (runIndex == currentRun) return currentRun;
             RowIo.load(signs.segment(), signs.dtype, signs.offset + offset(r, lead, strides), signs.strides[signs.rank() - 1], n, dst);
             return runIndex;
         }

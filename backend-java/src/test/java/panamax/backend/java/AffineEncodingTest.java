@@ -157,8 +157,8 @@ class AffineEncodingTest {
     }
 
     /**
-     * The cell grid of 3- and 4-bit tables (one multiply-add and two look-ups per vector) counts
-     * exactly what the compares count, on non-uniform boundaries (normal quantiles, as Lloyd–Max's
+     * The cell grid of 3- and 4-bit tables (one multiply-add and two look-ups per vector, in
+     * {@link CodebookEncoding#packedCodes}) counts exactly what the compares count, on non-uniform boundaries (normal quantiles, as Lloyd–Max's
      * are), at several row scales d, for values at, just above and just below every boundary·d,
      * signed zeros, huge values, NaN and random ones.
      */
@@ -189,42 +189,48 @@ class AffineEncodingTest {
                 row[k++] = -3e38f;
                 row[k++] = Float.MIN_VALUE;
                 while (k < n) row[k++] = (float) (random.nextGaussian() * d / Math.sqrt(128) * (k % 5 == 0 ? 4 : 1));
+                int bits = q.length == 7 ? 3 : 4;
                 int[] counted = new int[n];
-                int[] searched = new int[n];
                 CodebookEncoding.codes(row, n, d, boundaries, counted);
-                CodebookEncoding.codes(row, n, d, boundaries, table, searched);
-                assertArrayEquals(counted, searched, q.length + " boundaries, d " + d);
+                try (Arena arena = Arena.ofConfined()) {
+                    MemorySegment want = arena.allocate((long) n * bits / 8);
+                    MemorySegment got = arena.allocate((long) n * bits / 8);
+                    AffineCodes.packRow(counted, n, bits, want, 0);
+                    CodebookEncoding.packedCodes(row, n, d, bits, table, got, 0);
+                    assertEquals(-1, want.mismatch(got), q.length + " boundaries, d " + d);
+                }
             }
         }
     }
 
     /**
-     * The bf16 store without the NaN repair writes the repairing store's bits for rows a codebook decode
-     * makes: finite values (ties, values rounding up into the next binade, the largest finite floats),
-     * infinities and the canonical NaNs of overflowing sums.
+     * The vector bf16 store (two vectors per word select, then single vectors) writes the scalar rounding's
+     * bits: ties, values rounding into the next binade or up to infinity, infinities, NaNs with any payload
+     * (kept quiet), signed zeros and subnormals; 128 values (pairs only) and 48 (a single vector after).
      */
     @Test
-    void finiteBf16StoreWritesTheRepairingStoresBits() {
-        if (!CodebookVectors.storesBf16Finite(128)) return;
-        int n = 128;
-        float[] row = new float[n];
-        for (int i = 0; i < n; i++) row[i] = (float) random.nextGaussian() * (i % 7 == 0 ? 1e30f : 1f);
-        row[0] = Float.intBitsToFloat(0x3F808000);   // a tie, even below
-        row[1] = Float.intBitsToFloat(0x3F818000);   // a tie, odd below
-        row[2] = Float.intBitsToFloat(0x3FFFFFFF);   // rounds up into the next binade
-        row[3] = Float.MAX_VALUE;                    // rounds up to infinity, as the repairing store does
-        row[4] = Float.POSITIVE_INFINITY;
-        row[5] = Float.NEGATIVE_INFINITY;
-        row[6] = Float.POSITIVE_INFINITY - Float.POSITIVE_INFINITY; // the NaN arithmetic makes
-        row[7] = -row[6];
-        row[8] = -0f;
-        row[9] = Float.MIN_VALUE;
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment want = arena.allocate(2L * n);
-            MemorySegment got = arena.allocate(2L * n);
-            CodebookVectors.storeBf16(row, n, want, 0);
-            CodebookVectors.storeBf16Finite(row, n, got, 0);
-            assertEquals(-1, want.mismatch(got), "bf16 bits");
+    void bf16StoreWritesTheScalarRoundingsBits() {
+        for (int n : new int[] {128, 48}) {
+            float[] row = new float[n];
+            for (int i = 0; i < n; i++) row[i] = (float) random.nextGaussian() * (i % 7 == 0 ? 1e30f : 1f);
+            row[0] = Float.intBitsToFloat(0x3F808000);   // a tie, even below
+            row[1] = Float.intBitsToFloat(0x3F818000);   // a tie, odd below
+            row[2] = Float.intBitsToFloat(0x3FFFFFFF);   // rounds up into the next binade
+            row[3] = Float.MAX_VALUE;                    // rounds up to infinity
+            row[4] = Float.POSITIVE_INFINITY;
+            row[5] = Float.NEGATIVE_INFINITY;
+            row[6] = Float.intBitsToFloat(0x7FFFFFFF);   // a NaN whose rounding would carry into the sign
+            row[7] = Float.intBitsToFloat(0xFF800001);   // a signalling negative NaN
+            row[8] = -0f;
+            row[9] = Float.MIN_VALUE;
+            row[n - 1] = Float.intBitsToFloat(0x7F80FFFF);
+            try (Arena arena = Arena.ofConfined()) {
+                MemorySegment got = arena.allocate(2L * n);
+                CodebookVectors.storeBf16(row, n, got, 0);
+                for (int i = 0; i < n; i++) {
+                    assertEquals(Floats.floatToBf16(row[i]), got.getAtIndex(I16, i), "value " + i + " of " + n + ": " + row[i]);
+                }
+            }
         }
     }
 

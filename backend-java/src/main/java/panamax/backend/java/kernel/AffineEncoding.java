@@ -79,20 +79,22 @@ public final class AffineEncoding {
         ODD_INTS = IntVector.fromArray(I, odd, 0);
         for (int k = 0; k < HALVES.length; k++) HALVES[k] = VectorShuffle.iota(F, 1 << k, 1, true);
         if (supported()) {
-            int bytes = BYTES.length();
             for (int bits = 1; bits <= 8; bits++) {
-                int[] pick = new int[bytes];
-                for (int k = 0; k < bytes; k++) pick[k] = k < bits * (L / 8) ? 32 * (k / bits) + k % bits : 0;
-                PICK[bits] = VectorShuffle.fromArray(BYTES, pick, 0);
+                PICK[bits] = unitPicks(bits, L / 8, 32);
                 FRONT[bits] = BYTES.indexInRange(0, bits * (L / 8));
-                int[] units = new int[bytes];
-                for (int k = 0; k < bytes; k++) units[k] = k < 8 * bits && L == 16 ? 8 * (k / bits) + k % bits : 0;
-                PICK_UNITS[bits] = VectorShuffle.fromArray(BYTES, units, 0);
+                PICK_UNITS[bits] = unitPicks(bits, L == 16 ? 8 : 0, 8);
             }
         }
     }
 
     private AffineEncoding() {
+    }
+
+    /** The byte select gathering bytes 0 .. bits − 1 of {@code units} 8-code units, {@code stride} bytes apart, to the front. */
+    private static VectorShuffle<Byte> unitPicks(int bits, int units, int stride) {
+        int[] pick = new int[BYTES.length()];
+        for (int k = 0; k < units * bits; k++) pick[k] = stride * (k / bits) + k % bits;
+        return VectorShuffle.fromArray(BYTES, pick, 0);
     }
 
     /** True when this machine's vectors hold whole 8-code units (8 or 16 lanes) of one species shape. */
@@ -248,6 +250,7 @@ public final class AffineEncoding {
         long end = at + (long) n / 64 * step;
         VectorShuffle<Byte> pick = PICK_UNITS[bits];
         int groupShift = Integer.numberOfTrailingZeros(groupSize);
+        byte[] tail = null; // the last blocks' bytes, copied out (a masked byte store ran lane by lane in Java)
         int upperGroup = groupSize == 32 ? 1 : 0; // groups of 32: the upper 8 lanes are the next group's
         for (int base = 0; base < n; base += 64, at += step) {
             int g = base >>> groupShift;
@@ -269,9 +272,9 @@ public final class AffineEncoding {
             if (at + 64 <= end) { // whole: the next block overwrites the tail
                 block.intoMemorySegment(packed, at, ByteOrder.LITTLE_ENDIAN);
             } else {              // the last blocks: their own bytes only
-                byte[] last = new byte[BYTES.length()];
-                block.intoArray(last, 0);
-                MemorySegment.copy(last, 0, packed, ValueLayout.JAVA_BYTE, at, step);
+                if (tail == null) tail = new byte[BYTES.length()];
+                block.intoArray(tail, 0);
+                MemorySegment.copy(tail, 0, packed, ValueLayout.JAVA_BYTE, at, step);
             }
         }
     }

@@ -15,9 +15,9 @@ import jdk.incubator.vector.VectorSpecies;
  * Weighted sums of value rows of codes of any width from 1 to 8 bits, for up to four weight rows:
  * attention's p·V over every affine cache and the codebook caches {@link CodebookValues} does not serve
  * (TurboQuant values at head dim 64, and 1 to 3 bits). A row is read in pieces of 64 codes, which always
- * start on a word ({@code 64·bits} bits). Affine 4- and 8-bit rows in groups of 64 or more and 4-bit
- * codebook rows take a piece in one pass: its bytes zero-extended to lanes, the codes converted (affine)
- * or looked up (codebook) and FMA'd into sixteen accumulators. Other widths cut each chunk of sixteen
+ * start on a word ({@code 64·bits} bits). 4-bit rows (affine in groups of 64 or more, and codebook) take
+ * a piece in one pass: its bytes zero-extended to lanes, the nibbles looked up (in the codebook, or as
+ * the codes themselves for affine rows) and FMA'd into sixteen accumulators. Other widths cut each chunk of sixteen
  * codes from its two-byte windows with one byte permute, place it (affine: rotated into the mantissa of
  * 1.0, giving {@code 1 + code·2^-bits}; codebook: shifted, masked and looked up in a register) and FMA
  * two chunks per pass. Affine group-constant parts are one scalar per row and group. The sums are in
@@ -56,19 +56,18 @@ public final class CodeRows {
     /** Byte vectors of sixteen lanes: one widened load of 16 bytes. */
     private static final VectorSpecies<Byte> BYTES16 = ByteVector.SPECIES_128;
     /**
-     * Per width (4, 8) of {@link #affineWidenedBlock}: the dimension of lane i of a piece's vector v,
-     * ORDER[bits][16v + i]. 8 bits: in order. 4 bits: low then high nibbles of bytes 0–15 (dimensions
-     * 2i, 2i + 1), then of bytes 16–31.
+     * The dimension of lane i of vector v of a piece in {@link #nibblesBlock}'s sums, NIBBLE_ORDER[16v + i]:
+     * low then high nibbles of bytes 0–15 (dimensions 2i, 2i + 1), then of bytes 16–31.
      */
-    private static final int[][] ORDER = new int[9][];
+    private static final int[] NIBBLE_ORDER = new int[PIECE];
+    /** The codes 0..15 as floats: affine nibbles "looked up" as the codebook's are. */
+    private static final int[] CODE_VALUES = new int[L];
 
     static {
-        for (int bits : new int[] {4, 8}) {
-            ORDER[bits] = new int[PIECE];
-            for (int v = 0; v < 4; v++) {
-                for (int i = 0; i < L; i++) ORDER[bits][L * v + i] = bits == 8 ? L * v + i : 32 * (v / 2) + 2 * i + v % 2;
-            }
+        for (int v = 0; v < 4; v++) {
+            for (int i = 0; i < L; i++) NIBBLE_ORDER[L * v + i] = 32 * (v / 2) + 2 * i + v % 2;
         }
+        for (int c = 0; c < L; c++) CODE_VALUES[c] = Float.floatToRawIntBits(c);
         for (int bits = 1; bits <= 8; bits++) {
             for (int ch = 0; ch < CHUNKS; ch++) {
                 for (int i = 0; i < L; i++) {
@@ -99,8 +98,8 @@ public final class CodeRows {
     /** Lane i ← lane i/groups: each token's x spread over its groups' parameters. */
     private final VectorShuffle<Float> spread;
     /**
-     * Affine 4- and 8-bit rows in groups of 64 or more, and 4-bit codebook rows: codes widened from bytes,
-     * one pass per piece ({@link #affineWidenedBlock}, {@link #codebookWidenedBlock}); sums in {@link #ORDER}.
+     * 4-bit rows, affine in groups of 64 or more or codebook: nibbles widened from bytes, one pass per piece
+     * ({@link #nibblesBlock}); sums in {@link #NIBBLE_ORDER}.
      */
     private final boolean widened;
 
@@ -119,8 +118,7 @@ public final class CodeRows {
         this.biases = new float[BLOCK * groups];
         this.biasLanes = new float[ROWS * L];
         this.spread = VectorShuffle.fromOp(S, i -> i / groups);
-        // affine rows of 4 or 8 bits in groups of 64 or more; codebook rows of 4 bits
-        this.widened = ORDER[bits] != null && n % PIECE == 0 && (groupSize >= PIECE || groupSize == 0 && bits == 4);
+        this.widened = bits == 4 && n % PIECE == 0 && (groupSize >= PIECE || groupSize == 0);
     }
 
     /** True for 1 to 8-bit rows of whole pieces of 64 codes (or one half piece, 32 codes), groups of whole pairs of chunks of sixteen (MLX's 32, 64, 128), on sixteen lanes. */
@@ -137,9 +135,10 @@ public final class CodeRows {
      */
     public void affine(MemorySegment packed, long base, long rowBytes, RowScales params, float[] x, int m, int k, int k0, int k1,
                        float[] acc, float[] biasAcc) {
-        // widened rows FMA the codes themselves (s·code + b: weights x·s, bias sums x·b); the others 1 + code·2^-bits
+        // nibble rows FMA the codes themselves (s·code + b: weights x·s, bias sums x·b); the others 1 + code·2^-bits
         float unit = widened ? 1 : 1 << bits;
         float offsetByUnit = widened ? 0 : 1;
+        IntVector codeValues = IntVector.fromArray(IS, CODE_VALUES, 0);
         for (int t0 = k0; t0 < k1; t0 += BLOCK) {
             int count = Math.min(BLOCK, k1 - t0);
             // the block decodes f = 1 + code·2^-bits, so s·code + b = u·f + (b − u) with u = s·2^bits: weights x·u,
@@ -161,7 +160,7 @@ public final class CodeRows {
                     c.fma(xv, FloatVector.fromArray(S, biasLanes, r * L)).intoArray(biasLanes, r * L);
                 }
             }
-            if (widened) affineWidenedBlock(packed, count, acc, bits, n, groupSize, groups, base + t0 * rowBytes, rowBytes, weights);
+            if (widened) nibblesBlock(packed, count, acc, codeValues, n, groupSize, groups, base + t0 * rowBytes, rowBytes, weights);
             else affineBlock(packed, count, acc, bits, n, groupSize, groups, pieceWords, base + t0 * rowBytes, rowBytes, weights);
         }
         for (int r = 0; r < ROWS; r++) { // lane i holds group i % groups
@@ -176,19 +175,17 @@ public final class CodeRows {
             System.arraycopy(acc, r * n, dst, 0, n);
             return;
         }
-        int[] order = ORDER[bits];
         for (int p = 0; p < n; p += PIECE) {
-            for (int i = 0; i < PIECE; i++) dst[p + order[i]] = acc[r * n + p + i];
+            for (int i = 0; i < PIECE; i++) dst[p + NIBBLE_ORDER[i]] = acc[r * n + p + i];
         }
     }
 
     /** Row r of the affine sums, {@code acc + biasAcc} per group, into {@code dst}. */
     public void finishAffine(float[] acc, float[] biasAcc, int r, float[] dst) {
-        if (widened) { // acc in the widened kernel's order: lane i of vector v of each piece is dimension ORDER[bits][16v + i]
-            int[] order = ORDER[bits];
+        if (widened) { // acc in nibblesBlock's order: lane i of vector v of each piece is dimension NIBBLE_ORDER[16v + i]
             for (int p = 0; p < n; p += PIECE) {
                 for (int i = 0; i < PIECE; i++) {
-                    int j = p + order[i];
+                    int j = p + NIBBLE_ORDER[i];
                     dst[j] = acc[r * n + p + i] + biasAcc[r * groups + j / groupSize];
                 }
             }
@@ -213,88 +210,23 @@ public final class CodeRows {
                     (r < m ? FloatVector.fromArray(S, x, r * k + t0 + t, in).mul(scale) : FloatVector.zero(S)).intoArray(weights, r * BLOCK + t);
                 }
             }
-            if (widened) codebookWidenedBlock(packed, count, acc, book, n, base + t0 * rowBytes, rowBytes, weights);
+            if (widened) nibblesBlock(packed, count, acc, book, n, n, 1, base + t0 * rowBytes, rowBytes, weights);
             else codebookBlock(packed, count, acc, book, bits, n, pieceWords, base + t0 * rowBytes, rowBytes, weights);
         }
     }
 
     /**
-     * {@link #affineBlock} for 4- and 8-bit codes in groups of 64 or more: a piece of 64 codes at a time
-     * in one pass over the tokens, the codes themselves FMA'd (weights x·s; the bias sums x·b). Each half
-     * of a piece is two runs of 16 bytes, zero-extended (8 bits: bytes 0–15 and 16–31; 4 bits: the same run
-     * twice), the first masked (8 bits: all of it; 4 bits: the low nibbles, even dimensions) and the
-     * second shifted (by 0; 4 bits: the high nibbles, odd dimensions), each converted to float: sixteen
-     * accumulators (four rows × four vectors) in the order {@link #ORDER} names. The piece's one group
-     * lets all four vectors share each row's weight: the window cut of {@link #affineBlock} and a second
-     * set of broadcasts cost 25 % of a head dim 64 step's value sums.
+     * The block's tokens into acc for 4-bit rows, a piece of 64 codes at a time in one pass over the tokens:
+     * each 16-byte half zero-extended to int lanes once, its low and high nibbles (even and odd dimensions)
+     * looked up in {@code book} — the codebook, or the codes themselves as floats for affine rows, whose
+     * weights are then x·s and bias sums x·b — and FMA'd into sixteen accumulators (four rows × four vectors)
+     * in {@link #NIBBLE_ORDER}. A piece is one group ({@code groupSize} ≥ 64; codebook rows pass n and one
+     * group), so all four vectors share each row's weight broadcast: the window cut of {@link #affineBlock}
+     * and a second set of broadcasts cost 25 % of a head dim 64 step's value sums.
      */
-    private static void affineWidenedBlock(MemorySegment packed, int count, float[] acc, int bits, int n, int groupSize,
-                                           int groups, long first, long rowBytes, float[] weights) {
-        int pieceBytes = PIECE * bits / 8;
-        int second = bits == 8 ? 16 : 0;        // the second vector's bytes, from each half's start
-        int half = bits == 8 ? 32 : 16;         // the second half's bytes
-        int low = (1 << bits) - 1;              // the first vector's code: the low bits of each byte
-        int high = bits == 8 ? 0 : 4;           // the second vector's: the byte shifted right
+    private static void nibblesBlock(MemorySegment packed, int count, float[] acc, IntVector book, int n, int groupSize, int groups,
+                                     long first, long rowBytes, float[] weights) {
         int stride = BLOCK * groups;
-        for (int p = 0; p < n; p += PIECE) {
-            long pieceAt = first + (long) p / PIECE * pieceBytes;
-            int g = p / groupSize;
-            int j = p;
-            FloatVector a0 = FloatVector.fromArray(S, acc, j), b0 = FloatVector.fromArray(S, acc, j + L);
-            FloatVector c0 = FloatVector.fromArray(S, acc, j + 2 * L), d0 = FloatVector.fromArray(S, acc, j + 3 * L);
-            FloatVector a1 = FloatVector.fromArray(S, acc, n + j), b1 = FloatVector.fromArray(S, acc, n + j + L);
-            FloatVector c1 = FloatVector.fromArray(S, acc, n + j + 2 * L), d1 = FloatVector.fromArray(S, acc, n + j + 3 * L);
-            FloatVector a2 = FloatVector.fromArray(S, acc, 2 * n + j), b2 = FloatVector.fromArray(S, acc, 2 * n + j + L);
-            FloatVector c2 = FloatVector.fromArray(S, acc, 2 * n + j + 2 * L), d2 = FloatVector.fromArray(S, acc, 2 * n + j + 3 * L);
-            FloatVector a3 = FloatVector.fromArray(S, acc, 3 * n + j), b3 = FloatVector.fromArray(S, acc, 3 * n + j + L);
-            FloatVector c3 = FloatVector.fromArray(S, acc, 3 * n + j + 2 * L), d3 = FloatVector.fromArray(S, acc, 3 * n + j + 3 * L);
-            for (int t = 0, wt = g; t < count; t++, wt += groups) {
-                long at = pieceAt + t * rowBytes;
-                FloatVector u0 = FloatVector.broadcast(S, weights[wt]);
-                FloatVector u1 = FloatVector.broadcast(S, weights[stride + wt]);
-                FloatVector u2 = FloatVector.broadcast(S, weights[2 * stride + wt]);
-                FloatVector u3 = FloatVector.broadcast(S, weights[3 * stride + wt]);
-                FloatVector v = (FloatVector) ((IntVector) ByteVector.fromMemorySegment(BYTES16, packed, at, ByteOrder.LITTLE_ENDIAN)
-                        .convertShape(VectorOperators.ZERO_EXTEND_B2I, IS, 0)).and(low).convert(VectorOperators.I2F, 0);
-                a0 = v.fma(u0, a0);
-                a1 = v.fma(u1, a1);
-                a2 = v.fma(u2, a2);
-                a3 = v.fma(u3, a3);
-                v = (FloatVector) ((IntVector) ByteVector.fromMemorySegment(BYTES16, packed, at + second, ByteOrder.LITTLE_ENDIAN)
-                        .convertShape(VectorOperators.ZERO_EXTEND_B2I, IS, 0)).lanewise(VectorOperators.LSHR, high).convert(VectorOperators.I2F, 0);
-                b0 = v.fma(u0, b0);
-                b1 = v.fma(u1, b1);
-                b2 = v.fma(u2, b2);
-                b3 = v.fma(u3, b3);
-                v = (FloatVector) ((IntVector) ByteVector.fromMemorySegment(BYTES16, packed, at + half, ByteOrder.LITTLE_ENDIAN)
-                        .convertShape(VectorOperators.ZERO_EXTEND_B2I, IS, 0)).and(low).convert(VectorOperators.I2F, 0);
-                c0 = v.fma(u0, c0);
-                c1 = v.fma(u1, c1);
-                c2 = v.fma(u2, c2);
-                c3 = v.fma(u3, c3);
-                v = (FloatVector) ((IntVector) ByteVector.fromMemorySegment(BYTES16, packed, at + half + second, ByteOrder.LITTLE_ENDIAN)
-                        .convertShape(VectorOperators.ZERO_EXTEND_B2I, IS, 0)).lanewise(VectorOperators.LSHR, high).convert(VectorOperators.I2F, 0);
-                d0 = v.fma(u0, d0);
-                d1 = v.fma(u1, d1);
-                d2 = v.fma(u2, d2);
-                d3 = v.fma(u3, d3);
-            }
-            a0.intoArray(acc, j); b0.intoArray(acc, j + L); c0.intoArray(acc, j + 2 * L); d0.intoArray(acc, j + 3 * L);
-            a1.intoArray(acc, n + j); b1.intoArray(acc, n + j + L); c1.intoArray(acc, n + j + 2 * L); d1.intoArray(acc, n + j + 3 * L);
-            a2.intoArray(acc, 2 * n + j); b2.intoArray(acc, 2 * n + j + L);
-            c2.intoArray(acc, 2 * n + j + 2 * L); d2.intoArray(acc, 2 * n + j + 3 * L);
-            a3.intoArray(acc, 3 * n + j); b3.intoArray(acc, 3 * n + j + L);
-            c3.intoArray(acc, 3 * n + j + 2 * L); d3.intoArray(acc, 3 * n + j + 3 * L);
-        }
-    }
-
-    /**
-     * {@link #affineWidenedBlock} for 4-bit codebook rows: each 16-byte half zero-extended once, its low
-     * and high nibbles looked up in the register book (one weight per row and token, no groups). A twin
-     * of the affine loop, for the reason {@link #codebookBlock} gives.
-     */
-    private static void codebookWidenedBlock(MemorySegment packed, int count, float[] acc, IntVector book, int n, long first,
-                                             long rowBytes, float[] weights) {
         for (int p = 0; p < n; p += PIECE) {
             long pieceAt = first + (long) p / 2;
             int j = p;
@@ -306,12 +238,12 @@ public final class CodeRows {
             FloatVector c2 = FloatVector.fromArray(S, acc, 2 * n + j + 2 * L), d2 = FloatVector.fromArray(S, acc, 2 * n + j + 3 * L);
             FloatVector a3 = FloatVector.fromArray(S, acc, 3 * n + j), b3 = FloatVector.fromArray(S, acc, 3 * n + j + L);
             FloatVector c3 = FloatVector.fromArray(S, acc, 3 * n + j + 2 * L), d3 = FloatVector.fromArray(S, acc, 3 * n + j + 3 * L);
-            for (int t = 0; t < count; t++) {
+            for (int t = 0, wt = p / groupSize; t < count; t++, wt += groups) {
                 long at = pieceAt + t * rowBytes;
-                FloatVector u0 = FloatVector.broadcast(S, weights[t]);
-                FloatVector u1 = FloatVector.broadcast(S, weights[BLOCK + t]);
-                FloatVector u2 = FloatVector.broadcast(S, weights[2 * BLOCK + t]);
-                FloatVector u3 = FloatVector.broadcast(S, weights[3 * BLOCK + t]);
+                FloatVector u0 = FloatVector.broadcast(S, weights[wt]);
+                FloatVector u1 = FloatVector.broadcast(S, weights[stride + wt]);
+                FloatVector u2 = FloatVector.broadcast(S, weights[2 * stride + wt]);
+                FloatVector u3 = FloatVector.broadcast(S, weights[3 * stride + wt]);
                 IntVector x = (IntVector) ByteVector.fromMemorySegment(BYTES16, packed, at, ByteOrder.LITTLE_ENDIAN)
                         .convertShape(VectorOperators.ZERO_EXTEND_B2I, IS, 0);
                 FloatVector v = x.and(15).selectFrom(book).reinterpretAsFloats();

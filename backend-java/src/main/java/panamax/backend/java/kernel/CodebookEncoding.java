@@ -3,6 +3,7 @@ package panamax.backend.java.kernel;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
+import java.nio.FloatBuffer;
 import java.util.Arrays;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -69,7 +70,8 @@ public final class CodebookEncoding {
     /**
      * The boundaries as a register table for {@link #codes(float[], int, float, float[], int[], int[])}:
      * their float bits, or null where 2^b − 1 boundaries do not fit the lanes. For 7 and 15
-     * boundaries on 16 lanes the table also carries a grid of {@value #CELLS} cells (see {@link #cellGrid}).
+     * boundaries on 16 lanes the table also carries a grid of {@value #CELLS} cells (see {@link #cellGrid}),
+     * which {@link #packedCodes} searches instead.
      */
     public static int[] searchTable(float[] boundaries) {
         if (boundaries.length >= L || Integer.bitCount(boundaries.length + 1) != 1 || I.length() != L) return null;
@@ -77,7 +79,8 @@ public final class CodebookEncoding {
         int[] table = new int[L];
         for (int i = 0; i < boundaries.length; i++) table[i + 1] = Float.floatToRawIntBits(boundaries[i]);
         if (L != 16 || boundaries.length < 7) return table;
-        int[] cells = GRIDS.computeIfAbsent(new Boundaries(boundaries.clone()), k -> cellGrid(k.values()));
+        // keyed by value: a FloatBuffer's equals and hashCode are its elements'
+        int[] cells = GRIDS.computeIfAbsent(FloatBuffer.wrap(boundaries.clone()), k -> cellGrid(boundaries));
         if (cells.length == 0) return table;
         int[] both = Arrays.copyOf(table, L + cells.length);
         System.arraycopy(cells, 0, both, L, cells.length);
@@ -89,20 +92,7 @@ public final class CodebookEncoding {
     /** A grid is kept only if every boundary lies at least this far (in cell widths) from every cell edge. */
     private static final double EDGE_MARGIN = 0.01;
     /** Grids by boundaries (a codec has a few per head dimension and width); an empty array where none fits. */
-    private static final Map<Boundaries, int[]> GRIDS = new ConcurrentHashMap<>();
-
-    /** Boundaries compared by value, as a cache key. */
-    private record Boundaries(float[] values) {
-        @Override
-        public boolean equals(Object o) {
-            return o instanceof Boundaries b && Arrays.equals(values, b.values);
-        }
-
-        @Override
-        public int hashCode() {
-            return Arrays.hashCode(values);
-        }
-    }
+    private static final Map<FloatBuffer, int[]> GRIDS = new ConcurrentHashMap<>();
 
     /**
      * A grid of {@value #CELLS} equal cells over sorted finite boundaries: the cell of x is rint(x/w +
@@ -184,10 +174,6 @@ public final class CodebookEncoding {
      * returns j. Eight vectors at a time, then one at a time.
      */
     private static int search(float[] row, int n, float d, int levels, int[] table, int[] dst) {
-        if (table.length > L) { // the cell grid, for rows whose norm and cell scale are finite
-            float perCell = Float.intBitsToFloat(table[L + 2 * CELLS]) / d;
-            if (Float.isFinite(d) && Float.isFinite(perCell)) return cellSearch(row, n, d, perCell, table, dst);
-        }
         // x/d > b as x > b·d: one multiply of the table per row instead of a division per vector
         // (codes may differ only for quotients within f32 rounding of a boundary, as the op allows)
         IntVector bounds = IntVector.fromArray(I, table, 0).reinterpretAsFloats().mul(d).reinterpretAsInts();
@@ -239,32 +225,6 @@ public final class CodebookEncoding {
     }
 
     /**
-     * The codes of the whole vectors of {@code row} by the table's cell grid ({@link #cellGrid});
-     * returns the count done. d and {@code perCell} = (1/w)/d are finite.
-     */
-    private static int cellSearch(float[] row, int n, float d, float perCell, int[] table, int[] dst) {
-        int at = L;
-        IntVector countLo = IntVector.fromArray(I, table, at);
-        IntVector countHi = IntVector.fromArray(I, table, at + L);
-        // boundaries times d, rounded as the search's look-ups are: the same compares
-        IntVector boundLo = IntVector.fromArray(I, table, at + 2 * L).reinterpretAsFloats().mul(d).reinterpretAsInts();
-        IntVector boundHi = IntVector.fromArray(I, table, at + 3 * L).reinterpretAsFloats().mul(d).reinterpretAsInts();
-        FloatVector scale = FloatVector.broadcast(F, perCell);
-        // rint(x·perCell + k0) lands in the low mantissa bits of its sum with 1.5·2²³: one rounding, no conversion
-        FloatVector offset = FloatVector.broadcast(F, RINT + table[at + 4 * L + 1]);
-        int j = 0;
-        for (int bound = F.loopBound(n); j < bound; j += L) {
-            FloatVector u = FloatVector.fromArray(F, row, j);
-            IntVector cell = u.fma(scale, offset).reinterpretAsInts().max(BIASED_ZERO).min(BIASED_ZERO + CELLS - 1);
-            IntVector below = cell.selectFrom(countLo, countHi);        // two-vector selects use the low 5 bits
-            FloatVector edge = cell.selectFrom(boundLo, boundHi).reinterpretAsFloats();
-            below.add(1, u.compare(VectorOperators.GT, edge).cast(I))
-                    .blend(0, u.compare(VectorOperators.NE, u).cast(I)).intoArray(dst, j); // NaN: above no boundary
-        }
-        return j;
-    }
-
-    /**
      * True when {@link #packedCodes} takes {@code bits}-bit codes with this {@link #searchTable}: 1 or 2
      * bits on 16 lanes, or 3 and 4 bits with a cell grid.
      */
@@ -310,10 +270,11 @@ public final class CodebookEncoding {
     private static final long THIRDS = 0x249249249249L;
 
     /**
-     * {@link #packedCodes} of 3- and 4-bit codes: each vector's codes by the cell grid ({@link #cellSearch}'s
-     * arithmetic), then packed from the register: 3 bits as three bit-plane masks deposited into the 48
-     * bits of sixteen codes, 4 bits as pairs in long lanes narrowed to bytes. Rows whose norm or cell scale
-     * is not finite take the search and the packer.
+     * {@link #packedCodes} of 3- and 4-bit codes: each vector's codes by the cell grid (one FMA whose
+     * rounding lands in the float's low bits, a clamp, two two-vector selects and a compare; a NaN gets
+     * code 0, as in the search), then packed from the register: 3 bits as three bit-plane masks deposited
+     * into the 48 bits of sixteen codes, 4 bits as pairs in long lanes narrowed to bytes. Rows whose norm
+     * or cell scale is not finite take the search and the packer.
      */
     private static void packedCellCodes(float[] row, int n, float d, int bits, int[] table, MemorySegment packed, long at) {
         float perCell = Float.intBitsToFloat(table[L + 2 * CELLS]) / d;
@@ -327,9 +288,11 @@ public final class CodebookEncoding {
         }
         IntVector countLo = IntVector.fromArray(I, table, L);
         IntVector countHi = IntVector.fromArray(I, table, 2 * L);
+        // boundaries times d, rounded as the search's look-ups are: the same compares
         IntVector boundLo = IntVector.fromArray(I, table, 3 * L).reinterpretAsFloats().mul(d).reinterpretAsInts();
         IntVector boundHi = IntVector.fromArray(I, table, 4 * L).reinterpretAsFloats().mul(d).reinterpretAsInts();
         FloatVector scale = FloatVector.broadcast(F, perCell);
+        // rint(x·perCell + k0) lands in the low mantissa bits of its sum with 1.5·2²³: one rounding, no conversion
         FloatVector offset = FloatVector.broadcast(F, RINT + table[5 * L + 1]);
         for (int j = 0; j < n; j += L, at += 2 * bits) {
             FloatVector u = FloatVector.fromArray(F, row, j);
