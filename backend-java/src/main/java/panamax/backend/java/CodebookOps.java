@@ -323,12 +323,15 @@ final class CodebookOps {
         boolean bytePack = AffineEncoding.supported() && cols % AffineEncoding.lanes() == 0; // codes packed straight into the plane
         boolean fromMasks = CodebookEncoding.packsFromMasks(bits, table) && cols % 16 == 0;
         boolean contiguous = x.isContiguous();
+        // bf16 rows read and rotated in one pass (no widened copy)
+        boolean rotatesBf16 = signRows != null && contiguous && x.dtype == DType.BF16 && HadamardVectors.rotatesBf16(cols);
         backend.parallel.forRange(rows, Math.max(1, 8192 / cols), (from, to) -> {
             // rows go ENCODE_ROWS at a time, phase by phase: each row is one chain of dependent steps (load,
             // rotation, norm with a square root, search, packing), and the next row's step fills the
             // previous one's stalls
             float[][] row = new float[ENCODE_ROWS][cols];
             float[][] sign = new float[ENCODE_ROWS][cols];
+            float[][] factors = rotatesBf16 ? new float[ENCODE_ROWS][cols] : null;
             int[][] codes = new int[ENCODE_ROWS][cols];
             float[] norm = new float[ENCODE_ROWS];
             long[] current = new long[ENCODE_ROWS];
@@ -340,16 +343,28 @@ final class CodebookOps {
             MemorySegment stage = staging(ENCODE_ROWS * words * 4L + 64);
             for (int r0 = from; r0 < to; r0 += ENCODE_ROWS) {
                 int count = Math.min(ENCODE_ROWS, to - r0);
-                for (int i = 0; i < count; i++) {
-                    int r = r0 + i;
-                    // a row's offsets by index arithmetic only where views need it: the divisions cost as much as the rotation
-                    long at = contiguous ? x.offset + (long) r * cols : x.offset + offset(r, lead, x.strides);
-                    RowIo.load(xs, x.dtype, at, stride, cols, row[i]);
-                }
-                if (signRows != null) {
+                if (rotatesBf16) {
                     for (int i = 0; i < count; i++) {
-                        current[i] = signRows.loadRun(r0 + i, current[i], sign[i]);
-                        HadamardVectors.transform(row[i], cols, sign[i], null);
+                        long run = signRows.loadRun(r0 + i, current[i], sign[i]);
+                        if (run != current[i]) { // the run's signs as the rotation's multipliers, once per run
+                            HadamardVectors.bf16Factors(sign[i], cols, factors[i]);
+                            current[i] = run;
+                        }
+                        long at = x.offset + (long) (r0 + i) * cols;
+                        HadamardVectors.rotateBf16(xs, at * 2, cols, factors[i], row[i]);
+                    }
+                } else {
+                    for (int i = 0; i < count; i++) {
+                        int r = r0 + i;
+                        // a row's offsets by index arithmetic only where views need it: the divisions cost as much as the rotation
+                        long at = contiguous ? x.offset + (long) r * cols : x.offset + offset(r, lead, x.strides);
+                        RowIo.load(xs, x.dtype, at, stride, cols, row[i]);
+                    }
+                    if (signRows != null) {
+                        for (int i = 0; i < count; i++) {
+                            current[i] = signRows.loadRun(r0 + i, current[i], sign[i]);
+                            HadamardVectors.transform(row[i], cols, sign[i], null);
+                        }
                     }
                 }
                 for (int i = 0; i < count; i++) norm[i] = (float) Math.sqrt(CodebookEncoding.sumOfSquares(row[i], cols));

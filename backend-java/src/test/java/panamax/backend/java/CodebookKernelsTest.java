@@ -41,6 +41,39 @@ class CodebookKernelsTest {
     }
 
     @Test
+    void bf16RowRotationGivesTheSameBitsAsTheFloatTransform() {
+        try (Arena arena = Arena.ofConfined()) {
+            for (int n : new int[] {64, 128}) {
+                if (!HadamardVectors.rotatesBf16(n)) continue;
+                MemorySegment rows = arena.allocate(2L * n * 3 + 2, 2);
+                float[] signs = new float[n];
+                for (int i = 0; i < n; i++) signs[i] = random.nextBoolean() ? 1 : -1;
+                float[] factors = new float[n];
+                HadamardVectors.bf16Factors(signs, n, factors);
+                for (int r = 0; r < 3; r++) {
+                    long at = 2 + 2L * n * r; // unaligned by one bf16
+                    float[] want = new float[n];
+                    for (int i = 0; i < n; i++) {
+                        // wide magnitudes, ±0, subnormals and an infinity in row 2
+                        float v = (float) (random.nextGaussian() * Math.pow(10, random.nextInt(9) - 4));
+                        if (i == 3) v = r == 1 ? -0f : Float.MIN_NORMAL / 8;
+                        if (r == 2 && i == 5) v = Float.POSITIVE_INFINITY;
+                        short bits = panamax.backend.java.kernel.Floats.floatToBf16(v);
+                        rows.set(java.lang.foreign.ValueLayout.JAVA_SHORT_UNALIGNED, at + 2L * i, bits);
+                        want[i] = panamax.backend.java.kernel.Floats.bf16ToFloat(bits);
+                    }
+                    HadamardVectors.transform(want, n, signs, null);
+                    float[] got = new float[n];
+                    HadamardVectors.rotateBf16(rows, at, n, factors, got);
+                    for (int i = 0; i < n; i++) {
+                        assertEquals(Float.floatToRawIntBits(want[i]), Float.floatToRawIntBits(got[i]), "n=" + n + " row " + r + " at " + i);
+                    }
+                }
+            }
+        }
+    }
+
+    @Test
     void vectorPackingMatchesTheScalarBitStreamAtEveryWidth() {
         for (int bits : new int[] {1, 2, 3, 4, 5, 6, 8}) {
             for (int n = 64; n <= 256; n += 64) {

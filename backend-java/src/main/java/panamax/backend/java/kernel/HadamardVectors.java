@@ -1,6 +1,10 @@
 package panamax.backend.java.kernel;
 
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteOrder;
 import jdk.incubator.vector.FloatVector;
+import jdk.incubator.vector.IntVector;
+import jdk.incubator.vector.VectorOperators;
 import jdk.incubator.vector.VectorShuffle;
 import jdk.incubator.vector.VectorSpecies;
 
@@ -17,6 +21,7 @@ public final class HadamardVectors {
     /** Per in-register stride h = 2^s: the lane swap i ↔ i^h and the sign +1 (bit h clear) / −1 (set). */
     private static final VectorShuffle<Float>[] SWAP = newShuffles();
     private static final FloatVector[] SIGN = new FloatVector[STAGES];
+    private static final VectorSpecies<Integer> I = IntVector.SPECIES_PREFERRED;
 
     static {
         for (int s = 0; s < STAGES; s++) {
@@ -199,6 +204,180 @@ public final class HadamardVectors {
         v6.intoArray(row, i + 6 * L);
         v7.intoArray(row, i + 7 * L);
     }
+
+    /** True when {@link #rotateBf16} takes rows of {@code n}: four or eight vectors. */
+    public static boolean rotatesBf16(int n) {
+        return L == 16 && I.length() == L && (n == 4 * L || n == 8 * L);
+    }
+
+    /**
+     * The multipliers {@link #rotateBf16} takes for a sign row: {@code signs[j]·(1/√n)} (rounded as
+     * {@link #transform}'s two multiplies: ±1 is exact), in the order the bf16 loads deliver the
+     * values. Per chunk c of 2·L values, one int load holds the pairs (2i, 2i + 1) of the chunk: its
+     * shifted low halves are the even values, its masked high halves the odd ones.
+     */
+    public static void bf16Factors(float[] signs, int n, float[] dst) {
+        float norm = (float) (1 / Math.sqrt(n));
+        for (int c = 0; c < n; c += 2 * L) {
+            for (int i = 0; i < L; i++) {
+                dst[c + i] = signs[c + 2 * i] * norm;
+                dst[c + L + i] = signs[c + 2 * i + 1] * norm;
+            }
+        }
+    }
+
+    /**
+     * The forward rotation of one bf16 row straight from memory: {@code dst[0..n) = H·(signs ⊙ row)},
+     * with {@code factors} from {@link #bf16Factors}; the same bits as {@link #transform}. Each int load
+     * splits into the chunk's even and odd values (a shift and a mask: no widening shuffle), so the
+     * stride-1 butterfly runs between vectors, strides 2 to 2·L/2 inside them (the same lane swaps as
+     * {@link #transform}'s strides 1 to L/2, in the same order), and wider strides between chunks; the
+     * halves are zipped back in the stores. n as {@link #rotatesBf16} allows.
+     */
+    public static void rotateBf16(MemorySegment src, long byteOff, int n, float[] factors, float[] dst) {
+        if (n == 4 * L) {
+            rotateBf16Of4(src, byteOff, factors, dst);
+            return;
+        }
+        IntVector w0 = IntVector.fromMemorySegment(I, src, byteOff, ByteOrder.LITTLE_ENDIAN);
+        IntVector w1 = IntVector.fromMemorySegment(I, src, byteOff + 4L * L, ByteOrder.LITTLE_ENDIAN);
+        IntVector w2 = IntVector.fromMemorySegment(I, src, byteOff + 8L * L, ByteOrder.LITTLE_ENDIAN);
+        IntVector w3 = IntVector.fromMemorySegment(I, src, byteOff + 12L * L, ByteOrder.LITTLE_ENDIAN);
+        FloatVector e0 = even(w0).mul(FloatVector.fromArray(F, factors, 0));
+        FloatVector o0 = odd(w0).mul(FloatVector.fromArray(F, factors, L));
+        FloatVector e1 = even(w1).mul(FloatVector.fromArray(F, factors, 2 * L));
+        FloatVector o1 = odd(w1).mul(FloatVector.fromArray(F, factors, 3 * L));
+        FloatVector e2 = even(w2).mul(FloatVector.fromArray(F, factors, 4 * L));
+        FloatVector o2 = odd(w2).mul(FloatVector.fromArray(F, factors, 5 * L));
+        FloatVector e3 = even(w3).mul(FloatVector.fromArray(F, factors, 6 * L));
+        FloatVector o3 = odd(w3).mul(FloatVector.fromArray(F, factors, 7 * L));
+        FloatVector t;
+        t = e0; e0 = t.add(o0); o0 = t.sub(o0); // stride 1
+        t = e1; e1 = t.add(o1); o1 = t.sub(o1);
+        t = e2; e2 = t.add(o2); o2 = t.sub(o2);
+        t = e3; e3 = t.add(o3); o3 = t.sub(o3);
+        // strides 2 .. 16, written out: see SIGN_1
+        e0 = e0.fma(SIGN_1, e0.rearrange(SWAP_1));
+        o0 = o0.fma(SIGN_1, o0.rearrange(SWAP_1));
+        e1 = e1.fma(SIGN_1, e1.rearrange(SWAP_1));
+        o1 = o1.fma(SIGN_1, o1.rearrange(SWAP_1));
+        e2 = e2.fma(SIGN_1, e2.rearrange(SWAP_1));
+        o2 = o2.fma(SIGN_1, o2.rearrange(SWAP_1));
+        e3 = e3.fma(SIGN_1, e3.rearrange(SWAP_1));
+        o3 = o3.fma(SIGN_1, o3.rearrange(SWAP_1));
+        e0 = e0.fma(SIGN_2, e0.rearrange(SWAP_2));
+        o0 = o0.fma(SIGN_2, o0.rearrange(SWAP_2));
+        e1 = e1.fma(SIGN_2, e1.rearrange(SWAP_2));
+        o1 = o1.fma(SIGN_2, o1.rearrange(SWAP_2));
+        e2 = e2.fma(SIGN_2, e2.rearrange(SWAP_2));
+        o2 = o2.fma(SIGN_2, o2.rearrange(SWAP_2));
+        e3 = e3.fma(SIGN_2, e3.rearrange(SWAP_2));
+        o3 = o3.fma(SIGN_2, o3.rearrange(SWAP_2));
+        e0 = e0.fma(SIGN_4, e0.rearrange(SWAP_4));
+        o0 = o0.fma(SIGN_4, o0.rearrange(SWAP_4));
+        e1 = e1.fma(SIGN_4, e1.rearrange(SWAP_4));
+        o1 = o1.fma(SIGN_4, o1.rearrange(SWAP_4));
+        e2 = e2.fma(SIGN_4, e2.rearrange(SWAP_4));
+        o2 = o2.fma(SIGN_4, o2.rearrange(SWAP_4));
+        e3 = e3.fma(SIGN_4, e3.rearrange(SWAP_4));
+        o3 = o3.fma(SIGN_4, o3.rearrange(SWAP_4));
+        e0 = e0.fma(SIGN_8, e0.rearrange(SWAP_8));
+        o0 = o0.fma(SIGN_8, o0.rearrange(SWAP_8));
+        e1 = e1.fma(SIGN_8, e1.rearrange(SWAP_8));
+        o1 = o1.fma(SIGN_8, o1.rearrange(SWAP_8));
+        e2 = e2.fma(SIGN_8, e2.rearrange(SWAP_8));
+        o2 = o2.fma(SIGN_8, o2.rearrange(SWAP_8));
+        e3 = e3.fma(SIGN_8, e3.rearrange(SWAP_8));
+        o3 = o3.fma(SIGN_8, o3.rearrange(SWAP_8));
+        t = e0; e0 = t.add(e1); e1 = t.sub(e1); // stride 2·L
+        t = o0; o0 = t.add(o1); o1 = t.sub(o1);
+        t = e2; e2 = t.add(e3); e3 = t.sub(e3);
+        t = o2; o2 = t.add(o3); o3 = t.sub(o3);
+        t = e0; e0 = t.add(e2); e2 = t.sub(e2); // stride 4·L
+        t = o0; o0 = t.add(o2); o2 = t.sub(o2);
+        t = e1; e1 = t.add(e3); e3 = t.sub(e3);
+        t = o1; o1 = t.add(o3); o3 = t.sub(o3);
+        ZIP_LOW.selectFrom(e0.reinterpretAsInts(), o0.reinterpretAsInts()).reinterpretAsFloats().intoArray(dst, 0);
+        ZIP_HIGH.selectFrom(e0.reinterpretAsInts(), o0.reinterpretAsInts()).reinterpretAsFloats().intoArray(dst, 0 + L);
+        ZIP_LOW.selectFrom(e1.reinterpretAsInts(), o1.reinterpretAsInts()).reinterpretAsFloats().intoArray(dst, 2 * L);
+        ZIP_HIGH.selectFrom(e1.reinterpretAsInts(), o1.reinterpretAsInts()).reinterpretAsFloats().intoArray(dst, 2 * L + L);
+        ZIP_LOW.selectFrom(e2.reinterpretAsInts(), o2.reinterpretAsInts()).reinterpretAsFloats().intoArray(dst, 4 * L);
+        ZIP_HIGH.selectFrom(e2.reinterpretAsInts(), o2.reinterpretAsInts()).reinterpretAsFloats().intoArray(dst, 4 * L + L);
+        ZIP_LOW.selectFrom(e3.reinterpretAsInts(), o3.reinterpretAsInts()).reinterpretAsFloats().intoArray(dst, 6 * L);
+        ZIP_HIGH.selectFrom(e3.reinterpretAsInts(), o3.reinterpretAsInts()).reinterpretAsFloats().intoArray(dst, 6 * L + L);
+    }
+
+    /** {@link #rotateBf16} of a row of four vectors. */
+    private static void rotateBf16Of4(MemorySegment src, long byteOff, float[] factors, float[] dst) {
+        IntVector w0 = IntVector.fromMemorySegment(I, src, byteOff, ByteOrder.LITTLE_ENDIAN);
+        IntVector w1 = IntVector.fromMemorySegment(I, src, byteOff + 4L * L, ByteOrder.LITTLE_ENDIAN);
+        FloatVector e0 = even(w0).mul(FloatVector.fromArray(F, factors, 0));
+        FloatVector o0 = odd(w0).mul(FloatVector.fromArray(F, factors, L));
+        FloatVector e1 = even(w1).mul(FloatVector.fromArray(F, factors, 2 * L));
+        FloatVector o1 = odd(w1).mul(FloatVector.fromArray(F, factors, 3 * L));
+        FloatVector t;
+        t = e0; e0 = t.add(o0); o0 = t.sub(o0); // stride 1
+        t = e1; e1 = t.add(o1); o1 = t.sub(o1);
+        // strides 2 .. 16, written out: see SIGN_1
+        e0 = e0.fma(SIGN_1, e0.rearrange(SWAP_1));
+        o0 = o0.fma(SIGN_1, o0.rearrange(SWAP_1));
+        e1 = e1.fma(SIGN_1, e1.rearrange(SWAP_1));
+        o1 = o1.fma(SIGN_1, o1.rearrange(SWAP_1));
+        e0 = e0.fma(SIGN_2, e0.rearrange(SWAP_2));
+        o0 = o0.fma(SIGN_2, o0.rearrange(SWAP_2));
+        e1 = e1.fma(SIGN_2, e1.rearrange(SWAP_2));
+        o1 = o1.fma(SIGN_2, o1.rearrange(SWAP_2));
+        e0 = e0.fma(SIGN_4, e0.rearrange(SWAP_4));
+        o0 = o0.fma(SIGN_4, o0.rearrange(SWAP_4));
+        e1 = e1.fma(SIGN_4, e1.rearrange(SWAP_4));
+        o1 = o1.fma(SIGN_4, o1.rearrange(SWAP_4));
+        e0 = e0.fma(SIGN_8, e0.rearrange(SWAP_8));
+        o0 = o0.fma(SIGN_8, o0.rearrange(SWAP_8));
+        e1 = e1.fma(SIGN_8, e1.rearrange(SWAP_8));
+        o1 = o1.fma(SIGN_8, o1.rearrange(SWAP_8));
+        t = e0; e0 = t.add(e1); e1 = t.sub(e1); // stride 2·L
+        t = o0; o0 = t.add(o1); o1 = t.sub(o1);
+        ZIP_LOW.selectFrom(e0.reinterpretAsInts(), o0.reinterpretAsInts()).reinterpretAsFloats().intoArray(dst, 0);
+        ZIP_HIGH.selectFrom(e0.reinterpretAsInts(), o0.reinterpretAsInts()).reinterpretAsFloats().intoArray(dst, 0 + L);
+        ZIP_LOW.selectFrom(e1.reinterpretAsInts(), o1.reinterpretAsInts()).reinterpretAsFloats().intoArray(dst, 2 * L);
+        ZIP_HIGH.selectFrom(e1.reinterpretAsInts(), o1.reinterpretAsInts()).reinterpretAsFloats().intoArray(dst, 2 * L + L);
+    }
+
+    /**
+     * The in-register stages' tables as constants, for {@link #rotateBf16}, whose stages are written
+     * out: looped over the table arrays, or in a helper method, some of its vector operations were left
+     * unintrinsified by C2 (an argument it could not unbox, "unbox failed v2=CastPP"; boxed calls, four
+     * times slower).
+     */
+    private static final FloatVector SIGN_1 = SIGN[0];
+    private static final FloatVector SIGN_2 = SIGN[Math.min(1, STAGES - 1)];
+    private static final FloatVector SIGN_4 = SIGN[Math.min(2, STAGES - 1)];
+    private static final FloatVector SIGN_8 = SIGN[Math.min(3, STAGES - 1)];
+    private static final VectorShuffle<Float> SWAP_1 = SWAP[0];
+    private static final VectorShuffle<Float> SWAP_2 = SWAP[Math.min(1, STAGES - 1)];
+    private static final VectorShuffle<Float> SWAP_4 = SWAP[Math.min(2, STAGES - 1)];
+    private static final VectorShuffle<Float> SWAP_8 = SWAP[Math.min(3, STAGES - 1)];
+
+    /** The even values of the bf16 pairs in {@code w}, as floats (exact). */
+    private static FloatVector even(IntVector w) {
+        return w.lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats();
+    }
+
+    /** The odd values of the bf16 pairs in {@code w}, as floats (exact). */
+    private static FloatVector odd(IntVector w) {
+        return w.and(0xFFFF0000).reinterpretAsFloats();
+    }
+
+    /** Lane i ← lane i/2 of the first vector (i even) or of the second (odd), from lane {@code from}: even and odd values zipped. */
+    private static final IntVector ZIP_LOW = zip(0);
+    private static final IntVector ZIP_HIGH = zip(L / 2);
+
+    private static IntVector zip(int from) {
+        int[] idx = new int[L];
+        for (int i = 0; i < L; i++) idx[i] = from + i / 2 + (i % 2 == 0 ? 0 : L);
+        return IntVector.fromArray(I, idx, 0);
+    }
+
 
     /** The scalar twin of {@link #transform}. */
     public static void scalar(float[] row, int n, float[] pre, float[] post) {
