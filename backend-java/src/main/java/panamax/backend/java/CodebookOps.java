@@ -448,11 +448,17 @@ final class CodebookOps {
             boolean vectorBf16 = dtype == DType.BF16 && CodebookVectors.supported();
             boolean packed4 = CodebookVectors.looksUpPacked4(q.table, q.bits, n); // codes read as bytes, no unpacked copy
             boolean windows = CodebookVectors.looksUpWindows(q.table, q.bits, n);
+            // bf16 rows decoded, un-rotated and stored from registers, one pass per row
+            boolean fused = dtype == DType.BF16 && CodebookVectors.decodesRotatedBf16(q.table, q.bits, n);
             backend.parallel.forRange(q.matrices() * q.rows, Math.max(1, 8192 / n), (from, to) -> {
                 // rows ENCODE_ROWS at a time, phase by phase (look-up, rotation, store), as in quantize
                 int[] codes = new int[n];
                 float[][] row = new float[ENCODE_ROWS][n];
                 float[][] sign = new float[ENCODE_ROWS][n];
+                float[][] evenOddSigns = fused ? new float[ENCODE_ROWS][n] : null;
+                long[] evenOddRun = new long[ENCODE_ROWS];
+                Arrays.fill(evenOddRun, -1);
+                boolean[] done = new boolean[ENCODE_ROWS]; // rows the fused kernel stored
                 long[] currentSigns = new long[ENCODE_ROWS];
                 Arrays.fill(currentSigns, -1);
                 float[] scales = null;
@@ -476,6 +482,17 @@ final class CodebookOps {
                             currentMatrix = m;
                         }
                         long rowByte = matrixByte + r * q.rowBytes();
+                        if (fused && rowByte + 64 <= ps.byteSize()) { // the kernel reads a whole vector of bytes
+                            currentSigns[g] = signRows.loadRun(i, currentSigns[g], sign[g]);
+                            if (evenOddRun[g] != currentSigns[g]) { // the run's signs reordered once per run
+                                HadamardVectors.evenOdd(sign[g], n, 1f, evenOddSigns[g]);
+                                evenOddRun[g] = currentSigns[g];
+                            }
+                            CodebookVectors.decodeRotatedBf16(q.table, ps, rowByte, q.bits, n, scales[r], evenOddSigns[g], os, (out.offset + (long) i * n) * 2);
+                            done[g] = true;
+                            continue;
+                        }
+                        done[g] = false;
                         currentSigns[g] = signRows.loadRun(i, currentSigns[g], sign[g]);
                         if (packed4) {
                             CodebookVectors.lookupPacked4(q.table, ps, rowByte, n, scales[r], row[g]);
@@ -486,9 +503,10 @@ final class CodebookOps {
                             CodebookVectors.lookupRow(q.table, codes, n, scales[r], row[g]);
                         }
                     }
-                    for (int g = 0; g < count; g++) HadamardVectors.transform(row[g], n, null, sign[g]);
+                    for (int g = 0; g < count; g++) if (!done[g]) HadamardVectors.transform(row[g], n, null, sign[g]);
                     for (int g = 0; g < count; g++) {
                         int i = i0 + g;
+                        if (done[g]) continue;
                         if (vectorBf16) CodebookVectors.storeBf16(row[g], n, os, (out.offset + (long) i * n) * 2);
                         else RowIo.store(os, dtype, out.offset + (long) i * n, 1, n, row[g]);
                     }

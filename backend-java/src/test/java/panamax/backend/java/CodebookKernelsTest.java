@@ -74,6 +74,43 @@ class CodebookKernelsTest {
     }
 
     @Test
+    void fusedBf16DecodeGivesTheSameBitsAsLookUpRotateAndStore() {
+        try (Arena arena = Arena.ofConfined()) {
+            for (int bits = 1; bits <= 4; bits++) {
+                float[] book = new float[1 << bits];
+                for (int i = 0; i < book.length; i++) book[i] = (float) random.nextGaussian() / 4;
+                CodebookVectors.Table table = CodebookVectors.Table.of(book);
+                for (int n : new int[] {64, 128}) {
+                    if (!CodebookVectors.decodesRotatedBf16(table, bits, n)) continue;
+                    MemorySegment packed = arena.allocate(n * bits / 8 + 64 + 4);
+                    for (long i = 0; i < packed.byteSize(); i++) packed.set(java.lang.foreign.ValueLayout.JAVA_BYTE, i, (byte) random.nextInt());
+                    float[] signs = new float[n];
+                    for (int i = 0; i < n; i++) signs[i] = random.nextBoolean() ? 1 : -1;
+                    float[] evenOdd = new float[n];
+                    HadamardVectors.evenOdd(signs, n, 1f, evenOdd);
+                    // a plain scale, one whose products round, a huge one (infinities after the rotation) and a NaN
+                    for (float scale : new float[] {1f, 0.3f, 3e38f, Float.NaN}) {
+                        long rowByte = 4; // unaligned
+                        int[] codes = new int[n];
+                        float[] row = new float[n];
+                        CodebookVectors.unpack(packed, rowByte, bits, n, codes, 0);
+                        CodebookVectors.lookupRow(table, codes, n, scale, row);
+                        HadamardVectors.transform(row, n, null, signs);
+                        MemorySegment want = arena.allocate(2L * n);
+                        MemorySegment got = arena.allocate(2L * n + 2);
+                        CodebookVectors.storeBf16(row, n, want, 0);
+                        CodebookVectors.decodeRotatedBf16(table, packed, rowByte, bits, n, scale, evenOdd, got, 2);
+                        for (int i = 0; i < n; i++) {
+                            assertEquals(want.getAtIndex(java.lang.foreign.ValueLayout.JAVA_SHORT, i),
+                                    got.get(java.lang.foreign.ValueLayout.JAVA_SHORT_UNALIGNED, 2 + 2L * i), bits + " bits, n=" + n + ", scale " + scale + " at " + i);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    @Test
     void vectorPackingMatchesTheScalarBitStreamAtEveryWidth() {
         for (int bits : new int[] {1, 2, 3, 4, 5, 6, 8}) {
             for (int n = 64; n <= 256; n += 64) {

@@ -370,6 +370,222 @@ public final class CodebookVectors {
         }
     }
 
+    /**
+     * Per width 1 to 4, chunk of 32 codes (rows of at most 128) and parity p, at [((bits − 1)·4 + chunk)·2 + p]
+     * (times 64 bytes, or 16 shifts): lane i's 16-bit byte window and shift for code 32·chunk + 2i + p, the
+     * even (p = 0) and odd (p = 1) codes of {@link #decodeRotatedBf16}'s chunks.
+     */
+    private static final byte[] EVEN_ODD_WINDOW = new byte[32 * 64];
+    private static final int[] EVEN_ODD_SHIFT = new int[32 * 16];
+
+    static {
+        if (WINDOWS) {
+            for (int bits = 1; bits <= 4; bits++) {
+                for (int ch = 0; ch < 4; ch++) {
+                    for (int p = 0; p < 2; p++) {
+                        int k = ((bits - 1) * 4 + ch) * 2 + p;
+                        for (int i = 0; i < L; i++) {
+                            int bit = bits * (32 * ch + 2 * i + p);
+                            for (int j = 0; j < 4; j++) EVEN_ODD_WINDOW[k * 64 + 4 * i + j] = (byte) Math.min(63, (bit >>> 3) + Math.min(j, 1));
+                            EVEN_ODD_SHIFT[k * 16 + i] = bit & 7;
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /**
+     * True when {@link #decodeRotatedBf16} decodes rows of {@code n} such codes: 1 to 4 bits, a register
+     * table, rows of 64 or 128 (the caller checks that 64 bytes from each row lie in the segment).
+     */
+    public static boolean decodesRotatedBf16(Table t, int bits, int n) {
+        return bits >= 1 && bits <= 4 && WINDOWS && t.bits != null && HadamardVectors.rotatesBf16(n);
+    }
+
+    /**
+     * One row of {@code codebookDequantizeRotated} to bf16 in one pass, with no float row between the
+     * steps: the codes at byte {@code rowByte} cut from the row's byte vector as even and odd codes
+     * of each 32-code chunk ({@link #lookupWindows}' windows), looked up in the book times {@code scale},
+     * un-rotated in registers (the stride-1 butterfly between the even and odd vectors, strides 2 to 16
+     * inside them, wider ones between chunks: {@link HadamardVectors#transform}'s stages in its order),
+     * multiplied by {@code signs} (in {@link HadamardVectors#evenOdd} order) and rounded to bf16; each
+     * chunk's even and odd halves are one int vector of bf16 pairs, stored as is. The same bits as
+     * {@link #lookupPacked4} or {@link #lookupWindows}, {@link HadamardVectors#transform} and
+     * {@link #storeBf16}. Written out, rounding included: a helper method taking or returning vectors was
+     * left uninlined (boxed) in a method this size, and vectors merged from two loads unintrinsified.
+     * Reads 64 bytes from {@code rowByte}.
+     */
+    public static void decodeRotatedBf16(Table t, MemorySegment packed, long rowByte, int bits, int n, float scale, float[] signs,
+            MemorySegment dst, long dstByte) {
+        if (n == 4 * L) {
+            decodeRotatedBf16Of4(t, packed, rowByte, bits, scale, signs, dst, dstByte);
+            return;
+        }
+        // the book times the scale, as lookupPacked4 (the same products), loaded from the array: the register field came in unintrinsified
+        IntVector table = IntVector.fromArray(I, t.laneBits, 0).reinterpretAsFloats().mul(scale).reinterpretAsInts();
+        IntVector mask = IntVector.broadcast(I, (1 << bits) - 1);
+        IntVector half = IntVector.broadcast(I, 0x7FFF);
+        float norm = (float) (1 / Math.sqrt(n));
+        ByteVector row = ByteVector.fromMemorySegment(BYTES, packed, rowByte, ByteOrder.LITTLE_ENDIAN);
+        int k = (bits - 1) * 8;
+        FloatVector e0 = ByteVector.fromArray(BYTES, EVEN_ODD_WINDOW, (k + 0) * 64).selectFrom(row).reinterpretAsInts()
+                .lanewise(VectorOperators.LSHR, IntVector.fromArray(I, EVEN_ODD_SHIFT, (k + 0) * 16)).and(mask)
+                .selectFrom(table).reinterpretAsFloats().mul(norm);
+        FloatVector o0 = ByteVector.fromArray(BYTES, EVEN_ODD_WINDOW, (k + 1) * 64).selectFrom(row).reinterpretAsInts()
+                .lanewise(VectorOperators.LSHR, IntVector.fromArray(I, EVEN_ODD_SHIFT, (k + 1) * 16)).and(mask)
+                .selectFrom(table).reinterpretAsFloats().mul(norm);
+        FloatVector e1 = ByteVector.fromArray(BYTES, EVEN_ODD_WINDOW, (k + 2) * 64).selectFrom(row).reinterpretAsInts()
+                .lanewise(VectorOperators.LSHR, IntVector.fromArray(I, EVEN_ODD_SHIFT, (k + 2) * 16)).and(mask)
+                .selectFrom(table).reinterpretAsFloats().mul(norm);
+        FloatVector o1 = ByteVector.fromArray(BYTES, EVEN_ODD_WINDOW, (k + 3) * 64).selectFrom(row).reinterpretAsInts()
+                .lanewise(VectorOperators.LSHR, IntVector.fromArray(I, EVEN_ODD_SHIFT, (k + 3) * 16)).and(mask)
+                .selectFrom(table).reinterpretAsFloats().mul(norm);
+        FloatVector e2 = ByteVector.fromArray(BYTES, EVEN_ODD_WINDOW, (k + 4) * 64).selectFrom(row).reinterpretAsInts()
+                .lanewise(VectorOperators.LSHR, IntVector.fromArray(I, EVEN_ODD_SHIFT, (k + 4) * 16)).and(mask)
+                .selectFrom(table).reinterpretAsFloats().mul(norm);
+        FloatVector o2 = ByteVector.fromArray(BYTES, EVEN_ODD_WINDOW, (k + 5) * 64).selectFrom(row).reinterpretAsInts()
+                .lanewise(VectorOperators.LSHR, IntVector.fromArray(I, EVEN_ODD_SHIFT, (k + 5) * 16)).and(mask)
+                .selectFrom(table).reinterpretAsFloats().mul(norm);
+        FloatVector e3 = ByteVector.fromArray(BYTES, EVEN_ODD_WINDOW, (k + 6) * 64).selectFrom(row).reinterpretAsInts()
+                .lanewise(VectorOperators.LSHR, IntVector.fromArray(I, EVEN_ODD_SHIFT, (k + 6) * 16)).and(mask)
+                .selectFrom(table).reinterpretAsFloats().mul(norm);
+        FloatVector o3 = ByteVector.fromArray(BYTES, EVEN_ODD_WINDOW, (k + 7) * 64).selectFrom(row).reinterpretAsInts()
+                .lanewise(VectorOperators.LSHR, IntVector.fromArray(I, EVEN_ODD_SHIFT, (k + 7) * 16)).and(mask)
+                .selectFrom(table).reinterpretAsFloats().mul(norm);
+        FloatVector t0;
+        t0 = e0; e0 = t0.add(o0); o0 = t0.sub(o0); // stride 1
+        t0 = e1; e1 = t0.add(o1); o1 = t0.sub(o1);
+        t0 = e2; e2 = t0.add(o2); o2 = t0.sub(o2);
+        t0 = e3; e3 = t0.add(o3); o3 = t0.sub(o3);
+        e0 = e0.fma(HadamardVectors.SIGN_1, e0.rearrange(HadamardVectors.SWAP_1));
+        o0 = o0.fma(HadamardVectors.SIGN_1, o0.rearrange(HadamardVectors.SWAP_1));
+        e1 = e1.fma(HadamardVectors.SIGN_1, e1.rearrange(HadamardVectors.SWAP_1));
+        o1 = o1.fma(HadamardVectors.SIGN_1, o1.rearrange(HadamardVectors.SWAP_1));
+        e2 = e2.fma(HadamardVectors.SIGN_1, e2.rearrange(HadamardVectors.SWAP_1));
+        o2 = o2.fma(HadamardVectors.SIGN_1, o2.rearrange(HadamardVectors.SWAP_1));
+        e3 = e3.fma(HadamardVectors.SIGN_1, e3.rearrange(HadamardVectors.SWAP_1));
+        o3 = o3.fma(HadamardVectors.SIGN_1, o3.rearrange(HadamardVectors.SWAP_1));
+        e0 = e0.fma(HadamardVectors.SIGN_2, e0.rearrange(HadamardVectors.SWAP_2));
+        o0 = o0.fma(HadamardVectors.SIGN_2, o0.rearrange(HadamardVectors.SWAP_2));
+        e1 = e1.fma(HadamardVectors.SIGN_2, e1.rearrange(HadamardVectors.SWAP_2));
+        o1 = o1.fma(HadamardVectors.SIGN_2, o1.rearrange(HadamardVectors.SWAP_2));
+        e2 = e2.fma(HadamardVectors.SIGN_2, e2.rearrange(HadamardVectors.SWAP_2));
+        o2 = o2.fma(HadamardVectors.SIGN_2, o2.rearrange(HadamardVectors.SWAP_2));
+        e3 = e3.fma(HadamardVectors.SIGN_2, e3.rearrange(HadamardVectors.SWAP_2));
+        o3 = o3.fma(HadamardVectors.SIGN_2, o3.rearrange(HadamardVectors.SWAP_2));
+        e0 = e0.fma(HadamardVectors.SIGN_4, e0.rearrange(HadamardVectors.SWAP_4));
+        o0 = o0.fma(HadamardVectors.SIGN_4, o0.rearrange(HadamardVectors.SWAP_4));
+        e1 = e1.fma(HadamardVectors.SIGN_4, e1.rearrange(HadamardVectors.SWAP_4));
+        o1 = o1.fma(HadamardVectors.SIGN_4, o1.rearrange(HadamardVectors.SWAP_4));
+        e2 = e2.fma(HadamardVectors.SIGN_4, e2.rearrange(HadamardVectors.SWAP_4));
+        o2 = o2.fma(HadamardVectors.SIGN_4, o2.rearrange(HadamardVectors.SWAP_4));
+        e3 = e3.fma(HadamardVectors.SIGN_4, e3.rearrange(HadamardVectors.SWAP_4));
+        o3 = o3.fma(HadamardVectors.SIGN_4, o3.rearrange(HadamardVectors.SWAP_4));
+        e0 = e0.fma(HadamardVectors.SIGN_8, e0.rearrange(HadamardVectors.SWAP_8));
+        o0 = o0.fma(HadamardVectors.SIGN_8, o0.rearrange(HadamardVectors.SWAP_8));
+        e1 = e1.fma(HadamardVectors.SIGN_8, e1.rearrange(HadamardVectors.SWAP_8));
+        o1 = o1.fma(HadamardVectors.SIGN_8, o1.rearrange(HadamardVectors.SWAP_8));
+        e2 = e2.fma(HadamardVectors.SIGN_8, e2.rearrange(HadamardVectors.SWAP_8));
+        o2 = o2.fma(HadamardVectors.SIGN_8, o2.rearrange(HadamardVectors.SWAP_8));
+        e3 = e3.fma(HadamardVectors.SIGN_8, e3.rearrange(HadamardVectors.SWAP_8));
+        o3 = o3.fma(HadamardVectors.SIGN_8, o3.rearrange(HadamardVectors.SWAP_8));
+        t0 = e0; e0 = t0.add(e1); e1 = t0.sub(e1); // stride 32
+        t0 = o0; o0 = t0.add(o1); o1 = t0.sub(o1);
+        t0 = e2; e2 = t0.add(e3); e3 = t0.sub(e3);
+        t0 = o2; o2 = t0.add(o3); o3 = t0.sub(o3);
+        t0 = e0; e0 = t0.add(e2); e2 = t0.sub(e2); // stride 64
+        t0 = o0; o0 = t0.add(o2); o2 = t0.sub(o2);
+        t0 = e1; e1 = t0.add(e3); e3 = t0.sub(e3);
+        t0 = o1; o1 = t0.add(o3); o3 = t0.sub(o3);
+        e0 = e0.mul(FloatVector.fromArray(F, signs, 0 * L));
+        o0 = o0.mul(FloatVector.fromArray(F, signs, 1 * L));
+        IntVector e0i = e0.reinterpretAsInts();
+        IntVector o0i = o0.reinterpretAsInts();
+        e0i = e0i.add(half).add(e0i.lanewise(VectorOperators.LSHR, 16).and(1)).blend(e0i.or(0x400000), e0.test(VectorOperators.IS_NAN).cast(I));
+        o0i = o0i.add(half).add(o0i.lanewise(VectorOperators.LSHR, 16).and(1)).blend(o0i.or(0x400000), o0.test(VectorOperators.IS_NAN).cast(I));
+        e0i.lanewise(VectorOperators.LSHR, 16).or(o0i.and(0xFFFF0000)).intoMemorySegment(dst, dstByte + 0 * 4L * L, ByteOrder.LITTLE_ENDIAN);
+        e1 = e1.mul(FloatVector.fromArray(F, signs, 2 * L));
+        o1 = o1.mul(FloatVector.fromArray(F, signs, 3 * L));
+        IntVector e1i = e1.reinterpretAsInts();
+        IntVector o1i = o1.reinterpretAsInts();
+        e1i = e1i.add(half).add(e1i.lanewise(VectorOperators.LSHR, 16).and(1)).blend(e1i.or(0x400000), e1.test(VectorOperators.IS_NAN).cast(I));
+        o1i = o1i.add(half).add(o1i.lanewise(VectorOperators.LSHR, 16).and(1)).blend(o1i.or(0x400000), o1.test(VectorOperators.IS_NAN).cast(I));
+        e1i.lanewise(VectorOperators.LSHR, 16).or(o1i.and(0xFFFF0000)).intoMemorySegment(dst, dstByte + 1 * 4L * L, ByteOrder.LITTLE_ENDIAN);
+        e2 = e2.mul(FloatVector.fromArray(F, signs, 4 * L));
+        o2 = o2.mul(FloatVector.fromArray(F, signs, 5 * L));
+        IntVector e2i = e2.reinterpretAsInts();
+        IntVector o2i = o2.reinterpretAsInts();
+        e2i = e2i.add(half).add(e2i.lanewise(VectorOperators.LSHR, 16).and(1)).blend(e2i.or(0x400000), e2.test(VectorOperators.IS_NAN).cast(I));
+        o2i = o2i.add(half).add(o2i.lanewise(VectorOperators.LSHR, 16).and(1)).blend(o2i.or(0x400000), o2.test(VectorOperators.IS_NAN).cast(I));
+        e2i.lanewise(VectorOperators.LSHR, 16).or(o2i.and(0xFFFF0000)).intoMemorySegment(dst, dstByte + 2 * 4L * L, ByteOrder.LITTLE_ENDIAN);
+        e3 = e3.mul(FloatVector.fromArray(F, signs, 6 * L));
+        o3 = o3.mul(FloatVector.fromArray(F, signs, 7 * L));
+        IntVector e3i = e3.reinterpretAsInts();
+        IntVector o3i = o3.reinterpretAsInts();
+        e3i = e3i.add(half).add(e3i.lanewise(VectorOperators.LSHR, 16).and(1)).blend(e3i.or(0x400000), e3.test(VectorOperators.IS_NAN).cast(I));
+        o3i = o3i.add(half).add(o3i.lanewise(VectorOperators.LSHR, 16).and(1)).blend(o3i.or(0x400000), o3.test(VectorOperators.IS_NAN).cast(I));
+        e3i.lanewise(VectorOperators.LSHR, 16).or(o3i.and(0xFFFF0000)).intoMemorySegment(dst, dstByte + 3 * 4L * L, ByteOrder.LITTLE_ENDIAN);
+    }
+
+    /** {@link #decodeRotatedBf16} of a row of 64 codes. */
+    private static void decodeRotatedBf16Of4(Table t, MemorySegment packed, long rowByte, int bits, float scale, float[] signs,
+            MemorySegment dst, long dstByte) {
+        IntVector table = IntVector.fromArray(I, t.laneBits, 0).reinterpretAsFloats().mul(scale).reinterpretAsInts();
+        IntVector mask = IntVector.broadcast(I, (1 << bits) - 1);
+        IntVector half = IntVector.broadcast(I, 0x7FFF);
+        float norm = 0.125f; // 1/√64
+        ByteVector row = ByteVector.fromMemorySegment(BYTES, packed, rowByte, ByteOrder.LITTLE_ENDIAN);
+        int k = (bits - 1) * 8;
+        FloatVector e0 = ByteVector.fromArray(BYTES, EVEN_ODD_WINDOW, (k + 0) * 64).selectFrom(row).reinterpretAsInts()
+                .lanewise(VectorOperators.LSHR, IntVector.fromArray(I, EVEN_ODD_SHIFT, (k + 0) * 16)).and(mask)
+                .selectFrom(table).reinterpretAsFloats().mul(norm);
+        FloatVector o0 = ByteVector.fromArray(BYTES, EVEN_ODD_WINDOW, (k + 1) * 64).selectFrom(row).reinterpretAsInts()
+                .lanewise(VectorOperators.LSHR, IntVector.fromArray(I, EVEN_ODD_SHIFT, (k + 1) * 16)).and(mask)
+                .selectFrom(table).reinterpretAsFloats().mul(norm);
+        FloatVector e1 = ByteVector.fromArray(BYTES, EVEN_ODD_WINDOW, (k + 2) * 64).selectFrom(row).reinterpretAsInts()
+                .lanewise(VectorOperators.LSHR, IntVector.fromArray(I, EVEN_ODD_SHIFT, (k + 2) * 16)).and(mask)
+                .selectFrom(table).reinterpretAsFloats().mul(norm);
+        FloatVector o1 = ByteVector.fromArray(BYTES, EVEN_ODD_WINDOW, (k + 3) * 64).selectFrom(row).reinterpretAsInts()
+                .lanewise(VectorOperators.LSHR, IntVector.fromArray(I, EVEN_ODD_SHIFT, (k + 3) * 16)).and(mask)
+                .selectFrom(table).reinterpretAsFloats().mul(norm);
+        FloatVector t0;
+        t0 = e0; e0 = t0.add(o0); o0 = t0.sub(o0); // stride 1
+        t0 = e1; e1 = t0.add(o1); o1 = t0.sub(o1);
+        e0 = e0.fma(HadamardVectors.SIGN_1, e0.rearrange(HadamardVectors.SWAP_1));
+        o0 = o0.fma(HadamardVectors.SIGN_1, o0.rearrange(HadamardVectors.SWAP_1));
+        e1 = e1.fma(HadamardVectors.SIGN_1, e1.rearrange(HadamardVectors.SWAP_1));
+        o1 = o1.fma(HadamardVectors.SIGN_1, o1.rearrange(HadamardVectors.SWAP_1));
+        e0 = e0.fma(HadamardVectors.SIGN_2, e0.rearrange(HadamardVectors.SWAP_2));
+        o0 = o0.fma(HadamardVectors.SIGN_2, o0.rearrange(HadamardVectors.SWAP_2));
+        e1 = e1.fma(HadamardVectors.SIGN_2, e1.rearrange(HadamardVectors.SWAP_2));
+        o1 = o1.fma(HadamardVectors.SIGN_2, o1.rearrange(HadamardVectors.SWAP_2));
+        e0 = e0.fma(HadamardVectors.SIGN_4, e0.rearrange(HadamardVectors.SWAP_4));
+        o0 = o0.fma(HadamardVectors.SIGN_4, o0.rearrange(HadamardVectors.SWAP_4));
+        e1 = e1.fma(HadamardVectors.SIGN_4, e1.rearrange(HadamardVectors.SWAP_4));
+        o1 = o1.fma(HadamardVectors.SIGN_4, o1.rearrange(HadamardVectors.SWAP_4));
+        e0 = e0.fma(HadamardVectors.SIGN_8, e0.rearrange(HadamardVectors.SWAP_8));
+        o0 = o0.fma(HadamardVectors.SIGN_8, o0.rearrange(HadamardVectors.SWAP_8));
+        e1 = e1.fma(HadamardVectors.SIGN_8, e1.rearrange(HadamardVectors.SWAP_8));
+        o1 = o1.fma(HadamardVectors.SIGN_8, o1.rearrange(HadamardVectors.SWAP_8));
+        t0 = e0; e0 = t0.add(e1); e1 = t0.sub(e1); // stride 32
+        t0 = o0; o0 = t0.add(o1); o1 = t0.sub(o1);
+        e0 = e0.mul(FloatVector.fromArray(F, signs, 0 * L));
+        o0 = o0.mul(FloatVector.fromArray(F, signs, 1 * L));
+        IntVector e0i = e0.reinterpretAsInts();
+        IntVector o0i = o0.reinterpretAsInts();
+        e0i = e0i.add(half).add(e0i.lanewise(VectorOperators.LSHR, 16).and(1)).blend(e0i.or(0x400000), e0.test(VectorOperators.IS_NAN).cast(I));
+        o0i = o0i.add(half).add(o0i.lanewise(VectorOperators.LSHR, 16).and(1)).blend(o0i.or(0x400000), o0.test(VectorOperators.IS_NAN).cast(I));
+        e0i.lanewise(VectorOperators.LSHR, 16).or(o0i.and(0xFFFF0000)).intoMemorySegment(dst, dstByte + 0 * 4L * L, ByteOrder.LITTLE_ENDIAN);
+        e1 = e1.mul(FloatVector.fromArray(F, signs, 2 * L));
+        o1 = o1.mul(FloatVector.fromArray(F, signs, 3 * L));
+        IntVector e1i = e1.reinterpretAsInts();
+        IntVector o1i = o1.reinterpretAsInts();
+        e1i = e1i.add(half).add(e1i.lanewise(VectorOperators.LSHR, 16).and(1)).blend(e1i.or(0x400000), e1.test(VectorOperators.IS_NAN).cast(I));
+        o1i = o1i.add(half).add(o1i.lanewise(VectorOperators.LSHR, 16).and(1)).blend(o1i.or(0x400000), o1.test(VectorOperators.IS_NAN).cast(I));
+        e1i.lanewise(VectorOperators.LSHR, 16).or(o1i.and(0xFFFF0000)).intoMemorySegment(dst, dstByte + 1 * 4L * L, ByteOrder.LITTLE_ENDIAN);
+    }
+
     private static short[] upperWords(int lanes) {
         short[] idx = new short[lanes];
         for (int k = 0; k < lanes; k++) idx[k] = (short) (2 * k + 1);
@@ -395,7 +611,7 @@ public final class CodebookVectors {
      */
     public static void lookupPacked4(Table t, MemorySegment packed, long rowByte, int n, float scale, float[] dst) {
         // the book times the scale once per row: the same products as scaling each looked-up value
-        IntVector table = t.bits.reinterpretAsFloats().mul(scale).reinterpretAsInts();
+        IntVector table = IntVector.fromArray(I, t.laneBits, 0).reinterpretAsFloats().mul(scale).reinterpretAsInts();
         for (int j = 0; j < n; j += 32) {
             IntVector x = (IntVector) ByteVector.fromMemorySegment(BYTE16, packed, rowByte + j / 2, ByteOrder.LITTLE_ENDIAN)
                     .convertShape(VectorOperators.ZERO_EXTEND_B2I, I, 0);

@@ -212,16 +212,22 @@ public final class HadamardVectors {
 
     /**
      * The multipliers {@link #rotateBf16} takes for a sign row: {@code signs[j]·(1/√n)} (rounded as
-     * {@link #transform}'s two multiplies: ±1 is exact), in the order the bf16 loads deliver the
-     * values. Per chunk c of 2·L values, one int load holds the pairs (2i, 2i + 1) of the chunk: its
-     * shifted low halves are the even values, its masked high halves the odd ones.
+     * {@link #transform}'s two multiplies: ±1 is exact), in {@link #evenOdd} order.
      */
     public static void bf16Factors(float[] signs, int n, float[] dst) {
-        float norm = (float) (1 / Math.sqrt(n));
+        evenOdd(signs, n, (float) (1 / Math.sqrt(n)), dst);
+    }
+
+    /**
+     * {@code src[0..n) · k} in the order the bf16 kernels hold a row: per chunk of 2·L values, one int
+     * lane holds the bf16 pair (2i, 2i + 1), so one vector holds the chunk's even values and one its odd
+     * values ({@code dst[c + i] = src[c + 2i]·k}, {@code dst[c + L + i] = src[c + 2i + 1]·k}).
+     */
+    public static void evenOdd(float[] src, int n, float k, float[] dst) {
         for (int c = 0; c < n; c += 2 * L) {
             for (int i = 0; i < L; i++) {
-                dst[c + i] = signs[c + 2 * i] * norm;
-                dst[c + L + i] = signs[c + 2 * i + 1] * norm;
+                dst[c + i] = src[c + 2 * i] * k;
+                dst[c + L + i] = src[c + 2 * i + 1] * k;
             }
         }
     }
@@ -349,14 +355,14 @@ public final class HadamardVectors {
      * unintrinsified by C2 (an argument it could not unbox, "unbox failed v2=CastPP"; boxed calls, four
      * times slower).
      */
-    private static final FloatVector SIGN_1 = SIGN[0];
-    private static final FloatVector SIGN_2 = SIGN[Math.min(1, STAGES - 1)];
-    private static final FloatVector SIGN_4 = SIGN[Math.min(2, STAGES - 1)];
-    private static final FloatVector SIGN_8 = SIGN[Math.min(3, STAGES - 1)];
-    private static final VectorShuffle<Float> SWAP_1 = SWAP[0];
-    private static final VectorShuffle<Float> SWAP_2 = SWAP[Math.min(1, STAGES - 1)];
-    private static final VectorShuffle<Float> SWAP_4 = SWAP[Math.min(2, STAGES - 1)];
-    private static final VectorShuffle<Float> SWAP_8 = SWAP[Math.min(3, STAGES - 1)];
+    static final FloatVector SIGN_1 = SIGN[0];
+    static final FloatVector SIGN_2 = SIGN[Math.min(1, STAGES - 1)];
+    static final FloatVector SIGN_4 = SIGN[Math.min(2, STAGES - 1)];
+    static final FloatVector SIGN_8 = SIGN[Math.min(3, STAGES - 1)];
+    static final VectorShuffle<Float> SWAP_1 = SWAP[0];
+    static final VectorShuffle<Float> SWAP_2 = SWAP[Math.min(1, STAGES - 1)];
+    static final VectorShuffle<Float> SWAP_4 = SWAP[Math.min(2, STAGES - 1)];
+    static final VectorShuffle<Float> SWAP_8 = SWAP[Math.min(3, STAGES - 1)];
 
     /** The even values of the bf16 pairs in {@code w}, as floats (exact). */
     private static FloatVector even(IntVector w) {
