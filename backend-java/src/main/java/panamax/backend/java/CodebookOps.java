@@ -455,9 +455,9 @@ final class CodebookOps {
                 int[] codes = new int[n];
                 float[][] row = new float[ENCODE_ROWS][n];
                 float[][] sign = new float[ENCODE_ROWS][n];
-                float[][] evenOddSigns = fused ? new float[ENCODE_ROWS][n] : null;
-                long[] evenOddRun = new long[ENCODE_ROWS];
-                Arrays.fill(evenOddRun, -1);
+                int[][] signWords = fused ? new int[ENCODE_ROWS][n / 2] : null;
+                long[] signWordsRun = new long[ENCODE_ROWS];
+                Arrays.fill(signWordsRun, -1);
                 boolean[] done = new boolean[ENCODE_ROWS]; // rows the fused kernel stored
                 long[] currentSigns = new long[ENCODE_ROWS];
                 Arrays.fill(currentSigns, -1);
@@ -482,13 +482,14 @@ final class CodebookOps {
                             currentMatrix = m;
                         }
                         long rowByte = matrixByte + r * q.rowBytes();
-                        if (fused && rowByte + 64 <= ps.byteSize()) { // the kernel reads a whole vector of bytes
+                        // the kernel reads a whole vector of bytes; rows that could overflow take the repairing path
+                        if (fused && rowByte + 64 <= ps.byteSize() && CodebookVectors.decodesFinite(q.table, n, scales[r])) {
                             currentSigns[g] = signRows.loadRun(i, currentSigns[g], sign[g]);
-                            if (evenOddRun[g] != currentSigns[g]) { // the run's signs reordered once per run
-                                HadamardVectors.evenOdd(sign[g], n, 1f, evenOddSigns[g]);
-                                evenOddRun[g] = currentSigns[g];
+                            if (signWordsRun[g] != currentSigns[g]) { // the run's signs reordered once per run
+                                CodebookVectors.signWords(sign[g], n, signWords[g]);
+                                signWordsRun[g] = currentSigns[g];
                             }
-                            CodebookVectors.decodeRotatedBf16(q.table, ps, rowByte, q.bits, n, scales[r], evenOddSigns[g], os, (out.offset + (long) i * n) * 2);
+                            CodebookVectors.decodeRotatedBf16(q.table, ps, rowByte, q.bits, n, scales[r], signWords[g], os, (out.offset + (long) i * n) * 2);
                             done[g] = true;
                             continue;
                         }

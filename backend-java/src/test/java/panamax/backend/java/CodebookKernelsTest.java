@@ -86,10 +86,11 @@ class CodebookKernelsTest {
                     for (long i = 0; i < packed.byteSize(); i++) packed.set(java.lang.foreign.ValueLayout.JAVA_BYTE, i, (byte) random.nextInt());
                     float[] signs = new float[n];
                     for (int i = 0; i < n; i++) signs[i] = random.nextBoolean() ? 1 : -1;
-                    float[] evenOdd = new float[n];
-                    HadamardVectors.evenOdd(signs, n, 1f, evenOdd);
-                    // a plain scale, one whose products round, a huge one (infinities after the rotation) and a NaN
-                    for (float scale : new float[] {1f, 0.3f, 3e38f, Float.NaN}) {
+                    int[] signWords = new int[n / 2];
+                    CodebookVectors.signWords(signs, n, signWords);
+                    // a plain scale, one whose products round, and the largest one it takes (no NaN or infinity can arise)
+                    for (float scale : new float[] {1f, 0.3f, (float) (0.99e38 / n / table.maxAbs())}) {
+                        assertEquals(true, CodebookVectors.decodesFinite(table, n, scale));
                         long rowByte = 4; // unaligned
                         int[] codes = new int[n];
                         float[] row = new float[n];
@@ -99,12 +100,14 @@ class CodebookKernelsTest {
                         MemorySegment want = arena.allocate(2L * n);
                         MemorySegment got = arena.allocate(2L * n + 2);
                         CodebookVectors.storeBf16(row, n, want, 0);
-                        CodebookVectors.decodeRotatedBf16(table, packed, rowByte, bits, n, scale, evenOdd, got, 2);
+                        CodebookVectors.decodeRotatedBf16(table, packed, rowByte, bits, n, scale, signWords, got, 2);
                         for (int i = 0; i < n; i++) {
                             assertEquals(want.getAtIndex(java.lang.foreign.ValueLayout.JAVA_SHORT, i),
                                     got.get(java.lang.foreign.ValueLayout.JAVA_SHORT_UNALIGNED, 2 + 2L * i), bits + " bits, n=" + n + ", scale " + scale + " at " + i);
                         }
                     }
+                    assertEquals(false, CodebookVectors.decodesFinite(table, n, 3e38f), "a scale that may overflow");
+                    assertEquals(false, CodebookVectors.decodesFinite(table, n, Float.NaN), "a NaN scale");
                 }
             }
         }

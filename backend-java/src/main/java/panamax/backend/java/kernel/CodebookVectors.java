@@ -117,14 +117,17 @@ public final class CodebookVectors {
 
     /**
      * A lookup table of one codebook: its float bits padded to the lanes, as a register and as an array
-     * (for kernels that load the register themselves), when it fits; else both null and the array itself.
+     * (for kernels that load the register themselves), when it fits; else both null and the array itself;
+     * and the largest magnitude in the book (NaN if it holds a NaN).
      */
-    public record Table(float[] book, IntVector bits, int[] laneBits) {
+    public record Table(float[] book, IntVector bits, int[] laneBits, float maxAbs) {
         public static Table of(float[] book) {
-            if (book.length > L) return new Table(book, null, null);
+            float maxAbs = 0;
+            for (float v : book) maxAbs = Float.isNaN(v) ? Float.NaN : Math.max(maxAbs, Math.abs(v));
+            if (book.length > L) return new Table(book, null, null, maxAbs);
             int[] raw = new int[L];
             for (int i = 0; i < book.length; i++) raw[i] = Float.floatToRawIntBits(book[i]);
-            return new Table(book, IntVector.fromArray(I, raw, 0), raw);
+            return new Table(book, IntVector.fromArray(I, raw, 0), raw, maxAbs);
         }
     }
 
@@ -404,55 +407,79 @@ public final class CodebookVectors {
     }
 
     /**
+     * True when every value of a row decoded with {@code scale} stays finite through the rotation: n
+     * terms of at most maxAbs·|scale| each stay below the largest float (with room for rounding), so
+     * {@link #decodeRotatedBf16} needs no NaN repair and may flip signs as bits. Other rows take the
+     * look-up, transform and store.
+     */
+    public static boolean decodesFinite(Table t, int n, float scale) {
+        return (double) t.maxAbs * Math.abs(scale) * n < 1e38;
+    }
+
+    /**
+     * {@code signs} (±1, n of them) as {@link #decodeRotatedBf16} applies them: per chunk of 32 values,
+     * int lane i holds the sign bits of values 2i (bit 15) and 2i + 1 (bit 31), XOR-ed into the stored
+     * bf16 pairs.
+     */
+    public static void signWords(float[] signs, int n, int[] dst) {
+        for (int c = 0, w = 0; c < n; c += 32) {
+            for (int i = 0; i < 16; i++, w++) {
+                dst[w] = (signs[c + 2 * i] < 0 ? 0x8000 : 0) | (signs[c + 2 * i + 1] < 0 ? 0x80000000 : 0);
+            }
+        }
+    }
+
+    /**
      * One row of {@code codebookDequantizeRotated} to bf16 in one pass, with no float row between the
      * steps: the codes at byte {@code rowByte} cut from the row's byte vector as even and odd codes
-     * of each 32-code chunk ({@link #lookupWindows}' windows), looked up in the book times {@code scale},
-     * un-rotated in registers (the stride-1 butterfly between the even and odd vectors, strides 2 to 16
-     * inside them, wider ones between chunks: {@link HadamardVectors#transform}'s stages in its order),
-     * multiplied by {@code signs} (in {@link HadamardVectors#evenOdd} order) and rounded to bf16; each
-     * chunk's even and odd halves are one int vector of bf16 pairs, stored as is. The same bits as
+     * of each 32-code chunk ({@link #lookupWindows}' windows), looked up in the book times {@code scale}
+     * times 1/√n (the same two roundings as looking up and normalizing), un-rotated in registers (the
+     * stride-1 butterfly between the even and odd vectors, strides 2 to 16 inside them, wider ones
+     * between chunks: {@link HadamardVectors#transform}'s stages in its order), rounded to bf16, and
+     * each chunk's even and odd halves stored as one int vector of bf16 pairs with the signs
+     * ({@link #signWords}) XOR-ed in. For rows that {@link #decodesFinite}, the same bits as
      * {@link #lookupPacked4} or {@link #lookupWindows}, {@link HadamardVectors#transform} and
-     * {@link #storeBf16}. Written out, rounding included: a helper method taking or returning vectors was
-     * left uninlined (boxed) in a method this size, and vectors merged from two loads unintrinsified.
-     * Reads 64 bytes from {@code rowByte}.
+     * {@link #storeBf16}. Written out: a helper method taking or returning vectors was left uninlined
+     * (boxed) in a method this size, and vectors merged from two loads unintrinsified. Reads 64 bytes
+     * from {@code rowByte}.
      */
-    public static void decodeRotatedBf16(Table t, MemorySegment packed, long rowByte, int bits, int n, float scale, float[] signs,
+    public static void decodeRotatedBf16(Table t, MemorySegment packed, long rowByte, int bits, int n, float scale, int[] signWords,
             MemorySegment dst, long dstByte) {
         if (n == 4 * L) {
-            decodeRotatedBf16Of4(t, packed, rowByte, bits, scale, signs, dst, dstByte);
+            decodeRotatedBf16Of4(t, packed, rowByte, bits, scale, signWords, dst, dstByte);
             return;
         }
         // the book times the scale, as lookupPacked4 (the same products), loaded from the array: the register field came in unintrinsified
-        IntVector table = IntVector.fromArray(I, t.laneBits, 0).reinterpretAsFloats().mul(scale).reinterpretAsInts();
+        float norm = (float) (1 / Math.sqrt(n));
+        IntVector table = IntVector.fromArray(I, t.laneBits, 0).reinterpretAsFloats().mul(scale).mul(norm).reinterpretAsInts();
         IntVector mask = IntVector.broadcast(I, (1 << bits) - 1);
         IntVector half = IntVector.broadcast(I, 0x7FFF);
-        float norm = (float) (1 / Math.sqrt(n));
         ByteVector row = ByteVector.fromMemorySegment(BYTES, packed, rowByte, ByteOrder.LITTLE_ENDIAN);
         int k = (bits - 1) * 8;
         FloatVector e0 = ByteVector.fromArray(BYTES, EVEN_ODD_WINDOW, (k + 0) * 64).selectFrom(row).reinterpretAsInts()
                 .lanewise(VectorOperators.LSHR, IntVector.fromArray(I, EVEN_ODD_SHIFT, (k + 0) * 16)).and(mask)
-                .selectFrom(table).reinterpretAsFloats().mul(norm);
+                .selectFrom(table).reinterpretAsFloats();
         FloatVector o0 = ByteVector.fromArray(BYTES, EVEN_ODD_WINDOW, (k + 1) * 64).selectFrom(row).reinterpretAsInts()
                 .lanewise(VectorOperators.LSHR, IntVector.fromArray(I, EVEN_ODD_SHIFT, (k + 1) * 16)).and(mask)
-                .selectFrom(table).reinterpretAsFloats().mul(norm);
+                .selectFrom(table).reinterpretAsFloats();
         FloatVector e1 = ByteVector.fromArray(BYTES, EVEN_ODD_WINDOW, (k + 2) * 64).selectFrom(row).reinterpretAsInts()
                 .lanewise(VectorOperators.LSHR, IntVector.fromArray(I, EVEN_ODD_SHIFT, (k + 2) * 16)).and(mask)
-                .selectFrom(table).reinterpretAsFloats().mul(norm);
+                .selectFrom(table).reinterpretAsFloats();
         FloatVector o1 = ByteVector.fromArray(BYTES, EVEN_ODD_WINDOW, (k + 3) * 64).selectFrom(row).reinterpretAsInts()
                 .lanewise(VectorOperators.LSHR, IntVector.fromArray(I, EVEN_ODD_SHIFT, (k + 3) * 16)).and(mask)
-                .selectFrom(table).reinterpretAsFloats().mul(norm);
+                .selectFrom(table).reinterpretAsFloats();
         FloatVector e2 = ByteVector.fromArray(BYTES, EVEN_ODD_WINDOW, (k + 4) * 64).selectFrom(row).reinterpretAsInts()
                 .lanewise(VectorOperators.LSHR, IntVector.fromArray(I, EVEN_ODD_SHIFT, (k + 4) * 16)).and(mask)
-                .selectFrom(table).reinterpretAsFloats().mul(norm);
+                .selectFrom(table).reinterpretAsFloats();
         FloatVector o2 = ByteVector.fromArray(BYTES, EVEN_ODD_WINDOW, (k + 5) * 64).selectFrom(row).reinterpretAsInts()
                 .lanewise(VectorOperators.LSHR, IntVector.fromArray(I, EVEN_ODD_SHIFT, (k + 5) * 16)).and(mask)
-                .selectFrom(table).reinterpretAsFloats().mul(norm);
+                .selectFrom(table).reinterpretAsFloats();
         FloatVector e3 = ByteVector.fromArray(BYTES, EVEN_ODD_WINDOW, (k + 6) * 64).selectFrom(row).reinterpretAsInts()
                 .lanewise(VectorOperators.LSHR, IntVector.fromArray(I, EVEN_ODD_SHIFT, (k + 6) * 16)).and(mask)
-                .selectFrom(table).reinterpretAsFloats().mul(norm);
+                .selectFrom(table).reinterpretAsFloats();
         FloatVector o3 = ByteVector.fromArray(BYTES, EVEN_ODD_WINDOW, (k + 7) * 64).selectFrom(row).reinterpretAsInts()
                 .lanewise(VectorOperators.LSHR, IntVector.fromArray(I, EVEN_ODD_SHIFT, (k + 7) * 16)).and(mask)
-                .selectFrom(table).reinterpretAsFloats().mul(norm);
+                .selectFrom(table).reinterpretAsFloats();
         FloatVector t0;
         t0 = e0; e0 = t0.add(o0); o0 = t0.sub(o0); // stride 1
         t0 = e1; e1 = t0.add(o1); o1 = t0.sub(o1);
@@ -498,57 +525,52 @@ public final class CodebookVectors {
         t0 = o0; o0 = t0.add(o2); o2 = t0.sub(o2);
         t0 = e1; e1 = t0.add(e3); e3 = t0.sub(e3);
         t0 = o1; o1 = t0.add(o3); o3 = t0.sub(o3);
-        e0 = e0.mul(FloatVector.fromArray(F, signs, 0 * L));
-        o0 = o0.mul(FloatVector.fromArray(F, signs, 1 * L));
         IntVector e0i = e0.reinterpretAsInts();
         IntVector o0i = o0.reinterpretAsInts();
-        e0i = e0i.add(half).add(e0i.lanewise(VectorOperators.LSHR, 16).and(1)).blend(e0i.or(0x400000), e0.test(VectorOperators.IS_NAN).cast(I));
-        o0i = o0i.add(half).add(o0i.lanewise(VectorOperators.LSHR, 16).and(1)).blend(o0i.or(0x400000), o0.test(VectorOperators.IS_NAN).cast(I));
-        e0i.lanewise(VectorOperators.LSHR, 16).or(o0i.and(0xFFFF0000)).intoMemorySegment(dst, dstByte + 0 * 4L * L, ByteOrder.LITTLE_ENDIAN);
-        e1 = e1.mul(FloatVector.fromArray(F, signs, 2 * L));
-        o1 = o1.mul(FloatVector.fromArray(F, signs, 3 * L));
+        e0i = e0i.add(half).add(e0i.lanewise(VectorOperators.LSHR, 16).and(1));
+        o0i = o0i.add(half).add(o0i.lanewise(VectorOperators.LSHR, 16).and(1));
+        e0i.lanewise(VectorOperators.LSHR, 16).or(o0i.and(0xFFFF0000)).lanewise(VectorOperators.XOR, IntVector.fromArray(I, signWords, 0 * L))
+                .intoMemorySegment(dst, dstByte + 0 * 4L * L, ByteOrder.LITTLE_ENDIAN);
         IntVector e1i = e1.reinterpretAsInts();
         IntVector o1i = o1.reinterpretAsInts();
-        e1i = e1i.add(half).add(e1i.lanewise(VectorOperators.LSHR, 16).and(1)).blend(e1i.or(0x400000), e1.test(VectorOperators.IS_NAN).cast(I));
-        o1i = o1i.add(half).add(o1i.lanewise(VectorOperators.LSHR, 16).and(1)).blend(o1i.or(0x400000), o1.test(VectorOperators.IS_NAN).cast(I));
-        e1i.lanewise(VectorOperators.LSHR, 16).or(o1i.and(0xFFFF0000)).intoMemorySegment(dst, dstByte + 1 * 4L * L, ByteOrder.LITTLE_ENDIAN);
-        e2 = e2.mul(FloatVector.fromArray(F, signs, 4 * L));
-        o2 = o2.mul(FloatVector.fromArray(F, signs, 5 * L));
+        e1i = e1i.add(half).add(e1i.lanewise(VectorOperators.LSHR, 16).and(1));
+        o1i = o1i.add(half).add(o1i.lanewise(VectorOperators.LSHR, 16).and(1));
+        e1i.lanewise(VectorOperators.LSHR, 16).or(o1i.and(0xFFFF0000)).lanewise(VectorOperators.XOR, IntVector.fromArray(I, signWords, 1 * L))
+                .intoMemorySegment(dst, dstByte + 1 * 4L * L, ByteOrder.LITTLE_ENDIAN);
         IntVector e2i = e2.reinterpretAsInts();
         IntVector o2i = o2.reinterpretAsInts();
-        e2i = e2i.add(half).add(e2i.lanewise(VectorOperators.LSHR, 16).and(1)).blend(e2i.or(0x400000), e2.test(VectorOperators.IS_NAN).cast(I));
-        o2i = o2i.add(half).add(o2i.lanewise(VectorOperators.LSHR, 16).and(1)).blend(o2i.or(0x400000), o2.test(VectorOperators.IS_NAN).cast(I));
-        e2i.lanewise(VectorOperators.LSHR, 16).or(o2i.and(0xFFFF0000)).intoMemorySegment(dst, dstByte + 2 * 4L * L, ByteOrder.LITTLE_ENDIAN);
-        e3 = e3.mul(FloatVector.fromArray(F, signs, 6 * L));
-        o3 = o3.mul(FloatVector.fromArray(F, signs, 7 * L));
+        e2i = e2i.add(half).add(e2i.lanewise(VectorOperators.LSHR, 16).and(1));
+        o2i = o2i.add(half).add(o2i.lanewise(VectorOperators.LSHR, 16).and(1));
+        e2i.lanewise(VectorOperators.LSHR, 16).or(o2i.and(0xFFFF0000)).lanewise(VectorOperators.XOR, IntVector.fromArray(I, signWords, 2 * L))
+                .intoMemorySegment(dst, dstByte + 2 * 4L * L, ByteOrder.LITTLE_ENDIAN);
         IntVector e3i = e3.reinterpretAsInts();
         IntVector o3i = o3.reinterpretAsInts();
-        e3i = e3i.add(half).add(e3i.lanewise(VectorOperators.LSHR, 16).and(1)).blend(e3i.or(0x400000), e3.test(VectorOperators.IS_NAN).cast(I));
-        o3i = o3i.add(half).add(o3i.lanewise(VectorOperators.LSHR, 16).and(1)).blend(o3i.or(0x400000), o3.test(VectorOperators.IS_NAN).cast(I));
-        e3i.lanewise(VectorOperators.LSHR, 16).or(o3i.and(0xFFFF0000)).intoMemorySegment(dst, dstByte + 3 * 4L * L, ByteOrder.LITTLE_ENDIAN);
+        e3i = e3i.add(half).add(e3i.lanewise(VectorOperators.LSHR, 16).and(1));
+        o3i = o3i.add(half).add(o3i.lanewise(VectorOperators.LSHR, 16).and(1));
+        e3i.lanewise(VectorOperators.LSHR, 16).or(o3i.and(0xFFFF0000)).lanewise(VectorOperators.XOR, IntVector.fromArray(I, signWords, 3 * L))
+                .intoMemorySegment(dst, dstByte + 3 * 4L * L, ByteOrder.LITTLE_ENDIAN);
     }
 
     /** {@link #decodeRotatedBf16} of a row of 64 codes. */
-    private static void decodeRotatedBf16Of4(Table t, MemorySegment packed, long rowByte, int bits, float scale, float[] signs,
+    private static void decodeRotatedBf16Of4(Table t, MemorySegment packed, long rowByte, int bits, float scale, int[] signWords,
             MemorySegment dst, long dstByte) {
-        IntVector table = IntVector.fromArray(I, t.laneBits, 0).reinterpretAsFloats().mul(scale).reinterpretAsInts();
+        IntVector table = IntVector.fromArray(I, t.laneBits, 0).reinterpretAsFloats().mul(scale).mul(0.125f).reinterpretAsInts(); // 1/√64
         IntVector mask = IntVector.broadcast(I, (1 << bits) - 1);
         IntVector half = IntVector.broadcast(I, 0x7FFF);
-        float norm = 0.125f; // 1/√64
         ByteVector row = ByteVector.fromMemorySegment(BYTES, packed, rowByte, ByteOrder.LITTLE_ENDIAN);
         int k = (bits - 1) * 8;
         FloatVector e0 = ByteVector.fromArray(BYTES, EVEN_ODD_WINDOW, (k + 0) * 64).selectFrom(row).reinterpretAsInts()
                 .lanewise(VectorOperators.LSHR, IntVector.fromArray(I, EVEN_ODD_SHIFT, (k + 0) * 16)).and(mask)
-                .selectFrom(table).reinterpretAsFloats().mul(norm);
+                .selectFrom(table).reinterpretAsFloats();
         FloatVector o0 = ByteVector.fromArray(BYTES, EVEN_ODD_WINDOW, (k + 1) * 64).selectFrom(row).reinterpretAsInts()
                 .lanewise(VectorOperators.LSHR, IntVector.fromArray(I, EVEN_ODD_SHIFT, (k + 1) * 16)).and(mask)
-                .selectFrom(table).reinterpretAsFloats().mul(norm);
+                .selectFrom(table).reinterpretAsFloats();
         FloatVector e1 = ByteVector.fromArray(BYTES, EVEN_ODD_WINDOW, (k + 2) * 64).selectFrom(row).reinterpretAsInts()
                 .lanewise(VectorOperators.LSHR, IntVector.fromArray(I, EVEN_ODD_SHIFT, (k + 2) * 16)).and(mask)
-                .selectFrom(table).reinterpretAsFloats().mul(norm);
+                .selectFrom(table).reinterpretAsFloats();
         FloatVector o1 = ByteVector.fromArray(BYTES, EVEN_ODD_WINDOW, (k + 3) * 64).selectFrom(row).reinterpretAsInts()
                 .lanewise(VectorOperators.LSHR, IntVector.fromArray(I, EVEN_ODD_SHIFT, (k + 3) * 16)).and(mask)
-                .selectFrom(table).reinterpretAsFloats().mul(norm);
+                .selectFrom(table).reinterpretAsFloats();
         FloatVector t0;
         t0 = e0; e0 = t0.add(o0); o0 = t0.sub(o0); // stride 1
         t0 = e1; e1 = t0.add(o1); o1 = t0.sub(o1);
@@ -570,20 +592,18 @@ public final class CodebookVectors {
         o1 = o1.fma(HadamardVectors.SIGN_8, o1.rearrange(HadamardVectors.SWAP_8));
         t0 = e0; e0 = t0.add(e1); e1 = t0.sub(e1); // stride 32
         t0 = o0; o0 = t0.add(o1); o1 = t0.sub(o1);
-        e0 = e0.mul(FloatVector.fromArray(F, signs, 0 * L));
-        o0 = o0.mul(FloatVector.fromArray(F, signs, 1 * L));
         IntVector e0i = e0.reinterpretAsInts();
         IntVector o0i = o0.reinterpretAsInts();
-        e0i = e0i.add(half).add(e0i.lanewise(VectorOperators.LSHR, 16).and(1)).blend(e0i.or(0x400000), e0.test(VectorOperators.IS_NAN).cast(I));
-        o0i = o0i.add(half).add(o0i.lanewise(VectorOperators.LSHR, 16).and(1)).blend(o0i.or(0x400000), o0.test(VectorOperators.IS_NAN).cast(I));
-        e0i.lanewise(VectorOperators.LSHR, 16).or(o0i.and(0xFFFF0000)).intoMemorySegment(dst, dstByte + 0 * 4L * L, ByteOrder.LITTLE_ENDIAN);
-        e1 = e1.mul(FloatVector.fromArray(F, signs, 2 * L));
-        o1 = o1.mul(FloatVector.fromArray(F, signs, 3 * L));
+        e0i = e0i.add(half).add(e0i.lanewise(VectorOperators.LSHR, 16).and(1));
+        o0i = o0i.add(half).add(o0i.lanewise(VectorOperators.LSHR, 16).and(1));
+        e0i.lanewise(VectorOperators.LSHR, 16).or(o0i.and(0xFFFF0000)).lanewise(VectorOperators.XOR, IntVector.fromArray(I, signWords, 0 * L))
+                .intoMemorySegment(dst, dstByte + 0 * 4L * L, ByteOrder.LITTLE_ENDIAN);
         IntVector e1i = e1.reinterpretAsInts();
         IntVector o1i = o1.reinterpretAsInts();
-        e1i = e1i.add(half).add(e1i.lanewise(VectorOperators.LSHR, 16).and(1)).blend(e1i.or(0x400000), e1.test(VectorOperators.IS_NAN).cast(I));
-        o1i = o1i.add(half).add(o1i.lanewise(VectorOperators.LSHR, 16).and(1)).blend(o1i.or(0x400000), o1.test(VectorOperators.IS_NAN).cast(I));
-        e1i.lanewise(VectorOperators.LSHR, 16).or(o1i.and(0xFFFF0000)).intoMemorySegment(dst, dstByte + 1 * 4L * L, ByteOrder.LITTLE_ENDIAN);
+        e1i = e1i.add(half).add(e1i.lanewise(VectorOperators.LSHR, 16).and(1));
+        o1i = o1i.add(half).add(o1i.lanewise(VectorOperators.LSHR, 16).and(1));
+        e1i.lanewise(VectorOperators.LSHR, 16).or(o1i.and(0xFFFF0000)).lanewise(VectorOperators.XOR, IntVector.fromArray(I, signWords, 1 * L))
+                .intoMemorySegment(dst, dstByte + 1 * 4L * L, ByteOrder.LITTLE_ENDIAN);
     }
 
     private static short[] upperWords(int lanes) {
