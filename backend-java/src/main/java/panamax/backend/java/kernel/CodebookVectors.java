@@ -673,7 +673,7 @@ public final class CodebookVectors {
     }
 
     /**
-     * Runs every kernel here, in {@link CodebookEncoding} and {@link HadamardVectors#transform} at every code width (in-register
+     * Runs every kernel here, in {@link CodebookEncoding} and in {@link HadamardVectors} at every code width (in-register
      * and gathered tables) on rows of 64 and 128, so that C2 compiles them with the profile they
      * meet in use; {@code packed} holds at least 2 KiB of a shared arena. Called by {@link Warmup}.
      */
@@ -692,6 +692,8 @@ public final class CodebookVectors {
         float[] w = new float[ROW_BLOCK * TOKEN_BLOCK];
         float[] acc = new float[ROW_BLOCK * n];
         int[] widths = {1, 2, 3, 4, 8};
+        float[] factors = new float[n];
+        int[] signWords = new int[n / 2];
         Table[] tables = new Table[9];
         float[][] bounds = new float[9][];
         int[][] searchTables = new int[9][];
@@ -716,6 +718,14 @@ public final class CodebookVectors {
             if (looksUpPacked4(tables[bits], bits, len)) lookupPacked4(tables[bits], packed, 0, len, 0.5f, row);
             if (looksUpWindows(tables[bits], bits, len)) lookupWindows(tables[bits], packed, 0, bits, len, 0.5f, row);
             storeBf16(row, len, packed, 1024);
+            if (HadamardVectors.rotatesBf16(len)) { // the bf16 encoder's and decoder's one-pass rows
+                HadamardVectors.bf16Factors(sign, len, factors);
+                HadamardVectors.rotateBf16(packed, 1024, len, factors, row);
+                if (decodesRotatedBf16(tables[bits], bits, len) && bits <= 4) {
+                    signWords(sign, len, signWords);
+                    decodeRotatedBf16(tables[bits], packed, 0, bits, len, 0.5f, signWords, packed, 1024);
+                }
+            }
             scoreRow(tables[bits], codes, len, x, 0, 1 + i % ROW_BLOCK, 1f, c, i % 8, 8);
             if (i % 8 == 0) accumulate(tables[bits], codes, 4, 32, w, acc, 0);
             if (bits >= 2 && bits <= 4 && i % 8 == 0 && AffineAccumulate.supports(bits, n, 64)) {
