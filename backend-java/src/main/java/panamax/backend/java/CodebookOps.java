@@ -323,7 +323,7 @@ final class CodebookOps {
         boolean bytePack = AffineEncoding.supported() && cols % AffineEncoding.lanes() == 0; // codes packed straight into the plane
         boolean fromMasks = CodebookEncoding.packsFromMasks(bits, table) && cols % 16 == 0;
         boolean contiguous = x.isContiguous();
-        // bf16 rows read and rotated in one pass (no widened copy)
+        // bf16 rows read, rotated and summed in one pass (no widened copy, no second read for the norm)
         boolean rotatesBf16 = signRows != null && contiguous && x.dtype == DType.BF16 && HadamardVectors.rotatesBf16(cols);
         backend.parallel.forRange(rows, Math.max(1, 8192 / cols), (from, to) -> {
             // rows go ENCODE_ROWS at a time, phase by phase: each row is one chain of dependent steps (load,
@@ -351,7 +351,7 @@ final class CodebookOps {
                             current[i] = run;
                         }
                         long at = x.offset + (long) (r0 + i) * cols;
-                        HadamardVectors.rotateBf16(xs, at * 2, cols, factors[i], row[i]);
+                        norm[i] = (float) Math.sqrt(HadamardVectors.rotateBf16(xs, at * 2, cols, factors[i], row[i]));
                     }
                 } else {
                     for (int i = 0; i < count; i++) {
@@ -366,8 +366,8 @@ final class CodebookOps {
                             HadamardVectors.transform(row[i], cols, sign[i], null);
                         }
                     }
+                    for (int i = 0; i < count; i++) norm[i] = (float) Math.sqrt(CodebookEncoding.sumOfSquares(row[i], cols));
                 }
-                for (int i = 0; i < count; i++) norm[i] = (float) Math.sqrt(CodebookEncoding.sumOfSquares(row[i], cols));
                 if (!fromMasks) {
                     for (int i = 0; i < count; i++) CodebookEncoding.codes(row[i], cols, Math.max(norm[i], Float.MIN_NORMAL), b, table, codes[i]);
                 }

@@ -64,7 +64,10 @@ class CodebookKernelsTest {
                     }
                     HadamardVectors.transform(want, n, signs, null);
                     float[] got = new float[n];
-                    HadamardVectors.rotateBf16(rows, at, n, factors, got);
+                    float sum = HadamardVectors.rotateBf16(rows, at, n, factors, got);
+                    double want2 = 0;
+                    for (float v : want) want2 += (double) v * v;
+                    assertEquals(want2, sum, 1e-5 * want2 + 1e-30, "n=" + n + " row " + r + " sum of squares");
                     for (int i = 0; i < n; i++) {
                         assertEquals(Float.floatToRawIntBits(want[i]), Float.floatToRawIntBits(got[i]), "n=" + n + " row " + r + " at " + i);
                     }

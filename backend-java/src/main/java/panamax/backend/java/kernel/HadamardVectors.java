@@ -238,13 +238,12 @@ public final class HadamardVectors {
      * splits into the chunk's even and odd values (a shift and a mask: no widening shuffle), so the
      * stride-1 butterfly runs between vectors, strides 2 to 2·L/2 inside them (the same lane swaps as
      * {@link #transform}'s strides 1 to L/2, in the same order), and wider strides between chunks; the
-     * halves are zipped back in the stores. n as {@link #rotatesBf16} allows.
+     * halves are zipped back in the stores. Returns the f32 sum of the squares of the result, from the
+     * registers (in its own order: not bit for bit {@link CodebookEncoding#sumOfSquares}). n as
+     * {@link #rotatesBf16} allows.
      */
-    public static void rotateBf16(MemorySegment src, long byteOff, int n, float[] factors, float[] dst) {
-        if (n == 4 * L) {
-            rotateBf16Of4(src, byteOff, factors, dst);
-            return;
-        }
+    public static float rotateBf16(MemorySegment src, long byteOff, int n, float[] factors, float[] dst) {
+        if (n == 4 * L) return rotateBf16Of4(src, byteOff, factors, dst);
         IntVector w0 = IntVector.fromMemorySegment(I, src, byteOff, ByteOrder.LITTLE_ENDIAN);
         IntVector w1 = IntVector.fromMemorySegment(I, src, byteOff + 4L * L, ByteOrder.LITTLE_ENDIAN);
         IntVector w2 = IntVector.fromMemorySegment(I, src, byteOff + 8L * L, ByteOrder.LITTLE_ENDIAN);
@@ -311,10 +310,16 @@ public final class HadamardVectors {
         ZIP_HIGH.selectFrom(e2.reinterpretAsInts(), o2.reinterpretAsInts()).reinterpretAsFloats().intoArray(dst, 4 * L + L);
         ZIP_LOW.selectFrom(e3.reinterpretAsInts(), o3.reinterpretAsInts()).reinterpretAsFloats().intoArray(dst, 6 * L);
         ZIP_HIGH.selectFrom(e3.reinterpretAsInts(), o3.reinterpretAsInts()).reinterpretAsFloats().intoArray(dst, 6 * L + L);
+        // the sum of squares from the registers: four chains, then one reduction
+        FloatVector s0 = e0.mul(e0).add(o0.mul(o0));
+        FloatVector s1 = e1.mul(e1).add(o1.mul(o1));
+        FloatVector s2 = e2.mul(e2).add(o2.mul(o2));
+        FloatVector s3 = e3.mul(e3).add(o3.mul(o3));
+        return s0.add(s1).add(s2.add(s3)).reduceLanes(VectorOperators.ADD);
     }
 
     /** {@link #rotateBf16} of a row of four vectors. */
-    private static void rotateBf16Of4(MemorySegment src, long byteOff, float[] factors, float[] dst) {
+    private static float rotateBf16Of4(MemorySegment src, long byteOff, float[] factors, float[] dst) {
         IntVector w0 = IntVector.fromMemorySegment(I, src, byteOff, ByteOrder.LITTLE_ENDIAN);
         IntVector w1 = IntVector.fromMemorySegment(I, src, byteOff + 4L * L, ByteOrder.LITTLE_ENDIAN);
         FloatVector e0 = even(w0).mul(FloatVector.fromArray(F, factors, 0));
@@ -347,6 +352,9 @@ public final class HadamardVectors {
         ZIP_HIGH.selectFrom(e0.reinterpretAsInts(), o0.reinterpretAsInts()).reinterpretAsFloats().intoArray(dst, 0 + L);
         ZIP_LOW.selectFrom(e1.reinterpretAsInts(), o1.reinterpretAsInts()).reinterpretAsFloats().intoArray(dst, 2 * L);
         ZIP_HIGH.selectFrom(e1.reinterpretAsInts(), o1.reinterpretAsInts()).reinterpretAsFloats().intoArray(dst, 2 * L + L);
+        FloatVector s0 = e0.mul(e0).add(o0.mul(o0));
+        FloatVector s1 = e1.mul(e1).add(o1.mul(o1));
+        return s0.add(s1).reduceLanes(VectorOperators.ADD);
     }
 
     /**
