@@ -8,6 +8,7 @@ import panamax.api.tensor.CodebookMatrix;
 import panamax.api.tensor.DType;
 import panamax.api.tensor.Shape;
 import panamax.backend.java.kernel.AffineEncoding;
+import panamax.backend.java.kernel.Bf16RowEncoder;
 import panamax.backend.java.kernel.CodebookEncoding;
 import panamax.backend.java.kernel.CodeColumns;
 import panamax.backend.java.kernel.CodebookVectors;
@@ -325,7 +326,12 @@ final class CodebookOps {
         boolean contiguous = x.isContiguous();
         // bf16 rows read, rotated and summed in one pass (no widened copy, no second read for the norm)
         boolean rotatesBf16 = signRows != null && contiguous && x.dtype == DType.BF16 && HadamardVectors.rotatesBf16(cols);
+        boolean oneRowEncoder = rotatesBf16 && Bf16RowEncoder.encodes(cols, bits, table); // 4-bit rows encoded in registers, one call each
         backend.parallel.forRange(rows, Math.max(1, 8192 / cols), (from, to) -> {
+            if (oneRowEncoder) {
+                encodeRows(from, to, xs, x.offset, cols, signRows, bits, table, ps, packed.offset, ns, norms.offset);
+                return;
+            }
             // rows go ENCODE_ROWS at a time, phase by phase: each row is one chain of dependent steps (load,
             // rotation, norm with a square root, search, packing), and the next row's step fills the
             // previous one's stalls
@@ -388,6 +394,34 @@ final class CodebookOps {
             }
         });
         return new CodebookMatrix(packed, codebook, norms, bits);
+    }
+
+    /**
+     * Rows {@code [from, to)} of contiguous bf16 x (elements from {@code xOffset}) by {@link Bf16RowEncoder}: codes into
+     * the plane, norms into their tensor. A row it refuses (NaN, infinity, overflow) is rotated and coded the general way.
+     */
+    private static void encodeRows(int from, int to, MemorySegment xs, long xOffset, int cols, SignRows signRows, int bits, int[] table,
+            MemorySegment ps, long packedOffset, MemorySegment ns, long normsOffset) {
+        float[] sign = new float[cols];
+        float[] factors = new float[cols];
+        long current = -1;
+        int words = cols * bits / 32;
+        for (int r = from; r < to; r++) {
+            long run = signRows.loadRun(r, current, sign);
+            if (run != current) { // the run's signs as the rotation's multipliers, once per run
+                HadamardVectors.bf16Factors(sign, cols, factors);
+                current = run;
+            }
+            long srcByte = (xOffset + (long) r * cols) * 2;
+            long wordByte = (packedOffset + (long) r * words) * 4;
+            float norm = Bf16RowEncoder.encode(xs, srcByte, cols, factors, table, ps, wordByte);
+            if (norm < 0) {
+                float[] row = new float[cols];
+                norm = (float) Math.sqrt(HadamardVectors.rotateBf16(xs, srcByte, cols, factors, row));
+                CodebookEncoding.packedCodes(row, cols, Math.max(norm, Float.MIN_NORMAL), bits, table, ps, wordByte);
+            }
+            ns.setAtIndex(RowIo.F32, normsOffset + r, norm);
+        }
     }
 
     /** Per thread: a native staging buffer for packed rows, grown as needed (freed with the thread). */

@@ -77,6 +77,52 @@ class CodebookKernelsTest {
     }
 
     @Test
+    void oneRowEncoderGivesTheCodesOfRotationThenPacking() {
+        try (Arena arena = Arena.ofConfined()) {
+            int bits = 4;
+            float[] bounds = new float[15];
+            for (int i = 0; i < bounds.length; i++) bounds[i] = (float) ((i + 1.0) / 16 - 0.5) * 0.5f;
+            int[] table = CodebookEncoding.searchTable(bounds);
+            for (int n : new int[] {64, 128}) {
+                if (!panamax.backend.java.kernel.Bf16RowEncoder.encodes(n, bits, table)) continue;
+                float[] signs = new float[n];
+                for (int i = 0; i < n; i++) signs[i] = random.nextBoolean() ? 1 : -1;
+                float[] factors = new float[n];
+                HadamardVectors.bf16Factors(signs, n, factors);
+                MemorySegment rows = arena.allocate(2L * n * 5 + 2, 2);
+                for (int r = 0; r < 5; r++) {
+                    long at = 2 + 2L * n * r; // unaligned by one bf16
+                    for (int i = 0; i < n; i++) {
+                        float v = (float) random.nextGaussian() * (r == 1 ? 1e-20f : 1f);
+                        if (r == 2 && i == 7) v = Float.NaN;
+                        if (r == 3) v = i == 0 ? 1f : 0f; // one spike: every rotated value at ±1/√n, on the boundaries' scale
+                        if (r == 4) v = i == 9 ? Float.NEGATIVE_INFINITY : 1f;
+                        rows.set(java.lang.foreign.ValueLayout.JAVA_SHORT_UNALIGNED, at + 2L * i, panamax.backend.java.kernel.Floats.floatToBf16(v));
+                    }
+                    float[] rotated = new float[n];
+                    float rotatedNorm = (float) Math.sqrt(HadamardVectors.rotateBf16(rows, at, n, factors, rotated));
+                    MemorySegment got = arena.allocate(n / 2 + 16);
+                    float norm = panamax.backend.java.kernel.Bf16RowEncoder.encode(rows, at, n, factors, table, got, 0);
+                    String where = "n=" + n + ", row " + r;
+                    if (r == 2 || r == 4) {
+                        assertEquals(-1f, norm, where + ": a row with a NaN or an infinity is refused");
+                        assertEquals(0, got.get(java.lang.foreign.ValueLayout.JAVA_BYTE, 0), where + ": and nothing written");
+                        continue;
+                    }
+                    // the input's norm, which the rotation keeps: the rotated row's up to rounding
+                    assertEquals(rotatedNorm, norm, 1e-6 * rotatedNorm, where + " norm");
+                    MemorySegment want = arena.allocate(n / 2 + 16);
+                    CodebookEncoding.packedCodes(rotated, n, Math.max(norm, Float.MIN_NORMAL), bits, table, want, 0);
+                    for (long b = 0; b < n / 2; b++) {
+                        assertEquals(want.get(java.lang.foreign.ValueLayout.JAVA_BYTE, b), got.get(java.lang.foreign.ValueLayout.JAVA_BYTE, b), where + " byte " + b);
+                    }
+                    assertEquals(0, got.get(java.lang.foreign.ValueLayout.JAVA_BYTE, n / 2), where + ": nothing written past the row");
+                }
+            }
+        }
+    }
+
+    @Test
     void fusedBf16DecodeGivesTheSameBitsAsLookUpRotateAndStore() {
         try (Arena arena = Arena.ofConfined()) {
             for (int bits = 1; bits <= 4; bits++) {

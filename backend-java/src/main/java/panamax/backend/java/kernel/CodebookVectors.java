@@ -721,6 +721,9 @@ public final class CodebookVectors {
             if (HadamardVectors.rotatesBf16(len)) { // the bf16 encoder's and decoder's one-pass rows
                 HadamardVectors.bf16Factors(sign, len, factors);
                 HadamardVectors.rotateBf16(packed, 1024, len, factors, row);
+                if (Bf16RowEncoder.encodes(len, bits, searchTables[bits])) {
+                    Bf16RowEncoder.encode(packed, 1024, len, factors, searchTables[bits], packed, 1536);
+                }
                 if (decodesRotatedBf16(tables[bits], bits, len) && bits <= 4) {
                     signWords(sign, len, signWords);
                     decodeRotatedBf16(tables[bits], packed, 0, bits, len, 0.5f, signWords, packed, 1024);

@@ -1,0 +1,218 @@
+package panamax.backend.java.kernel;
+
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteOrder;
+import jdk.incubator.vector.ByteVector;
+import jdk.incubator.vector.FloatVector;
+import jdk.incubator.vector.IntVector;
+import jdk.incubator.vector.VectorOperators;
+import jdk.incubator.vector.VectorSpecies;
+
+/**
+ * TurboQuant's 4-bit encoder for bf16 rows of 64 or 128 values, one row per call and in registers
+ * throughout. The norm is the input's (a rotation keeps it), so the cell scale is known while the
+ * butterflies run instead of after them; the rotation is {@link HadamardVectors#rotateBf16}'s (even and
+ * odd halves of int loads, the same stages in the same order, the same bits); codes on the boundaries'
+ * cell grid (see {@link CodebookEncoding#packedCodes}), packed straight from the halves (a chunk's byte i
+ * holds codes 2i and 2i + 1). No float row is stored or read back.
+ *
+ * <p>Written out, one method per row length: in a loop, a helper method or a vector merged from two
+ * branches, C2 left some vector operations unintrinsified (boxed, four times slower).
+ */
+public final class Bf16RowEncoder {
+    private static final VectorSpecies<Float> F = FloatVector.SPECIES_PREFERRED;
+    private static final VectorSpecies<Integer> I = IntVector.SPECIES_PREFERRED;
+    private static final VectorSpecies<Byte> BYTES16 = ByteVector.SPECIES_128;
+    /** 1.5·2²³, and its bits (see {@link CodebookEncoding}). */
+    private static final float RINT = 12582912f;
+    private static final int BIASED_ZERO = 0x4B400000;
+    /** Where a search table with a cell grid keeps 1/w (and k0 after it): see {@link CodebookEncoding#searchTable}. */
+    private static final int CELL_SCALE = 16 + 2 * 32;
+
+    private Bf16RowEncoder() {
+    }
+
+    /** True when {@link #encode} takes rows of {@code n} codes of {@code bits} with this search table: 4 bits on a cell grid, rows of 64 or 128. */
+    public static boolean encodes(int n, int bits, int[] table) {
+        return bits == 4 && HadamardVectors.rotatesBf16(n) && CodebookEncoding.packsFromMasks(bits, table) && table.length == CELL_SCALE + 2;
+    }
+
+    /**
+     * Encodes the bf16 row at byte {@code srcByte}: rotated with {@code factors} (from
+     * {@link HadamardVectors#bf16Factors}), its 4-bit codes packed LSB first at byte {@code at} of
+     * {@code packed} ({@code n/2} bytes). Returns the row's f32 norm (of the input: equal to the rotated
+     * row's up to rounding), or −1 with nothing written when the row holds a NaN or an infinity or its
+     * norm overflows (the caller encodes it the general way).
+     */
+    public static float encode(MemorySegment src, long srcByte, int n, float[] factors, int[] table, MemorySegment packed, long at) {
+        return n == 128 ? encode4Of128(src, srcByte, factors, table, packed, at) : encode4Of64(src, srcByte, factors, table, packed, at);
+    }
+
+    /** {@link #encode} of a row of 128. */
+    private static float encode4Of128(MemorySegment src, long srcByte, float[] factors, int[] table, MemorySegment packed, long at) {
+        IntVector w0 = IntVector.fromMemorySegment(I, src, srcByte + 0L, ByteOrder.LITTLE_ENDIAN);
+        IntVector w1 = IntVector.fromMemorySegment(I, src, srcByte + 64L, ByteOrder.LITTLE_ENDIAN);
+        IntVector w2 = IntVector.fromMemorySegment(I, src, srcByte + 128L, ByteOrder.LITTLE_ENDIAN);
+        IntVector w3 = IntVector.fromMemorySegment(I, src, srcByte + 192L, ByteOrder.LITTLE_ENDIAN);
+        FloatVector x0 = w0.lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats();
+        FloatVector y0 = w0.and(0xFFFF0000).reinterpretAsFloats();
+        FloatVector x1 = w1.lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats();
+        FloatVector y1 = w1.and(0xFFFF0000).reinterpretAsFloats();
+        FloatVector x2 = w2.lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats();
+        FloatVector y2 = w2.and(0xFFFF0000).reinterpretAsFloats();
+        FloatVector x3 = w3.lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats();
+        FloatVector y3 = w3.and(0xFFFF0000).reinterpretAsFloats();
+        // the norm from the input (the rotation keeps it): the cell scale is ready before the butterflies finish
+        FloatVector s0 = x0.mul(x0).add(y0.mul(y0));
+        FloatVector s1 = x1.mul(x1).add(y1.mul(y1));
+        FloatVector s2 = x2.mul(x2).add(y2.mul(y2));
+        FloatVector s3 = x3.mul(x3).add(y3.mul(y3));
+        float norm = (float) Math.sqrt(s0.add(s1).add(s2.add(s3)).reduceLanes(VectorOperators.ADD));
+        float d = Math.max(norm, Float.MIN_NORMAL);
+        float perCell = Float.intBitsToFloat(table[CELL_SCALE]) / d;
+        if (!Float.isFinite(d) || !Float.isFinite(perCell)) return -1f; // a NaN or infinity in the row, or a norm that overflowed
+        FloatVector e0 = x0.mul(FloatVector.fromArray(F, factors, 0));
+        FloatVector o0 = y0.mul(FloatVector.fromArray(F, factors, 16));
+        FloatVector e1 = x1.mul(FloatVector.fromArray(F, factors, 32));
+        FloatVector o1 = y1.mul(FloatVector.fromArray(F, factors, 48));
+        FloatVector e2 = x2.mul(FloatVector.fromArray(F, factors, 64));
+        FloatVector o2 = y2.mul(FloatVector.fromArray(F, factors, 80));
+        FloatVector e3 = x3.mul(FloatVector.fromArray(F, factors, 96));
+        FloatVector o3 = y3.mul(FloatVector.fromArray(F, factors, 112));
+        FloatVector t;
+        t = e0; e0 = t.add(o0); o0 = t.sub(o0); // stride 1
+        t = e1; e1 = t.add(o1); o1 = t.sub(o1);
+        t = e2; e2 = t.add(o2); o2 = t.sub(o2);
+        t = e3; e3 = t.add(o3); o3 = t.sub(o3);
+        // strides 2 .. 16
+        e0 = e0.fma(HadamardVectors.SIGN_1, e0.rearrange(HadamardVectors.SWAP_1));
+        o0 = o0.fma(HadamardVectors.SIGN_1, o0.rearrange(HadamardVectors.SWAP_1));
+        e1 = e1.fma(HadamardVectors.SIGN_1, e1.rearrange(HadamardVectors.SWAP_1));
+        o1 = o1.fma(HadamardVectors.SIGN_1, o1.rearrange(HadamardVectors.SWAP_1));
+        e2 = e2.fma(HadamardVectors.SIGN_1, e2.rearrange(HadamardVectors.SWAP_1));
+        o2 = o2.fma(HadamardVectors.SIGN_1, o2.rearrange(HadamardVectors.SWAP_1));
+        e3 = e3.fma(HadamardVectors.SIGN_1, e3.rearrange(HadamardVectors.SWAP_1));
+        o3 = o3.fma(HadamardVectors.SIGN_1, o3.rearrange(HadamardVectors.SWAP_1));
+        e0 = e0.fma(HadamardVectors.SIGN_2, e0.rearrange(HadamardVectors.SWAP_2));
+        o0 = o0.fma(HadamardVectors.SIGN_2, o0.rearrange(HadamardVectors.SWAP_2));
+        e1 = e1.fma(HadamardVectors.SIGN_2, e1.rearrange(HadamardVectors.SWAP_2));
+        o1 = o1.fma(HadamardVectors.SIGN_2, o1.rearrange(HadamardVectors.SWAP_2));
+        e2 = e2.fma(HadamardVectors.SIGN_2, e2.rearrange(HadamardVectors.SWAP_2));
+        o2 = o2.fma(HadamardVectors.SIGN_2, o2.rearrange(HadamardVectors.SWAP_2));
+        e3 = e3.fma(HadamardVectors.SIGN_2, e3.rearrange(HadamardVectors.SWAP_2));
+        o3 = o3.fma(HadamardVectors.SIGN_2, o3.rearrange(HadamardVectors.SWAP_2));
+        e0 = e0.fma(HadamardVectors.SIGN_4, e0.rearrange(HadamardVectors.SWAP_4));
+        o0 = o0.fma(HadamardVectors.SIGN_4, o0.rearrange(HadamardVectors.SWAP_4));
+        e1 = e1.fma(HadamardVectors.SIGN_4, e1.rearrange(HadamardVectors.SWAP_4));
+        o1 = o1.fma(HadamardVectors.SIGN_4, o1.rearrange(HadamardVectors.SWAP_4));
+        e2 = e2.fma(HadamardVectors.SIGN_4, e2.rearrange(HadamardVectors.SWAP_4));
+        o2 = o2.fma(HadamardVectors.SIGN_4, o2.rearrange(HadamardVectors.SWAP_4));
+        e3 = e3.fma(HadamardVectors.SIGN_4, e3.rearrange(HadamardVectors.SWAP_4));
+        o3 = o3.fma(HadamardVectors.SIGN_4, o3.rearrange(HadamardVectors.SWAP_4));
+        e0 = e0.fma(HadamardVectors.SIGN_8, e0.rearrange(HadamardVectors.SWAP_8));
+        o0 = o0.fma(HadamardVectors.SIGN_8, o0.rearrange(HadamardVectors.SWAP_8));
+        e1 = e1.fma(HadamardVectors.SIGN_8, e1.rearrange(HadamardVectors.SWAP_8));
+        o1 = o1.fma(HadamardVectors.SIGN_8, o1.rearrange(HadamardVectors.SWAP_8));
+        e2 = e2.fma(HadamardVectors.SIGN_8, e2.rearrange(HadamardVectors.SWAP_8));
+        o2 = o2.fma(HadamardVectors.SIGN_8, o2.rearrange(HadamardVectors.SWAP_8));
+        e3 = e3.fma(HadamardVectors.SIGN_8, e3.rearrange(HadamardVectors.SWAP_8));
+        o3 = o3.fma(HadamardVectors.SIGN_8, o3.rearrange(HadamardVectors.SWAP_8));
+        t = e0; e0 = t.add(e1); e1 = t.sub(e1); // stride 32
+        t = o0; o0 = t.add(o1); o1 = t.sub(o1);
+        t = e2; e2 = t.add(e3); e3 = t.sub(e3);
+        t = o2; o2 = t.add(o3); o3 = t.sub(o3);
+        t = e0; e0 = t.add(e2); e2 = t.sub(e2); // stride 64
+        t = o0; o0 = t.add(o2); o2 = t.sub(o2);
+        t = e1; e1 = t.add(e3); e3 = t.sub(e3);
+        t = o1; o1 = t.add(o3); o3 = t.sub(o3);
+        IntVector countLo = IntVector.fromArray(I, table, 16);
+        IntVector countHi = IntVector.fromArray(I, table, 32);
+        IntVector boundLo = IntVector.fromArray(I, table, 48).reinterpretAsFloats().mul(d).reinterpretAsInts();
+        IntVector boundHi = IntVector.fromArray(I, table, 64).reinterpretAsFloats().mul(d).reinterpretAsInts();
+        FloatVector scale = FloatVector.broadcast(F, perCell);
+        FloatVector offset = FloatVector.broadcast(F, RINT + table[CELL_SCALE + 1]);
+        IntVector ce0 = e0.fma(scale, offset).reinterpretAsInts().max(BIASED_ZERO).min(BIASED_ZERO + 31);
+        ce0 = ce0.selectFrom(countLo, countHi).add(1, e0.compare(VectorOperators.GT, ce0.selectFrom(boundLo, boundHi).reinterpretAsFloats()).cast(I));
+        IntVector co0 = o0.fma(scale, offset).reinterpretAsInts().max(BIASED_ZERO).min(BIASED_ZERO + 31);
+        co0 = co0.selectFrom(countLo, countHi).add(1, o0.compare(VectorOperators.GT, co0.selectFrom(boundLo, boundHi).reinterpretAsFloats()).cast(I));
+        IntVector ce1 = e1.fma(scale, offset).reinterpretAsInts().max(BIASED_ZERO).min(BIASED_ZERO + 31);
+        ce1 = ce1.selectFrom(countLo, countHi).add(1, e1.compare(VectorOperators.GT, ce1.selectFrom(boundLo, boundHi).reinterpretAsFloats()).cast(I));
+        IntVector co1 = o1.fma(scale, offset).reinterpretAsInts().max(BIASED_ZERO).min(BIASED_ZERO + 31);
+        co1 = co1.selectFrom(countLo, countHi).add(1, o1.compare(VectorOperators.GT, co1.selectFrom(boundLo, boundHi).reinterpretAsFloats()).cast(I));
+        IntVector ce2 = e2.fma(scale, offset).reinterpretAsInts().max(BIASED_ZERO).min(BIASED_ZERO + 31);
+        ce2 = ce2.selectFrom(countLo, countHi).add(1, e2.compare(VectorOperators.GT, ce2.selectFrom(boundLo, boundHi).reinterpretAsFloats()).cast(I));
+        IntVector co2 = o2.fma(scale, offset).reinterpretAsInts().max(BIASED_ZERO).min(BIASED_ZERO + 31);
+        co2 = co2.selectFrom(countLo, countHi).add(1, o2.compare(VectorOperators.GT, co2.selectFrom(boundLo, boundHi).reinterpretAsFloats()).cast(I));
+        IntVector ce3 = e3.fma(scale, offset).reinterpretAsInts().max(BIASED_ZERO).min(BIASED_ZERO + 31);
+        ce3 = ce3.selectFrom(countLo, countHi).add(1, e3.compare(VectorOperators.GT, ce3.selectFrom(boundLo, boundHi).reinterpretAsFloats()).cast(I));
+        IntVector co3 = o3.fma(scale, offset).reinterpretAsInts().max(BIASED_ZERO).min(BIASED_ZERO + 31);
+        co3 = co3.selectFrom(countLo, countHi).add(1, o3.compare(VectorOperators.GT, co3.selectFrom(boundLo, boundHi).reinterpretAsFloats()).cast(I));
+        // a chunk's byte i holds codes 2i (low nibble) and 2i + 1: its even and odd codes
+        ce0.or(co0.lanewise(VectorOperators.LSHL, 4)).convertShape(VectorOperators.I2B, BYTES16, 0).intoMemorySegment(packed, at + 0L, ByteOrder.LITTLE_ENDIAN);
+        ce1.or(co1.lanewise(VectorOperators.LSHL, 4)).convertShape(VectorOperators.I2B, BYTES16, 0).intoMemorySegment(packed, at + 16L, ByteOrder.LITTLE_ENDIAN);
+        ce2.or(co2.lanewise(VectorOperators.LSHL, 4)).convertShape(VectorOperators.I2B, BYTES16, 0).intoMemorySegment(packed, at + 32L, ByteOrder.LITTLE_ENDIAN);
+        ce3.or(co3.lanewise(VectorOperators.LSHL, 4)).convertShape(VectorOperators.I2B, BYTES16, 0).intoMemorySegment(packed, at + 48L, ByteOrder.LITTLE_ENDIAN);
+        return norm;
+    }
+
+    /** {@link #encode} of a row of 64. */
+    private static float encode4Of64(MemorySegment src, long srcByte, float[] factors, int[] table, MemorySegment packed, long at) {
+        IntVector w0 = IntVector.fromMemorySegment(I, src, srcByte + 0L, ByteOrder.LITTLE_ENDIAN);
+        IntVector w1 = IntVector.fromMemorySegment(I, src, srcByte + 64L, ByteOrder.LITTLE_ENDIAN);
+        FloatVector x0 = w0.lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats();
+        FloatVector y0 = w0.and(0xFFFF0000).reinterpretAsFloats();
+        FloatVector x1 = w1.lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats();
+        FloatVector y1 = w1.and(0xFFFF0000).reinterpretAsFloats();
+        // the norm from the input (the rotation keeps it): the cell scale is ready before the butterflies finish
+        FloatVector s0 = x0.mul(x0).add(y0.mul(y0));
+        FloatVector s1 = x1.mul(x1).add(y1.mul(y1));
+        float norm = (float) Math.sqrt(s0.add(s1).reduceLanes(VectorOperators.ADD));
+        float d = Math.max(norm, Float.MIN_NORMAL);
+        float perCell = Float.intBitsToFloat(table[CELL_SCALE]) / d;
+        if (!Float.isFinite(d) || !Float.isFinite(perCell)) return -1f; // a NaN or infinity in the row, or a norm that overflowed
+        FloatVector e0 = x0.mul(FloatVector.fromArray(F, factors, 0));
+        FloatVector o0 = y0.mul(FloatVector.fromArray(F, factors, 16));
+        FloatVector e1 = x1.mul(FloatVector.fromArray(F, factors, 32));
+        FloatVector o1 = y1.mul(FloatVector.fromArray(F, factors, 48));
+        FloatVector t;
+        t = e0; e0 = t.add(o0); o0 = t.sub(o0); // stride 1
+        t = e1; e1 = t.add(o1); o1 = t.sub(o1);
+        // strides 2 .. 16
+        e0 = e0.fma(HadamardVectors.SIGN_1, e0.rearrange(HadamardVectors.SWAP_1));
+        o0 = o0.fma(HadamardVectors.SIGN_1, o0.rearrange(HadamardVectors.SWAP_1));
+        e1 = e1.fma(HadamardVectors.SIGN_1, e1.rearrange(HadamardVectors.SWAP_1));
+        o1 = o1.fma(HadamardVectors.SIGN_1, o1.rearrange(HadamardVectors.SWAP_1));
+        e0 = e0.fma(HadamardVectors.SIGN_2, e0.rearrange(HadamardVectors.SWAP_2));
+        o0 = o0.fma(HadamardVectors.SIGN_2, o0.rearrange(HadamardVectors.SWAP_2));
+        e1 = e1.fma(HadamardVectors.SIGN_2, e1.rearrange(HadamardVectors.SWAP_2));
+        o1 = o1.fma(HadamardVectors.SIGN_2, o1.rearrange(HadamardVectors.SWAP_2));
+        e0 = e0.fma(HadamardVectors.SIGN_4, e0.rearrange(HadamardVectors.SWAP_4));
+        o0 = o0.fma(HadamardVectors.SIGN_4, o0.rearrange(HadamardVectors.SWAP_4));
+        e1 = e1.fma(HadamardVectors.SIGN_4, e1.rearrange(HadamardVectors.SWAP_4));
+        o1 = o1.fma(HadamardVectors.SIGN_4, o1.rearrange(HadamardVectors.SWAP_4));
+        e0 = e0.fma(HadamardVectors.SIGN_8, e0.rearrange(HadamardVectors.SWAP_8));
+        o0 = o0.fma(HadamardVectors.SIGN_8, o0.rearrange(HadamardVectors.SWAP_8));
+        e1 = e1.fma(HadamardVectors.SIGN_8, e1.rearrange(HadamardVectors.SWAP_8));
+        o1 = o1.fma(HadamardVectors.SIGN_8, o1.rearrange(HadamardVectors.SWAP_8));
+        t = e0; e0 = t.add(e1); e1 = t.sub(e1); // stride 32
+        t = o0; o0 = t.add(o1); o1 = t.sub(o1);
+        IntVector countLo = IntVector.fromArray(I, table, 16);
+        IntVector countHi = IntVector.fromArray(I, table, 32);
+        IntVector boundLo = IntVector.fromArray(I, table, 48).reinterpretAsFloats().mul(d).reinterpretAsInts();
+        IntVector boundHi = IntVector.fromArray(I, table, 64).reinterpretAsFloats().mul(d).reinterpretAsInts();
+        FloatVector scale = FloatVector.broadcast(F, perCell);
+        FloatVector offset = FloatVector.broadcast(F, RINT + table[CELL_SCALE + 1]);
+        IntVector ce0 = e0.fma(scale, offset).reinterpretAsInts().max(BIASED_ZERO).min(BIASED_ZERO + 31);
+        ce0 = ce0.selectFrom(countLo, countHi).add(1, e0.compare(VectorOperators.GT, ce0.selectFrom(boundLo, boundHi).reinterpretAsFloats()).cast(I));
+        IntVector co0 = o0.fma(scale, offset).reinterpretAsInts().max(BIASED_ZERO).min(BIASED_ZERO + 31);
+        co0 = co0.selectFrom(countLo, countHi).add(1, o0.compare(VectorOperators.GT, co0.selectFrom(boundLo, boundHi).reinterpretAsFloats()).cast(I));
+        IntVector ce1 = e1.fma(scale, offset).reinterpretAsInts().max(BIASED_ZERO).min(BIASED_ZERO + 31);
+        ce1 = ce1.selectFrom(countLo, countHi).add(1, e1.compare(VectorOperators.GT, ce1.selectFrom(boundLo, boundHi).reinterpretAsFloats()).cast(I));
+        IntVector co1 = o1.fma(scale, offset).reinterpretAsInts().max(BIASED_ZERO).min(BIASED_ZERO + 31);
+        co1 = co1.selectFrom(countLo, countHi).add(1, o1.compare(VectorOperators.GT, co1.selectFrom(boundLo, boundHi).reinterpretAsFloats()).cast(I));
+        // a chunk's byte i holds codes 2i (low nibble) and 2i + 1: its even and odd codes
+        ce0.or(co0.lanewise(VectorOperators.LSHL, 4)).convertShape(VectorOperators.I2B, BYTES16, 0).intoMemorySegment(packed, at + 0L, ByteOrder.LITTLE_ENDIAN);
+        ce1.or(co1.lanewise(VectorOperators.LSHL, 4)).convertShape(VectorOperators.I2B, BYTES16, 0).intoMemorySegment(packed, at + 16L, ByteOrder.LITTLE_ENDIAN);
+        return norm;
+    }
+}
