@@ -326,7 +326,7 @@ final class CodebookOps {
         boolean contiguous = x.isContiguous();
         // bf16 rows read, rotated and summed in one pass (no widened copy, no second read for the norm)
         boolean rotatesBf16 = signRows != null && contiguous && x.dtype == DType.BF16 && HadamardVectors.rotatesBf16(cols);
-        boolean oneRowEncoder = rotatesBf16 && Bf16RowEncoder.encodes(cols, bits, table); // 4-bit rows encoded in registers, one call each
+        boolean oneRowEncoder = rotatesBf16 && Bf16RowEncoder.encodes(cols, bits, table); // rows encoded in registers, one call each
         backend.parallel.forRange(rows, Math.max(1, 8192 / cols), (from, to) -> {
             if (oneRowEncoder) {
                 encodeRows(from, to, xs, x.offset, cols, signRows, bits, table, ps, packed.offset, ns, norms.offset);
@@ -414,7 +414,7 @@ final class CodebookOps {
             }
             long srcByte = (xOffset + (long) r * cols) * 2;
             long wordByte = (packedOffset + (long) r * words) * 4;
-            float norm = Bf16RowEncoder.encode(xs, srcByte, cols, factors, table, ps, wordByte);
+            float norm = Bf16RowEncoder.encode(xs, srcByte, cols, factors, bits, table, ps, wordByte);
             if (norm < 0) {
                 float[] row = new float[cols];
                 norm = (float) Math.sqrt(HadamardVectors.rotateBf16(xs, srcByte, cols, factors, row));

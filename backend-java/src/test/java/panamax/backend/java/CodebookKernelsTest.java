@@ -77,11 +77,11 @@ class CodebookKernelsTest {
     }
 
     @Test
-    void oneRowEncoderGivesTheCodesOfRotationThenPacking() {
+    void oneRowEncoderGivesTheCodesOfRotationThenPackingAtEveryWidth() {
         try (Arena arena = Arena.ofConfined()) {
-            int bits = 4;
-            float[] bounds = new float[15];
-            for (int i = 0; i < bounds.length; i++) bounds[i] = (float) ((i + 1.0) / 16 - 0.5) * 0.5f;
+            for (int bits = 1; bits <= 4; bits++) {
+            float[] bounds = new float[(1 << bits) - 1];
+            for (int i = 0; i < bounds.length; i++) bounds[i] = (float) ((i + 1.0) / (1 << bits) - 0.5) * 0.5f;
             int[] table = CodebookEncoding.searchTable(bounds);
             for (int n : new int[] {64, 128}) {
                 if (!panamax.backend.java.kernel.Bf16RowEncoder.encodes(n, bits, table)) continue;
@@ -101,23 +101,26 @@ class CodebookKernelsTest {
                     }
                     float[] rotated = new float[n];
                     float rotatedNorm = (float) Math.sqrt(HadamardVectors.rotateBf16(rows, at, n, factors, rotated));
-                    MemorySegment got = arena.allocate(n / 2 + 16);
-                    float norm = panamax.backend.java.kernel.Bf16RowEncoder.encode(rows, at, n, factors, table, got, 0);
-                    String where = "n=" + n + ", row " + r;
+                    int bytes = n * bits / 8;
+                    MemorySegment got = arena.allocate(bytes + 16);
+                    float norm = panamax.backend.java.kernel.Bf16RowEncoder.encode(rows, at, n, factors, bits, table, got, 0);
+                    String where = bits + " bits, n=" + n + ", row " + r;
                     if (r == 2 || r == 4) {
                         assertEquals(-1f, norm, where + ": a row with a NaN or an infinity is refused");
                         assertEquals(0, got.get(java.lang.foreign.ValueLayout.JAVA_BYTE, 0), where + ": and nothing written");
                         continue;
                     }
-                    // the input's norm, which the rotation keeps: the rotated row's up to rounding
-                    assertEquals(rotatedNorm, norm, 1e-6 * rotatedNorm, where + " norm");
-                    MemorySegment want = arena.allocate(n / 2 + 16);
+                    // the input's norm, which the rotation keeps: the rotated row's up to rounding (and, for the row of
+                    // 1e-20s, up to the subnormal squares' absolute rounding)
+                    assertEquals(rotatedNorm, norm, 1e-6 * rotatedNorm + 1e-24, where + " norm");
+                    MemorySegment want = arena.allocate(bytes + 16);
                     CodebookEncoding.packedCodes(rotated, n, Math.max(norm, Float.MIN_NORMAL), bits, table, want, 0);
-                    for (long b = 0; b < n / 2; b++) {
+                    for (long b = 0; b < bytes; b++) {
                         assertEquals(want.get(java.lang.foreign.ValueLayout.JAVA_BYTE, b), got.get(java.lang.foreign.ValueLayout.JAVA_BYTE, b), where + " byte " + b);
                     }
-                    assertEquals(0, got.get(java.lang.foreign.ValueLayout.JAVA_BYTE, n / 2), where + ": nothing written past the row");
+                    assertEquals(0, got.get(java.lang.foreign.ValueLayout.JAVA_BYTE, bytes), where + ": nothing written past the row");
                 }
+            }
             }
         }
     }

@@ -1,23 +1,29 @@
 package panamax.backend.java.kernel;
 
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
 import jdk.incubator.vector.ByteVector;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.IntVector;
+import jdk.incubator.vector.VectorMask;
 import jdk.incubator.vector.VectorOperators;
 import jdk.incubator.vector.VectorSpecies;
 
 /**
- * TurboQuant's 4-bit encoder for bf16 rows of 64 or 128 values, one row per call and in registers
- * throughout. The norm is the input's (a rotation keeps it), so the cell scale is known while the
- * butterflies run instead of after them; the rotation is {@link HadamardVectors#rotateBf16}'s (even and
- * odd halves of int loads, the same stages in the same order, the same bits); codes on the boundaries'
- * cell grid (see {@link CodebookEncoding#packedCodes}), packed straight from the halves (a chunk's byte i
- * holds codes 2i and 2i + 1). No float row is stored or read back.
+ * TurboQuant's encoder for bf16 rows of 64 or 128 values at 1, 2 and 4 bits, one row per call and in
+ * registers throughout. The norm is the input's (the rotation keeps it), so the codes' scale is known
+ * while the butterflies run instead of after them: this, not the saved float row, is what made one
+ * pass faster than two. The rotation is {@link HadamardVectors#rotateBf16}'s (even and odd halves of
+ * int loads, the same stages in the same order, the same bits); the codes are
+ * {@link CodebookEncoding#packedCodes}' (compare masks at 1 and 2 bits, the boundaries' cell grid at 4),
+ * packed straight from the even and odd halves: bit 2i of a 32-code chunk from the even values' mask
+ * and 2i + 1 from the odd values' (1 bit), nibble i from code 2i's two mask bits and code 2i + 1's
+ * (2 bits), byte i from codes 2i and 2i + 1 (4 bits). No float row is stored or read back.
  *
- * <p>Written out, one method per row length: in a loop, a helper method or a vector merged from two
- * branches, C2 left some vector operations unintrinsified (boxed, four times slower).
+ * <p>Generated and written out, one method per row length and width: in a loop, a helper method or a
+ * vector merged from two branches, C2 left some vector operations unintrinsified (boxed, four times
+ * slower).
  */
 public final class Bf16RowEncoder {
     private static final VectorSpecies<Float> F = FloatVector.SPECIES_PREFERRED;
@@ -26,29 +32,246 @@ public final class Bf16RowEncoder {
     /** 1.5·2²³, and its bits (see {@link CodebookEncoding}). */
     private static final float RINT = 12582912f;
     private static final int BIASED_ZERO = 0x4B400000;
+    /** Every other bit of 32, and the low bit of every nibble of 64. */
+    private static final long EVEN_BITS = 0x55555555L;
+    private static final long NIBBLE_BIT = 0x1111111111111111L;
     /** Where a search table with a cell grid keeps 1/w (and k0 after it): see {@link CodebookEncoding#searchTable}. */
     private static final int CELL_SCALE = 16 + 2 * 32;
 
     private Bf16RowEncoder() {
     }
 
-    /** True when {@link #encode} takes rows of {@code n} codes of {@code bits} with this search table: 4 bits on a cell grid, rows of 64 or 128. */
+    /**
+     * True when {@link #encode} takes rows of {@code n} codes of {@code bits} with this search table (see
+     * {@link CodebookEncoding#packsFromMasks}): 1, 2 or 4 bits (4 on a cell grid), rows of 64 or 128. Not 3
+     * bits: their bit-plane packing bounds them, and one pass measured slower than rotating and packing
+     * in two (its packing written out made the method too big for C1, which left it interpreted).
+     */
     public static boolean encodes(int n, int bits, int[] table) {
-        return bits == 4 && HadamardVectors.rotatesBf16(n) && CodebookEncoding.packsFromMasks(bits, table) && table.length == CELL_SCALE + 2;
+        return (bits == 1 || bits == 2 || bits == 4) && HadamardVectors.rotatesBf16(n) && CodebookEncoding.packsFromMasks(bits, table)
+                && (bits <= 2 || table.length == CELL_SCALE + 2);
     }
 
     /**
      * Encodes the bf16 row at byte {@code srcByte}: rotated with {@code factors} (from
-     * {@link HadamardVectors#bf16Factors}), its 4-bit codes packed LSB first at byte {@code at} of
-     * {@code packed} ({@code n/2} bytes). Returns the row's f32 norm (of the input: equal to the rotated
+     * {@link HadamardVectors#bf16Factors}), its {@code bits}-bit codes packed LSB first at byte {@code at}
+     * of {@code packed} ({@code n·bits/8} bytes). Returns the row's f32 norm (of the input: equal to the rotated
      * row's up to rounding), or −1 with nothing written when the row holds a NaN or an infinity or its
      * norm overflows (the caller encodes it the general way).
      */
-    public static float encode(MemorySegment src, long srcByte, int n, float[] factors, int[] table, MemorySegment packed, long at) {
-        return n == 128 ? encode4Of128(src, srcByte, factors, table, packed, at) : encode4Of64(src, srcByte, factors, table, packed, at);
+    public static float encode(MemorySegment src, long srcByte, int n, float[] factors, int bits, int[] table, MemorySegment packed, long at) {
+        if (n == 128) {
+            return switch (bits) {
+                case 1 -> encode1Of128(src, srcByte, factors, table, packed, at);
+                case 2 -> encode2Of128(src, srcByte, factors, table, packed, at);
+                default -> encode4Of128(src, srcByte, factors, table, packed, at);
+            };
+        }
+        return switch (bits) {
+            case 1 -> encode1Of64(src, srcByte, factors, table, packed, at);
+            case 2 -> encode2Of64(src, srcByte, factors, table, packed, at);
+            default -> encode4Of64(src, srcByte, factors, table, packed, at);
+        };
     }
 
-    /** {@link #encode} of a row of 128. */
+    /** {@link #encode} of 1-bit codes in a row of 128. */
+    private static float encode1Of128(MemorySegment src, long srcByte, float[] factors, int[] table, MemorySegment packed, long at) {
+        IntVector w0 = IntVector.fromMemorySegment(I, src, srcByte + 0L, ByteOrder.LITTLE_ENDIAN);
+        IntVector w1 = IntVector.fromMemorySegment(I, src, srcByte + 64L, ByteOrder.LITTLE_ENDIAN);
+        IntVector w2 = IntVector.fromMemorySegment(I, src, srcByte + 128L, ByteOrder.LITTLE_ENDIAN);
+        IntVector w3 = IntVector.fromMemorySegment(I, src, srcByte + 192L, ByteOrder.LITTLE_ENDIAN);
+        FloatVector x0 = w0.lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats();
+        FloatVector y0 = w0.and(0xFFFF0000).reinterpretAsFloats();
+        FloatVector x1 = w1.lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats();
+        FloatVector y1 = w1.and(0xFFFF0000).reinterpretAsFloats();
+        FloatVector x2 = w2.lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats();
+        FloatVector y2 = w2.and(0xFFFF0000).reinterpretAsFloats();
+        FloatVector x3 = w3.lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats();
+        FloatVector y3 = w3.and(0xFFFF0000).reinterpretAsFloats();
+        // the norm from the input (the rotation keeps it): the scale of the codes is ready before the butterflies end
+        FloatVector s0 = x0.mul(x0).add(y0.mul(y0));
+        FloatVector s1 = x1.mul(x1).add(y1.mul(y1));
+        FloatVector s2 = x2.mul(x2).add(y2.mul(y2));
+        FloatVector s3 = x3.mul(x3).add(y3.mul(y3));
+        float norm = (float) Math.sqrt(s0.add(s1).add(s2.add(s3)).reduceLanes(VectorOperators.ADD));
+        float d = Math.max(norm, Float.MIN_NORMAL);
+        if (!Float.isFinite(d)) return -1f; // a NaN or infinity in the row, or a norm that overflowed
+        FloatVector e0 = x0.mul(FloatVector.fromArray(F, factors, 0));
+        FloatVector o0 = y0.mul(FloatVector.fromArray(F, factors, 16));
+        FloatVector e1 = x1.mul(FloatVector.fromArray(F, factors, 32));
+        FloatVector o1 = y1.mul(FloatVector.fromArray(F, factors, 48));
+        FloatVector e2 = x2.mul(FloatVector.fromArray(F, factors, 64));
+        FloatVector o2 = y2.mul(FloatVector.fromArray(F, factors, 80));
+        FloatVector e3 = x3.mul(FloatVector.fromArray(F, factors, 96));
+        FloatVector o3 = y3.mul(FloatVector.fromArray(F, factors, 112));
+        FloatVector t;
+        t = e0; e0 = t.add(o0); o0 = t.sub(o0); // stride 1
+        t = e1; e1 = t.add(o1); o1 = t.sub(o1);
+        t = e2; e2 = t.add(o2); o2 = t.sub(o2);
+        t = e3; e3 = t.add(o3); o3 = t.sub(o3);
+        // strides 2 .. 16
+        e0 = e0.fma(HadamardVectors.SIGN_1, e0.rearrange(HadamardVectors.SWAP_1));
+        o0 = o0.fma(HadamardVectors.SIGN_1, o0.rearrange(HadamardVectors.SWAP_1));
+        e1 = e1.fma(HadamardVectors.SIGN_1, e1.rearrange(HadamardVectors.SWAP_1));
+        o1 = o1.fma(HadamardVectors.SIGN_1, o1.rearrange(HadamardVectors.SWAP_1));
+        e2 = e2.fma(HadamardVectors.SIGN_1, e2.rearrange(HadamardVectors.SWAP_1));
+        o2 = o2.fma(HadamardVectors.SIGN_1, o2.rearrange(HadamardVectors.SWAP_1));
+        e3 = e3.fma(HadamardVectors.SIGN_1, e3.rearrange(HadamardVectors.SWAP_1));
+        o3 = o3.fma(HadamardVectors.SIGN_1, o3.rearrange(HadamardVectors.SWAP_1));
+        e0 = e0.fma(HadamardVectors.SIGN_2, e0.rearrange(HadamardVectors.SWAP_2));
+        o0 = o0.fma(HadamardVectors.SIGN_2, o0.rearrange(HadamardVectors.SWAP_2));
+        e1 = e1.fma(HadamardVectors.SIGN_2, e1.rearrange(HadamardVectors.SWAP_2));
+        o1 = o1.fma(HadamardVectors.SIGN_2, o1.rearrange(HadamardVectors.SWAP_2));
+        e2 = e2.fma(HadamardVectors.SIGN_2, e2.rearrange(HadamardVectors.SWAP_2));
+        o2 = o2.fma(HadamardVectors.SIGN_2, o2.rearrange(HadamardVectors.SWAP_2));
+        e3 = e3.fma(HadamardVectors.SIGN_2, e3.rearrange(HadamardVectors.SWAP_2));
+        o3 = o3.fma(HadamardVectors.SIGN_2, o3.rearrange(HadamardVectors.SWAP_2));
+        e0 = e0.fma(HadamardVectors.SIGN_4, e0.rearrange(HadamardVectors.SWAP_4));
+        o0 = o0.fma(HadamardVectors.SIGN_4, o0.rearrange(HadamardVectors.SWAP_4));
+        e1 = e1.fma(HadamardVectors.SIGN_4, e1.rearrange(HadamardVectors.SWAP_4));
+        o1 = o1.fma(HadamardVectors.SIGN_4, o1.rearrange(HadamardVectors.SWAP_4));
+        e2 = e2.fma(HadamardVectors.SIGN_4, e2.rearrange(HadamardVectors.SWAP_4));
+        o2 = o2.fma(HadamardVectors.SIGN_4, o2.rearrange(HadamardVectors.SWAP_4));
+        e3 = e3.fma(HadamardVectors.SIGN_4, e3.rearrange(HadamardVectors.SWAP_4));
+        o3 = o3.fma(HadamardVectors.SIGN_4, o3.rearrange(HadamardVectors.SWAP_4));
+        e0 = e0.fma(HadamardVectors.SIGN_8, e0.rearrange(HadamardVectors.SWAP_8));
+        o0 = o0.fma(HadamardVectors.SIGN_8, o0.rearrange(HadamardVectors.SWAP_8));
+        e1 = e1.fma(HadamardVectors.SIGN_8, e1.rearrange(HadamardVectors.SWAP_8));
+        o1 = o1.fma(HadamardVectors.SIGN_8, o1.rearrange(HadamardVectors.SWAP_8));
+        e2 = e2.fma(HadamardVectors.SIGN_8, e2.rearrange(HadamardVectors.SWAP_8));
+        o2 = o2.fma(HadamardVectors.SIGN_8, o2.rearrange(HadamardVectors.SWAP_8));
+        e3 = e3.fma(HadamardVectors.SIGN_8, e3.rearrange(HadamardVectors.SWAP_8));
+        o3 = o3.fma(HadamardVectors.SIGN_8, o3.rearrange(HadamardVectors.SWAP_8));
+        t = e0; e0 = t.add(e1); e1 = t.sub(e1); // stride 32
+        t = o0; o0 = t.add(o1); o1 = t.sub(o1);
+        t = e2; e2 = t.add(e3); e3 = t.sub(e3);
+        t = o2; o2 = t.add(o3); o3 = t.sub(o3);
+        t = e0; e0 = t.add(e2); e2 = t.sub(e2); // stride 64
+        t = o0; o0 = t.add(o2); o2 = t.sub(o2);
+        t = e1; e1 = t.add(e3); e3 = t.sub(e3);
+        t = o1; o1 = t.add(o3); o3 = t.sub(o3);
+        FloatVector middle = FloatVector.broadcast(F, Float.intBitsToFloat(table[1]) * d);
+        // a chunk's 32 codes: bit 2i from the even values' compare mask, bit 2i + 1 from the odd values'
+        packed.set(ValueLayout.JAVA_INT_UNALIGNED, at + 0L, (int) (Long.expand(e0.compare(VectorOperators.GT, middle).toLong(), EVEN_BITS)
+                | Long.expand(o0.compare(VectorOperators.GT, middle).toLong(), EVEN_BITS << 1)));
+        packed.set(ValueLayout.JAVA_INT_UNALIGNED, at + 4L, (int) (Long.expand(e1.compare(VectorOperators.GT, middle).toLong(), EVEN_BITS)
+                | Long.expand(o1.compare(VectorOperators.GT, middle).toLong(), EVEN_BITS << 1)));
+        packed.set(ValueLayout.JAVA_INT_UNALIGNED, at + 8L, (int) (Long.expand(e2.compare(VectorOperators.GT, middle).toLong(), EVEN_BITS)
+                | Long.expand(o2.compare(VectorOperators.GT, middle).toLong(), EVEN_BITS << 1)));
+        packed.set(ValueLayout.JAVA_INT_UNALIGNED, at + 12L, (int) (Long.expand(e3.compare(VectorOperators.GT, middle).toLong(), EVEN_BITS)
+                | Long.expand(o3.compare(VectorOperators.GT, middle).toLong(), EVEN_BITS << 1)));
+        return norm;
+    }
+
+    /** {@link #encode} of 2-bit codes in a row of 128. */
+    private static float encode2Of128(MemorySegment src, long srcByte, float[] factors, int[] table, MemorySegment packed, long at) {
+        IntVector w0 = IntVector.fromMemorySegment(I, src, srcByte + 0L, ByteOrder.LITTLE_ENDIAN);
+        IntVector w1 = IntVector.fromMemorySegment(I, src, srcByte + 64L, ByteOrder.LITTLE_ENDIAN);
+        IntVector w2 = IntVector.fromMemorySegment(I, src, srcByte + 128L, ByteOrder.LITTLE_ENDIAN);
+        IntVector w3 = IntVector.fromMemorySegment(I, src, srcByte + 192L, ByteOrder.LITTLE_ENDIAN);
+        FloatVector x0 = w0.lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats();
+        FloatVector y0 = w0.and(0xFFFF0000).reinterpretAsFloats();
+        FloatVector x1 = w1.lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats();
+        FloatVector y1 = w1.and(0xFFFF0000).reinterpretAsFloats();
+        FloatVector x2 = w2.lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats();
+        FloatVector y2 = w2.and(0xFFFF0000).reinterpretAsFloats();
+        FloatVector x3 = w3.lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats();
+        FloatVector y3 = w3.and(0xFFFF0000).reinterpretAsFloats();
+        // the norm from the input (the rotation keeps it): the scale of the codes is ready before the butterflies end
+        FloatVector s0 = x0.mul(x0).add(y0.mul(y0));
+        FloatVector s1 = x1.mul(x1).add(y1.mul(y1));
+        FloatVector s2 = x2.mul(x2).add(y2.mul(y2));
+        FloatVector s3 = x3.mul(x3).add(y3.mul(y3));
+        float norm = (float) Math.sqrt(s0.add(s1).add(s2.add(s3)).reduceLanes(VectorOperators.ADD));
+        float d = Math.max(norm, Float.MIN_NORMAL);
+        if (!Float.isFinite(d)) return -1f; // a NaN or infinity in the row, or a norm that overflowed
+        FloatVector e0 = x0.mul(FloatVector.fromArray(F, factors, 0));
+        FloatVector o0 = y0.mul(FloatVector.fromArray(F, factors, 16));
+        FloatVector e1 = x1.mul(FloatVector.fromArray(F, factors, 32));
+        FloatVector o1 = y1.mul(FloatVector.fromArray(F, factors, 48));
+        FloatVector e2 = x2.mul(FloatVector.fromArray(F, factors, 64));
+        FloatVector o2 = y2.mul(FloatVector.fromArray(F, factors, 80));
+        FloatVector e3 = x3.mul(FloatVector.fromArray(F, factors, 96));
+        FloatVector o3 = y3.mul(FloatVector.fromArray(F, factors, 112));
+        FloatVector t;
+        t = e0; e0 = t.add(o0); o0 = t.sub(o0); // stride 1
+        t = e1; e1 = t.add(o1); o1 = t.sub(o1);
+        t = e2; e2 = t.add(o2); o2 = t.sub(o2);
+        t = e3; e3 = t.add(o3); o3 = t.sub(o3);
+        // strides 2 .. 16
+        e0 = e0.fma(HadamardVectors.SIGN_1, e0.rearrange(HadamardVectors.SWAP_1));
+        o0 = o0.fma(HadamardVectors.SIGN_1, o0.rearrange(HadamardVectors.SWAP_1));
+        e1 = e1.fma(HadamardVectors.SIGN_1, e1.rearrange(HadamardVectors.SWAP_1));
+        o1 = o1.fma(HadamardVectors.SIGN_1, o1.rearrange(HadamardVectors.SWAP_1));
+        e2 = e2.fma(HadamardVectors.SIGN_1, e2.rearrange(HadamardVectors.SWAP_1));
+        o2 = o2.fma(HadamardVectors.SIGN_1, o2.rearrange(HadamardVectors.SWAP_1));
+        e3 = e3.fma(HadamardVectors.SIGN_1, e3.rearrange(HadamardVectors.SWAP_1));
+        o3 = o3.fma(HadamardVectors.SIGN_1, o3.rearrange(HadamardVectors.SWAP_1));
+        e0 = e0.fma(HadamardVectors.SIGN_2, e0.rearrange(HadamardVectors.SWAP_2));
+        o0 = o0.fma(HadamardVectors.SIGN_2, o0.rearrange(HadamardVectors.SWAP_2));
+        e1 = e1.fma(HadamardVectors.SIGN_2, e1.rearrange(HadamardVectors.SWAP_2));
+        o1 = o1.fma(HadamardVectors.SIGN_2, o1.rearrange(HadamardVectors.SWAP_2));
+        e2 = e2.fma(HadamardVectors.SIGN_2, e2.rearrange(HadamardVectors.SWAP_2));
+        o2 = o2.fma(HadamardVectors.SIGN_2, o2.rearrange(HadamardVectors.SWAP_2));
+        e3 = e3.fma(HadamardVectors.SIGN_2, e3.rearrange(HadamardVectors.SWAP_2));
+        o3 = o3.fma(HadamardVectors.SIGN_2, o3.rearrange(HadamardVectors.SWAP_2));
+        e0 = e0.fma(HadamardVectors.SIGN_4, e0.rearrange(HadamardVectors.SWAP_4));
+        o0 = o0.fma(HadamardVectors.SIGN_4, o0.rearrange(HadamardVectors.SWAP_4));
+        e1 = e1.fma(HadamardVectors.SIGN_4, e1.rearrange(HadamardVectors.SWAP_4));
+        o1 = o1.fma(HadamardVectors.SIGN_4, o1.rearrange(HadamardVectors.SWAP_4));
+        e2 = e2.fma(HadamardVectors.SIGN_4, e2.rearrange(HadamardVectors.SWAP_4));
+        o2 = o2.fma(HadamardVectors.SIGN_4, o2.rearrange(HadamardVectors.SWAP_4));
+        e3 = e3.fma(HadamardVectors.SIGN_4, e3.rearrange(HadamardVectors.SWAP_4));
+        o3 = o3.fma(HadamardVectors.SIGN_4, o3.rearrange(HadamardVectors.SWAP_4));
+        e0 = e0.fma(HadamardVectors.SIGN_8, e0.rearrange(HadamardVectors.SWAP_8));
+        o0 = o0.fma(HadamardVectors.SIGN_8, o0.rearrange(HadamardVectors.SWAP_8));
+        e1 = e1.fma(HadamardVectors.SIGN_8, e1.rearrange(HadamardVectors.SWAP_8));
+        o1 = o1.fma(HadamardVectors.SIGN_8, o1.rearrange(HadamardVectors.SWAP_8));
+        e2 = e2.fma(HadamardVectors.SIGN_8, e2.rearrange(HadamardVectors.SWAP_8));
+        o2 = o2.fma(HadamardVectors.SIGN_8, o2.rearrange(HadamardVectors.SWAP_8));
+        e3 = e3.fma(HadamardVectors.SIGN_8, e3.rearrange(HadamardVectors.SWAP_8));
+        o3 = o3.fma(HadamardVectors.SIGN_8, o3.rearrange(HadamardVectors.SWAP_8));
+        t = e0; e0 = t.add(e1); e1 = t.sub(e1); // stride 32
+        t = o0; o0 = t.add(o1); o1 = t.sub(o1);
+        t = e2; e2 = t.add(e3); e3 = t.sub(e3);
+        t = o2; o2 = t.add(o3); o3 = t.sub(o3);
+        t = e0; e0 = t.add(e2); e2 = t.sub(e2); // stride 64
+        t = o0; o0 = t.add(o2); o2 = t.sub(o2);
+        t = e1; e1 = t.add(e3); e3 = t.sub(e3);
+        t = o1; o1 = t.add(o3); o3 = t.sub(o3);
+        FloatVector middle = FloatVector.broadcast(F, Float.intBitsToFloat(table[2]) * d);
+        FloatVector low = FloatVector.broadcast(F, Float.intBitsToFloat(table[1]) * d);
+        FloatVector high = FloatVector.broadcast(F, Float.intBitsToFloat(table[3]) * d);
+        // a chunk's 32 codes in 64 bits: code 2i's low bit (above the boundary its half picked) at 4i, its high bit
+        // (above the middle) at 4i + 1; code 2i + 1's at 4i + 2 and 4i + 3
+        VectorMask<Float> ue0 = e0.compare(VectorOperators.GT, middle);
+        VectorMask<Float> ne0 = e0.compare(VectorOperators.GT, low.blend(high, ue0));
+        VectorMask<Float> uo0 = o0.compare(VectorOperators.GT, middle);
+        VectorMask<Float> no0 = o0.compare(VectorOperators.GT, low.blend(high, uo0));
+        packed.set(ValueLayout.JAVA_LONG_UNALIGNED, at + 0L, Long.expand(ne0.toLong(), NIBBLE_BIT) | Long.expand(ue0.toLong(), NIBBLE_BIT << 1)
+                | Long.expand(no0.toLong(), NIBBLE_BIT << 2) | Long.expand(uo0.toLong(), NIBBLE_BIT << 3));
+        VectorMask<Float> ue1 = e1.compare(VectorOperators.GT, middle);
+        VectorMask<Float> ne1 = e1.compare(VectorOperators.GT, low.blend(high, ue1));
+        VectorMask<Float> uo1 = o1.compare(VectorOperators.GT, middle);
+        VectorMask<Float> no1 = o1.compare(VectorOperators.GT, low.blend(high, uo1));
+        packed.set(ValueLayout.JAVA_LONG_UNALIGNED, at + 8L, Long.expand(ne1.toLong(), NIBBLE_BIT) | Long.expand(ue1.toLong(), NIBBLE_BIT << 1)
+                | Long.expand(no1.toLong(), NIBBLE_BIT << 2) | Long.expand(uo1.toLong(), NIBBLE_BIT << 3));
+        VectorMask<Float> ue2 = e2.compare(VectorOperators.GT, middle);
+        VectorMask<Float> ne2 = e2.compare(VectorOperators.GT, low.blend(high, ue2));
+        VectorMask<Float> uo2 = o2.compare(VectorOperators.GT, middle);
+        VectorMask<Float> no2 = o2.compare(VectorOperators.GT, low.blend(high, uo2));
+        packed.set(ValueLayout.JAVA_LONG_UNALIGNED, at + 16L, Long.expand(ne2.toLong(), NIBBLE_BIT) | Long.expand(ue2.toLong(), NIBBLE_BIT << 1)
+                | Long.expand(no2.toLong(), NIBBLE_BIT << 2) | Long.expand(uo2.toLong(), NIBBLE_BIT << 3));
+        VectorMask<Float> ue3 = e3.compare(VectorOperators.GT, middle);
+        VectorMask<Float> ne3 = e3.compare(VectorOperators.GT, low.blend(high, ue3));
+        VectorMask<Float> uo3 = o3.compare(VectorOperators.GT, middle);
+        VectorMask<Float> no3 = o3.compare(VectorOperators.GT, low.blend(high, uo3));
+        packed.set(ValueLayout.JAVA_LONG_UNALIGNED, at + 24L, Long.expand(ne3.toLong(), NIBBLE_BIT) | Long.expand(ue3.toLong(), NIBBLE_BIT << 1)
+                | Long.expand(no3.toLong(), NIBBLE_BIT << 2) | Long.expand(uo3.toLong(), NIBBLE_BIT << 3));
+        return norm;
+    }
+
+    /** {@link #encode} of 4-bit codes in a row of 128. */
     private static float encode4Of128(MemorySegment src, long srcByte, float[] factors, int[] table, MemorySegment packed, long at) {
         IntVector w0 = IntVector.fromMemorySegment(I, src, srcByte + 0L, ByteOrder.LITTLE_ENDIAN);
         IntVector w1 = IntVector.fromMemorySegment(I, src, srcByte + 64L, ByteOrder.LITTLE_ENDIAN);
@@ -62,7 +285,7 @@ public final class Bf16RowEncoder {
         FloatVector y2 = w2.and(0xFFFF0000).reinterpretAsFloats();
         FloatVector x3 = w3.lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats();
         FloatVector y3 = w3.and(0xFFFF0000).reinterpretAsFloats();
-        // the norm from the input (the rotation keeps it): the cell scale is ready before the butterflies finish
+        // the norm from the input (the rotation keeps it): the scale of the codes is ready before the butterflies end
         FloatVector s0 = x0.mul(x0).add(y0.mul(y0));
         FloatVector s1 = x1.mul(x1).add(y1.mul(y1));
         FloatVector s2 = x2.mul(x2).add(y2.mul(y2));
@@ -155,7 +378,116 @@ public final class Bf16RowEncoder {
         return norm;
     }
 
-    /** {@link #encode} of a row of 64. */
+    /** {@link #encode} of 1-bit codes in a row of 64. */
+    private static float encode1Of64(MemorySegment src, long srcByte, float[] factors, int[] table, MemorySegment packed, long at) {
+        IntVector w0 = IntVector.fromMemorySegment(I, src, srcByte + 0L, ByteOrder.LITTLE_ENDIAN);
+        IntVector w1 = IntVector.fromMemorySegment(I, src, srcByte + 64L, ByteOrder.LITTLE_ENDIAN);
+        FloatVector x0 = w0.lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats();
+        FloatVector y0 = w0.and(0xFFFF0000).reinterpretAsFloats();
+        FloatVector x1 = w1.lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats();
+        FloatVector y1 = w1.and(0xFFFF0000).reinterpretAsFloats();
+        // the norm from the input (the rotation keeps it): the scale of the codes is ready before the butterflies end
+        FloatVector s0 = x0.mul(x0).add(y0.mul(y0));
+        FloatVector s1 = x1.mul(x1).add(y1.mul(y1));
+        float norm = (float) Math.sqrt(s0.add(s1).reduceLanes(VectorOperators.ADD));
+        float d = Math.max(norm, Float.MIN_NORMAL);
+        if (!Float.isFinite(d)) return -1f; // a NaN or infinity in the row, or a norm that overflowed
+        FloatVector e0 = x0.mul(FloatVector.fromArray(F, factors, 0));
+        FloatVector o0 = y0.mul(FloatVector.fromArray(F, factors, 16));
+        FloatVector e1 = x1.mul(FloatVector.fromArray(F, factors, 32));
+        FloatVector o1 = y1.mul(FloatVector.fromArray(F, factors, 48));
+        FloatVector t;
+        t = e0; e0 = t.add(o0); o0 = t.sub(o0); // stride 1
+        t = e1; e1 = t.add(o1); o1 = t.sub(o1);
+        // strides 2 .. 16
+        e0 = e0.fma(HadamardVectors.SIGN_1, e0.rearrange(HadamardVectors.SWAP_1));
+        o0 = o0.fma(HadamardVectors.SIGN_1, o0.rearrange(HadamardVectors.SWAP_1));
+        e1 = e1.fma(HadamardVectors.SIGN_1, e1.rearrange(HadamardVectors.SWAP_1));
+        o1 = o1.fma(HadamardVectors.SIGN_1, o1.rearrange(HadamardVectors.SWAP_1));
+        e0 = e0.fma(HadamardVectors.SIGN_2, e0.rearrange(HadamardVectors.SWAP_2));
+        o0 = o0.fma(HadamardVectors.SIGN_2, o0.rearrange(HadamardVectors.SWAP_2));
+        e1 = e1.fma(HadamardVectors.SIGN_2, e1.rearrange(HadamardVectors.SWAP_2));
+        o1 = o1.fma(HadamardVectors.SIGN_2, o1.rearrange(HadamardVectors.SWAP_2));
+        e0 = e0.fma(HadamardVectors.SIGN_4, e0.rearrange(HadamardVectors.SWAP_4));
+        o0 = o0.fma(HadamardVectors.SIGN_4, o0.rearrange(HadamardVectors.SWAP_4));
+        e1 = e1.fma(HadamardVectors.SIGN_4, e1.rearrange(HadamardVectors.SWAP_4));
+        o1 = o1.fma(HadamardVectors.SIGN_4, o1.rearrange(HadamardVectors.SWAP_4));
+        e0 = e0.fma(HadamardVectors.SIGN_8, e0.rearrange(HadamardVectors.SWAP_8));
+        o0 = o0.fma(HadamardVectors.SIGN_8, o0.rearrange(HadamardVectors.SWAP_8));
+        e1 = e1.fma(HadamardVectors.SIGN_8, e1.rearrange(HadamardVectors.SWAP_8));
+        o1 = o1.fma(HadamardVectors.SIGN_8, o1.rearrange(HadamardVectors.SWAP_8));
+        t = e0; e0 = t.add(e1); e1 = t.sub(e1); // stride 32
+        t = o0; o0 = t.add(o1); o1 = t.sub(o1);
+        FloatVector middle = FloatVector.broadcast(F, Float.intBitsToFloat(table[1]) * d);
+        // a chunk's 32 codes: bit 2i from the even values' compare mask, bit 2i + 1 from the odd values'
+        packed.set(ValueLayout.JAVA_INT_UNALIGNED, at + 0L, (int) (Long.expand(e0.compare(VectorOperators.GT, middle).toLong(), EVEN_BITS)
+                | Long.expand(o0.compare(VectorOperators.GT, middle).toLong(), EVEN_BITS << 1)));
+        packed.set(ValueLayout.JAVA_INT_UNALIGNED, at + 4L, (int) (Long.expand(e1.compare(VectorOperators.GT, middle).toLong(), EVEN_BITS)
+                | Long.expand(o1.compare(VectorOperators.GT, middle).toLong(), EVEN_BITS << 1)));
+        return norm;
+    }
+
+    /** {@link #encode} of 2-bit codes in a row of 64. */
+    private static float encode2Of64(MemorySegment src, long srcByte, float[] factors, int[] table, MemorySegment packed, long at) {
+        IntVector w0 = IntVector.fromMemorySegment(I, src, srcByte + 0L, ByteOrder.LITTLE_ENDIAN);
+        IntVector w1 = IntVector.fromMemorySegment(I, src, srcByte + 64L, ByteOrder.LITTLE_ENDIAN);
+        FloatVector x0 = w0.lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats();
+        FloatVector y0 = w0.and(0xFFFF0000).reinterpretAsFloats();
+        FloatVector x1 = w1.lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats();
+        FloatVector y1 = w1.and(0xFFFF0000).reinterpretAsFloats();
+        // the norm from the input (the rotation keeps it): the scale of the codes is ready before the butterflies end
+        FloatVector s0 = x0.mul(x0).add(y0.mul(y0));
+        FloatVector s1 = x1.mul(x1).add(y1.mul(y1));
+        float norm = (float) Math.sqrt(s0.add(s1).reduceLanes(VectorOperators.ADD));
+        float d = Math.max(norm, Float.MIN_NORMAL);
+        if (!Float.isFinite(d)) return -1f; // a NaN or infinity in the row, or a norm that overflowed
+        FloatVector e0 = x0.mul(FloatVector.fromArray(F, factors, 0));
+        FloatVector o0 = y0.mul(FloatVector.fromArray(F, factors, 16));
+        FloatVector e1 = x1.mul(FloatVector.fromArray(F, factors, 32));
+        FloatVector o1 = y1.mul(FloatVector.fromArray(F, factors, 48));
+        FloatVector t;
+        t = e0; e0 = t.add(o0); o0 = t.sub(o0); // stride 1
+        t = e1; e1 = t.add(o1); o1 = t.sub(o1);
+        // strides 2 .. 16
+        e0 = e0.fma(HadamardVectors.SIGN_1, e0.rearrange(HadamardVectors.SWAP_1));
+        o0 = o0.fma(HadamardVectors.SIGN_1, o0.rearrange(HadamardVectors.SWAP_1));
+        e1 = e1.fma(HadamardVectors.SIGN_1, e1.rearrange(HadamardVectors.SWAP_1));
+        o1 = o1.fma(HadamardVectors.SIGN_1, o1.rearrange(HadamardVectors.SWAP_1));
+        e0 = e0.fma(HadamardVectors.SIGN_2, e0.rearrange(HadamardVectors.SWAP_2));
+        o0 = o0.fma(HadamardVectors.SIGN_2, o0.rearrange(HadamardVectors.SWAP_2));
+        e1 = e1.fma(HadamardVectors.SIGN_2, e1.rearrange(HadamardVectors.SWAP_2));
+        o1 = o1.fma(HadamardVectors.SIGN_2, o1.rearrange(HadamardVectors.SWAP_2));
+        e0 = e0.fma(HadamardVectors.SIGN_4, e0.rearrange(HadamardVectors.SWAP_4));
+        o0 = o0.fma(HadamardVectors.SIGN_4, o0.rearrange(HadamardVectors.SWAP_4));
+        e1 = e1.fma(HadamardVectors.SIGN_4, e1.rearrange(HadamardVectors.SWAP_4));
+        o1 = o1.fma(HadamardVectors.SIGN_4, o1.rearrange(HadamardVectors.SWAP_4));
+        e0 = e0.fma(HadamardVectors.SIGN_8, e0.rearrange(HadamardVectors.SWAP_8));
+        o0 = o0.fma(HadamardVectors.SIGN_8, o0.rearrange(HadamardVectors.SWAP_8));
+        e1 = e1.fma(HadamardVectors.SIGN_8, e1.rearrange(HadamardVectors.SWAP_8));
+        o1 = o1.fma(HadamardVectors.SIGN_8, o1.rearrange(HadamardVectors.SWAP_8));
+        t = e0; e0 = t.add(e1); e1 = t.sub(e1); // stride 32
+        t = o0; o0 = t.add(o1); o1 = t.sub(o1);
+        FloatVector middle = FloatVector.broadcast(F, Float.intBitsToFloat(table[2]) * d);
+        FloatVector low = FloatVector.broadcast(F, Float.intBitsToFloat(table[1]) * d);
+        FloatVector high = FloatVector.broadcast(F, Float.intBitsToFloat(table[3]) * d);
+        // a chunk's 32 codes in 64 bits: code 2i's low bit (above the boundary its half picked) at 4i, its high bit
+        // (above the middle) at 4i + 1; code 2i + 1's at 4i + 2 and 4i + 3
+        VectorMask<Float> ue0 = e0.compare(VectorOperators.GT, middle);
+        VectorMask<Float> ne0 = e0.compare(VectorOperators.GT, low.blend(high, ue0));
+        VectorMask<Float> uo0 = o0.compare(VectorOperators.GT, middle);
+        VectorMask<Float> no0 = o0.compare(VectorOperators.GT, low.blend(high, uo0));
+        packed.set(ValueLayout.JAVA_LONG_UNALIGNED, at + 0L, Long.expand(ne0.toLong(), NIBBLE_BIT) | Long.expand(ue0.toLong(), NIBBLE_BIT << 1)
+                | Long.expand(no0.toLong(), NIBBLE_BIT << 2) | Long.expand(uo0.toLong(), NIBBLE_BIT << 3));
+        VectorMask<Float> ue1 = e1.compare(VectorOperators.GT, middle);
+        VectorMask<Float> ne1 = e1.compare(VectorOperators.GT, low.blend(high, ue1));
+        VectorMask<Float> uo1 = o1.compare(VectorOperators.GT, middle);
+        VectorMask<Float> no1 = o1.compare(VectorOperators.GT, low.blend(high, uo1));
+        packed.set(ValueLayout.JAVA_LONG_UNALIGNED, at + 8L, Long.expand(ne1.toLong(), NIBBLE_BIT) | Long.expand(ue1.toLong(), NIBBLE_BIT << 1)
+                | Long.expand(no1.toLong(), NIBBLE_BIT << 2) | Long.expand(uo1.toLong(), NIBBLE_BIT << 3));
+        return norm;
+    }
+
+    /** {@link #encode} of 4-bit codes in a row of 64. */
     private static float encode4Of64(MemorySegment src, long srcByte, float[] factors, int[] table, MemorySegment packed, long at) {
         IntVector w0 = IntVector.fromMemorySegment(I, src, srcByte + 0L, ByteOrder.LITTLE_ENDIAN);
         IntVector w1 = IntVector.fromMemorySegment(I, src, srcByte + 64L, ByteOrder.LITTLE_ENDIAN);
@@ -163,7 +495,7 @@ public final class Bf16RowEncoder {
         FloatVector y0 = w0.and(0xFFFF0000).reinterpretAsFloats();
         FloatVector x1 = w1.lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats();
         FloatVector y1 = w1.and(0xFFFF0000).reinterpretAsFloats();
-        // the norm from the input (the rotation keeps it): the cell scale is ready before the butterflies finish
+        // the norm from the input (the rotation keeps it): the scale of the codes is ready before the butterflies end
         FloatVector s0 = x0.mul(x0).add(y0.mul(y0));
         FloatVector s1 = x1.mul(x1).add(y1.mul(y1));
         float norm = (float) Math.sqrt(s0.add(s1).reduceLanes(VectorOperators.ADD));

@@ -722,7 +722,7 @@ public final class CodebookVectors {
                 HadamardVectors.bf16Factors(sign, len, factors);
                 HadamardVectors.rotateBf16(packed, 1024, len, factors, row);
                 if (Bf16RowEncoder.encodes(len, bits, searchTables[bits])) {
-                    Bf16RowEncoder.encode(packed, 1024, len, factors, searchTables[bits], packed, 1536);
+                    Bf16RowEncoder.encode(packed, 1024, len, factors, bits, searchTables[bits], packed, 1536);
                 }
                 if (decodesRotatedBf16(tables[bits], bits, len) && bits <= 4) {
                     signWords(sign, len, signWords);

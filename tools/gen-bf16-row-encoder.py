@@ -1,0 +1,105 @@
+#!/usr/bin/env python3
+"""Regenerates the written-out methods of backend-java's Bf16RowEncoder (one per row length and width).
+
+The class head (fields, encodes, encode's dispatch) is kept as it is in the file; everything from the
+1-bit method of rows of 128 on is replaced. Run from anywhere: python3 tools/gen-bf16-row-encoder.py
+The 3-bit branch is kept for reference; WIDTHS leaves it out (see Bf16RowEncoder.encodes).
+"""
+import re
+def gen(n, bits):
+    C = n // 32
+    names=[]
+    for c in range(C): names += [f"e{c}", f"o{c}"]
+    L=[]; a=L.append
+    a(f"    private static float encode{bits}Of{n}(MemorySegment src, long srcByte, float[] factors, int[] table, MemorySegment packed, long at" + (", int[] scratch" if bits == 3 else "") + ") {")
+    for c in range(C):
+        a(f"        IntVector w{c} = IntVector.fromMemorySegment(I, src, srcByte + {64*c}L, ByteOrder.LITTLE_ENDIAN);")
+    for c in range(C):
+        a(f"        FloatVector x{c} = w{c}.lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats();")
+        a(f"        FloatVector y{c} = w{c}.and(0xFFFF0000).reinterpretAsFloats();")
+    a("        // the norm from the input (the rotation keeps it): the scale of the codes is ready before the butterflies end")
+    for c in range(C):
+        a(f"        FloatVector s{c} = x{c}.mul(x{c}).add(y{c}.mul(y{c}));")
+    if C==4:
+        a("        float norm = (float) Math.sqrt(s0.add(s1).add(s2.add(s3)).reduceLanes(VectorOperators.ADD));")
+    else:
+        a("        float norm = (float) Math.sqrt(s0.add(s1).reduceLanes(VectorOperators.ADD));")
+    a("        float d = Math.max(norm, Float.MIN_NORMAL);")
+    if bits >= 3:
+        a("        float perCell = Float.intBitsToFloat(table[CELL_SCALE]) / d;")
+        a("        if (!Float.isFinite(d) || !Float.isFinite(perCell)) return -1f; // a NaN or infinity in the row, or a norm that overflowed")
+    else:
+        a("        if (!Float.isFinite(d)) return -1f; // a NaN or infinity in the row, or a norm that overflowed")
+    for c in range(C):
+        a(f"        FloatVector e{c} = x{c}.mul(FloatVector.fromArray(F, factors, {32*c}));")
+        a(f"        FloatVector o{c} = y{c}.mul(FloatVector.fromArray(F, factors, {32*c+16}));")
+    a("        FloatVector t;")
+    for c in range(C):
+        a(f"        t = e{c}; e{c} = t.add(o{c}); o{c} = t.sub(o{c});" + (" // stride 1" if c==0 else ""))
+    a("        // strides 2 .. 16")
+    for k in "1248":
+        for v in names:
+            a(f"        {v} = {v}.fma(HadamardVectors.SIGN_{k}, {v}.rearrange(HadamardVectors.SWAP_{k}));")
+    h=1
+    while h < C:
+        first=True
+        for base in range(0, C, 2*h):
+            for c in range(base, base+h):
+                for p in "eo":
+                    x=f"{p}{c}"; y=f"{p}{c+h}"
+                    a(f"        t = {x}; {x} = t.add({y}); {y} = t.sub({y});" + (f" // stride {32*h}" if first else ""))
+                    first=False
+        h*=2
+    if bits >= 3:
+        a("        IntVector countLo = IntVector.fromArray(I, table, 16);")
+        a("        IntVector countHi = IntVector.fromArray(I, table, 32);")
+        a("        IntVector boundLo = IntVector.fromArray(I, table, 48).reinterpretAsFloats().mul(d).reinterpretAsInts();")
+        a("        IntVector boundHi = IntVector.fromArray(I, table, 64).reinterpretAsFloats().mul(d).reinterpretAsInts();")
+        a("        FloatVector scale = FloatVector.broadcast(F, perCell);")
+        a("        FloatVector offset = FloatVector.broadcast(F, RINT + table[CELL_SCALE + 1]);")
+        for v in names:
+            a(f"        IntVector c{v} = {v}.fma(scale, offset).reinterpretAsInts().max(BIASED_ZERO).min(BIASED_ZERO + 31);")
+            a(f"        c{v} = c{v}.selectFrom(countLo, countHi).add(1, {v}.compare(VectorOperators.GT, c{v}.selectFrom(boundLo, boundHi).reinterpretAsFloats()).cast(I));")
+    if bits == 4:
+        a("        // a chunk's byte i holds codes 2i (low nibble) and 2i + 1: its even and odd codes")
+        for c in range(C):
+            a(f"        ce{c}.or(co{c}.lanewise(VectorOperators.LSHL, 4)).convertShape(VectorOperators.I2B, BYTES16, 0).intoMemorySegment(packed, at + {16*c}L, ByteOrder.LITTLE_ENDIAN);")
+    elif bits == 3:
+        a("        // codes zipped back into row order through the scratch, then packed by bit planes: the planes' deposits")
+        a("        // written out here made the method too big for C1 (\"out of virtual registers\")")
+        for c in range(C):
+            a(f"        HadamardVectors.ZIP_LOW.selectFrom(ce{c}, co{c}).intoArray(scratch, {32*c});")
+            a(f"        HadamardVectors.ZIP_HIGH.selectFrom(ce{c}, co{c}).intoArray(scratch, {32*c+16});")
+        a(f"        CodebookEncoding.packThirds(scratch, {n}, packed, at);")
+    elif bits == 1:
+        a("        FloatVector middle = FloatVector.broadcast(F, Float.intBitsToFloat(table[1]) * d);")
+        a("        // a chunk's 32 codes: bit 2i from the even values' compare mask, bit 2i + 1 from the odd values'")
+        for c in range(C):
+            a(f"        packed.set(ValueLayout.JAVA_INT_UNALIGNED, at + {4*c}L, (int) (Long.expand(e{c}.compare(VectorOperators.GT, middle).toLong(), EVEN_BITS)")
+            a(f"                | Long.expand(o{c}.compare(VectorOperators.GT, middle).toLong(), EVEN_BITS << 1)));")
+    elif bits == 2:
+        a("        FloatVector middle = FloatVector.broadcast(F, Float.intBitsToFloat(table[2]) * d);")
+        a("        FloatVector low = FloatVector.broadcast(F, Float.intBitsToFloat(table[1]) * d);")
+        a("        FloatVector high = FloatVector.broadcast(F, Float.intBitsToFloat(table[3]) * d);")
+        a("        // a chunk's 32 codes in 64 bits: code 2i's low bit (above the boundary its half picked) at 4i, its high bit")
+        a("        // (above the middle) at 4i + 1; code 2i + 1's at 4i + 2 and 4i + 3")
+        for c in range(C):
+            for p in "eo":
+                a(f"        VectorMask<Float> u{p}{c} = {p}{c}.compare(VectorOperators.GT, middle);")
+                a(f"        VectorMask<Float> n{p}{c} = {p}{c}.compare(VectorOperators.GT, low.blend(high, u{p}{c}));")
+            a(f"        packed.set(ValueLayout.JAVA_LONG_UNALIGNED, at + {8*c}L, Long.expand(ne{c}.toLong(), NIBBLE_BIT) | Long.expand(ue{c}.toLong(), NIBBLE_BIT << 1)")
+            a(f"                | Long.expand(no{c}.toLong(), NIBBLE_BIT << 2) | Long.expand(uo{c}.toLong(), NIBBLE_BIT << 3));")
+    a("        return norm;")
+    a("    }")
+    return "\n".join(L)+"\n"
+
+import os, sys
+p=os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'backend-java/src/main/java/panamax/backend/java/kernel/Bf16RowEncoder.java')
+s=open(p).read()
+head=s[:s.index("    /** {@link #encode} of 1-bit codes in a row of 128. */")]
+WIDTHS=[1, 2, 4]  # 3 bits: see Bf16RowEncoder.encodes
+body=""
+for n in (128,64):
+    for b in WIDTHS:
+        body += f"    /** {{@link #encode}} of {b}-bit codes in a row of {n}. */\n" + gen(n,b) + "\n"
+open(p,'w').write(head+body.rstrip()+"\n}\n")
