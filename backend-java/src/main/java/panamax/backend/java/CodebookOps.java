@@ -485,14 +485,14 @@ final class CodebookOps {
             // bf16 rows decoded, un-rotated and stored from registers, one pass per row
             boolean fused = dtype == DType.BF16 && CodebookVectors.decodesRotatedBf16(q.table, q.bits, n);
             backend.parallel.forRange(q.matrices() * q.rows, Math.max(1, 8192 / n), (from, to) -> {
+                if (fused) {
+                    decodeRows(q, from, to, signRows, ps, os, out.offset, packed4, windows);
+                    return;
+                }
                 // rows ENCODE_ROWS at a time, phase by phase (look-up, rotation, store), as in quantize
                 int[] codes = new int[n];
                 float[][] row = new float[ENCODE_ROWS][n];
                 float[][] sign = new float[ENCODE_ROWS][n];
-                int[][] signWords = fused ? new int[ENCODE_ROWS][n / 2] : null;
-                long[] signWordsRun = new long[ENCODE_ROWS];
-                Arrays.fill(signWordsRun, -1);
-                boolean[] done = new boolean[ENCODE_ROWS]; // rows the fused kernel stored
                 long[] currentSigns = new long[ENCODE_ROWS];
                 Arrays.fill(currentSigns, -1);
                 float[] scales = null;
@@ -516,18 +516,6 @@ final class CodebookOps {
                             currentMatrix = m;
                         }
                         long rowByte = matrixByte + r * q.rowBytes();
-                        // the kernel reads a whole vector of bytes; rows that could overflow take the repairing path
-                        if (fused && rowByte + 64 <= ps.byteSize() && CodebookVectors.decodesFinite(q.table, n, scales[r])) {
-                            currentSigns[g] = signRows.loadRun(i, currentSigns[g], sign[g]);
-                            if (signWordsRun[g] != currentSigns[g]) { // the run's signs reordered once per run
-                                CodebookVectors.signWords(sign[g], n, signWords[g]);
-                                signWordsRun[g] = currentSigns[g];
-                            }
-                            CodebookVectors.decodeRotatedBf16(q.table, ps, rowByte, q.bits, n, scales[r], signWords[g], os, (out.offset + (long) i * n) * 2);
-                            done[g] = true;
-                            continue;
-                        }
-                        done[g] = false;
                         currentSigns[g] = signRows.loadRun(i, currentSigns[g], sign[g]);
                         if (packed4) {
                             CodebookVectors.lookupPacked4(q.table, ps, rowByte, n, scales[r], row[g]);
@@ -538,16 +526,67 @@ final class CodebookOps {
                             CodebookVectors.lookupRow(q.table, codes, n, scales[r], row[g]);
                         }
                     }
-                    for (int g = 0; g < count; g++) if (!done[g]) HadamardVectors.transform(row[g], n, null, sign[g]);
+                    for (int g = 0; g < count; g++) HadamardVectors.transform(row[g], n, null, sign[g]);
                     for (int g = 0; g < count; g++) {
                         int i = i0 + g;
-                        if (done[g]) continue;
                         if (vectorBf16) CodebookVectors.storeBf16(row[g], n, os, (out.offset + (long) i * n) * 2);
                         else RowIo.store(os, dtype, out.offset + (long) i * n, 1, n, row[g]);
                     }
                 }
             });
             return out;
+        }
+    }
+
+    /**
+     * Rows {@code [from, to)} of {@code dequantizeRotated} to bf16 by {@link CodebookVectors#decodeRotatedBf16}, one call
+     * per row. Rows it does not take (within 64 bytes of the plane's end, or whose scale could overflow the rotation)
+     * are looked up, un-rotated and stored the general way, which repairs NaNs.
+     */
+    private static void decodeRows(Parts q, int from, int to, SignRows signRows, MemorySegment ps, MemorySegment os, long outOffset,
+            boolean packed4, boolean windows) {
+        int n = q.cols;
+        float[] sign = new float[n];
+        int[] signWords = new int[n / 2];
+        float[] row = new float[n];
+        int[] codes = new int[n];
+        long current = -1;
+        float[] scales = null;
+        int currentMatrix = -1;
+        long matrixByte = 0;
+        int m = from / q.rows; // row i is row r of matrix m, counted along (no division per row)
+        int r = from % q.rows - 1;
+        for (int i = from; i < to; i++) {
+            if (++r == q.rows) {
+                r = 0;
+                m++;
+            }
+            if (m != currentMatrix) {
+                scales = q.scalesOf(m);
+                matrixByte = q.rowByte(m, 0);
+                currentMatrix = m;
+            }
+            long rowByte = matrixByte + r * q.rowBytes();
+            long run = signRows.loadRun(i, current, sign);
+            if (run != current) { // the run's signs as sign bits, once per run
+                CodebookVectors.signWords(sign, n, signWords);
+                current = run;
+            }
+            long outByte = (outOffset + (long) i * n) * 2;
+            if (rowByte + 64 <= ps.byteSize() && CodebookVectors.decodesFinite(q.table, n, scales[r])) {
+                CodebookVectors.decodeRotatedBf16(q.table, ps, rowByte, q.bits, n, scales[r], signWords, os, outByte);
+                continue;
+            }
+            if (packed4) {
+                CodebookVectors.lookupPacked4(q.table, ps, rowByte, n, scales[r], row);
+            } else if (windows) {
+                CodebookVectors.lookupWindows(q.table, ps, rowByte, q.bits, n, scales[r], row);
+            } else {
+                CodebookVectors.unpack(ps, rowByte, q.bits, n, codes, 0);
+                CodebookVectors.lookupRow(q.table, codes, n, scales[r], row);
+            }
+            HadamardVectors.transform(row, n, null, sign);
+            CodebookVectors.storeBf16(row, n, os, outByte);
         }
     }
 
