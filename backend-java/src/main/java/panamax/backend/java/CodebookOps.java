@@ -106,17 +106,10 @@ final class CodebookOps {
             int total = q.matrices() * q.rows;
             backend.parallel.forRange(total, Math.max(1, 16384 / q.cols), (from, to) -> {
                 int[] codes = new int[q.cols];
-                float[] scales = null;
-                int current = -1;
+                RowCursor rows = new RowCursor(q, from);
                 for (int i = from; i < to; i++) {
-                    int m = i / q.rows;
-                    int r = i % q.rows;
-                    if (m != current) {
-                        scales = q.scalesOf(m);
-                        current = m;
-                    }
-                    CodebookVectors.unpack(ps, q.rowByte(m, r), q.bits, q.cols, codes, 0);
-                    CodebookVectors.dequantizeRow(q.table, codes, q.cols, scales[r], os, (out.offset + (long) i * q.cols) * 4);
+                    CodebookVectors.unpack(ps, rows.next(), q.bits, q.cols, codes, 0);
+                    CodebookVectors.dequantizeRow(q.table, codes, q.cols, rows.scale(), os, (out.offset + (long) i * q.cols) * 4);
                 }
             });
             return out;
@@ -495,36 +488,13 @@ final class CodebookOps {
                 float[][] sign = new float[ENCODE_ROWS][n];
                 long[] currentSigns = new long[ENCODE_ROWS];
                 Arrays.fill(currentSigns, -1);
-                float[] scales = null;
-                int currentMatrix = -1;
-                long matrixByte = 0;
-                // row i is row r of matrix m, counted along: a division per row (and the matrix offset's per lead axis)
-                // cost a sixth of a head dim 64 decode
-                int m = from / q.rows;
-                int r = from % q.rows - 1;
+                RowCursor rows = new RowCursor(q, from);
                 for (int i0 = from; i0 < to; i0 += ENCODE_ROWS) {
                     int count = Math.min(ENCODE_ROWS, to - i0);
                     for (int g = 0; g < count; g++) {
-                        int i = i0 + g;
-                        if (++r == q.rows) {
-                            r = 0;
-                            m++;
-                        }
-                        if (m != currentMatrix) {
-                            scales = q.scalesOf(m);
-                            matrixByte = q.rowByte(m, 0);
-                            currentMatrix = m;
-                        }
-                        long rowByte = matrixByte + r * q.rowBytes();
-                        currentSigns[g] = signRows.loadRun(i, currentSigns[g], sign[g]);
-                        if (packed4) {
-                            CodebookVectors.lookupPacked4(q.table, ps, rowByte, n, scales[r], row[g]);
-                        } else if (windows) {
-                            CodebookVectors.lookupWindows(q.table, ps, rowByte, q.bits, n, scales[r], row[g]);
-                        } else {
-                            CodebookVectors.unpack(ps, rowByte, q.bits, n, codes, 0);
-                            CodebookVectors.lookupRow(q.table, codes, n, scales[r], row[g]);
-                        }
+                        long rowByte = rows.next();
+                        currentSigns[g] = signRows.loadRun(i0 + g, currentSigns[g], sign[g]);
+                        lookUp(q, ps, rowByte, rows.scale(), packed4, windows, codes, row[g]);
                     }
                     for (int g = 0; g < count; g++) HadamardVectors.transform(row[g], n, null, sign[g]);
                     for (int g = 0; g < count; g++) {
@@ -551,12 +521,57 @@ final class CodebookOps {
         float[] row = new float[n];
         int[] codes = new int[n];
         long current = -1;
-        float[] scales = null;
-        int currentMatrix = -1;
-        long matrixByte = 0;
-        int m = from / q.rows; // row i is row r of matrix m, counted along (no division per row)
-        int r = from % q.rows - 1;
+        RowCursor rows = new RowCursor(q, from);
         for (int i = from; i < to; i++) {
+            long rowByte = rows.next();
+            long run = signRows.loadRun(i, current, sign);
+            if (run != current) { // the run's signs as sign bits, once per run
+                CodebookVectors.signWords(sign, n, signWords);
+                current = run;
+            }
+            long outByte = (outOffset + (long) i * n) * 2;
+            if (rowByte + 64 <= ps.byteSize() && CodebookVectors.decodesFinite(q.table, n, rows.scale())) {
+                CodebookVectors.decodeRotatedBf16(q.table, ps, rowByte, q.bits, n, rows.scale(), signWords, os, outByte);
+                continue;
+            }
+            lookUp(q, ps, rowByte, rows.scale(), packed4, windows, codes, row);
+            HadamardVectors.transform(row, n, null, sign);
+            CodebookVectors.storeBf16(row, n, os, outByte);
+        }
+    }
+
+    /** The values of the codes at {@code rowByte} times {@code scale} into {@code row}, by the fastest look-up that takes them. */
+    private static void lookUp(Parts q, MemorySegment ps, long rowByte, float scale, boolean packed4, boolean windows, int[] codes, float[] row) {
+        if (packed4) {
+            CodebookVectors.lookupPacked4(q.table, ps, rowByte, q.cols, scale, row);
+        } else if (windows) {
+            CodebookVectors.lookupWindows(q.table, ps, rowByte, q.bits, q.cols, scale, row);
+        } else {
+            CodebookVectors.unpack(ps, rowByte, q.bits, q.cols, codes, 0);
+            CodebookVectors.lookupRow(q.table, codes, q.cols, scale, row);
+        }
+    }
+
+    /**
+     * Walks the rows of a codebook matrix's planes from row {@code from} on: row i is row r of matrix m, counted along
+     * (a division per row, and the matrix offset's per lead axis, cost a sixth of a head dim 64 decode).
+     */
+    private static final class RowCursor {
+        private final Parts q;
+        private int m;
+        private int r;
+        private int currentMatrix = -1;
+        private float[] scales;
+        private long matrixByte;
+
+        RowCursor(Parts q, int from) {
+            this.q = q;
+            this.m = from / q.rows;
+            this.r = from % q.rows - 1;
+        }
+
+        /** Moves to the next row and returns its byte offset in the packed plane. */
+        long next() {
             if (++r == q.rows) {
                 r = 0;
                 m++;
@@ -566,27 +581,12 @@ final class CodebookOps {
                 matrixByte = q.rowByte(m, 0);
                 currentMatrix = m;
             }
-            long rowByte = matrixByte + r * q.rowBytes();
-            long run = signRows.loadRun(i, current, sign);
-            if (run != current) { // the run's signs as sign bits, once per run
-                CodebookVectors.signWords(sign, n, signWords);
-                current = run;
-            }
-            long outByte = (outOffset + (long) i * n) * 2;
-            if (rowByte + 64 <= ps.byteSize() && CodebookVectors.decodesFinite(q.table, n, scales[r])) {
-                CodebookVectors.decodeRotatedBf16(q.table, ps, rowByte, q.bits, n, scales[r], signWords, os, outByte);
-                continue;
-            }
-            if (packed4) {
-                CodebookVectors.lookupPacked4(q.table, ps, rowByte, n, scales[r], row);
-            } else if (windows) {
-                CodebookVectors.lookupWindows(q.table, ps, rowByte, q.bits, n, scales[r], row);
-            } else {
-                CodebookVectors.unpack(ps, rowByte, q.bits, n, codes, 0);
-                CodebookVectors.lookupRow(q.table, codes, n, scales[r], row);
-            }
-            HadamardVectors.transform(row, n, null, sign);
-            CodebookVectors.storeBf16(row, n, os, outByte);
+            return matrixByte + r * q.rowBytes();
+        }
+
+        /** The current row's scale (its norm). */
+        float scale() {
+            return scales[r];
         }
     }
 
