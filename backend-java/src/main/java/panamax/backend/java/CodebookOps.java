@@ -8,6 +8,7 @@ import panamax.api.tensor.CodebookMatrix;
 import panamax.api.tensor.DType;
 import panamax.api.tensor.Shape;
 import panamax.backend.java.kernel.AffineEncoding;
+import panamax.backend.java.kernel.Bf16RowDecoder;
 import panamax.backend.java.kernel.Bf16RowEncoder;
 import panamax.backend.java.kernel.CodebookEncoding;
 import panamax.backend.java.kernel.CodeColumns;
@@ -476,7 +477,7 @@ final class CodebookOps {
             boolean packed4 = CodebookVectors.looksUpPacked4(q.table, q.bits, n); // codes read as bytes, no unpacked copy
             boolean windows = CodebookVectors.looksUpWindows(q.table, q.bits, n);
             // bf16 rows decoded, un-rotated and stored from registers, one pass per row
-            boolean fused = dtype == DType.BF16 && CodebookVectors.decodesRotatedBf16(q.table, q.bits, n);
+            boolean fused = dtype == DType.BF16 && Bf16RowDecoder.decodes(q.table, q.bits, n);
             backend.parallel.forRange(q.matrices() * q.rows, Math.max(1, 8192 / n), (from, to) -> {
                 if (fused) {
                     decodeRows(q, from, to, signRows, ps, os, out.offset, packed4, windows);
@@ -509,7 +510,7 @@ final class CodebookOps {
     }
 
     /**
-     * Rows {@code [from, to)} of {@code dequantizeRotated} to bf16 by {@link CodebookVectors#decodeRotatedBf16}, one call
+     * Rows {@code [from, to)} of {@code dequantizeRotated} to bf16 by {@link Bf16RowDecoder#decode}, one call
      * per row. Rows it does not take (within 64 bytes of the plane's end, or whose scale could overflow the rotation)
      * are looked up, un-rotated and stored the general way, which repairs NaNs.
      */
@@ -526,12 +527,12 @@ final class CodebookOps {
             long rowByte = rows.next();
             long run = signRows.loadRun(i, current, sign);
             if (run != current) { // the run's signs as sign bits, once per run
-                CodebookVectors.signWords(sign, n, signWords);
+                Bf16RowDecoder.signWords(sign, n, signWords);
                 current = run;
             }
             long outByte = (outOffset + (long) i * n) * 2;
-            if (rowByte + 64 <= ps.byteSize() && CodebookVectors.decodesFinite(q.table, n, rows.scale())) {
-                CodebookVectors.decodeRotatedBf16(q.table, ps, rowByte, q.bits, n, rows.scale(), signWords, os, outByte);
+            if (rowByte + 64 <= ps.byteSize() && Bf16RowDecoder.decodesFinite(q.table, n, rows.scale())) {
+                Bf16RowDecoder.decode(q.table, ps, rowByte, q.bits, n, rows.scale(), signWords, os, outByte);
                 continue;
             }
             lookUp(q, ps, rowByte, rows.scale(), packed4, windows, codes, row);

@@ -7,6 +7,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
+import panamax.backend.java.kernel.Bf16RowDecoder;
 import panamax.backend.java.kernel.CodebookEncoding;
 import panamax.backend.java.kernel.CodebookVectors;
 import panamax.backend.java.kernel.HadamardVectors;
@@ -133,16 +134,16 @@ class CodebookKernelsTest {
                 for (int i = 0; i < book.length; i++) book[i] = (float) random.nextGaussian() / 4;
                 CodebookVectors.Table table = CodebookVectors.Table.of(book);
                 for (int n : new int[] {64, 128}) {
-                    if (!CodebookVectors.decodesRotatedBf16(table, bits, n)) continue;
+                    if (!Bf16RowDecoder.decodes(table, bits, n)) continue;
                     MemorySegment packed = arena.allocate(n * bits / 8 + 64 + 4);
                     for (long i = 0; i < packed.byteSize(); i++) packed.set(java.lang.foreign.ValueLayout.JAVA_BYTE, i, (byte) random.nextInt());
                     float[] signs = new float[n];
                     for (int i = 0; i < n; i++) signs[i] = random.nextBoolean() ? 1 : -1;
                     int[] signWords = new int[n / 2];
-                    CodebookVectors.signWords(signs, n, signWords);
+                    Bf16RowDecoder.signWords(signs, n, signWords);
                     // a plain scale, one whose products round, and the largest one it takes (no NaN or infinity can arise)
                     for (float scale : new float[] {1f, 0.3f, (float) (0.99e38 / n / table.maxAbs())}) {
-                        assertEquals(true, CodebookVectors.decodesFinite(table, n, scale));
+                        assertEquals(true, Bf16RowDecoder.decodesFinite(table, n, scale));
                         long rowByte = 4; // unaligned
                         int[] codes = new int[n];
                         float[] row = new float[n];
@@ -152,14 +153,14 @@ class CodebookKernelsTest {
                         MemorySegment want = arena.allocate(2L * n);
                         MemorySegment got = arena.allocate(2L * n + 2);
                         CodebookVectors.storeBf16(row, n, want, 0);
-                        CodebookVectors.decodeRotatedBf16(table, packed, rowByte, bits, n, scale, signWords, got, 2);
+                        Bf16RowDecoder.decode(table, packed, rowByte, bits, n, scale, signWords, got, 2);
                         for (int i = 0; i < n; i++) {
                             assertEquals(want.getAtIndex(java.lang.foreign.ValueLayout.JAVA_SHORT, i),
                                     got.get(java.lang.foreign.ValueLayout.JAVA_SHORT_UNALIGNED, 2 + 2L * i), bits + " bits, n=" + n + ", scale " + scale + " at " + i);
                         }
                     }
-                    assertEquals(false, CodebookVectors.decodesFinite(table, n, 3e38f), "a scale that may overflow");
-                    assertEquals(false, CodebookVectors.decodesFinite(table, n, Float.NaN), "a NaN scale");
+                    assertEquals(false, Bf16RowDecoder.decodesFinite(table, n, 3e38f), "a scale that may overflow");
+                    assertEquals(false, Bf16RowDecoder.decodesFinite(table, n, Float.NaN), "a NaN scale");
                 }
             }
         }
