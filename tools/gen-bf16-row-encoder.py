@@ -93,7 +93,51 @@ def gen(n, bits):
     a("    }")
     return "\n".join(L)+"\n"
 
-import os, sys
+def gen_pair(n, bits):
+    one = gen(n, bits)
+    lines = one.split('\n')
+    body = lines[1:]  # after signature
+    # strip final "return norm;" and closing
+    out_a=[]; out_b=[]
+    locals_ = {'w0','w1','x0','x1','y0','y1','s0','s1','norm','d','perCell','e0','o0','e1','o1','t','countLo','countHi','boundLo','boundHi','scale','offset','ce0','co0','ce1','co1'}
+    def rename(line, suf):
+        def rep(m):
+            w=m.group(0)
+            return w+suf if w in locals_ else w
+        line = re.sub(r'\b[A-Za-z][A-Za-z0-9]*\b', rep, line)
+        line = line.replace('srcByte', 'srcByte'+suf).replace('factors', 'factors'+suf).replace(' at +', ' at'+suf+' +')
+        return line
+    res=[]
+    res.append(f"    public static boolean encode{bits}Of{n}Pair(MemorySegment src, long srcByteA, float[] factorsA, long srcByteB, float[] factorsB, int[] table,")
+    res.append("            MemorySegment packed, long atA, long atB, float[] norms) {")
+    stmts=[]
+    cur=[]
+    for l in body:
+        if l.strip() in ('}', ''): continue
+        if 'return norm;' in l: continue
+        if l.strip().startswith('//'): continue
+        if 'return -1f' in l:
+            stmts.append([l]); continue
+        cur.append(l)
+        if l.rstrip().endswith(';'):
+            stmts.append(cur); cur=[]
+    for st in stmts:
+        txt='\n'.join(st)
+        if 'return -1f' in txt:
+            # combined check emitted once after both rows' perCell
+            continue
+        for suf in ('A','B'):
+            res.append(rename(txt, suf))
+        if 'float perCell' in txt:
+            res.append("        if (!Float.isFinite(dA) || !Float.isFinite(perCellA) || !Float.isFinite(dB) || !Float.isFinite(perCellB)) return false;")
+    res.append("        norms[0] = normA;")
+    res.append("        norms[1] = normB;")
+    res.append("        return true;")
+    res.append("    }")
+    
+    return '\n'.join(res) + '\n'
+
+import os, sys, re
 p=os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'backend-java/src/main/java/panamax/backend/java/kernel/Bf16RowEncoder.java')
 s=open(p).read()
 head=s[:s.index("    /** {@link #encode} of 1-bit codes in a row of 128. */")]
@@ -102,4 +146,8 @@ body=""
 for n in (128,64):
     for b in WIDTHS:
         body += f"    /** {{@link #encode}} of {b}-bit codes in a row of {n}. */\n" + gen(n,b) + "\n"
+# two rows of 64 at 4 bits in one method: one row leaves the core waiting on its own chain (twice the
+# bytecode of one row; at 128 it would pass C1's limit)
+body += ("    /**\n     * Two rows of 64 at 4 bits, interleaved ({@link #encode} of each: the same codes and norms), their norms\n"
+         "     * into {@code norms[0..1]}; false, with nothing written, when either row is refused.\n     */\n") + gen_pair(64, 4) + "\n"
 open(p,'w').write(head+body.rstrip()+"\n}\n")

@@ -400,6 +400,11 @@ final class CodebookOps {
         float[] factors = new float[cols];
         long current = -1;
         int words = cols * bits / 32;
+        boolean pairs = cols == 64 && bits == 4;
+        float[] signB = new float[cols];
+        float[] factorsB = new float[cols];
+        float[] pairNorms = new float[2];
+        long currentB = -1;
         for (int r = from; r < to; r++) {
             long run = signRows.loadRun(r, current, sign);
             if (run != current) { // the run's signs as the rotation's multipliers, once per run
@@ -408,6 +413,19 @@ final class CodebookOps {
             }
             long srcByte = (xOffset + (long) r * cols) * 2;
             long wordByte = (packedOffset + (long) r * words) * 4;
+            if (pairs && r + 1 < to) {
+                long runB = signRows.loadRun(r + 1, currentB, signB);
+                if (runB != currentB) {
+                    HadamardVectors.bf16Factors(signB, cols, factorsB);
+                    currentB = runB;
+                }
+                if (Bf16RowEncoder.encode4Of64Pair(xs, srcByte, factors, srcByte + 2L * cols, factorsB, table, ps, wordByte, wordByte + 4L * words, pairNorms)) {
+                    ns.setAtIndex(RowIo.F32, normsOffset + r, pairNorms[0]);
+                    ns.setAtIndex(RowIo.F32, normsOffset + r + 1, pairNorms[1]);
+                    r++;
+                    continue;
+                }
+            }
             float norm = Bf16RowEncoder.encode(xs, srcByte, cols, factors, bits, table, ps, wordByte);
             if (norm < 0) {
                 float[] row = new float[cols];

@@ -547,4 +547,120 @@ public final class Bf16RowEncoder {
         ce1.or(co1.lanewise(VectorOperators.LSHL, 4)).convertShape(VectorOperators.I2B, BYTES16, 0).intoMemorySegment(packed, at + 16L, ByteOrder.LITTLE_ENDIAN);
         return norm;
     }
+
+    /**
+     * Two rows of 64 at 4 bits, interleaved ({@link #encode} of each: the same codes and norms), their norms
+     * into {@code norms[0..1]}; false, with nothing written, when either row is refused.
+     */
+    public static boolean encode4Of64Pair(MemorySegment src, long srcByteA, float[] factorsA, long srcByteB, float[] factorsB, int[] table,
+            MemorySegment packed, long atA, long atB, float[] norms) {
+        IntVector w0A = IntVector.fromMemorySegment(I, src, srcByteA + 0L, ByteOrder.LITTLE_ENDIAN);
+        IntVector w0B = IntVector.fromMemorySegment(I, src, srcByteB + 0L, ByteOrder.LITTLE_ENDIAN);
+        IntVector w1A = IntVector.fromMemorySegment(I, src, srcByteA + 64L, ByteOrder.LITTLE_ENDIAN);
+        IntVector w1B = IntVector.fromMemorySegment(I, src, srcByteB + 64L, ByteOrder.LITTLE_ENDIAN);
+        FloatVector x0A = w0A.lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats();
+        FloatVector x0B = w0B.lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats();
+        FloatVector y0A = w0A.and(0xFFFF0000).reinterpretAsFloats();
+        FloatVector y0B = w0B.and(0xFFFF0000).reinterpretAsFloats();
+        FloatVector x1A = w1A.lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats();
+        FloatVector x1B = w1B.lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats();
+        FloatVector y1A = w1A.and(0xFFFF0000).reinterpretAsFloats();
+        FloatVector y1B = w1B.and(0xFFFF0000).reinterpretAsFloats();
+        FloatVector s0A = x0A.mul(x0A).add(y0A.mul(y0A));
+        FloatVector s0B = x0B.mul(x0B).add(y0B.mul(y0B));
+        FloatVector s1A = x1A.mul(x1A).add(y1A.mul(y1A));
+        FloatVector s1B = x1B.mul(x1B).add(y1B.mul(y1B));
+        float normA = (float) Math.sqrt(s0A.add(s1A).reduceLanes(VectorOperators.ADD));
+        float normB = (float) Math.sqrt(s0B.add(s1B).reduceLanes(VectorOperators.ADD));
+        float dA = Math.max(normA, Float.MIN_NORMAL);
+        float dB = Math.max(normB, Float.MIN_NORMAL);
+        float perCellA = Float.intBitsToFloat(table[CELL_SCALE]) / dA;
+        float perCellB = Float.intBitsToFloat(table[CELL_SCALE]) / dB;
+        if (!Float.isFinite(dA) || !Float.isFinite(perCellA) || !Float.isFinite(dB) || !Float.isFinite(perCellB)) return false;
+        FloatVector e0A = x0A.mul(FloatVector.fromArray(F, factorsA, 0));
+        FloatVector e0B = x0B.mul(FloatVector.fromArray(F, factorsB, 0));
+        FloatVector o0A = y0A.mul(FloatVector.fromArray(F, factorsA, 16));
+        FloatVector o0B = y0B.mul(FloatVector.fromArray(F, factorsB, 16));
+        FloatVector e1A = x1A.mul(FloatVector.fromArray(F, factorsA, 32));
+        FloatVector e1B = x1B.mul(FloatVector.fromArray(F, factorsB, 32));
+        FloatVector o1A = y1A.mul(FloatVector.fromArray(F, factorsA, 48));
+        FloatVector o1B = y1B.mul(FloatVector.fromArray(F, factorsB, 48));
+        FloatVector tA;
+        FloatVector tB;
+        tA = e0A; e0A = tA.add(o0A); o0A = tA.sub(o0A); // stride 1
+        tA = e1A; e1A = tA.add(o1A); o1A = tA.sub(o1A);
+        tB = e0B; e0B = tB.add(o0B); o0B = tB.sub(o0B); // stride 1
+        tB = e1B; e1B = tB.add(o1B); o1B = tB.sub(o1B);
+        e0A = e0A.fma(HadamardVectors.SIGN_1, e0A.rearrange(HadamardVectors.SWAP_1));
+        e0B = e0B.fma(HadamardVectors.SIGN_1, e0B.rearrange(HadamardVectors.SWAP_1));
+        o0A = o0A.fma(HadamardVectors.SIGN_1, o0A.rearrange(HadamardVectors.SWAP_1));
+        o0B = o0B.fma(HadamardVectors.SIGN_1, o0B.rearrange(HadamardVectors.SWAP_1));
+        e1A = e1A.fma(HadamardVectors.SIGN_1, e1A.rearrange(HadamardVectors.SWAP_1));
+        e1B = e1B.fma(HadamardVectors.SIGN_1, e1B.rearrange(HadamardVectors.SWAP_1));
+        o1A = o1A.fma(HadamardVectors.SIGN_1, o1A.rearrange(HadamardVectors.SWAP_1));
+        o1B = o1B.fma(HadamardVectors.SIGN_1, o1B.rearrange(HadamardVectors.SWAP_1));
+        e0A = e0A.fma(HadamardVectors.SIGN_2, e0A.rearrange(HadamardVectors.SWAP_2));
+        e0B = e0B.fma(HadamardVectors.SIGN_2, e0B.rearrange(HadamardVectors.SWAP_2));
+        o0A = o0A.fma(HadamardVectors.SIGN_2, o0A.rearrange(HadamardVectors.SWAP_2));
+        o0B = o0B.fma(HadamardVectors.SIGN_2, o0B.rearrange(HadamardVectors.SWAP_2));
+        e1A = e1A.fma(HadamardVectors.SIGN_2, e1A.rearrange(HadamardVectors.SWAP_2));
+        e1B = e1B.fma(HadamardVectors.SIGN_2, e1B.rearrange(HadamardVectors.SWAP_2));
+        o1A = o1A.fma(HadamardVectors.SIGN_2, o1A.rearrange(HadamardVectors.SWAP_2));
+        o1B = o1B.fma(HadamardVectors.SIGN_2, o1B.rearrange(HadamardVectors.SWAP_2));
+        e0A = e0A.fma(HadamardVectors.SIGN_4, e0A.rearrange(HadamardVectors.SWAP_4));
+        e0B = e0B.fma(HadamardVectors.SIGN_4, e0B.rearrange(HadamardVectors.SWAP_4));
+        o0A = o0A.fma(HadamardVectors.SIGN_4, o0A.rearrange(HadamardVectors.SWAP_4));
+        o0B = o0B.fma(HadamardVectors.SIGN_4, o0B.rearrange(HadamardVectors.SWAP_4));
+        e1A = e1A.fma(HadamardVectors.SIGN_4, e1A.rearrange(HadamardVectors.SWAP_4));
+        e1B = e1B.fma(HadamardVectors.SIGN_4, e1B.rearrange(HadamardVectors.SWAP_4));
+        o1A = o1A.fma(HadamardVectors.SIGN_4, o1A.rearrange(HadamardVectors.SWAP_4));
+        o1B = o1B.fma(HadamardVectors.SIGN_4, o1B.rearrange(HadamardVectors.SWAP_4));
+        e0A = e0A.fma(HadamardVectors.SIGN_8, e0A.rearrange(HadamardVectors.SWAP_8));
+        e0B = e0B.fma(HadamardVectors.SIGN_8, e0B.rearrange(HadamardVectors.SWAP_8));
+        o0A = o0A.fma(HadamardVectors.SIGN_8, o0A.rearrange(HadamardVectors.SWAP_8));
+        o0B = o0B.fma(HadamardVectors.SIGN_8, o0B.rearrange(HadamardVectors.SWAP_8));
+        e1A = e1A.fma(HadamardVectors.SIGN_8, e1A.rearrange(HadamardVectors.SWAP_8));
+        e1B = e1B.fma(HadamardVectors.SIGN_8, e1B.rearrange(HadamardVectors.SWAP_8));
+        o1A = o1A.fma(HadamardVectors.SIGN_8, o1A.rearrange(HadamardVectors.SWAP_8));
+        o1B = o1B.fma(HadamardVectors.SIGN_8, o1B.rearrange(HadamardVectors.SWAP_8));
+        tA = e0A; e0A = tA.add(e1A); e1A = tA.sub(e1A); // stride 32
+        tA = o0A; o0A = tA.add(o1A); o1A = tA.sub(o1A);
+        tB = e0B; e0B = tB.add(e1B); e1B = tB.sub(e1B); // stride 32
+        tB = o0B; o0B = tB.add(o1B); o1B = tB.sub(o1B);
+        IntVector countLoA = IntVector.fromArray(I, table, 16);
+        IntVector countLoB = IntVector.fromArray(I, table, 16);
+        IntVector countHiA = IntVector.fromArray(I, table, 32);
+        IntVector countHiB = IntVector.fromArray(I, table, 32);
+        IntVector boundLoA = IntVector.fromArray(I, table, 48).reinterpretAsFloats().mul(dA).reinterpretAsInts();
+        IntVector boundLoB = IntVector.fromArray(I, table, 48).reinterpretAsFloats().mul(dB).reinterpretAsInts();
+        IntVector boundHiA = IntVector.fromArray(I, table, 64).reinterpretAsFloats().mul(dA).reinterpretAsInts();
+        IntVector boundHiB = IntVector.fromArray(I, table, 64).reinterpretAsFloats().mul(dB).reinterpretAsInts();
+        FloatVector scaleA = FloatVector.broadcast(F, perCellA);
+        FloatVector scaleB = FloatVector.broadcast(F, perCellB);
+        FloatVector offsetA = FloatVector.broadcast(F, RINT + table[CELL_SCALE + 1]);
+        FloatVector offsetB = FloatVector.broadcast(F, RINT + table[CELL_SCALE + 1]);
+        IntVector ce0A = e0A.fma(scaleA, offsetA).reinterpretAsInts().max(BIASED_ZERO).min(BIASED_ZERO + 31);
+        IntVector ce0B = e0B.fma(scaleB, offsetB).reinterpretAsInts().max(BIASED_ZERO).min(BIASED_ZERO + 31);
+        ce0A = ce0A.selectFrom(countLoA, countHiA).add(1, e0A.compare(VectorOperators.GT, ce0A.selectFrom(boundLoA, boundHiA).reinterpretAsFloats()).cast(I));
+        ce0B = ce0B.selectFrom(countLoB, countHiB).add(1, e0B.compare(VectorOperators.GT, ce0B.selectFrom(boundLoB, boundHiB).reinterpretAsFloats()).cast(I));
+        IntVector co0A = o0A.fma(scaleA, offsetA).reinterpretAsInts().max(BIASED_ZERO).min(BIASED_ZERO + 31);
+        IntVector co0B = o0B.fma(scaleB, offsetB).reinterpretAsInts().max(BIASED_ZERO).min(BIASED_ZERO + 31);
+        co0A = co0A.selectFrom(countLoA, countHiA).add(1, o0A.compare(VectorOperators.GT, co0A.selectFrom(boundLoA, boundHiA).reinterpretAsFloats()).cast(I));
+        co0B = co0B.selectFrom(countLoB, countHiB).add(1, o0B.compare(VectorOperators.GT, co0B.selectFrom(boundLoB, boundHiB).reinterpretAsFloats()).cast(I));
+        IntVector ce1A = e1A.fma(scaleA, offsetA).reinterpretAsInts().max(BIASED_ZERO).min(BIASED_ZERO + 31);
+        IntVector ce1B = e1B.fma(scaleB, offsetB).reinterpretAsInts().max(BIASED_ZERO).min(BIASED_ZERO + 31);
+        ce1A = ce1A.selectFrom(countLoA, countHiA).add(1, e1A.compare(VectorOperators.GT, ce1A.selectFrom(boundLoA, boundHiA).reinterpretAsFloats()).cast(I));
+        ce1B = ce1B.selectFrom(countLoB, countHiB).add(1, e1B.compare(VectorOperators.GT, ce1B.selectFrom(boundLoB, boundHiB).reinterpretAsFloats()).cast(I));
+        IntVector co1A = o1A.fma(scaleA, offsetA).reinterpretAsInts().max(BIASED_ZERO).min(BIASED_ZERO + 31);
+        IntVector co1B = o1B.fma(scaleB, offsetB).reinterpretAsInts().max(BIASED_ZERO).min(BIASED_ZERO + 31);
+        co1A = co1A.selectFrom(countLoA, countHiA).add(1, o1A.compare(VectorOperators.GT, co1A.selectFrom(boundLoA, boundHiA).reinterpretAsFloats()).cast(I));
+        co1B = co1B.selectFrom(countLoB, countHiB).add(1, o1B.compare(VectorOperators.GT, co1B.selectFrom(boundLoB, boundHiB).reinterpretAsFloats()).cast(I));
+        ce0A.or(co0A.lanewise(VectorOperators.LSHL, 4)).convertShape(VectorOperators.I2B, BYTES16, 0).intoMemorySegment(packed, atA + 0L, ByteOrder.LITTLE_ENDIAN);
+        ce0B.or(co0B.lanewise(VectorOperators.LSHL, 4)).convertShape(VectorOperators.I2B, BYTES16, 0).intoMemorySegment(packed, atB + 0L, ByteOrder.LITTLE_ENDIAN);
+        ce1A.or(co1A.lanewise(VectorOperators.LSHL, 4)).convertShape(VectorOperators.I2B, BYTES16, 0).intoMemorySegment(packed, atA + 16L, ByteOrder.LITTLE_ENDIAN);
+        ce1B.or(co1B.lanewise(VectorOperators.LSHL, 4)).convertShape(VectorOperators.I2B, BYTES16, 0).intoMemorySegment(packed, atB + 16L, ByteOrder.LITTLE_ENDIAN);
+        norms[0] = normA;
+        norms[1] = normB;
+        return true;
+    }
 }
