@@ -541,14 +541,34 @@ final class CodebookOps {
         int[] codes = new int[n];
         long current = -1;
         RowCursor rows = new RowCursor(q, from);
+        // one row ahead of rows: rows of 64 go two at a time where both qualify (Bf16RowDecoder.decodeOf64Pair)
+        RowCursor following = n == 64 ? new RowCursor(q, from + 1) : null;
+        float[] followingSign = new float[n];
+        int[] followingSignWords = new int[n / 2];
+        long followingRun = -1;
         for (int i = from; i < to; i++) {
             long rowByte = rows.next();
+            long followingByte = following != null && i + 1 < to ? following.next() : -1;
             long run = signRows.loadRun(i, current, sign);
             if (run != current) { // the run's signs as sign bits, once per run
                 Bf16RowDecoder.signWords(sign, n, signWords);
                 current = run;
             }
             long outByte = (outOffset + (long) i * n) * 2;
+            if (followingByte >= 0 && Math.max(rowByte, followingByte) + 64 <= ps.byteSize() && Bf16RowDecoder.decodesFinite(q.table, n, rows.scale())
+                    && Bf16RowDecoder.decodesFinite(q.table, n, following.scale())) {
+                long next = signRows.loadRun(i + 1, followingRun, followingSign);
+                if (next != followingRun) {
+                    Bf16RowDecoder.signWords(followingSign, n, followingSignWords);
+                    followingRun = next;
+                }
+                Bf16RowDecoder.decodeOf64Pair(q.table, ps, q.bits, rowByte, rows.scale(), signWords, outByte, followingByte, following.scale(),
+                        followingSignWords, outByte + 2L * n, os);
+                rows.next();
+                if (i + 2 < to) following.next();
+                i++;
+                continue;
+            }
             if (rowByte + 64 <= ps.byteSize() && Bf16RowDecoder.decodesFinite(q.table, n, rows.scale())) {
                 Bf16RowDecoder.decode(q.table, ps, rowByte, q.bits, n, rows.scale(), signWords, os, outByte);
                 continue;

@@ -207,6 +207,37 @@ class CodebookKernelsTest {
     }
 
     @Test
+    void pairDecoderGivesEachRowsOneRowDecoding() {
+        int n = 64;
+        try (Arena arena = Arena.ofConfined()) {
+            for (int bits = 1; bits <= 4; bits++) {
+                float[] book = new float[1 << bits];
+                for (int i = 0; i < book.length; i++) book[i] = (float) random.nextGaussian() / 4;
+                CodebookVectors.Table table = CodebookVectors.Table.of(book);
+                if (!Bf16RowDecoder.decodes(table, bits, n)) continue;
+                MemorySegment packed = arena.allocate(2L * n * bits / 8 + 64);
+                for (long i = 0; i < packed.byteSize(); i++) packed.set(java.lang.foreign.ValueLayout.JAVA_BYTE, i, (byte) random.nextInt());
+                int[][] signWords = new int[2][n / 2];
+                for (int[] w : signWords) {
+                    float[] signs = new float[n];
+                    for (int i = 0; i < n; i++) signs[i] = random.nextBoolean() ? 1 : -1;
+                    Bf16RowDecoder.signWords(signs, n, w);
+                }
+                long rowB = n * bits / 8;
+                MemorySegment want = arena.allocate(4L * n);
+                MemorySegment got = arena.allocate(4L * n);
+                Bf16RowDecoder.decode(table, packed, 0, bits, n, 0.7f, signWords[0], want, 0);
+                Bf16RowDecoder.decode(table, packed, rowB, bits, n, 3f, signWords[1], want, 2L * n);
+                Bf16RowDecoder.decodeOf64Pair(table, packed, bits, 0, 0.7f, signWords[0], 0, rowB, 3f, signWords[1], 2L * n, got);
+                for (long i = 0; i < 2L * n; i++) {
+                    assertEquals(want.getAtIndex(java.lang.foreign.ValueLayout.JAVA_SHORT, i), got.getAtIndex(java.lang.foreign.ValueLayout.JAVA_SHORT, i),
+                            bits + " bits, value " + i);
+                }
+            }
+        }
+    }
+
+    @Test
     void vectorPackingMatchesTheScalarBitStreamAtEveryWidth() {
         for (int bits : new int[] {1, 2, 3, 4, 5, 6, 8}) {
             for (int n = 64; n <= 256; n += 64) {

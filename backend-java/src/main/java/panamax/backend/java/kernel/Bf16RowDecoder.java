@@ -257,4 +257,109 @@ public final class Bf16RowDecoder {
         e1i.lanewise(VectorOperators.LSHR, 16).or(o1i.and(0xFFFF0000)).lanewise(VectorOperators.XOR, IntVector.fromArray(I, signWords, 1 * L))
                 .intoMemorySegment(dst, dstByte + 1 * 4L * L, ByteOrder.LITTLE_ENDIAN);
     }
+
+    /**
+     * Two rows of 64 codes by {@link #decode}, interleaved (each row's chain leaves the core waiting when alone): the
+     * same bits as two calls. Both rows must be ones {@link #decode} takes ({@link #decodesFinite}, 64 bytes readable).
+     */
+    public static void decodeOf64Pair(Table t, MemorySegment packed, int bits, long rowByteA, float scaleA, int[] signWordsA, long dstByteA,
+            long rowByteB, float scaleB, int[] signWordsB, long dstByteB, MemorySegment dst) {
+        IntVector tableA = IntVector.fromArray(I, t.laneBits(), 0).reinterpretAsFloats().mul(scaleA).mul(0.125f).reinterpretAsInts(); // 1/√64
+        IntVector tableB = IntVector.fromArray(I, t.laneBits(), 0).reinterpretAsFloats().mul(scaleB).mul(0.125f).reinterpretAsInts(); // 1/√64
+        IntVector mask = IntVector.broadcast(I, (1 << bits) - 1);
+        IntVector half = IntVector.broadcast(I, 0x7FFF);
+        ByteVector rowA = ByteVector.fromMemorySegment(BYTES, packed, rowByteA, ByteOrder.LITTLE_ENDIAN);
+        ByteVector rowB = ByteVector.fromMemorySegment(BYTES, packed, rowByteB, ByteOrder.LITTLE_ENDIAN);
+        int k = (bits - 1) * 8;
+        FloatVector e0A = ByteVector.fromArray(BYTES, EVEN_ODD_WINDOW, (k + 0) * 64).selectFrom(rowA).reinterpretAsInts()
+                .lanewise(VectorOperators.LSHR, IntVector.fromArray(I, EVEN_ODD_SHIFT, (k + 0) * 16)).and(mask)
+                .selectFrom(tableA).reinterpretAsFloats();
+        FloatVector e0B = ByteVector.fromArray(BYTES, EVEN_ODD_WINDOW, (k + 0) * 64).selectFrom(rowB).reinterpretAsInts()
+                .lanewise(VectorOperators.LSHR, IntVector.fromArray(I, EVEN_ODD_SHIFT, (k + 0) * 16)).and(mask)
+                .selectFrom(tableB).reinterpretAsFloats();
+        FloatVector o0A = ByteVector.fromArray(BYTES, EVEN_ODD_WINDOW, (k + 1) * 64).selectFrom(rowA).reinterpretAsInts()
+                .lanewise(VectorOperators.LSHR, IntVector.fromArray(I, EVEN_ODD_SHIFT, (k + 1) * 16)).and(mask)
+                .selectFrom(tableA).reinterpretAsFloats();
+        FloatVector o0B = ByteVector.fromArray(BYTES, EVEN_ODD_WINDOW, (k + 1) * 64).selectFrom(rowB).reinterpretAsInts()
+                .lanewise(VectorOperators.LSHR, IntVector.fromArray(I, EVEN_ODD_SHIFT, (k + 1) * 16)).and(mask)
+                .selectFrom(tableB).reinterpretAsFloats();
+        FloatVector e1A = ByteVector.fromArray(BYTES, EVEN_ODD_WINDOW, (k + 2) * 64).selectFrom(rowA).reinterpretAsInts()
+                .lanewise(VectorOperators.LSHR, IntVector.fromArray(I, EVEN_ODD_SHIFT, (k + 2) * 16)).and(mask)
+                .selectFrom(tableA).reinterpretAsFloats();
+        FloatVector e1B = ByteVector.fromArray(BYTES, EVEN_ODD_WINDOW, (k + 2) * 64).selectFrom(rowB).reinterpretAsInts()
+                .lanewise(VectorOperators.LSHR, IntVector.fromArray(I, EVEN_ODD_SHIFT, (k + 2) * 16)).and(mask)
+                .selectFrom(tableB).reinterpretAsFloats();
+        FloatVector o1A = ByteVector.fromArray(BYTES, EVEN_ODD_WINDOW, (k + 3) * 64).selectFrom(rowA).reinterpretAsInts()
+                .lanewise(VectorOperators.LSHR, IntVector.fromArray(I, EVEN_ODD_SHIFT, (k + 3) * 16)).and(mask)
+                .selectFrom(tableA).reinterpretAsFloats();
+        FloatVector o1B = ByteVector.fromArray(BYTES, EVEN_ODD_WINDOW, (k + 3) * 64).selectFrom(rowB).reinterpretAsInts()
+                .lanewise(VectorOperators.LSHR, IntVector.fromArray(I, EVEN_ODD_SHIFT, (k + 3) * 16)).and(mask)
+                .selectFrom(tableB).reinterpretAsFloats();
+        FloatVector t0A;
+        FloatVector t0B;
+        t0A = e0A; e0A = t0A.add(o0A); o0A = t0A.sub(o0A); // stride 1
+        t0B = e0B; e0B = t0B.add(o0B); o0B = t0B.sub(o0B); // stride 1
+        t0A = e1A; e1A = t0A.add(o1A); o1A = t0A.sub(o1A);
+        t0B = e1B; e1B = t0B.add(o1B); o1B = t0B.sub(o1B);
+        e0A = e0A.fma(HadamardVectors.SIGN_1, e0A.rearrange(HadamardVectors.SWAP_1));
+        e0B = e0B.fma(HadamardVectors.SIGN_1, e0B.rearrange(HadamardVectors.SWAP_1));
+        o0A = o0A.fma(HadamardVectors.SIGN_1, o0A.rearrange(HadamardVectors.SWAP_1));
+        o0B = o0B.fma(HadamardVectors.SIGN_1, o0B.rearrange(HadamardVectors.SWAP_1));
+        e1A = e1A.fma(HadamardVectors.SIGN_1, e1A.rearrange(HadamardVectors.SWAP_1));
+        e1B = e1B.fma(HadamardVectors.SIGN_1, e1B.rearrange(HadamardVectors.SWAP_1));
+        o1A = o1A.fma(HadamardVectors.SIGN_1, o1A.rearrange(HadamardVectors.SWAP_1));
+        o1B = o1B.fma(HadamardVectors.SIGN_1, o1B.rearrange(HadamardVectors.SWAP_1));
+        e0A = e0A.fma(HadamardVectors.SIGN_2, e0A.rearrange(HadamardVectors.SWAP_2));
+        e0B = e0B.fma(HadamardVectors.SIGN_2, e0B.rearrange(HadamardVectors.SWAP_2));
+        o0A = o0A.fma(HadamardVectors.SIGN_2, o0A.rearrange(HadamardVectors.SWAP_2));
+        o0B = o0B.fma(HadamardVectors.SIGN_2, o0B.rearrange(HadamardVectors.SWAP_2));
+        e1A = e1A.fma(HadamardVectors.SIGN_2, e1A.rearrange(HadamardVectors.SWAP_2));
+        e1B = e1B.fma(HadamardVectors.SIGN_2, e1B.rearrange(HadamardVectors.SWAP_2));
+        o1A = o1A.fma(HadamardVectors.SIGN_2, o1A.rearrange(HadamardVectors.SWAP_2));
+        o1B = o1B.fma(HadamardVectors.SIGN_2, o1B.rearrange(HadamardVectors.SWAP_2));
+        e0A = e0A.fma(HadamardVectors.SIGN_4, e0A.rearrange(HadamardVectors.SWAP_4));
+        e0B = e0B.fma(HadamardVectors.SIGN_4, e0B.rearrange(HadamardVectors.SWAP_4));
+        o0A = o0A.fma(HadamardVectors.SIGN_4, o0A.rearrange(HadamardVectors.SWAP_4));
+        o0B = o0B.fma(HadamardVectors.SIGN_4, o0B.rearrange(HadamardVectors.SWAP_4));
+        e1A = e1A.fma(HadamardVectors.SIGN_4, e1A.rearrange(HadamardVectors.SWAP_4));
+        e1B = e1B.fma(HadamardVectors.SIGN_4, e1B.rearrange(HadamardVectors.SWAP_4));
+        o1A = o1A.fma(HadamardVectors.SIGN_4, o1A.rearrange(HadamardVectors.SWAP_4));
+        o1B = o1B.fma(HadamardVectors.SIGN_4, o1B.rearrange(HadamardVectors.SWAP_4));
+        e0A = e0A.fma(HadamardVectors.SIGN_8, e0A.rearrange(HadamardVectors.SWAP_8));
+        e0B = e0B.fma(HadamardVectors.SIGN_8, e0B.rearrange(HadamardVectors.SWAP_8));
+        o0A = o0A.fma(HadamardVectors.SIGN_8, o0A.rearrange(HadamardVectors.SWAP_8));
+        o0B = o0B.fma(HadamardVectors.SIGN_8, o0B.rearrange(HadamardVectors.SWAP_8));
+        e1A = e1A.fma(HadamardVectors.SIGN_8, e1A.rearrange(HadamardVectors.SWAP_8));
+        e1B = e1B.fma(HadamardVectors.SIGN_8, e1B.rearrange(HadamardVectors.SWAP_8));
+        o1A = o1A.fma(HadamardVectors.SIGN_8, o1A.rearrange(HadamardVectors.SWAP_8));
+        o1B = o1B.fma(HadamardVectors.SIGN_8, o1B.rearrange(HadamardVectors.SWAP_8));
+        t0A = e0A; e0A = t0A.add(e1A); e1A = t0A.sub(e1A); // stride 32
+        t0B = e0B; e0B = t0B.add(e1B); e1B = t0B.sub(e1B); // stride 32
+        t0A = o0A; o0A = t0A.add(o1A); o1A = t0A.sub(o1A);
+        t0B = o0B; o0B = t0B.add(o1B); o1B = t0B.sub(o1B);
+        IntVector e0iA = e0A.reinterpretAsInts();
+        IntVector e0iB = e0B.reinterpretAsInts();
+        IntVector o0iA = o0A.reinterpretAsInts();
+        IntVector o0iB = o0B.reinterpretAsInts();
+        e0iA = e0iA.add(half).add(e0iA.lanewise(VectorOperators.LSHR, 16).and(1));
+        e0iB = e0iB.add(half).add(e0iB.lanewise(VectorOperators.LSHR, 16).and(1));
+        o0iA = o0iA.add(half).add(o0iA.lanewise(VectorOperators.LSHR, 16).and(1));
+        o0iB = o0iB.add(half).add(o0iB.lanewise(VectorOperators.LSHR, 16).and(1));
+        e0iA.lanewise(VectorOperators.LSHR, 16).or(o0iA.and(0xFFFF0000)).lanewise(VectorOperators.XOR, IntVector.fromArray(I, signWordsA, 0 * L))
+                .intoMemorySegment(dst, dstByteA + 0 * 4L * L, ByteOrder.LITTLE_ENDIAN);
+        e0iB.lanewise(VectorOperators.LSHR, 16).or(o0iB.and(0xFFFF0000)).lanewise(VectorOperators.XOR, IntVector.fromArray(I, signWordsB, 0 * L))
+                .intoMemorySegment(dst, dstByteB + 0 * 4L * L, ByteOrder.LITTLE_ENDIAN);
+        IntVector e1iA = e1A.reinterpretAsInts();
+        IntVector e1iB = e1B.reinterpretAsInts();
+        IntVector o1iA = o1A.reinterpretAsInts();
+        IntVector o1iB = o1B.reinterpretAsInts();
+        e1iA = e1iA.add(half).add(e1iA.lanewise(VectorOperators.LSHR, 16).and(1));
+        e1iB = e1iB.add(half).add(e1iB.lanewise(VectorOperators.LSHR, 16).and(1));
+        o1iA = o1iA.add(half).add(o1iA.lanewise(VectorOperators.LSHR, 16).and(1));
+        o1iB = o1iB.add(half).add(o1iB.lanewise(VectorOperators.LSHR, 16).and(1));
+        e1iA.lanewise(VectorOperators.LSHR, 16).or(o1iA.and(0xFFFF0000)).lanewise(VectorOperators.XOR, IntVector.fromArray(I, signWordsA, 1 * L))
+                .intoMemorySegment(dst, dstByteA + 1 * 4L * L, ByteOrder.LITTLE_ENDIAN);
+        e1iB.lanewise(VectorOperators.LSHR, 16).or(o1iB.and(0xFFFF0000)).lanewise(VectorOperators.XOR, IntVector.fromArray(I, signWordsB, 1 * L))
+                .intoMemorySegment(dst, dstByteB + 1 * 4L * L, ByteOrder.LITTLE_ENDIAN);
+    }
 }

@@ -495,6 +495,7 @@ public final class CodebookVectors {
                 if (Bf16RowDecoder.decodes(tables[bits], bits, len)) {
                     Bf16RowDecoder.signWords(sign, len, signWords);
                     Bf16RowDecoder.decode(tables[bits], packed, 0, bits, len, 0.5f, signWords, packed, 1024);
+                    if (len == 64) Bf16RowDecoder.decodeOf64Pair(tables[bits], packed, bits, 0, 0.5f, signWords, 1024, 32, 0.5f, signWords, 1152, packed);
                 }
             }
             scoreRow(tables[bits], codes, len, x, 0, 1 + i % ROW_BLOCK, 1f, c, i % 8, 8);
