@@ -337,10 +337,10 @@ final class CodebookOps {
             long[] current = new long[ENCODE_ROWS];
             Arrays.fill(current, -1);
             int[] out = new int[words];
-            // the rows' codes are packed into a staging buffer with room for one more vector past them (whole-vector
-            // stores only: a row of 3-bit codes is 48 bytes), then copied once: the rows are back to back in the plane
-            // (native, as the plane is: heap and native segments at one store site run both slowly)
-            MemorySegment stage = staging(ENCODE_ROWS * words * 4L + 64);
+            // AffineEncoding.pack stores whole vectors, past a row's end (a row of 3-bit codes is 48 bytes): its rows go
+            // through a staging buffer with room for one more vector, copied once (native, as the plane is: heap and
+            // native segments at one store site run both slowly). packedCodes writes each row's bytes exactly.
+            MemorySegment stage = !fromMasks && bytePack ? staging(ENCODE_ROWS * words * 4L + 64) : null;
             for (int r0 = from; r0 < to; r0 += ENCODE_ROWS) {
                 int count = Math.min(ENCODE_ROWS, to - r0);
                 if (rotatesBf16) {
@@ -375,7 +375,7 @@ final class CodebookOps {
                     int r = r0 + i;
                     long wordByte = (packed.offset + (long) r * words) * 4;
                     if (fromMasks) { // codes packed straight from the search's masks and registers (CodebookEncoding.packedCodes)
-                        CodebookEncoding.packedCodes(row[i], cols, Math.max(norm[i], Float.MIN_NORMAL), bits, table, stage, (long) i * words * 4);
+                        CodebookEncoding.packedCodes(row[i], cols, Math.max(norm[i], Float.MIN_NORMAL), bits, table, ps, wordByte);
                     } else if (bytePack) {
                         AffineEncoding.pack(codes[i], cols, bits, stage, (long) i * words * 4, stage.byteSize());
                     } else {
@@ -384,7 +384,7 @@ final class CodebookOps {
                     }
                     ns.setAtIndex(RowIo.F32, norms.offset + r, norm[i]);
                 }
-                if (bytePack || fromMasks) MemorySegment.copy(stage, 0, ps, (packed.offset + (long) r0 * words) * 4, (long) count * words * 4);
+                if (stage != null) MemorySegment.copy(stage, 0, ps, (packed.offset + (long) r0 * words) * 4, (long) count * words * 4);
             }
         });
         return new CodebookMatrix(packed, codebook, norms, bits);
@@ -404,6 +404,7 @@ final class CodebookOps {
         float[] signB = new float[cols];
         float[] factorsB = new float[cols];
         float[] pairNorms = new float[2];
+        float[] refused = new float[cols]; // a refused row's rotation
         long currentB = -1;
         for (int r = from; r < to; r++) {
             long run = signRows.loadRun(r, current, sign);
@@ -428,9 +429,8 @@ final class CodebookOps {
             }
             float norm = Bf16RowEncoder.encode(xs, srcByte, cols, factors, bits, table, ps, wordByte);
             if (norm < 0) {
-                float[] row = new float[cols];
-                norm = (float) Math.sqrt(HadamardVectors.rotateBf16(xs, srcByte, cols, factors, row));
-                CodebookEncoding.packedCodes(row, cols, Math.max(norm, Float.MIN_NORMAL), bits, table, ps, wordByte);
+                norm = (float) Math.sqrt(HadamardVectors.rotateBf16(xs, srcByte, cols, factors, refused));
+                CodebookEncoding.packedCodes(refused, cols, Math.max(norm, Float.MIN_NORMAL), bits, table, ps, wordByte);
             }
             ns.setAtIndex(RowIo.F32, normsOffset + r, norm);
         }

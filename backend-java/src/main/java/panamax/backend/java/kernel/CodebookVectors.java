@@ -35,9 +35,6 @@ public final class CodebookVectors {
             ? ShortVector.fromArray(ShortVector.SPECIES_PREFERRED, upperWords(ShortVector.SPECIES_PREFERRED.length()), 0) : null;
     private static final VectorSpecies<Short> HALF = VectorSpecies.of(short.class, VectorShape.forBitSize(L * 16));
     private static final VectorSpecies<Byte> BYTES = ByteVector.SPECIES_PREFERRED;
-    /** Two-vector selects zipping lanes 0..7 (8..15) of two vectors: a0 b0 a1 b1 ... */
-    private static final IntVector ZIP_LOW = IntVector.fromArray(IntVector.SPECIES_PREFERRED, zip(0), 0);
-    private static final IntVector ZIP_HIGH = IntVector.fromArray(IntVector.SPECIES_PREFERRED, zip(IntVector.SPECIES_PREFERRED.length() / 2), 0);
     private static final VectorSpecies<Byte> BYTE16 = VectorSpecies.of(byte.class, VectorShape.forBitSize(Math.max(64, L * 8)));
     /**
      * Direct decoding of rows whose words fit one vector and whose codebook is a register (1 to 4
@@ -379,13 +376,6 @@ public final class CodebookVectors {
         return idx;
     }
 
-    private static int[] zip(int from) {
-        int lanes = IntVector.SPECIES_PREFERRED.length();
-        int[] idx = new int[lanes];
-        for (int i = 0; i < lanes; i++) idx[i] = (i % 2 == 0 ? 0 : lanes) + from + i / 2;
-        return idx;
-    }
-
     /** True when {@link #lookupPacked4} reads rows of {@code n} such codes: 4 bits, a register table, 16 lanes, whole 32-code blocks. */
     public static boolean looksUpPacked4(Table t, int bits, int n) {
         return bits == 4 && t.bits != null && L == 16 && I.length() == L && n % 32 == 0;
@@ -405,8 +395,8 @@ public final class CodebookVectors {
             IntVector even = x.and(15).selectFrom(table);
             IntVector odd = x.lanewise(VectorOperators.LSHR, 4).selectFrom(table); // a zero-extended byte's high nibble
             // zipped back into row order by two two-vector selects (they were ten conversions, shifts and ORs)
-            ZIP_LOW.selectFrom(even, odd).reinterpretAsFloats().intoArray(dst, j);
-            ZIP_HIGH.selectFrom(even, odd).reinterpretAsFloats().intoArray(dst, j + 16);
+            HadamardVectors.ZIP_LOW.selectFrom(even, odd).reinterpretAsFloats().intoArray(dst, j);
+            HadamardVectors.ZIP_HIGH.selectFrom(even, odd).reinterpretAsFloats().intoArray(dst, j + 16);
         }
     }
 

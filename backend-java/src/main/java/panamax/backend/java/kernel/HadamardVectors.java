@@ -212,22 +212,17 @@ public final class HadamardVectors {
 
     /**
      * The multipliers {@link #rotateBf16} takes for a sign row: {@code signs[j]·(1/√n)} (rounded as
-     * {@link #transform}'s two multiplies: ±1 is exact), in {@link #evenOdd} order.
+     * {@link #transform}'s two multiplies: ±1 is exact), in the order the bf16 kernels hold a row: per
+     * chunk of 2·L values one int lane holds the bf16 pair (2i, 2i + 1), so one vector holds the chunk's
+     * even values and one its odd values ({@code dst[c + i]} for value c + 2i, {@code dst[c + L + i]} for
+     * c + 2i + 1).
      */
     public static void bf16Factors(float[] signs, int n, float[] dst) {
-        evenOdd(signs, n, (float) (1 / Math.sqrt(n)), dst);
-    }
-
-    /**
-     * {@code src[0..n) · k} in the order the bf16 kernels hold a row: per chunk of 2·L values, one int
-     * lane holds the bf16 pair (2i, 2i + 1), so one vector holds the chunk's even values and one its odd
-     * values ({@code dst[c + i] = src[c + 2i]·k}, {@code dst[c + L + i] = src[c + 2i + 1]·k}).
-     */
-    public static void evenOdd(float[] src, int n, float k, float[] dst) {
+        float norm = (float) (1 / Math.sqrt(n));
         for (int c = 0; c < n; c += 2 * L) {
             for (int i = 0; i < L; i++) {
-                dst[c + i] = src[c + 2 * i] * k;
-                dst[c + L + i] = src[c + 2 * i + 1] * k;
+                dst[c + i] = signs[c + 2 * i] * norm;
+                dst[c + L + i] = signs[c + 2 * i + 1] * norm;
             }
         }
     }
@@ -382,9 +377,12 @@ public final class HadamardVectors {
         return w.and(0xFFFF0000).reinterpretAsFloats();
     }
 
-    /** Lane i ← lane i/2 of the first vector (i even) or of the second (odd), from lane {@code from}: even and odd values zipped. */
-    private static final IntVector ZIP_LOW = zip(0);
-    private static final IntVector ZIP_HIGH = zip(L / 2);
+    /**
+     * Two-vector selects: lane i ← lane i/2 of the first vector (i even) or of the second (odd), from lane 0
+     * (LOW) or L/2 (HIGH): even and odd values zipped back into order (here and in {@link CodebookVectors#lookupPacked4}).
+     */
+    static final IntVector ZIP_LOW = zip(0);
+    static final IntVector ZIP_HIGH = zip(L / 2);
 
     private static IntVector zip(int from) {
         int[] idx = new int[L];
