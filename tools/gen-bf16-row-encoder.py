@@ -3,7 +3,7 @@
 
 The class head (fields, encodes, encode's dispatch) is kept as it is in the file; everything from the
 1-bit method of rows of 128 on is replaced. Run from anywhere: python3 tools/gen-bf16-row-encoder.py
-The 3-bit branch is kept for reference; WIDTHS leaves it out (see Bf16RowEncoder.encodes).
+3 bits are not generated: see Bf16RowEncoder.encodes.
 """
 import re
 def gen(n, bits):
@@ -11,7 +11,7 @@ def gen(n, bits):
     names=[]
     for c in range(C): names += [f"e{c}", f"o{c}"]
     L=[]; a=L.append
-    a(f"    private static float encode{bits}Of{n}(MemorySegment src, long srcByte, float[] factors, int[] table, MemorySegment packed, long at" + (", int[] scratch" if bits == 3 else "") + ") {")
+    a(f"    private static float encode{bits}Of{n}(MemorySegment src, long srcByte, float[] factors, int[] table, MemorySegment packed, long at) {")
     for c in range(C):
         a(f"        IntVector w{c} = IntVector.fromMemorySegment(I, src, srcByte + {64*c}L, ByteOrder.LITTLE_ENDIAN);")
     for c in range(C):
@@ -25,7 +25,7 @@ def gen(n, bits):
     else:
         a("        float norm = (float) Math.sqrt(s0.add(s1).reduceLanes(VectorOperators.ADD));")
     a("        float d = Math.max(norm, Float.MIN_NORMAL);")
-    if bits >= 3:
+    if bits == 4:
         a("        float perCell = Float.intBitsToFloat(table[CELL_SCALE]) / d;")
         a("        if (!Float.isFinite(d) || !Float.isFinite(perCell)) return -1f; // a NaN or infinity in the row, or a norm that overflowed")
     else:
@@ -50,7 +50,7 @@ def gen(n, bits):
                     a(f"        t = {x}; {x} = t.add({y}); {y} = t.sub({y});" + (f" // stride {32*h}" if first else ""))
                     first=False
         h*=2
-    if bits >= 3:
+    if bits == 4:
         a("        IntVector countLo = IntVector.fromArray(I, table, 16);")
         a("        IntVector countHi = IntVector.fromArray(I, table, 32);")
         a("        IntVector boundLo = IntVector.fromArray(I, table, 48).reinterpretAsFloats().mul(d).reinterpretAsInts();")
@@ -64,13 +64,6 @@ def gen(n, bits):
         a("        // a chunk's byte i holds codes 2i (low nibble) and 2i + 1: its even and odd codes")
         for c in range(C):
             a(f"        ce{c}.or(co{c}.lanewise(VectorOperators.LSHL, 4)).convertShape(VectorOperators.I2B, BYTES16, 0).intoMemorySegment(packed, at + {16*c}L, ByteOrder.LITTLE_ENDIAN);")
-    elif bits == 3:
-        a("        // codes zipped back into row order through the scratch, then packed by bit planes: the planes' deposits")
-        a("        // written out here made the method too big for C1 (\"out of virtual registers\")")
-        for c in range(C):
-            a(f"        HadamardVectors.ZIP_LOW.selectFrom(ce{c}, co{c}).intoArray(scratch, {32*c});")
-            a(f"        HadamardVectors.ZIP_HIGH.selectFrom(ce{c}, co{c}).intoArray(scratch, {32*c+16});")
-        a(f"        CodebookEncoding.packThirds(scratch, {n}, packed, at);")
     elif bits == 1:
         a("        FloatVector middle = FloatVector.broadcast(F, Float.intBitsToFloat(table[1]) * d);")
         a("        // a chunk's 32 codes: bit 2i from the even values' compare mask, bit 2i + 1 from the odd values'")
