@@ -11,7 +11,7 @@ def gen(n, bits):
     names=[]
     for c in range(C): names += [f"e{c}", f"o{c}"]
     L=[]; a=L.append
-    a(f"    private static float encode{bits}Of{n}(MemorySegment src, long srcByte, float[] factors, int[] table, MemorySegment packed, long at) {")
+    a(f"    private static float encode{bits}Of{n}(MemorySegment src, long srcByte, float[] factors, int[] table, MemorySegment packed, long at) {{")
     for c in range(C):
         a(f"        IntVector w{c} = IntVector.fromMemorySegment(I, src, srcByte + {64*c}L, ByteOrder.LITTLE_ENDIAN);")
     for c in range(C):
