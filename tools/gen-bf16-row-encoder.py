@@ -3,7 +3,6 @@
 
 The class head (fields, encodes, encode's dispatch) is kept as it is in the file; everything from the
 1-bit method of rows of 128 on is replaced. Run from anywhere: python3 tools/gen-bf16-row-encoder.py
-3 bits are not generated: see Bf16RowEncoder.encodes.
 """
 import re
 def gen(n, bits):
@@ -25,7 +24,7 @@ def gen(n, bits):
     else:
         a("        float norm = (float) Math.sqrt(s0.add(s1).reduceLanes(VectorOperators.ADD));")
     a("        float d = Math.max(norm, Float.MIN_NORMAL);")
-    if bits == 4:
+    if bits >= 3:
         a("        float perCell = Float.intBitsToFloat(table[CELL_SCALE]) / d;")
         a("        if (!Float.isFinite(d) || !Float.isFinite(perCell)) return -1f; // a NaN or infinity in the row, or a norm that overflowed")
     else:
@@ -50,7 +49,7 @@ def gen(n, bits):
                     a(f"        t = {x}; {x} = t.add({y}); {y} = t.sub({y});" + (f" // stride {32*h}" if first else ""))
                     first=False
         h*=2
-    if bits == 4:
+    if bits >= 3:
         a("        IntVector countLo = IntVector.fromArray(I, table, 16);")
         a("        IntVector countHi = IntVector.fromArray(I, table, 32);")
         a("        IntVector boundLo = IntVector.fromArray(I, table, 48).reinterpretAsFloats().mul(d).reinterpretAsInts();")
@@ -64,6 +63,16 @@ def gen(n, bits):
         a("        // a chunk's byte i holds codes 2i (low nibble) and 2i + 1: its even and odd codes")
         for c in range(C):
             a(f"        ce{c}.or(co{c}.lanewise(VectorOperators.LSHL, 4)).convertShape(VectorOperators.I2B, BYTES16, 0).intoMemorySegment(packed, at + {16*c}L, ByteOrder.LITTLE_ENDIAN);")
+    elif bits == 3:
+        a("        // a chunk's 32 codes in 96 bits: code 2i at bit 6i, 2i + 1 at 6i + 3 (six bits per lane); long lane k then")
+        a("        // holds codes 4k .. 4k + 3 in its low 12 bits (lane 2k's six and lane 2k + 1's shifted down to bit 6),")
+        a("        // narrowed to shorts and the two halves' 48 bits gathered by bit extraction")
+        for c in range(C):
+            a(f"        LongVector p{c} = co{c}.lanewise(VectorOperators.LSHL, 3).or(ce{c}).reinterpretAsLongs();")
+            a(f"        LongVector q{c} = p{c}.or(p{c}.lanewise(VectorOperators.LSHR, 26)).convertShape(VectorOperators.L2S, SHORTS128, 0).reinterpretAsLongs();")
+            a(f"        long lo{c} = Long.compress(q{c}.lane(0), TWELVE_OF_SIXTEEN), hi{c} = Long.compress(q{c}.lane(1), TWELVE_OF_SIXTEEN);")
+            a(f"        packed.set(ValueLayout.JAVA_LONG_UNALIGNED, at + {12*c}L, lo{c} | hi{c} << 48);")
+            a(f"        packed.set(ValueLayout.JAVA_INT_UNALIGNED, at + {12*c+8}L, (int) (hi{c} >>> 16));")
     elif bits == 1:
         a("        FloatVector middle = FloatVector.broadcast(F, Float.intBitsToFloat(table[1]) * d);")
         a("        // a chunk's 32 codes: bit 2i from the even values' compare mask, bit 2i + 1 from the odd values'")
@@ -92,7 +101,8 @@ def gen_pair(n, bits):
     body = lines[1:]  # after signature
     # strip final "return norm;" and closing
     out_a=[]; out_b=[]
-    locals_ = {'w0','w1','x0','x1','y0','y1','s0','s1','norm','d','perCell','e0','o0','e1','o1','t','countLo','countHi','boundLo','boundHi','scale','offset','ce0','co0','ce1','co1'}
+    locals_ = {'w0','w1','x0','x1','y0','y1','s0','s1','norm','d','perCell','e0','o0','e1','o1','t','countLo','countHi','boundLo','boundHi','scale','offset','ce0','co0','ce1','co1','middle','low','high','p0','p1','q0','q1','lo0','lo1','hi0','hi1',
+               'ue0','ne0','uo0','no0','ue1','ne1','uo1','no1'}
     def rename(line, suf):
         def rep(m):
             w=m.group(0)
@@ -101,7 +111,7 @@ def gen_pair(n, bits):
         line = line.replace('srcByte', 'srcByte'+suf).replace('factors', 'factors'+suf).replace(' at +', ' at'+suf+' +')
         return line
     res=[]
-    res.append(f"    public static boolean encode{bits}Of{n}Pair(MemorySegment src, long srcByteA, float[] factorsA, long srcByteB, float[] factorsB, int[] table,")
+    res.append(f"    private static boolean encode{bits}Of{n}Pair(MemorySegment src, long srcByteA, float[] factorsA, long srcByteB, float[] factorsB, int[] table,")
     res.append("            MemorySegment packed, long atA, long atB, float[] norms) {")
     stmts=[]
     cur=[]
@@ -117,12 +127,12 @@ def gen_pair(n, bits):
     for st in stmts:
         txt='\n'.join(st)
         if 'return -1f' in txt:
-            # combined check emitted once after both rows' perCell
+            # one check for both rows, where the one-row method checks its own
+            cond = re.search(r'if \((.*)\) return -1f;', txt).group(1)
+            res.append(f"        if ({rename(cond, 'A')} || {rename(cond, 'B')}) return false;")
             continue
         for suf in ('A','B'):
             res.append(rename(txt, suf))
-        if 'float perCell' in txt:
-            res.append("        if (!Float.isFinite(dA) || !Float.isFinite(perCellA) || !Float.isFinite(dB) || !Float.isFinite(perCellB)) return false;")
     res.append("        norms[0] = normA;")
     res.append("        norms[1] = normB;")
     res.append("        return true;")
@@ -134,13 +144,14 @@ import os, sys, re
 p=os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'backend-java/src/main/java/panamax/backend/java/kernel/Bf16RowEncoder.java')
 s=open(p).read()
 head=s[:s.index("    /** {@link #encode} of 1-bit codes in a row of 128. */")]
-WIDTHS=[1, 2, 4]  # 3 bits: see Bf16RowEncoder.encodes
+WIDTHS=[1, 2, 3, 4]
 body=""
 for n in (128,64):
     for b in WIDTHS:
         body += f"    /** {{@link #encode}} of {b}-bit codes in a row of {n}. */\n" + gen(n,b) + "\n"
-# two rows of 64 at 4 bits in one method: one row leaves the core waiting on its own chain (twice the
-# bytecode of one row; at 128 it would pass C1's limit)
-body += ("    /**\n     * Two rows of 64 at 4 bits, interleaved ({@link #encode} of each: the same codes and norms), their norms\n"
-         "     * into {@code norms[0..1]}; false, with nothing written, when either row is refused.\n     */\n") + gen_pair(64, 4) + "\n"
+# two rows of 64 in one method: one row leaves the core waiting on its own chain (twice the bytecode of
+# one row; at 128 it would pass C1's limit)
+for b in WIDTHS:
+    body += ("    /**\n     * Two rows of 64 at %d bits, interleaved ({@link #encode} of each: the same codes and norms), their norms\n"
+             "     * into {@code norms[0..1]}; false, with nothing written, when either row is refused.\n     */\n") % b + gen_pair(64, b) + "\n"
 open(p,'w').write(head+body.rstrip()+"\n}\n")

@@ -400,7 +400,7 @@ final class CodebookOps {
         float[] factors = new float[cols];
         long current = -1;
         int words = cols * bits / 32;
-        boolean pairs = cols == 64 && bits == 4;
+        boolean pairs = cols == 64;
         float[] signB = new float[cols];
         float[] factorsB = new float[cols];
         float[] pairNorms = new float[2];
@@ -420,7 +420,7 @@ final class CodebookOps {
                     HadamardVectors.bf16Factors(signB, cols, factorsB);
                     currentB = runB;
                 }
-                if (Bf16RowEncoder.encode4Of64Pair(xs, srcByte, factors, srcByte + 2L * cols, factorsB, table, ps, wordByte, wordByte + 4L * words, pairNorms)) {
+                if (Bf16RowEncoder.encodePairOf64(xs, srcByte, factors, srcByte + 2L * cols, factorsB, bits, table, ps, wordByte, wordByte + 4L * words, pairNorms)) {
                     ns.setAtIndex(RowIo.F32, normsOffset + r, pairNorms[0]);
                     ns.setAtIndex(RowIo.F32, normsOffset + r + 1, pairNorms[1]);
                     r++;

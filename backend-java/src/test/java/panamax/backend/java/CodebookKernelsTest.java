@@ -129,40 +129,49 @@ class CodebookKernelsTest {
     @Test
     void pairEncoderGivesEachRowsOneRowEncoding() {
         int n = 64;
-        float[] bounds = new float[15];
-        for (int i = 0; i < bounds.length; i++) bounds[i] = (float) ((i + 1.0) / 16 - 0.5) * 0.5f;
-        int[] table = CodebookEncoding.searchTable(bounds);
-        if (!panamax.backend.java.kernel.Bf16RowEncoder.encodes(n, 4, table)) return;
-        try (Arena arena = Arena.ofConfined()) {
-            float[][] factors = new float[2][n];
-            for (float[] f : factors) {
-                float[] signs = new float[n];
-                for (int i = 0; i < n; i++) signs[i] = random.nextBoolean() ? 1 : -1;
-                HadamardVectors.bf16Factors(signs, n, f);
-            }
-            MemorySegment rows = arena.allocate(2L * n * 3, 2);
-            for (long i = 0; i < 3L * n; i++) {
-                float v = (float) random.nextGaussian() * (i >= n && i < 2 * n ? 1e-3f : 1f); // the rows differ in scale
-                rows.setAtIndex(java.lang.foreign.ValueLayout.JAVA_SHORT, i, panamax.backend.java.kernel.Floats.floatToBf16(v));
-            }
-            MemorySegment got = arena.allocate(2L * n);
-            float[] norms = new float[2];
-            // rows 0 and 1 with different signs, packed 64 bytes apart
-            assertEquals(true, panamax.backend.java.kernel.Bf16RowEncoder.encode4Of64Pair(rows, 0, factors[0], 2L * n, factors[1], table, got, 0, n, norms));
-            for (int k = 0; k < 2; k++) {
-                MemorySegment want = arena.allocate(n / 2);
-                float norm = panamax.backend.java.kernel.Bf16RowEncoder.encode(rows, 2L * n * k, n, factors[k], 4, table, want, 0);
-                assertEquals(Float.floatToRawIntBits(norm), Float.floatToRawIntBits(norms[k]), "row " + k + " norm");
-                for (long b = 0; b < n / 2; b++) {
-                    assertEquals(want.get(java.lang.foreign.ValueLayout.JAVA_BYTE, b), got.get(java.lang.foreign.ValueLayout.JAVA_BYTE, (long) n * k + b), "row " + k + " byte " + b);
+        int widths = 0;
+        for (int bits = 1; bits <= 4; bits++) {
+            float[] bounds = new float[(1 << bits) - 1];
+            for (int i = 0; i < bounds.length; i++) bounds[i] = (float) ((i + 1.0) / (1 << bits) - 0.5) * 0.5f;
+            int[] table = CodebookEncoding.searchTable(bounds);
+            if (!panamax.backend.java.kernel.Bf16RowEncoder.encodes(n, bits, table)) continue; // not on this CPU's vectors
+            widths++;
+            int bytes = n * bits / 8;
+            try (Arena arena = Arena.ofConfined()) {
+                float[][] factors = new float[2][n];
+                for (float[] f : factors) {
+                    float[] signs = new float[n];
+                    for (int i = 0; i < n; i++) signs[i] = random.nextBoolean() ? 1 : -1;
+                    HadamardVectors.bf16Factors(signs, n, f);
                 }
-                assertEquals(0, got.get(java.lang.foreign.ValueLayout.JAVA_BYTE, (long) n * k + n / 2), "row " + k + ": nothing past its codes");
+                MemorySegment rows = arena.allocate(2L * n * 3, 2);
+                for (long i = 0; i < 3L * n; i++) {
+                    float v = (float) random.nextGaussian() * (i >= n && i < 2 * n ? 1e-3f : 1f); // the rows differ in scale
+                    rows.setAtIndex(java.lang.foreign.ValueLayout.JAVA_SHORT, i, panamax.backend.java.kernel.Floats.floatToBf16(v));
+                }
+                MemorySegment got = arena.allocate(2L * n);
+                float[] norms = new float[2];
+                // rows 0 and 1 with different signs, packed 64 bytes apart
+                assertEquals(true, panamax.backend.java.kernel.Bf16RowEncoder.encodePairOf64(rows, 0, factors[0], 2L * n, factors[1], bits, table, got, 0, n, norms));
+                for (int k = 0; k < 2; k++) {
+                    String where = bits + " bits, row " + k;
+                    MemorySegment want = arena.allocate(bytes);
+                    float norm = panamax.backend.java.kernel.Bf16RowEncoder.encode(rows, 2L * n * k, n, factors[k], bits, table, want, 0);
+                    assertEquals(Float.floatToRawIntBits(norm), Float.floatToRawIntBits(norms[k]), where + " norm");
+                    for (long b = 0; b < bytes; b++) {
+                        assertEquals(want.get(java.lang.foreign.ValueLayout.JAVA_BYTE, b), got.get(java.lang.foreign.ValueLayout.JAVA_BYTE, (long) n * k + b), where + " byte " + b);
+                    }
+                    assertEquals(0, got.get(java.lang.foreign.ValueLayout.JAVA_BYTE, (long) n * k + bytes), where + ": nothing past its codes");
+                }
+                // a NaN in the second row: both refused, nothing written
+                rows.setAtIndex(java.lang.foreign.ValueLayout.JAVA_SHORT, 2L * n + 5, panamax.backend.java.kernel.Floats.floatToBf16(Float.NaN));
+                MemorySegment none = arena.allocate(2L * n);
+                assertEquals(false, panamax.backend.java.kernel.Bf16RowEncoder.encodePairOf64(rows, 2L * n, factors[0], 4L * n, factors[1], bits, table, none, 0, n, norms));
+                for (long b = 0; b < 2L * n; b++) assertEquals(0, none.get(java.lang.foreign.ValueLayout.JAVA_BYTE, b), bits + " bits refused: byte " + b);
             }
-            // a NaN in the second row: both refused, nothing written
-            rows.setAtIndex(java.lang.foreign.ValueLayout.JAVA_SHORT, 2L * n + 5, panamax.backend.java.kernel.Floats.floatToBf16(Float.NaN));
-            MemorySegment none = arena.allocate(2L * n);
-            assertEquals(false, panamax.backend.java.kernel.Bf16RowEncoder.encode4Of64Pair(rows, 2L * n, factors[0], 4L * n, factors[1], table, none, 0, n, norms));
-            for (long b = 0; b < 2L * n; b++) assertEquals(0, none.get(java.lang.foreign.ValueLayout.JAVA_BYTE, b), "refused: byte " + b);
+        }
+        if (panamax.backend.java.kernel.Bf16RowEncoder.encodes(n, 1, CodebookEncoding.searchTable(new float[] {0f}))) {
+            assertEquals(4, widths, "every width has a pair encoder where 1-bit rows have one");
         }
     }
 

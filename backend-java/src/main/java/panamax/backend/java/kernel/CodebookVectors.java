@@ -480,7 +480,7 @@ public final class CodebookVectors {
                 HadamardVectors.rotateBf16(packed, 1024, len, factors, row);
                 if (Bf16RowEncoder.encodes(len, bits, searchTables[bits])) {
                     Bf16RowEncoder.encode(packed, 1024, len, factors, bits, searchTables[bits], packed, 1536);
-                    if (len == 64 && bits == 4) Bf16RowEncoder.encode4Of64Pair(packed, 1024, factors, 1152, factors, searchTables[bits], packed, 1536, 1568, row);
+                    if (len == 64) Bf16RowEncoder.encodePairOf64(packed, 1024, factors, 1152, factors, bits, searchTables[bits], packed, 1536, 1568, row);
                 }
                 if (Bf16RowDecoder.decodes(tables[bits], bits, len)) {
                     Bf16RowDecoder.signWords(sign, len, signWords);
