@@ -139,6 +139,7 @@ public final class CodeRows {
         float unit = widened ? 1 : 1 << bits;
         float offsetByUnit = widened ? 0 : 1;
         IntVector codeValues = IntVector.fromArray(IS, CODE_VALUES, 0);
+        boolean fourChunks = !widened && n % PIECE == 0 && groupSize >= PIECE; // a piece is one group: one weight per row
         for (int t0 = k0; t0 < k1; t0 += BLOCK) {
             int count = Math.min(BLOCK, k1 - t0);
             // the block decodes f = 1 + code·2^-bits, so s·code + b = u·f + (b − u) with u = s·2^bits: weights x·u,
@@ -160,8 +161,13 @@ public final class CodeRows {
                     c.fma(xv, FloatVector.fromArray(S, biasLanes, r * L)).intoArray(biasLanes, r * L);
                 }
             }
-            if (widened) nibblesBlock(packed, count, acc, codeValues, n, groupSize, groups, base + t0 * rowBytes, rowBytes, weights);
-            else affineBlock(packed, count, acc, bits, n, groupSize, groups, pieceWords, base + t0 * rowBytes, rowBytes, weights);
+            long first = base + t0 * rowBytes;
+            if (widened) {
+                nibblesBlock(packed, count, acc, codeValues, n, groupSize, groups, first, rowBytes, weights);
+                continue;
+            }
+            int done = fourChunks ? affinePieces(packed, count, acc, bits, n, groupSize, groups, pieceWords, first, rowBytes, weights) : 0;
+            affineBlock(packed, done, count, acc, bits, n, groupSize, groups, pieceWords, first, rowBytes, weights);
         }
         for (int r = 0; r < ROWS; r++) { // lane i holds group i % groups
             for (int lane = 0; lane < L; lane++) biasAcc[r * groups + lane % groups] += biasLanes[r * L + lane];
@@ -201,6 +207,9 @@ public final class CodeRows {
     public void codebook(MemorySegment packed, long base, long rowBytes, int[] bookBits, float[] rowScales, float[] x, int m, int k,
                          int k0, int k1, float[] acc) {
         IntVector book = IntVector.fromArray(IS, bookBits, 0);
+        boolean fourChunks = !widened && n % PIECE == 0 && bits <= 4;
+        // the codebook repeated over sixteen lanes: a code's window shifted down, its higher bits (the next codes') wrap
+        IntVector periodicBook = book.rearrange(VectorShuffle.fromOp(IS, i -> i & ((1 << bits) - 1)));
         for (int t0 = k0; t0 < k1; t0 += BLOCK) {
             int count = Math.min(BLOCK, k1 - t0);
             for (int t = 0; t < count; t += L) {
@@ -210,9 +219,153 @@ public final class CodeRows {
                     (r < m ? FloatVector.fromArray(S, x, r * k + t0 + t, in).mul(scale) : FloatVector.zero(S)).intoArray(weights, r * BLOCK + t);
                 }
             }
-            if (widened) nibblesBlock(packed, count, acc, book, n, n, 1, base + t0 * rowBytes, rowBytes, weights);
-            else codebookBlock(packed, count, acc, book, bits, n, pieceWords, base + t0 * rowBytes, rowBytes, weights);
+            long first = base + t0 * rowBytes;
+            if (widened) {
+                nibblesBlock(packed, count, acc, book, n, n, 1, first, rowBytes, weights);
+                continue;
+            }
+            int done = fourChunks ? codebookPieces(packed, count, acc, periodicBook, bits, n, pieceWords, first, rowBytes, weights) : 0;
+            codebookBlock(packed, done, count, acc, book, bits, n, pieceWords, first, rowBytes, weights);
         }
+    }
+
+    /**
+     * Tokens of a block whose pieces' last chunk can be read with a whole-vector load without passing the plane's
+     * end: the first {@code count} tokens at most (a prefix, since tokens lie in order).
+     */
+    private int wholeVectorTokens(MemorySegment packed, int count, long first, long rowBytes) {
+        // the last load of a token: its last piece's fourth chunk, 6·bits bytes into the piece, 64 bytes long
+        long reach = 4L * (n / PIECE - 1) * pieceWords + 6L * bits + 4L * L;
+        long room = packed.byteSize() - first - reach;
+        return room < 0 ? 0 : (int) Math.min(count, room / rowBytes + 1);
+    }
+
+    /**
+     * {@link #affineBlock} for as many leading tokens as whole-vector loads allow (returned), all four chunks of a piece
+     * per pass where a piece is one group (groups of 64 or more), as {@link #codebookPieces} does for codebook rows:
+     * one set of weight broadcasts per token and piece, one window and one rotation for the four chunks. The same
+     * sums, FMA for FMA.
+     */
+    private int affinePieces(MemorySegment packed, int count, float[] acc, int bits, int n, int groupSize, int groups, int pieceWords,
+                             long first, long rowBytes, float[] weights) {
+        int tokens = wholeVectorTokens(packed, count, first, rowBytes);
+        long chunkBytes = 2L * bits;
+        IntVector mantissa = IntVector.broadcast(IS, ((1 << bits) - 1) << (23 - bits));
+        IntVector one = IntVector.broadcast(IS, ONE);
+        ByteVector window = ByteVector.fromArray(BS, WINDOW, bits * CHUNKS * L * 4);
+        IntVector rotate = IntVector.fromArray(IS, WINDOW_ROTATE, bits * CHUNKS * L);
+        for (int j = 0; j < n; j += PIECE) {
+            long pieceAt = first + 4L * (j / PIECE) * pieceWords;
+            int g = j / groupSize;
+            int w0 = g, w1 = BLOCK * groups + g, w2 = 2 * BLOCK * groups + g, w3 = 3 * BLOCK * groups + g;
+            FloatVector a0 = FloatVector.fromArray(S, acc, j), b0 = FloatVector.fromArray(S, acc, j + L);
+            FloatVector c0 = FloatVector.fromArray(S, acc, j + 2 * L), d0 = FloatVector.fromArray(S, acc, j + 3 * L);
+            FloatVector a1 = FloatVector.fromArray(S, acc, n + j), b1 = FloatVector.fromArray(S, acc, n + j + L);
+            FloatVector c1 = FloatVector.fromArray(S, acc, n + j + 2 * L), d1 = FloatVector.fromArray(S, acc, n + j + 3 * L);
+            FloatVector a2 = FloatVector.fromArray(S, acc, 2 * n + j), b2 = FloatVector.fromArray(S, acc, 2 * n + j + L);
+            FloatVector c2 = FloatVector.fromArray(S, acc, 2 * n + j + 2 * L), d2 = FloatVector.fromArray(S, acc, 2 * n + j + 3 * L);
+            FloatVector a3 = FloatVector.fromArray(S, acc, 3 * n + j), b3 = FloatVector.fromArray(S, acc, 3 * n + j + L);
+            FloatVector c3 = FloatVector.fromArray(S, acc, 3 * n + j + 2 * L), d3 = FloatVector.fromArray(S, acc, 3 * n + j + 3 * L);
+            for (int t = 0, wt = 0; t < tokens; t++, wt += groups) {
+                long at = pieceAt + t * rowBytes;
+                FloatVector u0 = FloatVector.broadcast(S, weights[w0 + wt]);
+                FloatVector u1 = FloatVector.broadcast(S, weights[w1 + wt]);
+                FloatVector u2 = FloatVector.broadcast(S, weights[w2 + wt]);
+                FloatVector u3 = FloatVector.broadcast(S, weights[w3 + wt]);
+                FloatVector v = window.selectFrom(IntVector.fromMemorySegment(IS, packed, at, ByteOrder.LITTLE_ENDIAN).reinterpretAsBytes())
+                        .reinterpretAsInts().lanewise(VectorOperators.ROL, rotate).and(mantissa).or(one).reinterpretAsFloats();
+                a0 = v.fma(u0, a0);
+                a1 = v.fma(u1, a1);
+                a2 = v.fma(u2, a2);
+                a3 = v.fma(u3, a3);
+                v = window.selectFrom(IntVector.fromMemorySegment(IS, packed, at + chunkBytes, ByteOrder.LITTLE_ENDIAN).reinterpretAsBytes())
+                        .reinterpretAsInts().lanewise(VectorOperators.ROL, rotate).and(mantissa).or(one).reinterpretAsFloats();
+                b0 = v.fma(u0, b0);
+                b1 = v.fma(u1, b1);
+                b2 = v.fma(u2, b2);
+                b3 = v.fma(u3, b3);
+                v = window.selectFrom(IntVector.fromMemorySegment(IS, packed, at + 2 * chunkBytes, ByteOrder.LITTLE_ENDIAN).reinterpretAsBytes())
+                        .reinterpretAsInts().lanewise(VectorOperators.ROL, rotate).and(mantissa).or(one).reinterpretAsFloats();
+                c0 = v.fma(u0, c0);
+                c1 = v.fma(u1, c1);
+                c2 = v.fma(u2, c2);
+                c3 = v.fma(u3, c3);
+                v = window.selectFrom(IntVector.fromMemorySegment(IS, packed, at + 3 * chunkBytes, ByteOrder.LITTLE_ENDIAN).reinterpretAsBytes())
+                        .reinterpretAsInts().lanewise(VectorOperators.ROL, rotate).and(mantissa).or(one).reinterpretAsFloats();
+                d0 = v.fma(u0, d0);
+                d1 = v.fma(u1, d1);
+                d2 = v.fma(u2, d2);
+                d3 = v.fma(u3, d3);
+            }
+            a0.intoArray(acc, j); b0.intoArray(acc, j + L); c0.intoArray(acc, j + 2 * L); d0.intoArray(acc, j + 3 * L);
+            a1.intoArray(acc, n + j); b1.intoArray(acc, n + j + L); c1.intoArray(acc, n + j + 2 * L); d1.intoArray(acc, n + j + 3 * L);
+            a2.intoArray(acc, 2 * n + j); b2.intoArray(acc, 2 * n + j + L); c2.intoArray(acc, 2 * n + j + 2 * L); d2.intoArray(acc, 2 * n + j + 3 * L);
+            a3.intoArray(acc, 3 * n + j); b3.intoArray(acc, 3 * n + j + L); c3.intoArray(acc, 3 * n + j + 2 * L); d3.intoArray(acc, 3 * n + j + 3 * L);
+        }
+        return tokens;
+    }
+
+    /**
+     * {@link #codebookBlock} for as many leading tokens as whole-vector loads allow (returned), all four chunks of a
+     * piece per pass: each token's weights are broadcast once per piece, not once per pair of chunks (a second set of
+     * broadcasts was a quarter of a head dim 64 step's value sums). Chunk c of a piece starts on byte 2·bits·c, so
+     * one window and one shift serve the four chunks, loaded from their own bytes: with a window and a shift per
+     * chunk the loop ran out of registers. {@code book} repeats the codebook over sixteen lanes, so the look-up's
+     * wrapped index needs no mask. The same sums, FMA for FMA, as {@link #codebookBlock}.
+     */
+    private int codebookPieces(MemorySegment packed, int count, float[] acc, IntVector book, int bits, int n, int pieceWords,
+                               long first, long rowBytes, float[] weights) {
+        int tokens = wholeVectorTokens(packed, count, first, rowBytes);
+        long chunkBytes = 2L * bits;
+        ByteVector window = ByteVector.fromArray(BS, WINDOW, bits * CHUNKS * L * 4);
+        IntVector right = IntVector.fromArray(IS, WINDOW_SHIFT, bits * CHUNKS * L);
+        for (int j = 0; j < n; j += PIECE) {
+            long pieceAt = first + 4L * (j / PIECE) * pieceWords;
+            FloatVector a0 = FloatVector.fromArray(S, acc, j), b0 = FloatVector.fromArray(S, acc, j + L);
+            FloatVector c0 = FloatVector.fromArray(S, acc, j + 2 * L), d0 = FloatVector.fromArray(S, acc, j + 3 * L);
+            FloatVector a1 = FloatVector.fromArray(S, acc, n + j), b1 = FloatVector.fromArray(S, acc, n + j + L);
+            FloatVector c1 = FloatVector.fromArray(S, acc, n + j + 2 * L), d1 = FloatVector.fromArray(S, acc, n + j + 3 * L);
+            FloatVector a2 = FloatVector.fromArray(S, acc, 2 * n + j), b2 = FloatVector.fromArray(S, acc, 2 * n + j + L);
+            FloatVector c2 = FloatVector.fromArray(S, acc, 2 * n + j + 2 * L), d2 = FloatVector.fromArray(S, acc, 2 * n + j + 3 * L);
+            FloatVector a3 = FloatVector.fromArray(S, acc, 3 * n + j), b3 = FloatVector.fromArray(S, acc, 3 * n + j + L);
+            FloatVector c3 = FloatVector.fromArray(S, acc, 3 * n + j + 2 * L), d3 = FloatVector.fromArray(S, acc, 3 * n + j + 3 * L);
+            for (int t = 0; t < tokens; t++) {
+                long at = pieceAt + t * rowBytes;
+                FloatVector u0 = FloatVector.broadcast(S, weights[t]);
+                FloatVector u1 = FloatVector.broadcast(S, weights[BLOCK + t]);
+                FloatVector u2 = FloatVector.broadcast(S, weights[2 * BLOCK + t]);
+                FloatVector u3 = FloatVector.broadcast(S, weights[3 * BLOCK + t]);
+                FloatVector v = window.selectFrom(IntVector.fromMemorySegment(IS, packed, at, ByteOrder.LITTLE_ENDIAN).reinterpretAsBytes())
+                        .reinterpretAsInts().lanewise(VectorOperators.LSHR, right).selectFrom(book).reinterpretAsFloats();
+                a0 = v.fma(u0, a0);
+                a1 = v.fma(u1, a1);
+                a2 = v.fma(u2, a2);
+                a3 = v.fma(u3, a3);
+                v = window.selectFrom(IntVector.fromMemorySegment(IS, packed, at + chunkBytes, ByteOrder.LITTLE_ENDIAN).reinterpretAsBytes())
+                        .reinterpretAsInts().lanewise(VectorOperators.LSHR, right).selectFrom(book).reinterpretAsFloats();
+                b0 = v.fma(u0, b0);
+                b1 = v.fma(u1, b1);
+                b2 = v.fma(u2, b2);
+                b3 = v.fma(u3, b3);
+                v = window.selectFrom(IntVector.fromMemorySegment(IS, packed, at + 2 * chunkBytes, ByteOrder.LITTLE_ENDIAN).reinterpretAsBytes())
+                        .reinterpretAsInts().lanewise(VectorOperators.LSHR, right).selectFrom(book).reinterpretAsFloats();
+                c0 = v.fma(u0, c0);
+                c1 = v.fma(u1, c1);
+                c2 = v.fma(u2, c2);
+                c3 = v.fma(u3, c3);
+                v = window.selectFrom(IntVector.fromMemorySegment(IS, packed, at + 3 * chunkBytes, ByteOrder.LITTLE_ENDIAN).reinterpretAsBytes())
+                        .reinterpretAsInts().lanewise(VectorOperators.LSHR, right).selectFrom(book).reinterpretAsFloats();
+                d0 = v.fma(u0, d0);
+                d1 = v.fma(u1, d1);
+                d2 = v.fma(u2, d2);
+                d3 = v.fma(u3, d3);
+            }
+            a0.intoArray(acc, j); b0.intoArray(acc, j + L); c0.intoArray(acc, j + 2 * L); d0.intoArray(acc, j + 3 * L);
+            a1.intoArray(acc, n + j); b1.intoArray(acc, n + j + L); c1.intoArray(acc, n + j + 2 * L); d1.intoArray(acc, n + j + 3 * L);
+            a2.intoArray(acc, 2 * n + j); b2.intoArray(acc, 2 * n + j + L); c2.intoArray(acc, 2 * n + j + 2 * L); d2.intoArray(acc, 2 * n + j + 3 * L);
+            a3.intoArray(acc, 3 * n + j); b3.intoArray(acc, 3 * n + j + L); c3.intoArray(acc, 3 * n + j + 2 * L); d3.intoArray(acc, 3 * n + j + 3 * L);
+        }
+        return tokens;
     }
 
     /**
@@ -279,12 +432,13 @@ public final class CodeRows {
     }
 
     /**
-     * The block's tokens into acc, chunk by chunk, with weights[(r·BLOCK + t)·groups + g]: codes made
+     * The block's tokens [from, count) into acc, chunk by chunk, with weights[(r·BLOCK + t)·groups + g]: codes made
      * the floats {@code 1 + code·2^-bits} by bit placement. (Its codebook twin below looks them up; one method with a branch in the
      * token loop would merge two vectors there, which C2 boxes unless it unswitches the loop.)
      */
-    private static void affineBlock(MemorySegment packed, int count, float[] acc, int bits, int n, int groupSize, int groups,
+    private static void affineBlock(MemorySegment packed, int from, int count, float[] acc, int bits, int n, int groupSize, int groups,
                                     int pieceWords, long first, long rowBytes, float[] weights) {
+        if (from == count) return;
         IntVector mantissa = IntVector.broadcast(IS, ((1 << bits) - 1) << (23 - bits));
         IntVector one = IntVector.broadcast(IS, ONE);
         for (int p = 0; p * PIECE < n; p++) {
@@ -307,7 +461,7 @@ public final class CodeRows {
                 FloatVector b1 = FloatVector.fromArray(S, acc, n + j + L);
                 FloatVector b2 = FloatVector.fromArray(S, acc, 2 * n + j + L);
                 FloatVector b3 = FloatVector.fromArray(S, acc, 3 * n + j + L);
-                for (int t = 0, wt = 0; t < count; t++, wt += groups) {
+                for (int t = from, wt = from * groups; t < count; t++, wt += groups) {
                     ByteVector raw = CodebookVectors.rowWords(packed, pieceAt + t * rowBytes, pieceWords).reinterpretAsBytes();
                     FloatVector u0 = FloatVector.broadcast(S, weights[w0 + wt]);
                     FloatVector u1 = FloatVector.broadcast(S, weights[w1 + wt]);
@@ -338,9 +492,10 @@ public final class CodeRows {
         }
     }
 
-    /** {@link #affineBlock} with codes looked up in {@code book} (one group: weights[r·BLOCK + t]). */
-    private static void codebookBlock(MemorySegment packed, int count, float[] acc, IntVector book, int bits, int n, int pieceWords,
+    /** {@link #affineBlock} with codes looked up in {@code book} (one group: weights[r·BLOCK + t]), tokens [from, count). */
+    private static void codebookBlock(MemorySegment packed, int from, int count, float[] acc, IntVector book, int bits, int n, int pieceWords,
                                       long first, long rowBytes, float[] weights) {
+        if (from == count) return;
         IntVector mask = IntVector.broadcast(IS, (1 << bits) - 1);
         for (int p = 0; p * PIECE < n; p++) {
             long pieceAt = first + 4L * p * pieceWords;
@@ -359,7 +514,7 @@ public final class CodeRows {
                 FloatVector b1 = FloatVector.fromArray(S, acc, n + j + L);
                 FloatVector b2 = FloatVector.fromArray(S, acc, 2 * n + j + L);
                 FloatVector b3 = FloatVector.fromArray(S, acc, 3 * n + j + L);
-                for (int t = 0; t < count; t++) {
+                for (int t = from; t < count; t++) {
                     ByteVector raw = CodebookVectors.rowWords(packed, pieceAt + t * rowBytes, pieceWords).reinterpretAsBytes();
                     FloatVector u0 = FloatVector.broadcast(S, weights[t]);
                     FloatVector u1 = FloatVector.broadcast(S, weights[BLOCK + t]);
