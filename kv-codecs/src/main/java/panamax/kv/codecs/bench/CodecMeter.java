@@ -47,7 +47,11 @@ final class CodecMeter {
      */
     static final long WARMUP_MILLIS = 1000;
     private final long warmupMillis;
-    static final int ATTENTION_REPS = 30;
+    /**
+     * Timed attention calls of each cache (alternating): 100 since session 11. With 30, a median could land in the
+     * first timed calls' slow phase (1.5 ms where the same step settled at 0.8 ms a dozen calls later, head dim 64).
+     */
+    static final int ATTENTION_REPS = 100;
     private final int attentionTokens;
     private final int encodeTokens;
     private final long copyElements; // bf16 elements of the bandwidth copy
@@ -330,6 +334,7 @@ final class CodecMeter {
                 long t1 = System.nanoTime();
                 result.forEach(Tensor::close);
                 if (r >= 0) seconds[which][r] = (t1 - t0) / 1e9;
+                if (Boolean.getBoolean("dbg")) System.err.printf("  call %d %s: %.3f ms%n", r, which == 0 ? "codec" : "identity", (t1 - t0) / 1e6);
             }
             if (r < 0 && warmupMillis > 0) JitActivity.awaitQuiet(200, 5_000);
         }
