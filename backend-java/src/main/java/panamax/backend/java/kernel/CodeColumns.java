@@ -44,6 +44,13 @@ public final class CodeColumns {
     private final float[] laneScales;
     private final float[] laneBiases;
     private final float[] xSums;
+    /**
+     * Per nibble of a row's 1- or 2-bit codes (four or two positions) and query row, the 16 sums
+     * {@code Σ x[r, j]·book[code_j]} its values give, as float bits: {@code [(nibble·ROWS + r)·16 + value]}.
+     */
+    private final int[] nibbleTables;
+    /** Keys a call must score for its nibble tables to pay (building them is a few vector operations per row and nibble). */
+    static final int NIBBLE_TABLE_KEYS = 64;
 
     /**
      * Scratch for rows of {@code k} codes of {@code bits}; {@code groupSize} for affine rows (0 for
@@ -64,6 +71,7 @@ public final class CodeColumns {
         this.laneScales = new float[2 * TILE * groups];
         this.laneBiases = new float[2 * TILE * groups];
         this.xSums = new float[ROWS * groups];
+        this.nibbleTables = new int[bits <= 2 ? k * bits / 4 * ROWS * 16 : 0];
     }
 
     /** True for 1 to 8-bit codes in rows of whole words, on sixteen lanes. */
@@ -123,13 +131,17 @@ public final class CodeColumns {
     public void codebookScores(MemorySegment packed, long base, long rowBytes, int[] bookBits, float[] rowScales, float[] x, int m,
                                int n0, int n1, float[] c, int cOff, int ldc, boolean add) {
         IntVector book = IntVector.fromArray(IS, bookBits, 0);
+        // 1- and 2-bit codes: a nibble of codes is one look-up in a table of its 16 partial sums, built once per call
+        boolean nibbles = bits <= 2 && n1 - n0 >= NIBBLE_TABLE_KEYS;
+        if (nibbles) nibbleTables(x, bookBits);
         // two tiles per pass, each query element broadcast feeding both (the last pair may be partial)
         for (int t0 = n0; t0 < n1; t0 += 2 * TILE) {
             int first = Math.min(TILE, n1 - t0);
             int second = Math.min(TILE, n1 - t0 - first);
             transpose(packed, base + t0 * rowBytes, rowBytes, first, columns);
             transpose(packed, base + (t0 + TILE) * rowBytes, rowBytes, second, columns2);
-            codebookTiles(x, book);
+            if (nibbles) nibbleTiles();
+            else codebookTiles(x, book);
             if (add) { // separate loops: a vector merged from two branches is boxed
                 storeAdded(c, cOff, ldc, t0, first, m, rowScales, 0);
                 storeAdded(c, cOff, ldc, t0 + TILE, second, m, rowScales, ROWS * TILE);
@@ -249,6 +261,68 @@ public final class CodeColumns {
         u1.intoArray(totals, 5 * TILE);
         u2.intoArray(totals, 6 * TILE);
         u3.intoArray(totals, 7 * TILE);
+    }
+
+    /**
+     * The nibble tables of query rows x (four rows of k) for 1- or 2-bit codes: lane v of nibble n's vector is
+     * {@code Σ x[r, j]·book[code]} over the nibble's positions j with the codes v holds (bit i for 1-bit position
+     * 4n + i; bits 2i..2i + 1 for 2-bit position 2n + i), a multiply and FMAs in position order. One vector per
+     * row and nibble: 4 broadcasts and 4 multiply-adds (1-bit), 2 and 2 (2-bit).
+     */
+    private void nibbleTables(float[] x, int[] bookBits) {
+        int perNibble = 4 / bits;
+        int mask = (1 << bits) - 1;
+        IntVector book = IntVector.fromArray(IS, bookBits, 0);
+        IntVector lane = IntVector.zero(IS).addIndex(1);
+        // position i's book value for every nibble value v: book[(v >>> i·bits) & mask]
+        FloatVector p0 = lane.and(mask).selectFrom(book).reinterpretAsFloats();
+        FloatVector p1 = lane.lanewise(VectorOperators.LSHR, bits).and(mask).selectFrom(book).reinterpretAsFloats();
+        FloatVector p2 = lane.lanewise(VectorOperators.LSHR, 2).and(1).selectFrom(book).reinterpretAsFloats();
+        FloatVector p3 = lane.lanewise(VectorOperators.LSHR, 3).and(1).selectFrom(book).reinterpretAsFloats();
+        for (int nb = 0, nibbles = k * bits / 4; nb < nibbles; nb++) {
+            for (int r = 0; r < ROWS; r++) {
+                int j = r * k + nb * perNibble;
+                FloatVector sum = p0.mul(x[j]).add(p1.mul(x[j + 1]));
+                if (perNibble == 4) sum = p3.fma(FloatVector.broadcast(S, x[j + 3]), p2.fma(FloatVector.broadcast(S, x[j + 2]), sum));
+                sum.reinterpretAsInts().intoArray(nibbleTables, (nb * ROWS + r) * 16);
+            }
+        }
+    }
+
+    /**
+     * {@link #codebookTiles} for 1- and 2-bit codes by nibble tables: per nibble of sixteen keys one shift, then
+     * per query row one look-up and one add (the look-up wraps its index to the nibble), where codebookTiles
+     * takes per position a shift, a mask, a look-up and an FMA per row: four 1-bit or two 2-bit positions at a time.
+     */
+    private void nibbleTiles() {
+        FloatVector a0 = FloatVector.zero(S), a1 = FloatVector.zero(S), a2 = FloatVector.zero(S), a3 = FloatVector.zero(S);
+        FloatVector b0 = FloatVector.zero(S), b1 = FloatVector.zero(S), b2 = FloatVector.zero(S), b3 = FloatVector.zero(S);
+        int[] tables = nibbleTables;
+        for (int nb = 0, nibbles = k * bits / 4; nb < nibbles; nb++) {
+            int word = (nb >>> 3) * TILE;
+            int shift = 4 * (nb & 7);
+            IntVector u = IntVector.fromArray(IS, columns, word).lanewise(VectorOperators.LSHR, shift);
+            IntVector w = IntVector.fromArray(IS, columns2, word).lanewise(VectorOperators.LSHR, shift);
+            int at = nb * ROWS * 16;
+            IntVector t0 = IntVector.fromArray(IS, tables, at), t1 = IntVector.fromArray(IS, tables, at + 16);
+            IntVector t2 = IntVector.fromArray(IS, tables, at + 32), t3 = IntVector.fromArray(IS, tables, at + 48);
+            a0 = a0.add(u.selectFrom(t0).reinterpretAsFloats());
+            a1 = a1.add(u.selectFrom(t1).reinterpretAsFloats());
+            a2 = a2.add(u.selectFrom(t2).reinterpretAsFloats());
+            a3 = a3.add(u.selectFrom(t3).reinterpretAsFloats());
+            b0 = b0.add(w.selectFrom(t0).reinterpretAsFloats());
+            b1 = b1.add(w.selectFrom(t1).reinterpretAsFloats());
+            b2 = b2.add(w.selectFrom(t2).reinterpretAsFloats());
+            b3 = b3.add(w.selectFrom(t3).reinterpretAsFloats());
+        }
+        a0.intoArray(totals, 0);
+        a1.intoArray(totals, TILE);
+        a2.intoArray(totals, 2 * TILE);
+        a3.intoArray(totals, 3 * TILE);
+        b0.intoArray(totals, 4 * TILE);
+        b1.intoArray(totals, 5 * TILE);
+        b2.intoArray(totals, 6 * TILE);
+        b3.intoArray(totals, 7 * TILE);
     }
 
     /**
