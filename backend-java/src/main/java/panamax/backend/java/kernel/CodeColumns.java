@@ -49,6 +49,13 @@ public final class CodeColumns {
      * {@code Σ x[r, j]·book[code_j]} its values give, as float bits: {@code [(nibble·ROWS + r)·16 + value]}.
      */
     private final int[] nibbleTables;
+    /** The codes 0..15 as float bits: affine codes are their own "book". */
+    private static final int[] CODE_BITS = new int[TILE];
+
+    static {
+        for (int c = 0; c < TILE; c++) CODE_BITS[c] = Float.floatToRawIntBits(c);
+    }
+
     /** Keys a call must score for its nibble tables to pay (building them is a few vector operations per row and nibble). */
     static final int NIBBLE_TABLE_KEYS = 64;
 
@@ -90,6 +97,9 @@ public final class CodeColumns {
         for (int r = 0; r < m; r++) {
             for (int j = 0; j < k; j++) xSums[r * groups + j / groupSize] += x[r * k + j];
         }
+        // 2-bit codes: a nibble (two codes) is one look-up in a table of its 16 sums Σ x·code, built once per call
+        boolean nibbles = bits == 2 && n1 - n0 >= NIBBLE_TABLE_KEYS;
+        if (nibbles) nibbleTables(x, CODE_BITS);
         // two tiles per pass, each query element broadcast feeding both (the last pair may be partial)
         for (int t0 = n0; t0 < n1; t0 += 2 * TILE) {
             int first = Math.min(TILE, n1 - t0);
@@ -97,7 +107,8 @@ public final class CodeColumns {
             transpose(packed, base + t0 * rowBytes, rowBytes, first, columns);
             transpose(packed, base + (t0 + TILE) * rowBytes, rowBytes, second, columns2);
             laneParameters(params, t0, first + second);
-            affineTiles(x);
+            if (nibbles) affineNibbleTiles();
+            else affineTiles(x);
             store(c, 0, ldc, t0, first, m, null, 0);
             store(c, 0, ldc, t0 + TILE, second, m, null, ROWS * TILE);
         }
@@ -323,6 +334,63 @@ public final class CodeColumns {
         b1.intoArray(totals, 5 * TILE);
         b2.intoArray(totals, 6 * TILE);
         b3.intoArray(totals, 7 * TILE);
+    }
+
+    /**
+     * {@link #affineTiles} for 2-bit codes by nibble tables (codes as their own book): per group the nibble
+     * look-ups' sum {@code Σ x·code}, then the group's scale and bias as affineTiles applies them. Groups are
+     * whole nibbles (multiples of 32 codes).
+     */
+    private void affineNibbleTiles() {
+        int[] tables = nibbleTables;
+        int perGroup = groupSize * bits / 4;
+        FloatVector t0 = FloatVector.zero(S), t1 = FloatVector.zero(S), t2 = FloatVector.zero(S), t3 = FloatVector.zero(S);
+        FloatVector u0 = FloatVector.zero(S), u1 = FloatVector.zero(S), u2 = FloatVector.zero(S), u3 = FloatVector.zero(S);
+        for (int g = 0; g < groups; g++) {
+            FloatVector a0 = FloatVector.zero(S), a1 = FloatVector.zero(S), a2 = FloatVector.zero(S), a3 = FloatVector.zero(S);
+            FloatVector b0 = FloatVector.zero(S), b1 = FloatVector.zero(S), b2 = FloatVector.zero(S), b3 = FloatVector.zero(S);
+            for (int nb = g * perGroup, end = nb + perGroup; nb < end; nb++) {
+                int word = (nb >>> 3) * TILE;
+                int shift = 4 * (nb & 7);
+                IntVector u = IntVector.fromArray(IS, columns, word).lanewise(VectorOperators.LSHR, shift);
+                IntVector w = IntVector.fromArray(IS, columns2, word).lanewise(VectorOperators.LSHR, shift);
+                int at = nb * ROWS * 16;
+                IntVector q0 = IntVector.fromArray(IS, tables, at), q1 = IntVector.fromArray(IS, tables, at + 16);
+                IntVector q2 = IntVector.fromArray(IS, tables, at + 32), q3 = IntVector.fromArray(IS, tables, at + 48);
+                a0 = a0.add(u.selectFrom(q0).reinterpretAsFloats());
+                a1 = a1.add(u.selectFrom(q1).reinterpretAsFloats());
+                a2 = a2.add(u.selectFrom(q2).reinterpretAsFloats());
+                a3 = a3.add(u.selectFrom(q3).reinterpretAsFloats());
+                b0 = b0.add(w.selectFrom(q0).reinterpretAsFloats());
+                b1 = b1.add(w.selectFrom(q1).reinterpretAsFloats());
+                b2 = b2.add(w.selectFrom(q2).reinterpretAsFloats());
+                b3 = b3.add(w.selectFrom(q3).reinterpretAsFloats());
+            }
+            FloatVector s = FloatVector.fromArray(S, laneScales, g * 2 * TILE);
+            FloatVector b = FloatVector.fromArray(S, laneBiases, g * 2 * TILE);
+            FloatVector s2 = FloatVector.fromArray(S, laneScales, g * 2 * TILE + TILE);
+            FloatVector b2s = FloatVector.fromArray(S, laneBiases, g * 2 * TILE + TILE);
+            FloatVector y0 = FloatVector.broadcast(S, xSums[g]);
+            FloatVector y1 = FloatVector.broadcast(S, xSums[groups + g]);
+            FloatVector y2 = FloatVector.broadcast(S, xSums[2 * groups + g]);
+            FloatVector y3 = FloatVector.broadcast(S, xSums[3 * groups + g]);
+            t0 = b.fma(y0, a0.fma(s, t0));
+            t1 = b.fma(y1, a1.fma(s, t1));
+            t2 = b.fma(y2, a2.fma(s, t2));
+            t3 = b.fma(y3, a3.fma(s, t3));
+            u0 = b2s.fma(y0, b0.fma(s2, u0));
+            u1 = b2s.fma(y1, b1.fma(s2, u1));
+            u2 = b2s.fma(y2, b2.fma(s2, u2));
+            u3 = b2s.fma(y3, b3.fma(s2, u3));
+        }
+        t0.intoArray(totals, 0);
+        t1.intoArray(totals, TILE);
+        t2.intoArray(totals, 2 * TILE);
+        t3.intoArray(totals, 3 * TILE);
+        u0.intoArray(totals, 4 * TILE);
+        u1.intoArray(totals, 5 * TILE);
+        u2.intoArray(totals, 6 * TILE);
+        u3.intoArray(totals, 7 * TILE);
     }
 
     /**
