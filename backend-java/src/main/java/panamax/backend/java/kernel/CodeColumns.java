@@ -18,7 +18,10 @@ import jdk.incubator.vector.VectorSpecies;
  * code position is extracted for sixteen keys at once from the one or two words it occupies (a shift,
  * or two shifts and an or, and a mask), made a float (affine: converted; codebook: looked up in a
  * register) and FMA'd into the four rows with the query element broadcast. The sixteen lanes are
- * sixteen scores: nothing is reduced across lanes.
+ * sixteen scores: nothing is reduced across lanes. 1- and 2-bit codes (codebook, and affine 2-bit) go a
+ * nibble at a time instead: per call a table of the 16 partial sums each nibble value gives, per query row
+ * and nibble ({@link #nibbleTables}), then per nibble of sixteen keys one shift and, per row, one look-up
+ * and one add: four 1-bit or two 2-bit positions for what one position cost.
  *
  * <p>A {@code CodeColumns} holds one thread's scratch for rows of one shape; not thread-safe.
  */
