@@ -110,7 +110,7 @@ public final class CodeColumns {
             transpose(packed, base + t0 * rowBytes, rowBytes, first, columns);
             transpose(packed, base + (t0 + TILE) * rowBytes, rowBytes, second, columns2);
             laneParameters(params, t0, first + second);
-            if (nibbles) affineNibbleTiles();
+            if (nibbles) nibbleTiles();
             else affineTiles(x);
             store(c, 0, ldc, t0, first, m, null, 0);
             store(c, 0, ldc, t0 + TILE, second, m, null, ROWS * TILE);
@@ -147,7 +147,12 @@ public final class CodeColumns {
         IntVector book = IntVector.fromArray(IS, bookBits, 0);
         // 1- and 2-bit codes: a nibble of codes is one look-up in a table of its 16 partial sums, built once per call
         boolean nibbles = bits <= 2 && n1 - n0 >= NIBBLE_TABLE_KEYS;
-        if (nibbles) nibbleTables(x, bookBits);
+        if (nibbles) {
+            nibbleTables(x, bookBits);
+            Arrays.fill(laneScales, 0, 2 * TILE, 1f); // one group, scale 1, bias 0: nibbleTiles' sums as they are
+            Arrays.fill(laneBiases, 0, 2 * TILE, 0f);
+            Arrays.fill(xSums, 0f);
+        }
         // two tiles per pass, each query element broadcast feeding both (the last pair may be partial)
         for (int t0 = n0; t0 < n1; t0 += 2 * TILE) {
             int first = Math.min(TILE, n1 - t0);
@@ -304,47 +309,14 @@ public final class CodeColumns {
     }
 
     /**
-     * {@link #codebookTiles} for 1- and 2-bit codes by nibble tables: per nibble of sixteen keys one shift, then
-     * per query row one look-up and one add (the look-up wraps its index to the nibble), where codebookTiles
-     * takes per position a shift, a mask, a look-up and an FMA per row: four 1-bit or two 2-bit positions at a time.
+     * Scores of two tiles of 1- or 2-bit codes by the nibble tables: per nibble of sixteen keys one shift,
+     * then per query row one look-up (its index wraps to the nibble) and one add, where {@link #codebookTiles}
+     * takes per position a shift, a mask, a look-up and an FMA per row: four 1-bit or two 2-bit positions
+     * for what one cost. Per group the sum is then scaled and biased as {@link #affineTiles} does (affine
+     * 2-bit codes, tabled as their own book); codebook rows pass one group of scale 1 and bias 0, which
+     * leave it exact. Groups are whole nibbles (multiples of 32 codes).
      */
     private void nibbleTiles() {
-        FloatVector a0 = FloatVector.zero(S), a1 = FloatVector.zero(S), a2 = FloatVector.zero(S), a3 = FloatVector.zero(S);
-        FloatVector b0 = FloatVector.zero(S), b1 = FloatVector.zero(S), b2 = FloatVector.zero(S), b3 = FloatVector.zero(S);
-        int[] tables = nibbleTables;
-        for (int nb = 0, nibbles = k * bits / 4; nb < nibbles; nb++) {
-            int word = (nb >>> 3) * TILE;
-            int shift = 4 * (nb & 7);
-            IntVector u = IntVector.fromArray(IS, columns, word).lanewise(VectorOperators.LSHR, shift);
-            IntVector w = IntVector.fromArray(IS, columns2, word).lanewise(VectorOperators.LSHR, shift);
-            int at = nb * ROWS * 16;
-            IntVector t0 = IntVector.fromArray(IS, tables, at), t1 = IntVector.fromArray(IS, tables, at + 16);
-            IntVector t2 = IntVector.fromArray(IS, tables, at + 32), t3 = IntVector.fromArray(IS, tables, at + 48);
-            a0 = a0.add(u.selectFrom(t0).reinterpretAsFloats());
-            a1 = a1.add(u.selectFrom(t1).reinterpretAsFloats());
-            a2 = a2.add(u.selectFrom(t2).reinterpretAsFloats());
-            a3 = a3.add(u.selectFrom(t3).reinterpretAsFloats());
-            b0 = b0.add(w.selectFrom(t0).reinterpretAsFloats());
-            b1 = b1.add(w.selectFrom(t1).reinterpretAsFloats());
-            b2 = b2.add(w.selectFrom(t2).reinterpretAsFloats());
-            b3 = b3.add(w.selectFrom(t3).reinterpretAsFloats());
-        }
-        a0.intoArray(totals, 0);
-        a1.intoArray(totals, TILE);
-        a2.intoArray(totals, 2 * TILE);
-        a3.intoArray(totals, 3 * TILE);
-        b0.intoArray(totals, 4 * TILE);
-        b1.intoArray(totals, 5 * TILE);
-        b2.intoArray(totals, 6 * TILE);
-        b3.intoArray(totals, 7 * TILE);
-    }
-
-    /**
-     * {@link #affineTiles} for 2-bit codes by nibble tables (codes as their own book): per group the nibble
-     * look-ups' sum {@code Σ x·code}, then the group's scale and bias as affineTiles applies them. Groups are
-     * whole nibbles (multiples of 32 codes).
-     */
-    private void affineNibbleTiles() {
         int[] tables = nibbleTables;
         int perGroup = groupSize * bits / 4;
         FloatVector t0 = FloatVector.zero(S), t1 = FloatVector.zero(S), t2 = FloatVector.zero(S), t3 = FloatVector.zero(S);
