@@ -208,8 +208,6 @@ public final class CodeRows {
                          int k0, int k1, float[] acc) {
         IntVector book = IntVector.fromArray(IS, bookBits, 0);
         boolean fourChunks = !widened && n % PIECE == 0 && bits <= 4;
-        // the codebook repeated over sixteen lanes: a code's window shifted down, its higher bits (the next codes') wrap
-        IntVector periodicBook = book.rearrange(VectorShuffle.fromOp(IS, i -> i & ((1 << bits) - 1)));
         for (int t0 = k0; t0 < k1; t0 += BLOCK) {
             int count = Math.min(BLOCK, k1 - t0);
             for (int t = 0; t < count; t += L) {
@@ -224,7 +222,7 @@ public final class CodeRows {
                 nibblesBlock(packed, count, acc, book, n, n, 1, first, rowBytes, weights);
                 continue;
             }
-            int done = fourChunks ? codebookPieces(packed, count, acc, periodicBook, bits, n, pieceWords, first, rowBytes, weights) : 0;
+            int done = fourChunks ? codebookPieces(packed, count, acc, book, bits, n, pieceWords, first, rowBytes, weights) : 0;
             codebookBlock(packed, done, count, acc, book, bits, n, pieceWords, first, rowBytes, weights);
         }
     }
@@ -310,8 +308,8 @@ public final class CodeRows {
      * piece per pass: each token's weights are broadcast once per piece, not once per pair of chunks (a second set of
      * broadcasts was a quarter of a head dim 64 step's value sums). Chunk c of a piece starts on byte 2·bits·c, so
      * one window and one shift serve the four chunks, loaded from their own bytes: with a window and a shift per
-     * chunk the loop ran out of registers. {@code book} repeats the codebook over sixteen lanes, so the look-up's
-     * wrapped index needs no mask. The same sums, FMA for FMA, as {@link #codebookBlock}.
+     * chunk the loop ran out of registers. The table repeats the codebook over its lanes
+     * ({@link CodebookVectors.Table}), so the look-up's wrapped index needs no mask. The same sums, FMA for FMA, as {@link #codebookBlock}.
      */
     private int codebookPieces(MemorySegment packed, int count, float[] acc, IntVector book, int bits, int n, int pieceWords,
                                long first, long rowBytes, float[] weights) {

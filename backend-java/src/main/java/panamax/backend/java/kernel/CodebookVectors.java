@@ -113,17 +113,21 @@ public final class CodebookVectors {
     }
 
     /**
-     * A lookup table of one codebook: its float bits padded to the lanes, as a register and as an array
+     * A lookup table of one codebook: its float bits filling the lanes, as a register and as an array
      * (for kernels that load the register themselves), when it fits; else both null and the array itself;
-     * and the largest magnitude in the book (NaN if it holds a NaN).
+     * and the largest magnitude in the book (NaN if it holds a NaN). The lanes repeat the book with the period
+     * of the next power of two of its size (zeros between), so a look-up whose index still carries higher bits
+     * (a code shifted down out of a wider word, wrapped to the lanes) finds the code's own entry: kernels need
+     * no mask for it.
      */
     public record Table(float[] book, IntVector bits, int[] laneBits, float maxAbs) {
         public static Table of(float[] book) {
             float maxAbs = 0;
             for (float v : book) maxAbs = Float.isNaN(v) ? Float.NaN : Math.max(maxAbs, Math.abs(v));
             if (book.length > L) return new Table(book, null, null, maxAbs);
+            int period = Integer.highestOneBit(Math.max(1, book.length * 2 - 1));
             int[] raw = new int[L];
-            for (int i = 0; i < book.length; i++) raw[i] = Float.floatToRawIntBits(book[i]);
+            for (int i = 0; i < L; i++) raw[i] = i % period < book.length ? Float.floatToRawIntBits(book[i % period]) : 0;
             return new Table(book, IntVector.fromArray(I, raw, 0), raw, maxAbs);
         }
     }
