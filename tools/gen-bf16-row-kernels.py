@@ -55,6 +55,15 @@ def loads_bf16(C, src, off):
     return L
 
 
+def signed_halves(C):
+    """The even and odd values times the rotation's multipliers (signs times 1/sqrt(n), bf16Factors' layout)."""
+    L = []
+    for c in range(C):
+        L.append(f"        FloatVector e{c} = x{c}.mul(FloatVector.fromArray(F, factors, {32 * c}));")
+        L.append(f"        FloatVector o{c} = y{c}.mul(FloatVector.fromArray(F, factors, {32 * c + 16}));")
+    return L
+
+
 def sum_of_squares(C, a, b):
     L = [f"        FloatVector s{c} = {a}{c}.mul({a}{c}).add({b}{c}.mul({b}{c}));" for c in range(C)]
     total = "s0.add(s1).add(s2.add(s3))" if C == 4 else "s0.add(s1)"
@@ -66,9 +75,7 @@ def rotate(C):
     L = [f"    /** {{@link #rotateBf16}} of a row of {2 * C} vectors. */",
          f"    private static float rotateBf16Of{2 * C}(MemorySegment src, long byteOff, float[] factors, float[] dst) {{"]
     L += loads_bf16(C, "src", "byteOff")
-    for c in range(C):
-        L.append(f"        FloatVector e{c} = x{c}.mul(FloatVector.fromArray(F, factors, {32 * c}));")
-        L.append(f"        FloatVector o{c} = y{c}.mul(FloatVector.fromArray(F, factors, {32 * c + 16}));")
+    L += signed_halves(C)
     L += butterflies(C, "t")
     L.append("        // even and odd values zipped back into order")
     for c in range(C):
@@ -99,9 +106,7 @@ def encode(n, bits):
         a("        if (!Float.isFinite(d) || !Float.isFinite(perCell)) return -1f; // a NaN or infinity in the row, or a norm that overflowed")
     else:
         a("        if (!Float.isFinite(d)) return -1f; // a NaN or infinity in the row, or a norm that overflowed")
-    for c in range(C):
-        a(f"        FloatVector e{c} = x{c}.mul(FloatVector.fromArray(F, factors, {32 * c}));")
-        a(f"        FloatVector o{c} = y{c}.mul(FloatVector.fromArray(F, factors, {32 * c + 16}));")
+    L += signed_halves(C)
     L += butterflies(C, "t", "HadamardVectors.")
     if bits >= 3:
         a("        IntVector countLo = IntVector.fromArray(I, table, 16);")
