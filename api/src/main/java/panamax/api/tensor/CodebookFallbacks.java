@@ -114,4 +114,54 @@ final class CodebookFallbacks {
             return s.keep(ops.mul(s.add(ops.matmul(xf, matrix)), signs));
         }
     }
+
+    static SketchedCodes quantizeSketched(Ops ops, Tensor x, Tensor signs, Tensor codebook, Tensor boundaries, int bits,
+                                          List<Tensor> sketchSigns) {
+        checkSketch(x.dim(-1), sketchSigns, "codebookQuantizeRotatedSketched");
+        Backend backend = x.backend();
+        try (OwnedTensors s = new OwnedTensors()) {
+            Tensor rotated = s.add(ops.hadamardRotate(x, signs, false));
+            Tensor norm = s.add(ops.unary(UnaryOp.SQRT, s.add(ops.sum(s.add(ops.unary(UnaryOp.SQUARE, rotated)), -1, true))));
+            Tensor unit = s.add(ops.div(rotated, s.add(ops.binary(BinaryOp.MAXIMUM, norm, Float.MIN_NORMAL))));
+            Tensor codes = null;
+            Tensor residual = unit;
+            if (bits > 0) {
+                CodebookMatrix q = ops.codebookQuantize(rotated, codebook, boundaries, bits);
+                codes = s.add(q.packed());
+                s.add(q.rowScales());
+                Tensor approx = s.add(ops.codebookDequantize(new CodebookMatrix(q.packed(), codebook, null, bits)));
+                residual = s.add(ops.sub(unit, approx));
+            }
+            Tensor residualNorm = s.add(ops.unary(UnaryOp.SQRT, s.add(ops.sum(s.add(ops.unary(UnaryOp.SQUARE, residual)), -1, true))));
+            Tensor projected = residual;
+            for (Tensor d : sketchSigns) projected = s.add(ops.hadamardRotate(projected, d, false));
+            Tensor zero = s.add(backend.fromFloats(new float[] {0f}, Shape.of(1), DType.F32));
+            Tensor signBook = s.add(backend.fromFloats(new float[] {-1f, 1f}, Shape.of(2), DType.F32));
+            CodebookMatrix sketch = ops.codebookQuantize(projected, signBook, zero, 1);
+            s.add(sketch.rowScales());
+            Tensor packedSketch = s.add(sketch.packed());
+            return new SketchedCodes(codes == null ? null : s.keep(codes), s.keep(norm), s.keep(packedSketch), s.keep(residualNorm));
+        }
+    }
+
+    static Tensor dequantizeSketched(Ops ops, CodebookMatrix w, CodebookMatrix sketch, List<Tensor> sketchSigns, Tensor signs, DType dtype) {
+        checkSketch(sketch.cols(), sketchSigns, "codebookDequantizeRotatedSketched");
+        if (sketch.bits() != 1) throw new IllegalArgumentException("codebookDequantizeRotatedSketched: expected a 1-bit sketch, found " + sketch.bits() + " bits");
+        if (w != null && w.cols() != sketch.cols()) {
+            throw new IllegalArgumentException("codebookDequantizeRotatedSketched: codes of rows of " + w.cols() + " and a sketch of rows of "
+                    + sketch.cols() + " do not match");
+        }
+        try (OwnedTensors s = new OwnedTensors()) {
+            Tensor t = s.add(ops.codebookDequantize(sketch));
+            for (int k = sketchSigns.size() - 1; k >= 0; k--) t = s.add(ops.hadamardRotate(t, sketchSigns.get(k), true));
+            if (w != null) t = s.add(ops.add(s.add(ops.codebookDequantize(w)), t));
+            Tensor x = s.add(ops.hadamardRotate(t, signs, true));
+            return s.keep(ops.astype(x, dtype));
+        }
+    }
+
+    private static void checkSketch(int n, List<Tensor> sketchSigns, String op) {
+        if (sketchSigns == null || sketchSigns.isEmpty()) throw new IllegalArgumentException(op + ": expected one or more sketch sign tensors, found none");
+        if (Integer.bitCount(n) != 1 || n < 64) throw new IllegalArgumentException(op + ": rows of " + n + " are not a power of two of at least 64");
+    }
 }

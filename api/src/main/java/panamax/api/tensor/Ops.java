@@ -305,6 +305,40 @@ public interface Ops {
         }
     }
 
+    /**
+     * TurboQuant-prod's key encoding in one op. For each row of floating {@code x [..., n]} (n a power of
+     * two, at least 64): the rotated direction {@code u = R x/max(‖x‖, 2^-126)} with
+     * {@code R x = hadamardRotate(x, signs, false)}; its codebook codes as {@link #codebookQuantizeRotated}
+     * gives them (none when {@code bits} is 0, and then codebook and boundaries may be null); the residual
+     * {@code r = u − codebook[codes]} (u itself without codes); and the signs of
+     * {@code S r = H·Dₖ·…·H·D₁·r}, the chain of {@code hadamardRotate(·, sketchSigns[i], false)} in list
+     * order, as 1-bit codes (bit set where positive). Norms and the residual norms are f32. The default
+     * composes the ops; a fast backend runs each row in one pass. Codes and sketch bits of values within
+     * f32 rounding of a boundary may differ between backends.
+     *
+     * @param sketchSigns one or more F32 ±1 sign tensors, each broadcast against x as {@code signs} is
+     * @since 0.3
+     */
+    default SketchedCodes codebookQuantizeRotatedSketched(Tensor x, Tensor signs, Tensor codebook, Tensor boundaries, int bits,
+                                                          List<Tensor> sketchSigns) {
+        return CodebookFallbacks.quantizeSketched(this, x, signs, codebook, boundaries, bits, sketchSigns);
+    }
+
+    /**
+     * The decoding of {@link #codebookQuantizeRotatedSketched}'s planes: per row
+     * {@code hadamardRotate(codebookDequantize(w) + Sᵀ·codebookDequantize(sketch), signs, true)} cast to
+     * {@code dtype}, with {@code Sᵀ = D₁·H·…·Dₖ·H} the transpose of the sketch's chain (the sketch's row
+     * scales carry the estimator's factor per row). {@code w} is null when the rows have no codebook codes.
+     * The default composes the ops; a fast backend decodes each row in one pass.
+     *
+     * @param sketch 1-bit codes {@code [..., rows, n/32]} over a two-entry book, with row scales
+     * @since 0.3
+     */
+    default Tensor codebookDequantizeRotatedSketched(CodebookMatrix w, CodebookMatrix sketch, List<Tensor> sketchSigns, Tensor signs,
+                                                     DType dtype) {
+        return CodebookFallbacks.dequantizeSketched(this, w, sketch, sketchSigns, signs, dtype);
+    }
+
     // ---- conveniences over the primitives above ----
 
     default Tensor add(Tensor a, Tensor b) {

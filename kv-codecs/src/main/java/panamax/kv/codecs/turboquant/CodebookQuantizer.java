@@ -1,10 +1,12 @@
 package panamax.kv.codecs.turboquant;
 
+import java.util.List;
 import panamax.api.tensor.Backend;
 import panamax.api.tensor.CodebookMatrix;
 import panamax.api.tensor.DType;
 import panamax.api.tensor.Ops;
 import panamax.api.tensor.Shape;
+import panamax.api.tensor.SketchedCodes;
 import panamax.api.tensor.Tensor;
 
 /**
@@ -45,6 +47,17 @@ final class CodebookQuantizer implements AutoCloseable {
      */
     CodebookMatrix quantizeRotated(Ops ops, Tensor x, Tensor signs) {
         return ops.codebookQuantizeRotated(x, signs, centroids, boundaries, codebook.bits());
+    }
+
+    /**
+     * TurboQuant-prod's key planes for borrowed power-of-two-wide {@code x [..., n]}: the codes and norms of
+     * {@link #quantizeRotated}, the 1-bit sketch of the codes' residual and its norm
+     * ({@link Ops#codebookQuantizeRotatedSketched}); with a null quantizer, no codes. All new.
+     */
+    static SketchedCodes quantizeRotatedSketched(Ops ops, CodebookQuantizer quantizer, Tensor x, Tensor signs, List<Tensor> sketchSigns) {
+        return quantizer == null
+                ? ops.codebookQuantizeRotatedSketched(x, signs, null, null, 0, sketchSigns)
+                : ops.codebookQuantizeRotatedSketched(x, signs, quantizer.centroids, quantizer.boundaries, quantizer.codebook.bits(), sketchSigns);
     }
 
     /** A view of borrowed stored codes {@code [..., n·bits/32]} with borrowed row scales {@code [..., 1]} (or null). */

@@ -7,7 +7,6 @@ import panamax.api.tensor.Ops;
 import panamax.api.tensor.Shape;
 import panamax.api.tensor.Tensor;
 import panamax.kv.codecs.internal.SplitMix64;
-import panamax.kv.codecs.internal.TensorScope;
 
 /**
  * The seeded random rotation of each kv head: {@code R x = H·diag(signs)·pad(x)}, with {@code H}
@@ -69,9 +68,15 @@ final class RandomizedHadamard implements AutoCloseable {
     /** {@code R x} of borrowed floating {@code x [B, heads, T, headDim]}: a new f32 {@code [B, heads, T, n]}. */
     Tensor forward(Ops ops, Tensor x) {
         if (paddedDim == headDim) return ops.hadamardRotate(x, signs, false);
-        try (TensorScope s = new TensorScope()) {
-            Tensor zeros = s.add(ops.zeros(x.shape().with(-1, paddedDim - headDim), x.dtype()));
-            return ops.hadamardRotate(s.add(ops.concat(List.of(x, zeros), -1)), signs, false);
+        try (Tensor padded = pad(ops, x)) {
+            return ops.hadamardRotate(padded, signs, false);
+        }
+    }
+
+    /** Borrowed {@code x [B, heads, T, headDim]} followed by zeros up to n: a new {@code [B, heads, T, n]} of x's dtype. */
+    Tensor pad(Ops ops, Tensor x) {
+        try (Tensor zeros = ops.zeros(x.shape().with(-1, paddedDim - headDim), x.dtype())) {
+            return ops.concat(List.of(x, zeros), -1);
         }
     }
 

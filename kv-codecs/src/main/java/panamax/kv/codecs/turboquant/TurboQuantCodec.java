@@ -7,13 +7,12 @@ import panamax.api.kv.CodecShape;
 import panamax.api.kv.KvCodec;
 import panamax.api.kv.KvRole;
 import panamax.api.tensor.AttentionMask;
-import panamax.api.tensor.BinaryOp;
 import panamax.api.tensor.CodebookMatrix;
 import panamax.api.tensor.DType;
 import panamax.api.tensor.Ops;
 import panamax.api.tensor.Shape;
+import panamax.api.tensor.SketchedCodes;
 import panamax.api.tensor.Tensor;
-import panamax.api.tensor.UnaryOp;
 import panamax.kv.codecs.internal.TensorScope;
 
 /**
@@ -48,7 +47,7 @@ final class TurboQuantCodec implements KvCodec {
         this.rotation = new RandomizedHadamard(backend, context.kvHeads(), config.headDim(), n, ids);
         this.keyCodes = config.keyCodeBits() > 0 ? new CodebookQuantizer(backend, n, config.keyCodeBits()) : null;
         this.valueCodes = new CodebookQuantizer(backend, n, config.valueBits());
-        this.qjl = config.qjl() ? new QjlProjection(backend, n, ids) : null;
+        this.qjl = config.qjl() ? new QjlProjection(backend, context.kvHeads(), n, ids) : null;
     }
 
     @Override
@@ -69,36 +68,21 @@ final class TurboQuantCodec implements KvCodec {
             CodebookMatrix q = direct.quantizeRotated(ops, x, rotation.signs());
             return List.of(q.packed(), q.rowScales());
         }
-        List<Tensor> planes = new ArrayList<>();
+        if (role == KvRole.KEY && qjl != null) {
+            // codes, norm, the residual's sketch and its norm in one op per row
+            try (TensorScope s = new TensorScope()) {
+                Tensor input = rotation.padded() ? s.add(rotation.pad(ops, x)) : x;
+                SketchedCodes q = CodebookQuantizer.quantizeRotatedSketched(ops, keyCodes, input, rotation.signs(), qjl.blocks());
+                List<Tensor> planes = new ArrayList<>();
+                if (q.codes() != null) planes.add(q.codes());
+                planes.addAll(List.of(q.norms(), q.sketch(), q.residualNorms()));
+                return List.copyOf(planes);
+            }
+        }
         try (TensorScope s = new TensorScope()) {
             // R x/‖x‖ = (R x)/‖R x‖: the rotation is orthogonal, so codebookQuantize normalizes after rotating
-            Tensor rotated = s.add(rotation.forward(ops, x));              // f32 [B, H, T, n]
-            CodebookQuantizer quantizer = role == KvRole.KEY ? keyCodes : valueCodes;
-            Tensor norm;
-            Tensor unit = null;
-            if (quantizer != null) {
-                CodebookMatrix q = quantizer.quantize(ops, rotated);       // packed codes and norms, new
-                planes.add(q.packed());
-                planes.add(q.rowScales());
-                norm = q.rowScales();
-                if (role == KvRole.KEY && qjl != null) {
-                    unit = s.add(ops.div(rotated, s.add(ops.binary(BinaryOp.MAXIMUM, norm, Float.MIN_NORMAL))));
-                    Tensor approx = s.add(ops.codebookDequantize(quantizer.matrix(q.packed(), null)));
-                    unit = s.add(ops.sub(unit, approx));                    // the residual
-                }
-            } else {                                                        // QJL takes every key bit
-                norm = norm(ops, s, rotated);
-                planes.add(norm);
-                unit = s.add(ops.div(rotated, s.add(ops.binary(BinaryOp.MAXIMUM, norm, Float.MIN_NORMAL))));
-            }
-            if (role == KvRole.KEY && qjl != null) {
-                planes.add(qjl.encode(ops, unit));
-                planes.add(norm(ops, s, unit));
-            }
-            return List.copyOf(planes);
-        } catch (RuntimeException e) {
-            planes.forEach(Tensor::close);
-            throw e;
+            CodebookMatrix q = direct.quantize(ops, s.add(rotation.forward(ops, x)));
+            return List.of(q.packed(), q.rowScales());
         }
     }
 
@@ -112,17 +96,19 @@ final class TurboQuantCodec implements KvCodec {
             return ops.codebookDequantizeRotated(quantizer.matrix(p.codes(), p.norm()), rotation.signs(), context.activationType());
         }
         try (TensorScope s = new TensorScope()) {
-            Tensor rotated;                                                 // ‖x‖·(rotated direction), [..., n]
+            Tensor x;
             if (role == KvRole.VALUE || qjl == null) {
                 CodebookQuantizer quantizer = role == KvRole.KEY ? keyCodes : valueCodes;
-                rotated = s.add(ops.codebookDequantize(quantizer.matrix(p.codes(), p.norm())));
+                x = s.add(rotation.inverse(ops, s.add(ops.codebookDequantize(quantizer.matrix(p.codes(), p.norm())))));
             } else {
-                Tensor z = s.add(ops.codebookDequantize(qjl.signs(p.qjl(), null)));
-                Tensor unit = s.add(ops.mul(s.add(qjl.transposedProject(ops, z)), s.add(ops.mul(p.residualNorm(), qjl.scale()))));
-                if (keyCodes != null) unit = s.add(ops.add(unit, s.add(ops.codebookDequantize(keyCodes.matrix(p.codes(), null)))));
-                rotated = s.add(ops.mul(unit, p.norm()));
+                // ‖k‖·R⁻¹(ĉ + γ·scale·Sᵀz): the sketch's row scales carry ‖k‖·γ·scale
+                Tensor sketchScale = s.add(ops.mul(s.add(ops.mul(p.residualNorm(), p.norm())), qjl.scale()));
+                CodebookMatrix codes = keyCodes == null ? null : keyCodes.matrix(p.codes(), p.norm());
+                x = s.add(ops.codebookDequantizeRotatedSketched(codes, qjl.signs(p.qjl(), sketchScale), qjl.blocks(), rotation.signs(),
+                        rotation.padded() ? DType.F32 : context.activationType()));
+                if (!rotation.padded()) return s.keep(x);
+                x = s.add(ops.slice(x, -1, 0, config.headDim()));
             }
-            Tensor x = s.add(rotation.inverse(ops, rotated));
             return s.keep(ops.astype(x, context.activationType()));
         }
     }
@@ -170,11 +156,6 @@ final class TurboQuantCodec implements KvCodec {
             Tensor out = s.add(rotation.inverse(ops, s.add(ops.reshape(attended, Shape.of(b, hkv, groupRows, n)))));
             return s.keep(ops.astype(s.add(ops.reshape(out, Shape.of(b, hq, tq, d))), queries.dtype()));
         }
-    }
-
-    /** {@code ‖x‖} along the last axis of borrowed f32 x, keeping it: a new {@code [..., 1]}. */
-    private static Tensor norm(Ops ops, TensorScope s, Tensor x) {
-        return ops.unary(UnaryOp.SQRT, s.add(ops.sum(s.add(ops.unary(UnaryOp.SQUARE, x)), -1, true)));
     }
 
     @Override
