@@ -7,6 +7,7 @@ import panamax.api.tensor.AttentionMask;
 import panamax.api.tensor.CodebookMatrix;
 import panamax.api.tensor.DType;
 import panamax.api.tensor.Shape;
+import panamax.api.tensor.SketchedCodes;
 import panamax.backend.java.kernel.AffineEncoding;
 import panamax.backend.java.kernel.Bf16RowDecoder;
 import panamax.backend.java.kernel.Bf16RowEncoder;
@@ -14,6 +15,7 @@ import panamax.backend.java.kernel.CodebookEncoding;
 import panamax.backend.java.kernel.CodeColumns;
 import panamax.backend.java.kernel.CodebookVectors;
 import panamax.backend.java.kernel.HadamardVectors;
+import panamax.backend.java.kernel.SketchVectors;
 
 /**
  * Fused codebook ops: {@code codebookDequantize}, {@code codebookMatmul} (codes looked up while
@@ -475,6 +477,183 @@ final class CodebookOps {
             }
         });
         return out;
+    }
+
+    /**
+     * {@code codebookQuantizeRotatedSketched}: per row, one pass through the rotation (bf16 rows read and rotated in
+     * registers), the codes and their values, the residual, the sketch's Hadamard blocks and its sign bits.
+     */
+    SketchedCodes quantizeSketched(JavaTensor x, JavaTensor signs, JavaTensor codebook, JavaTensor boundaries, int bits,
+                                   List<JavaTensor> sketchSigns) {
+        int n = x.rank() == 0 ? 0 : x.dims[x.rank() - 1];
+        if (!x.dtype.isFloating() || Integer.bitCount(n) != 1 || n < 64) {
+            throw new IllegalArgumentException("codebookQuantizeRotatedSketched: expected floating x [..., a power of two of at least 64], found "
+                    + x.dtype + " " + x.shape);
+        }
+        if (sketchSigns.isEmpty()) throw new IllegalArgumentException("codebookQuantizeRotatedSketched: expected one or more sketch sign tensors, found none");
+        float[] b = null;
+        float[] book = null;
+        if (bits != 0) {
+            if (bits < 1 || bits > 8 || bits == 7) {
+                throw new IllegalArgumentException("codebookQuantizeRotatedSketched: bits: expected 0 (no codes), 1..6 or 8, found " + bits);
+            }
+            if (boundaries == null || boundaries.rank() != 1 || boundaries.dims[0] != (1 << bits) - 1) {
+                throw new IllegalArgumentException("boundaries: expected [" + ((1 << bits) - 1) + "] for " + bits + " bits, found "
+                        + (boundaries == null ? "none" : boundaries.shape));
+            }
+            if (codebook == null || codebook.rank() != 1 || codebook.dims[0] != 1 << bits) {
+                throw new IllegalArgumentException("codebook: expected [" + (1 << bits) + "] for " + bits + " bits, found "
+                        + (codebook == null ? "none" : codebook.shape));
+            }
+            b = new float[boundaries.dims[0]];
+            RowIo.load(boundaries.segment(), boundaries.dtype, boundaries.offset, boundaries.strides[0], b.length, b);
+            book = new float[codebook.dims[0]];
+            RowIo.load(codebook.segment(), codebook.dtype, codebook.offset, codebook.strides[0], book.length, book);
+        }
+        int[] lead = Arrays.copyOf(x.dims, x.rank() - 1);
+        SignRows signRows = new SignRows(signs, lead, n, x.shape);
+        SignRows[] sketchRows = new SignRows[sketchSigns.size()];
+        for (int k = 0; k < sketchRows.length; k++) sketchRows[k] = new SignRows(sketchSigns.get(k), lead, n, x.shape);
+        int rows = (int) (x.elementCount() / n);
+        int words = n * bits / 32;
+        int[] nd = x.dims.clone();
+        nd[nd.length - 1] = 1;
+        int[] sd = x.dims.clone();
+        sd[sd.length - 1] = n / 32;
+        int[] cd = x.dims.clone();
+        cd[cd.length - 1] = words;
+        JavaTensor codes = bits == 0 ? null : backend.allocate(cd, DType.U32);
+        JavaTensor norms = backend.allocate(nd, DType.F32);
+        JavaTensor sketch = backend.allocate(sd, DType.U32);
+        JavaTensor residualNorms = backend.allocate(nd.clone(), DType.F32);
+        float[] bounds = b;
+        int[] table = b == null ? null : CodebookEncoding.searchTable(b);
+        CodebookVectors.Table values = book == null ? null : CodebookVectors.Table.of(book);
+        boolean contiguous = x.isContiguous();
+        boolean rotatesBf16 = contiguous && x.dtype == DType.BF16 && HadamardVectors.rotatesBf16(n);
+        MemorySegment xs = x.segment();
+        long stride = x.strides[x.rank() - 1];
+        backend.parallel.forRange(rows, Math.max(1, 8192 / n), (from, to) -> {
+            float[] row = new float[n];
+            float[] approx = new float[n];
+            float[] residual = new float[n];
+            float[] sign = new float[n];
+            float[] factors = new float[n];
+            float[][] blockSigns = new float[sketchRows.length][n];
+            long[] blockRuns = new long[sketchRows.length];
+            Arrays.fill(blockRuns, -1);
+            int[] rowCodes = new int[n];
+            int[] rowWords = new int[Math.max(1, words)];
+            long run = -1;
+            for (int r = from; r < to; r++) {
+                long next = signRows.loadRun(r, run, sign);
+                if (next != run && rotatesBf16) HadamardVectors.bf16Factors(sign, n, factors);
+                run = next;
+                float normSquared;
+                if (rotatesBf16) {
+                    normSquared = HadamardVectors.rotateBf16(xs, (x.offset + (long) r * n) * 2, n, factors, row);
+                } else {
+                    long at = contiguous ? x.offset + (long) r * n : x.offset + offset(r, lead, x.strides);
+                    RowIo.load(xs, x.dtype, at, stride, n, row);
+                    HadamardVectors.transform(row, n, sign, null);
+                    normSquared = CodebookEncoding.sumOfSquares(row, n);
+                }
+                float norm = (float) Math.sqrt(normSquared);
+                float d = Math.max(norm, Float.MIN_NORMAL);
+                if (codes != null) {
+                    CodebookEncoding.codes(row, n, d, bounds, table, rowCodes);
+                    CodebookEncoding.pack(rowCodes, n, bits, rowWords);
+                    MemorySegment.copy(rowWords, 0, codes.segment(), RowIo.I32, (codes.offset + (long) r * words) * 4, words);
+                    CodebookVectors.lookupRow(values, rowCodes, n, 1f, approx);
+                }
+                float residualSquared = SketchVectors.residual(row, n, d, codes == null ? null : approx, residual);
+                for (int k = 0; k < sketchRows.length; k++) {
+                    blockRuns[k] = sketchRows[k].loadRun(r, blockRuns[k], blockSigns[k]);
+                    HadamardVectors.transform(residual, n, blockSigns[k], null);
+                }
+                SketchVectors.signBits(residual, n, sketch.segment(), (sketch.offset + (long) r * (n / 32)) * 4);
+                norms.segment().setAtIndex(RowIo.F32, norms.offset + r, norm);
+                residualNorms.segment().setAtIndex(RowIo.F32, residualNorms.offset + r, (float) Math.sqrt(residualSquared));
+            }
+        });
+        return new SketchedCodes(codes, norms, sketch, residualNorms);
+    }
+
+    /**
+     * {@code codebookDequantizeRotatedSketched}: per row, one pass through the sketch's signs, its transposed Hadamard
+     * blocks, the codes' values and the un-rotation, stored in {@code dtype}.
+     */
+    JavaTensor dequantizeSketched(CodebookMatrix w, CodebookMatrix sketch, List<JavaTensor> sketchSigns, JavaTensor signs, DType dtype) {
+        if (!dtype.isFloating()) throw new IllegalArgumentException("codebookDequantizeRotatedSketched: expected a floating dtype, found " + dtype);
+        if (sketch.bits() != 1) throw new IllegalArgumentException("codebookDequantizeRotatedSketched: expected a 1-bit sketch, found " + sketch.bits() + " bits");
+        if (sketchSigns.isEmpty()) throw new IllegalArgumentException("codebookDequantizeRotatedSketched: expected one or more sketch sign tensors, found none");
+        if (w != null && !Arrays.equals(dimsBefore(w.packed()), dimsBefore(sketch.packed()))) {
+            throw new IllegalArgumentException("codebookDequantizeRotatedSketched: codes " + w.packed().shape() + " and sketch "
+                    + sketch.packed().shape() + " do not hold the same rows");
+        }
+        if (w != null && w.cols() != sketch.cols()) {
+            throw new IllegalArgumentException("codebookDequantizeRotatedSketched: codes of rows of " + w.cols() + " and a sketch of rows of "
+                    + sketch.cols() + " do not match");
+        }
+        try (Parts qs = parts(sketch); Parts qw = w == null ? null : parts(w)) {
+            int n = qs.cols;
+            if (Integer.bitCount(n) != 1) {
+                throw new IllegalArgumentException("codebookDequantizeRotatedSketched: rows of " + n + " in " + sketch.packed().shape() + " are not a power of two");
+            }
+            int[] dims = qs.packed.dims.clone();
+            dims[dims.length - 1] = n;
+            int[] lead = Arrays.copyOf(dims, dims.length - 1);
+            SignRows signRows = new SignRows(signs, lead, n, new Shape(dims));
+            SignRows[] sketchRows = new SignRows[sketchSigns.size()];
+            for (int k = 0; k < sketchRows.length; k++) sketchRows[k] = new SignRows(sketchSigns.get(k), lead, n, new Shape(dims));
+            JavaTensor out = backend.allocate(dims, dtype);
+            MemorySegment os = out.segment();
+            MemorySegment ss = qs.packed.segment();
+            MemorySegment ws = qw == null ? null : qw.packed.segment();
+            boolean packed4 = qw != null && CodebookVectors.looksUpPacked4(qw.table, qw.bits, n);
+            boolean windows = qw != null && CodebookVectors.looksUpWindows(qw.table, qw.bits, n);
+            float low = qs.table.book()[0];
+            float high = qs.table.book()[1];
+            boolean vectorBf16 = dtype == DType.BF16 && CodebookVectors.supported();
+            backend.parallel.forRange(qs.matrices() * qs.rows, Math.max(1, 8192 / n), (from, to) -> {
+                float[] row = new float[n];
+                float[] term = new float[n];
+                float[] sign = new float[n];
+                float[][] blockSigns = new float[sketchRows.length][n];
+                long[] blockRuns = new long[sketchRows.length];
+                Arrays.fill(blockRuns, -1);
+                int[] codes = new int[n];
+                long run = -1;
+                RowCursor sketchCursor = new RowCursor(qs, from);
+                RowCursor codeCursor = qw == null ? null : new RowCursor(qw, from);
+                for (int i = from; i < to; i++) {
+                    long sketchByte = sketchCursor.next();
+                    float scale = sketchCursor.scale();
+                    SketchVectors.expandSigns(ss, sketchByte, n, low * scale, high * scale, term);
+                    for (int k = sketchRows.length - 1; k >= 0; k--) {
+                        blockRuns[k] = sketchRows[k].loadRun(i, blockRuns[k], blockSigns[k]);
+                        HadamardVectors.transform(term, n, null, blockSigns[k]);
+                    }
+                    float[] sum = term;
+                    if (codeCursor != null) {
+                        long codeByte = codeCursor.next();
+                        lookUp(qw, ws, codeByte, codeCursor.scale(), packed4, windows, codes, row);
+                        SketchVectors.add(row, term, n);
+                        sum = row;
+                    }
+                    run = signRows.loadRun(i, run, sign);
+                    HadamardVectors.transform(sum, n, null, sign);
+                    if (vectorBf16) CodebookVectors.storeBf16(sum, n, os, (out.offset + (long) i * n) * 2);
+                    else RowIo.store(os, dtype, out.offset + (long) i * n, 1, n, sum);
+                }
+            });
+            return out;
+        }
+    }
+
+    private static int[] dimsBefore(panamax.api.tensor.Tensor packed) {
+        int[] d = packed.shape().dims();
+        return Arrays.copyOf(d, d.length - 1);
     }
 
     /** {@code codebookDequantizeRotated}: each row looked up, un-rotated and stored in {@code dtype} in one pass. */

@@ -13,6 +13,7 @@ import panamax.api.tensor.QuantizedMatrix;
 import panamax.api.tensor.Reduction;
 import panamax.api.tensor.RopeSpec;
 import panamax.api.tensor.Shape;
+import panamax.api.tensor.SketchedCodes;
 import panamax.api.tensor.Tensor;
 import panamax.api.tensor.TopK;
 import panamax.api.tensor.UnaryOp;
@@ -290,6 +291,24 @@ final class JavaOps implements Ops {
     @Override
     public Tensor codebookDequantizeRotated(CodebookMatrix w, Tensor signs, DType dtype) {
         return codebook.dequantizeRotated(w, t(signs, "signs"), dtype);
+    }
+
+    @Override
+    public SketchedCodes codebookQuantizeRotatedSketched(Tensor x, Tensor signs, Tensor codebook, Tensor boundaries, int bits,
+                                                         List<Tensor> sketchSigns) {
+        return this.codebook.quantizeSketched(t(x, "x"), t(signs, "signs"), codebook == null ? null : t(codebook, "codebook"),
+                boundaries == null ? null : t(boundaries, "boundaries"), bits, checkedAll(sketchSigns, "sketchSigns"));
+    }
+
+    @Override
+    public Tensor codebookDequantizeRotatedSketched(CodebookMatrix w, CodebookMatrix sketch, List<Tensor> sketchSigns, Tensor signs,
+                                                    DType dtype) {
+        return codebook.dequantizeSketched(w, sketch, checkedAll(sketchSigns, "sketchSigns"), t(signs, "signs"), dtype);
+    }
+
+    private List<JavaTensor> checkedAll(List<Tensor> tensors, String name) {
+        if (tensors == null) throw new IllegalArgumentException(name + ": expected a list of tensors, found none");
+        return tensors.stream().map(x -> t(x, name)).toList();
     }
 
     @Override

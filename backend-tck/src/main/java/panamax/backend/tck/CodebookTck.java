@@ -2,6 +2,7 @@ package panamax.backend.tck;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.quicktheories.generators.SourceDSL.integers;
 
 import java.util.Arrays;
@@ -14,6 +15,7 @@ import panamax.api.tensor.CodebookMatrix;
 import panamax.api.tensor.DType;
 import panamax.api.tensor.Ops;
 import panamax.api.tensor.Shape;
+import panamax.api.tensor.SketchedCodes;
 import panamax.api.tensor.Tensor;
 
 /**
@@ -535,6 +537,198 @@ public abstract class CodebookTck extends BackendTck {
                 CodebookMatrix w = matrix(c, owned);
                 try (Tensor ts = input(signs, DType.F32); Tensor r = codebookOps().codebookDequantizeRotated(w, ts, type)) {
                     assertClose("codebookDequantizeRotated to " + type + " " + c, r, type, new Ref(c.dims, want), mag);
+                }
+            } finally {
+                closeAll(owned);
+            }
+        });
+    }
+
+    /** {@code H·Dₖ·…·H·D₁·v} (forward, k in list order) or {@code D₁·H·…·Dₖ·H·v} (transposed) of one row, in float64. */
+    private static double[] sketchChain(double[] v, List<Ref> blocks, int head, boolean transposed) {
+        int n = v.length;
+        double[] y = v.clone();
+        for (int i = 0; i < blocks.size(); i++) {
+            double[] d = blocks.get(transposed ? blocks.size() - 1 - i : i).values();
+            if (transposed) {
+                y = hadamard(y, 0, n);
+                for (int j = 0; j < n; j++) y[j] *= d[head * n + j];
+            } else {
+                for (int j = 0; j < n; j++) y[j] *= d[head * n + j];
+                y = hadamard(y, 0, n);
+            }
+        }
+        return y;
+    }
+
+    private static double[] unitScale(int count) {
+        double[] m = new double[count];
+        Arrays.fill(m, 1);
+        return m;
+    }
+
+    @Test
+    public void codebookQuantizeRotatedSketchedSignsTheProjectedResidualOfEachRow() {
+        List<DType> types = List.copyOf(supported(DType.F32, DType.BF16));
+        qt(30).forAll(Gens.oneOf(List.of(0, 1, 2, 3, 4)), integers().between(0, 5), Gens.oneOf(types), integers().between(0, 1_000_000))
+                .checkAssert((bits, shape, type, seed) -> {
+                    int n = shape % 2 == 0 ? 64 : 128;
+                    int heads = 1 + shape / 2;
+                    int tokens = 1 + seed % 5;
+                    int[] dims = {2, heads, tokens, n};
+                    Ref x = Gens.uniform(dims, seed, 2.0, type);
+                    Ref signs = signs(heads, n, seed);
+                    List<Ref> blocks = new java.util.ArrayList<>();
+                    for (int k = 0; k <= seed % 3; k++) blocks.add(signs(heads, n, seed + 1 + k));
+                    // a sorted book around the rotated coordinates' spread, its midpoints as boundaries
+                    java.util.Random rnd = new java.util.Random(seed);
+                    double[] book = new double[bits == 0 ? 0 : 1 << bits];
+                    for (int i = 0; i < book.length; i++) book[i] = (float) (rnd.nextGaussian() * 1.5 / Math.sqrt(n));
+                    Arrays.sort(book);
+                    double[] b = new double[Math.max(0, book.length - 1)];
+                    for (int i = 0; i < b.length; i++) b[i] = (float) ((book[i] + book[i + 1]) / 2);
+                    int rows = x.size() / n;
+                    double[] norms = new double[rows];
+                    double[] residualNorms = new double[rows];
+                    int[] wantCodes = new int[x.size()];
+                    boolean[] wantBits = new boolean[x.size()];
+                    boolean[] near = new boolean[x.size()];
+                    boolean[] rowNear = new boolean[rows]; // a code near its boundary: the row's residual depends on it
+                    for (int r = 0; r < rows; r++) {
+                        int head = (r / tokens) % heads;
+                        double[] signed = new double[n];
+                        for (int j = 0; j < n; j++) signed[j] = x.values()[r * n + j] * signs.values()[head * n + j];
+                        double[] y = hadamard(signed, 0, n);
+                        double ss = 0;
+                        for (double v : y) ss += v * v;
+                        norms[r] = Math.sqrt(ss);
+                        double[] residual = new double[n];
+                        for (int j = 0; j < n; j++) {
+                            double u = y[j] / Math.max(norms[r], Float.MIN_NORMAL);
+                            for (double v : b) {
+                                if (u > v) wantCodes[r * n + j]++;
+                                if (Math.abs(u - v) <= 1e-5) rowNear[r] = near[r * n + j] = true;
+                            }
+                            residual[j] = u - (bits == 0 ? 0 : book[wantCodes[r * n + j]]);
+                        }
+                        double rs = 0;
+                        for (double v : residual) rs += v * v;
+                        residualNorms[r] = Math.sqrt(rs);
+                        double[] p = sketchChain(residual, blocks, head, false);
+                        for (int j = 0; j < n; j++) {
+                            wantBits[r * n + j] = p[j] > 0;
+                            if (Math.abs(p[j]) <= 1e-5) near[r * n + j] = true; // f32 error may cross zero
+                        }
+                    }
+                    float[] bf = new float[b.length];
+                    for (int i = 0; i < b.length; i++) bf[i] = (float) b[i];
+                    float[] cf = new float[book.length];
+                    for (int i = 0; i < cf.length; i++) cf[i] = (float) book[i];
+                    List<Tensor> owned = new java.util.ArrayList<>();
+                    try {
+                        Tensor tx = input(x, type);
+                        owned.add(tx);
+                        Tensor ts = input(signs, DType.F32);
+                        owned.add(ts);
+                        List<Tensor> tb = new java.util.ArrayList<>();
+                        for (Ref block : blocks) tb.add(input(block, DType.F32));
+                        owned.addAll(tb);
+                        Tensor cb = bits == 0 ? null : backend().fromFloats(cf, Shape.of(cf.length), DType.F32);
+                        Tensor bounds = bits == 0 ? null : backend().fromFloats(bf, Shape.of(bf.length), DType.F32);
+                        if (cb != null) owned.addAll(List.of(cb, bounds));
+                        String what = "codebookQuantizeRotatedSketched " + bits + " bits, " + blocks.size() + " blocks, " + type + " x " + Arrays.toString(dims);
+                        try (SketchedCodes q = codebookOps().codebookQuantizeRotatedSketched(tx, ts, cb, bounds, bits, tb)) {
+                            int[] lead = {2, heads, tokens};
+                            assertClose(what + " norms", q.norms(), DType.F32, new Ref(References.concat(lead, 1), norms), null);
+                            double[] someRows = residualNorms.clone();
+                            Ref got = read(q.residualNorms());
+                            for (int r = 0; r < rows; r++) if (rowNear[r]) someRows[r] = got.values()[r];
+                            assertClose(what + " residual norms", q.residualNorms(), DType.F32, new Ref(References.concat(lead, 1), someRows),
+                                    unitScale(rows)); // residuals of unit directions
+                            if (bits == 0) {
+                                assertTrue(q.codes() == null, what + ": codes without codebook bits");
+                            } else {
+                                assertShape(what + " codes", q.codes(), DType.U32, References.concat(lead, n * bits / 32));
+                                int[] codes = AffineReference.unpack(backend().toInts(q.codes()), rows, n, bits);
+                                for (int i = 0; i < codes.length; i++) {
+                                    if (!near[i] && !rowNear[i / n] && codes[i] != wantCodes[i]) {
+                                        throw new AssertionError(what + " at " + Arrays.toString(Ref.unravel(i, dims)) + ": expected code "
+                                                + wantCodes[i] + ", found " + codes[i]);
+                                    }
+                                }
+                            }
+                            assertShape(what + " sketch", q.sketch(), DType.U32, References.concat(lead, n / 32));
+                            int[] sketch = AffineReference.unpack(backend().toInts(q.sketch()), rows, n, 1);
+                            for (int i = 0; i < sketch.length; i++) {
+                                if (!near[i] && !rowNear[i / n] && (sketch[i] == 1) != wantBits[i]) {
+                                    throw new AssertionError(what + " at " + Arrays.toString(Ref.unravel(i, dims)) + ": expected sketch bit "
+                                            + (wantBits[i] ? 1 : 0) + ", found " + sketch[i]);
+                                }
+                            }
+                        }
+                    } finally {
+                        closeAll(owned);
+                    }
+                });
+    }
+
+    @Test
+    public void codebookDequantizeRotatedSketchedUnrotatesCodesPlusTheTransposedSketch() {
+        List<DType> types = List.copyOf(supported(DType.F32, DType.BF16));
+        Gen<Object[]> cases = in -> {
+            int heads = draw(in, 1, 3);
+            int n = draw(in, 0, 1) == 0 ? 64 : 128;
+            int[] lead = {2, heads, draw(in, 1, 4)};
+            Codes sketch = codes(lead, 1, n).generate(in);
+            Codes codes = draw(in, 0, 3) == 0 ? null : codes(lead, Gens.oneOf(BITS).generate(in), n).generate(in);
+            int seed = draw(in, 0, 1_000_000);
+            List<Ref> blocks = new java.util.ArrayList<>();
+            for (int k = 0; k <= seed % 3; k++) blocks.add(signs(heads, n, seed + 1 + k));
+            return new Object[] {codes, sketch, blocks, signs(heads, n, seed), Gens.oneOf(types).generate(in)};
+        };
+        qt(40).forAll(Gens.described(cases)).checkAssert(cs -> {
+            Codes codes = (Codes) cs[0];
+            Codes sketch = (Codes) cs[1];
+            @SuppressWarnings("unchecked")
+            List<Ref> blocks = (List<Ref>) cs[2];
+            Ref signs = (Ref) cs[3];
+            DType type = (DType) cs[4];
+            int n = sketch.cols();
+            int heads = signs.dim(0);
+            int perHead = sketch.dims[2];
+            Ref terms = sketch.dense();
+            Ref values = codes == null ? null : codes.dense();
+            double[] want = new double[terms.size()];
+            double[] mag = new double[terms.size()];
+            for (int r = 0; r < terms.size() / n; r++) {
+                int head = (r / perHead) % heads;
+                double[] t = sketchChain(Arrays.copyOfRange(terms.values(), r * n, (r + 1) * n), blocks, head, true);
+                double abs = 0;
+                for (int j = 0; j < n; j++) {
+                    abs += Math.abs(terms.values()[r * n + j]) * blocks.size();
+                    if (values != null) {
+                        t[j] += values.values()[r * n + j];
+                        abs += Math.abs(values.values()[r * n + j]);
+                    }
+                }
+                double[] y = hadamard(t, 0, n);
+                for (int j = 0; j < n; j++) {
+                    want[r * n + j] = signs.values()[head * n + j] * y[j];
+                    mag[r * n + j] = abs / Math.sqrt(n);
+                }
+            }
+            List<Tensor> owned = new java.util.ArrayList<>();
+            try {
+                CodebookMatrix w = codes == null ? null : matrix(codes, owned);
+                CodebookMatrix z = matrix(sketch, owned);
+                List<Tensor> tb = new java.util.ArrayList<>();
+                for (Ref block : blocks) tb.add(input(block, DType.F32));
+                owned.addAll(tb);
+                Tensor ts = input(signs, DType.F32);
+                owned.add(ts);
+                try (Tensor r = codebookOps().codebookDequantizeRotatedSketched(w, z, tb, ts, type)) {
+                    assertClose("codebookDequantizeRotatedSketched to " + type + ", codes " + codes + ", sketch " + sketch + ", "
+                            + blocks.size() + " blocks", r, type, new Ref(sketch.dims, want), mag);
                 }
             } finally {
                 closeAll(owned);

@@ -22,7 +22,8 @@ class ComposedCodebookOpsTckTest extends CodebookTck {
     protected Ops codebookOps() {
         if (composed == null) {
             composed = ComposedDefaults.of(ops(), Set.of("codebookDequantize", "codebookMatmul", "codebookQuantize", "hadamardRotate",
-                    "codebookQuantizeRotated", "codebookDequantizeRotated", "codebookAttention", "attentionProbabilities"));
+                    "codebookQuantizeRotated", "codebookDequantizeRotated",
+                    "codebookQuantizeRotatedSketched", "codebookDequantizeRotatedSketched", "codebookAttention", "attentionProbabilities"));
         }
         return composed;
     }
