@@ -531,6 +531,9 @@ final class CodebookOps {
         CodebookVectors.Table values = book == null ? null : CodebookVectors.Table.of(book);
         boolean contiguous = x.isContiguous();
         boolean rotatesBf16 = contiguous && x.dtype == DType.BF16 && HadamardVectors.rotatesBf16(n);
+        boolean fromMasks = table != null && CodebookEncoding.packsFromMasks(bits, table) && n % 16 == 0;
+        boolean packed4 = values != null && CodebookVectors.looksUpPacked4(values, bits, n);
+        boolean windows = values != null && CodebookVectors.looksUpWindows(values, bits, n);
         MemorySegment xs = x.segment();
         long stride = x.strides[x.rank() - 1];
         backend.parallel.forRange(rows, Math.max(1, 8192 / n), (from, to) -> {
@@ -561,10 +564,16 @@ final class CodebookOps {
                 float norm = (float) Math.sqrt(normSquared);
                 float d = Math.max(norm, Float.MIN_NORMAL);
                 if (codes != null) {
-                    CodebookEncoding.codes(row, n, d, bounds, table, rowCodes);
-                    CodebookEncoding.pack(rowCodes, n, bits, rowWords);
-                    MemorySegment.copy(rowWords, 0, codes.segment(), RowIo.I32, (codes.offset + (long) r * words) * 4, words);
-                    CodebookVectors.lookupRow(values, rowCodes, n, 1f, approx);
+                    long wordByte = (codes.offset + (long) r * words) * 4;
+                    if (fromMasks) { // packed from the search's masks, then looked up from the plane's bytes just written
+                        CodebookEncoding.packedCodes(row, n, d, bits, table, codes.segment(), wordByte);
+                        lookUp(bits, values, codes.segment(), wordByte, n, packed4, windows, rowCodes, approx);
+                    } else {
+                        CodebookEncoding.codes(row, n, d, bounds, table, rowCodes);
+                        CodebookEncoding.pack(rowCodes, n, bits, rowWords);
+                        MemorySegment.copy(rowWords, 0, codes.segment(), RowIo.I32, wordByte, words);
+                        CodebookVectors.lookupRow(values, rowCodes, n, 1f, approx);
+                    }
                 }
                 float residualSquared = SketchVectors.residual(row, n, d, codes == null ? null : approx, residual);
                 for (int k = 0; k < sketchRows.length; k++) {
@@ -767,6 +776,19 @@ final class CodebookOps {
         } else {
             CodebookVectors.unpack(ps, rowByte, q.bits, q.cols, codes, 0);
             CodebookVectors.lookupRow(q.table, codes, q.cols, scale, row);
+        }
+    }
+
+    /** {@link #lookUp} of one row of {@code bits}-wide codes over {@code table}, unscaled. */
+    private static void lookUp(int bits, CodebookVectors.Table table, MemorySegment ps, long rowByte, int n, boolean packed4, boolean windows,
+                               int[] codes, float[] row) {
+        if (packed4) {
+            CodebookVectors.lookupPacked4(table, ps, rowByte, n, 1f, row);
+        } else if (windows) {
+            CodebookVectors.lookupWindows(table, ps, rowByte, bits, n, 1f, row);
+        } else {
+            CodebookVectors.unpack(ps, rowByte, bits, n, codes, 0);
+            CodebookVectors.lookupRow(table, codes, n, 1f, row);
         }
     }
 
