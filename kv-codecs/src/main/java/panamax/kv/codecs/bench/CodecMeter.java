@@ -52,6 +52,15 @@ final class CodecMeter {
      * first timed calls' slow phase (1.5 ms where the same step settled at 0.8 ms a dozen calls later, head dim 64).
      */
     static final int ATTENTION_REPS = 100;
+    /**
+     * Untimed alternating attention calls at the timed length before the timed ones (besides {@link #WARMUP_MILLIS}).
+     * Per-head kernels run 8 times per call and reach C2 after some 5 000 invocations: in a harness at head dim 64,
+     * TurboQuant 3/3's step went 2.04 → 1.02 → 0.88 → 0.81 ms over calls 0–1 000 (medians of 100) and then stayed,
+     * while identity's settled at 0.83 by call 500. A second of warm-up (about 600 pairs) timed the codec at
+     * 0.95 of identity; from call 1 000 on it read 1.01–1.08. Decode steps of a served model pass this point
+     * within a few dozen tokens, so the bench times the settled kernels.
+     */
+    static final int ATTENTION_WARMUP_CALLS = 2000;
     private final int attentionTokens;
     private final int encodeTokens;
     private final long copyElements; // bf16 elements of the bandwidth copy
@@ -217,6 +226,7 @@ final class CodecMeter {
             Supplier<List<Tensor>> attend = () -> List.of(codec.attend(q, keys, values, scale, AttentionMask.CAUSAL));
             int timed = Math.max(ATTENTION_REPS, reps);
             if (plain == null) {
+                if (warmupMillis > 0) warmUpCalls(ATTENTION_WARMUP_CALLS, attend);
                 double[] t = seconds(timed, ATTENTION_WARMUP, attend);
                 Measurement.Timing own = new Measurement.Timing(1e3 * t[0], 1e3 * t[1]);
                 return new Measurement.Timing[] {own, own};
@@ -318,13 +328,24 @@ final class CodecMeter {
         }
     }
 
+    /** Runs {@code work} untimed {@code calls} times. */
+    private void warmUpCalls(int calls, Supplier<List<Tensor>> work) {
+        for (int call = 0; call < calls; call++) {
+            List<Tensor> result = work.get();
+            backend.eval(result.toArray(Tensor[]::new));
+            result.forEach(Tensor::close);
+        }
+    }
+
     /** {@link #seconds} of two works timed in alternation, call for call: {{median, best} of a, {median, best} of b}. */
     private double[][] alternating(int reps, int warmup, Supplier<List<Tensor>> a, Supplier<List<Tensor>> b) {
-        warmUpFor(warmupMillis, () -> {
+        Supplier<List<Tensor>> pair = () -> {
             List<Tensor> both = new ArrayList<>(a.get());
             both.addAll(b.get());
             return both;
-        });
+        };
+        warmUpFor(warmupMillis, pair);
+        if (warmupMillis > 0) warmUpCalls(ATTENTION_WARMUP_CALLS, pair);
         double[][] seconds = new double[2][reps];
         for (int r = -warmup; r < reps; r++) {
             for (int which = 0; which < 2; which++) {
