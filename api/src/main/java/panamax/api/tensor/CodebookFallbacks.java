@@ -132,7 +132,8 @@ final class CodebookFallbacks {
                 Tensor approx = s.add(ops.codebookDequantize(new CodebookMatrix(q.packed(), codebook, null, bits)));
                 residual = s.add(ops.sub(unit, approx));
             }
-            Tensor residualNorm = s.add(ops.unary(UnaryOp.SQRT, s.add(ops.sum(s.add(ops.unary(UnaryOp.SQUARE, residual)), -1, true))));
+            Tensor unitResidualNorm = s.add(ops.unary(UnaryOp.SQRT, s.add(ops.sum(s.add(ops.unary(UnaryOp.SQUARE, residual)), -1, true))));
+            Tensor residualNorm = s.add(ops.mul(unitResidualNorm, norm));
             Tensor projected = residual;
             for (Tensor d : sketchSigns) projected = s.add(ops.hadamardRotate(projected, d, false));
             Tensor zero = s.add(backend.fromFloats(new float[] {0f}, Shape.of(1), DType.F32));

@@ -312,7 +312,8 @@ public interface Ops {
      * gives them (none when {@code bits} is 0, and then codebook and boundaries may be null); the residual
      * {@code r = u − codebook[codes]} (u itself without codes); and the signs of
      * {@code S r = H·Dₖ·…·H·D₁·r}, the chain of {@code hadamardRotate(·, sketchSigns[i], false)} in list
-     * order, as 1-bit codes (bit set where positive). Norms and the residual norms are f32. The default
+     * order, as 1-bit codes (bit set where positive). The norms {@code ‖x‖} and residual norms {@code ‖x‖·‖r‖}
+     * (the residual in x's own scale) are f32. The default
      * composes the ops; a fast backend runs each row in one pass. Codes and sketch bits of values within
      * f32 rounding of a boundary may differ between backends.
      *

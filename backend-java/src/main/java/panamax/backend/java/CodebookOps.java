@@ -582,7 +582,7 @@ final class CodebookOps {
                 }
                 SketchVectors.signBits(residual, n, sketch.segment(), (sketch.offset + (long) r * (n / 32)) * 4);
                 norms.segment().setAtIndex(RowIo.F32, norms.offset + r, norm);
-                residualNorms.segment().setAtIndex(RowIo.F32, residualNorms.offset + r, (float) Math.sqrt(residualSquared));
+                residualNorms.segment().setAtIndex(RowIo.F32, residualNorms.offset + r, (float) Math.sqrt(residualSquared) * norm);
             }
         });
         return new SketchedCodes(codes, norms, sketch, residualNorms);

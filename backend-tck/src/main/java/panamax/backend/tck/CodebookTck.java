@@ -561,12 +561,6 @@ public abstract class CodebookTck extends BackendTck {
         return y;
     }
 
-    private static double[] unitScale(int count) {
-        double[] m = new double[count];
-        Arrays.fill(m, 1);
-        return m;
-    }
-
     @Test
     public void codebookQuantizeRotatedSketchedSignsTheProjectedResidualOfEachRow() {
         List<DType> types = List.copyOf(supported(DType.F32, DType.BF16));
@@ -613,7 +607,7 @@ public abstract class CodebookTck extends BackendTck {
                         }
                         double rs = 0;
                         for (double v : residual) rs += v * v;
-                        residualNorms[r] = Math.sqrt(rs);
+                        residualNorms[r] = Math.sqrt(rs) * norms[r]; // the residual in x's scale
                         double[] p = sketchChain(residual, blocks, head, false);
                         for (int j = 0; j < n; j++) {
                             wantBits[r * n + j] = p[j] > 0;
@@ -644,7 +638,7 @@ public abstract class CodebookTck extends BackendTck {
                             Ref got = read(q.residualNorms());
                             for (int r = 0; r < rows; r++) if (rowNear[r]) someRows[r] = got.values()[r];
                             assertClose(what + " residual norms", q.residualNorms(), DType.F32, new Ref(References.concat(lead, 1), someRows),
-                                    unitScale(rows)); // residuals of unit directions
+                                    norms.clone());
                             if (bits == 0) {
                                 assertTrue(q.codes() == null, what + ": codes without codebook bits");
                             } else {

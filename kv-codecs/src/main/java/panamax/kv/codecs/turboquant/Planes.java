@@ -8,7 +8,8 @@ import panamax.api.tensor.Tensor;
 
 /**
  * Borrowed TurboQuant planes of one role, by name: {@code codes} (absent for keys when QJL takes
- * every bit), {@code norm}, and for QJL keys {@code qjl} and {@code residual_norm}.
+ * every bit), {@code norm}, and for QJL keys {@code qjl} and {@code residual_norm} (‖k‖·γ: the codes' residual
+ * in the key's own scale).
  */
 record Planes(Tensor codes, Tensor norm, Tensor qjl, Tensor residualNorm) {
 

@@ -101,8 +101,8 @@ final class TurboQuantCodec implements KvCodec {
                 CodebookQuantizer quantizer = role == KvRole.KEY ? keyCodes : valueCodes;
                 x = s.add(rotation.inverse(ops, s.add(ops.codebookDequantize(quantizer.matrix(p.codes(), p.norm())))));
             } else {
-                // ‖k‖·R⁻¹(ĉ + γ·scale·Sᵀz): the sketch's row scales carry ‖k‖·γ·scale
-                Tensor sketchScale = s.add(ops.mul(s.add(ops.mul(p.residualNorm(), p.norm())), qjl.scale()));
+                // ‖k‖·R⁻¹(ĉ + γ·scale·Sᵀz): the sketch's row scales carry ‖k‖·γ·scale (the plane holds ‖k‖·γ)
+                Tensor sketchScale = s.add(ops.mul(p.residualNorm(), qjl.scale()));
                 CodebookMatrix codes = keyCodes == null ? null : keyCodes.matrix(p.codes(), p.norm());
                 x = s.add(ops.codebookDequantizeRotatedSketched(codes, qjl.signs(p.qjl(), sketchScale), qjl.blocks(), rotation.signs(),
                         rotation.padded() ? DType.F32 : context.activationType()));
@@ -144,11 +144,11 @@ final class TurboQuantCodec implements KvCodec {
             if (qjl == null) {
                 attended = s.add(ops.codebookAttention(perHeadQuery, keyCodes.matrix(k.codes(), k.norm()), values, 1.0, mask));
             } else {
-                // QJL keys add ‖k‖·γ·√(π/2)/n·⟨S·Rq, z⟩ to the scores: the sign bits are a ±1 codebook whose row scale
-                // carries the per-token factor, scored in the same op as a second key matrix (the sketch)
-                Tensor projected = s.add(ops.reshape(s.add(qjl.project(ops, qr)), Shape.of(b, hq, tq, n)));
-                Tensor weights = s.add(ops.mul(s.add(ops.mul(k.residualNorm(), k.norm())), qjl.scale()));
-                CodebookMatrix signs = qjl.signs(k.qjl(), weights);
+                // QJL keys add ‖k‖·γ·scale·⟨S·Rq, z⟩ to the scores: the sign bits are a ±1 codebook whose row scale
+                // is the stored ‖k‖·γ, scored in the same op as a second key matrix (the sketch); the estimator's
+                // scale goes into the projected query, so no per-token product is made per step
+                Tensor projected = s.add(ops.reshape(s.add(ops.mul(s.add(qjl.project(ops, qr)), qjl.scale())), Shape.of(b, hq, tq, n)));
+                CodebookMatrix signs = qjl.signs(k.qjl(), k.residualNorm());
                 attended = keyCodes == null // QJL takes every key bit: the sketch is the only key term
                         ? s.add(ops.codebookAttention(projected, signs, values, 1.0, mask))
                         : s.add(ops.codebookAttention(perHeadQuery, keyCodes.matrix(k.codes(), k.norm()), projected, signs, values, 1.0, mask));
