@@ -567,7 +567,7 @@ final class CodebookOps {
                     long wordByte = (codes.offset + (long) r * words) * 4;
                     if (fromMasks) { // packed from the search's masks, then looked up from the plane's bytes just written
                         CodebookEncoding.packedCodes(row, n, d, bits, table, codes.segment(), wordByte);
-                        lookUp(bits, values, codes.segment(), wordByte, n, packed4, windows, rowCodes, approx);
+                        lookUp(bits, values, codes.segment(), wordByte, n, 1f, packed4, windows, rowCodes, approx);
                     } else {
                         CodebookEncoding.codes(row, n, d, bounds, table, rowCodes);
                         CodebookEncoding.pack(rowCodes, n, bits, rowWords);
@@ -769,26 +769,19 @@ final class CodebookOps {
 
     /** The values of the codes at {@code rowByte} times {@code scale} into {@code row}, by the fastest look-up that takes them. */
     private static void lookUp(Parts q, MemorySegment ps, long rowByte, float scale, boolean packed4, boolean windows, int[] codes, float[] row) {
-        if (packed4) {
-            CodebookVectors.lookupPacked4(q.table, ps, rowByte, q.cols, scale, row);
-        } else if (windows) {
-            CodebookVectors.lookupWindows(q.table, ps, rowByte, q.bits, q.cols, scale, row);
-        } else {
-            CodebookVectors.unpack(ps, rowByte, q.bits, q.cols, codes, 0);
-            CodebookVectors.lookupRow(q.table, codes, q.cols, scale, row);
-        }
+        lookUp(q.bits, q.table, ps, rowByte, q.cols, scale, packed4, windows, codes, row);
     }
 
-    /** {@link #lookUp} of one row of {@code bits}-wide codes over {@code table}, unscaled. */
-    private static void lookUp(int bits, CodebookVectors.Table table, MemorySegment ps, long rowByte, int n, boolean packed4, boolean windows,
-                               int[] codes, float[] row) {
+    /** {@link #lookUp} of one row of {@code n} {@code bits}-wide codes over {@code table}. */
+    private static void lookUp(int bits, CodebookVectors.Table table, MemorySegment ps, long rowByte, int n, float scale, boolean packed4,
+                               boolean windows, int[] codes, float[] row) {
         if (packed4) {
-            CodebookVectors.lookupPacked4(table, ps, rowByte, n, 1f, row);
+            CodebookVectors.lookupPacked4(table, ps, rowByte, n, scale, row);
         } else if (windows) {
-            CodebookVectors.lookupWindows(table, ps, rowByte, bits, n, 1f, row);
+            CodebookVectors.lookupWindows(table, ps, rowByte, bits, n, scale, row);
         } else {
             CodebookVectors.unpack(ps, rowByte, bits, n, codes, 0);
-            CodebookVectors.lookupRow(table, codes, n, 1f, row);
+            CodebookVectors.lookupRow(table, codes, n, scale, row);
         }
     }
 
