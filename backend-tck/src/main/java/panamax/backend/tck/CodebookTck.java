@@ -736,4 +736,43 @@ public abstract class CodebookTck extends BackendTck {
             assertThrows(IllegalArgumentException.class, () -> codebookOps().hadamardRotate(x, s, false));
         }
     }
+
+    @Test
+    public void sketchedOpsRefuseRowsTheyCannotSketchNamingWhatIsWrong() {
+        try (Tensor x96 = ops().zeros(Shape.of(1, 2, 3, 96), DType.F32); Tensor s96 = ops().zeros(Shape.of(2, 1, 96), DType.F32);
+             Tensor x32 = ops().zeros(Shape.of(1, 2, 3, 32), DType.F32); Tensor s32 = ops().zeros(Shape.of(2, 1, 32), DType.F32);
+             Tensor x64 = ops().zeros(Shape.of(1, 2, 3, 64), DType.F32); Tensor s64 = ops().zeros(Shape.of(2, 1, 64), DType.F32);
+             Tensor book = ops().zeros(Shape.of(4), DType.F32); Tensor bounds = ops().zeros(Shape.of(3), DType.F32)) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                    () -> codebookOps().codebookQuantizeRotatedSketched(x96, s96, book, bounds, 2, List.of(s96)));
+            assertTrue(e.getMessage().contains("power of two"), e.getMessage());
+            e = assertThrows(IllegalArgumentException.class,
+                    () -> codebookOps().codebookQuantizeRotatedSketched(x32, s32, book, bounds, 2, List.of(s32)));
+            assertTrue(e.getMessage().contains("64"), e.getMessage());
+            e = assertThrows(IllegalArgumentException.class,
+                    () -> codebookOps().codebookQuantizeRotatedSketched(x64, s64, book, bounds, 2, List.of()));
+            assertTrue(e.getMessage().contains("sketch"), e.getMessage());
+            assertThrows(IllegalArgumentException.class,
+                    () -> codebookOps().codebookQuantizeRotatedSketched(x64, s64, book, bounds, 3, List.of(s64))); // boundaries of 2 bits
+            // a 2-bit "sketch", and codes whose rows differ from the sketch's
+            List<Tensor> owned = new java.util.ArrayList<>();
+            try {
+                Tensor words2 = backend().fromInts(new int[2 * 3 * 4], Shape.of(1, 2, 3, 4), DType.U32);
+                Tensor words1 = backend().fromInts(new int[2 * 3 * 2], Shape.of(1, 2, 3, 2), DType.U32);
+                Tensor words1long = backend().fromInts(new int[2 * 4 * 4], Shape.of(1, 2, 4, 4), DType.U32);
+                Tensor signBook = backend().fromFloats(new float[] {-1, 1}, Shape.of(2), DType.F32);
+                owned.addAll(List.of(words2, words1, words1long, signBook));
+                CodebookMatrix twoBit = new CodebookMatrix(words2, book, null, 2);
+                CodebookMatrix sketch = new CodebookMatrix(words1, signBook, null, 1);
+                e = assertThrows(IllegalArgumentException.class,
+                        () -> codebookOps().codebookDequantizeRotatedSketched(null, twoBit, List.of(s64), s64, DType.F32));
+                assertTrue(e.getMessage().contains("1-bit"), e.getMessage());
+                CodebookMatrix otherRows = new CodebookMatrix(words1long, signBook, null, 1);
+                assertThrows(IllegalArgumentException.class,
+                        () -> codebookOps().codebookDequantizeRotatedSketched(otherRows, sketch, List.of(s64), s64, DType.F32));
+            } finally {
+                closeAll(owned);
+            }
+        }
+    }
 }
