@@ -2,6 +2,8 @@ package panamax.backend.java;
 
 import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import panamax.api.tensor.AttentionMask;
 import panamax.api.tensor.DType;
 import panamax.backend.java.kernel.KeyScores;
@@ -41,17 +43,21 @@ final class AttentionOps {
         int qBlocks = (tq + QUERY_BLOCK - 1) / QUERY_BLOCK;
         int items = b * hkv * qBlocks;
         MemorySegment os = out.segment();
+        int maxRows = group * Math.min(QUERY_BLOCK, tq);
+        // buffers once per participating thread, not per chunk (up to 4·threads chunks per call; the scores alone are
+        // maxRows·tk floats, 128 KiB each at 8k tokens and a GQA group of 4)
+        Map<Thread, Scratch> perThread = new ConcurrentHashMap<>();
         backend.parallel.forRange(items, 1, (from, to) -> {
-            int maxRows = group * Math.min(QUERY_BLOCK, tq);
-            float[] queries = new float[maxRows * d];
-            float[] arranged = new float[maxRows * d];
-            float[] scores = new float[maxRows * tk];
-            float[] acc = new float[maxRows * dv];
-            float[] valueRow = new float[dv];
-            float[] query = new float[d];
-            float[] keyScratch = new float[KeyScores.scratchLength()];
-            int[] lo = new int[maxRows];
-            int[] hi = new int[maxRows];
+            Scratch scratch = perThread.computeIfAbsent(Thread.currentThread(), t -> new Scratch(maxRows, d, tk, dv));
+            float[] queries = scratch.queries;
+            float[] arranged = scratch.arranged;
+            float[] scores = scratch.scores;
+            float[] acc = scratch.acc;
+            float[] valueRow = scratch.valueRow;
+            float[] query = scratch.query;
+            float[] keyScratch = scratch.keyScratch;
+            int[] lo = scratch.lo;
+            int[] hi = scratch.hi;
             for (int item = from; item < to; item++) {
                 AttentionRows.Item it = AttentionRows.Item.of(item, QUERY_BLOCK, hkv, tq, group);
                 int bi = it.b(), h = it.h(), i0 = it.i0(), block = it.block(), rows = it.rows();
@@ -150,6 +156,30 @@ final class AttentionOps {
         for (int j = 0; j < tk; j++) {
             RowIo.load(s, k.dtype, base + j * k.strides[2], k.strides[3], d, key);
             for (int r = 0; r < rows; r++) scores[r * tk + j] = MatVec.dot(queries, r * d, key, 0, d);
+        }
+    }
+
+    /** One thread's buffers for one call. */
+    private static final class Scratch {
+        final float[] queries;
+        final float[] arranged;
+        final float[] scores;
+        final float[] acc;
+        final float[] valueRow;
+        final float[] query;
+        final float[] keyScratch = new float[KeyScores.scratchLength()];
+        final int[] lo;
+        final int[] hi;
+
+        Scratch(int maxRows, int d, int tk, int dv) {
+            queries = new float[maxRows * d];
+            arranged = new float[maxRows * d];
+            scores = new float[maxRows * tk];
+            acc = new float[maxRows * dv];
+            valueRow = new float[dv];
+            query = new float[d];
+            lo = new int[maxRows];
+            hi = new int[maxRows];
         }
     }
 }

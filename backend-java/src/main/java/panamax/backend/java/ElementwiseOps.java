@@ -27,7 +27,7 @@ final class ElementwiseOps {
         long xs = loop.innerStrides[0];
         if (x.dtype.isFloating()) {
             loop.execute(backend.parallel, x.elementCount(), () -> {
-                float[] buf = new float[StridedLoop.CHUNK];
+                float[] buf = new float[loop.runLength()];
                 return (base, n) -> {
                     RowIo.load(s, x.dtype, base[0], xs, n, buf);
                     applyUnary(op, buf, n);
@@ -36,7 +36,7 @@ final class ElementwiseOps {
             });
         } else {
             loop.execute(backend.parallel, x.elementCount(), () -> {
-                long[] buf = new long[StridedLoop.CHUNK];
+                long[] buf = new long[loop.runLength()];
                 return (base, n) -> {
                     RowIo.load(s, x.dtype, base[0], xs, n, buf);
                     for (int i = 0; i < n; i++) {
@@ -98,8 +98,8 @@ final class ElementwiseOps {
         long bs = loop.innerStrides[1];
         if (type.isFloating()) {
             loop.execute(backend.parallel, out.elementCount(), () -> {
-                float[] x = new float[StridedLoop.CHUNK];
-                float[] y = new float[StridedLoop.CHUNK];
+                float[] x = new float[loop.runLength()];
+                float[] y = new float[loop.runLength()];
                 return (base, n) -> {
                     RowIo.load(sa, a.dtype, base[0], as, n, x);
                     RowIo.load(sb, b.dtype, base[1], bs, n, y);
@@ -109,8 +109,8 @@ final class ElementwiseOps {
             });
         } else {
             loop.execute(backend.parallel, out.elementCount(), () -> {
-                long[] x = new long[StridedLoop.CHUNK];
-                long[] y = new long[StridedLoop.CHUNK];
+                long[] x = new long[loop.runLength()];
+                long[] y = new long[loop.runLength()];
                 return (base, n) -> {
                     RowIo.load(sa, a.dtype, base[0], as, n, x);
                     RowIo.load(sb, b.dtype, base[1], bs, n, y);
@@ -155,8 +155,8 @@ final class ElementwiseOps {
         long xs = loop.innerStrides[0];
         boolean integer = !x.dtype.isFloating();
         loop.execute(backend.parallel, x.elementCount(), () -> {
-            float[] buf = new float[StridedLoop.CHUNK];
-            long[] lbuf = new long[StridedLoop.CHUNK];
+            float[] buf = new float[loop.runLength()];
+            long[] lbuf = new long[loop.runLength()];
             return (base, n) -> {
                 if (integer) {
                     RowIo.load(s, x.dtype, base[0], xs, n, lbuf);
@@ -205,10 +205,10 @@ final class ElementwiseOps {
         long bs = loop.innerStrides[1];
         boolean integer = !a.dtype.isFloating() && !b.dtype.isFloating();
         loop.execute(backend.parallel, out.elementCount(), () -> {
-            float[] x = new float[StridedLoop.CHUNK];
-            float[] y = new float[StridedLoop.CHUNK];
-            long[] lx = new long[StridedLoop.CHUNK];
-            long[] ly = new long[StridedLoop.CHUNK];
+            float[] x = new float[loop.runLength()];
+            float[] y = new float[loop.runLength()];
+            long[] lx = new long[loop.runLength()];
+            long[] ly = new long[loop.runLength()];
             return (base, n) -> {
                 if (integer) {
                     RowIo.load(sa, a.dtype, base[0], as, n, lx);
@@ -255,11 +255,11 @@ final class ElementwiseOps {
                 ViewOps.broadcastStrides(b, dims, "where"), out.strides);
         long[] in = loop.innerStrides;
         loop.execute(backend.parallel, out.elementCount(), () -> {
-            long[] c = new long[StridedLoop.CHUNK];
-            float[] x = new float[StridedLoop.CHUNK];
-            float[] y = new float[StridedLoop.CHUNK];
-            long[] lx = new long[StridedLoop.CHUNK];
-            long[] ly = new long[StridedLoop.CHUNK];
+            long[] c = new long[loop.runLength()];
+            float[] x = new float[loop.runLength()];
+            float[] y = new float[loop.runLength()];
+            long[] lx = new long[loop.runLength()];
+            long[] ly = new long[loop.runLength()];
             return (base, n) -> {
                 if (cond.dtype.isFloating()) {
                     RowIo.load(sc, cond.dtype, base[0], in[0], n, x);

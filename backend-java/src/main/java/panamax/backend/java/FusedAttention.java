@@ -2,6 +2,8 @@ package panamax.backend.java;
 
 import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 import panamax.api.tensor.AttentionMask;
 
@@ -49,14 +51,18 @@ final class FusedAttention {
         JavaTensor out = backend.allocate(new int[] {b, hq, tq, dv}, q.dtype);
         int items = b * hkv * ((tq + QUERY_BLOCK - 1) / QUERY_BLOCK);
         MemorySegment os = out.segment();
+        // kernels and scratch once per participating thread, not per chunk: a call is cut into up to 4·threads
+        // chunks, and each Kernels allocates per-token arrays and code tables (at 64 tokens that was most of a call)
+        Map<Thread, Scratch> perThread = new ConcurrentHashMap<>();
         backend.parallel.forRange(items, 1, (from, to) -> {
-            Kernels k = kernels.get();
-            float[] queries = new float[ROWS * d];
-            float[] scores = new float[ROWS * tk];
-            float[] acc = new float[ROWS * dv];
-            float[] row = new float[Math.max(d, dv)];
-            int[] lo = new int[ROWS];
-            int[] hi = new int[ROWS];
+            Scratch scratch = perThread.computeIfAbsent(Thread.currentThread(), t -> new Scratch(kernels.get(), d, tk, dv));
+            Kernels k = scratch.kernels;
+            float[] queries = scratch.queries;
+            float[] scores = scratch.scores;
+            float[] acc = scratch.acc;
+            float[] row = scratch.row;
+            int[] lo = scratch.lo;
+            int[] hi = scratch.hi;
             for (int item = from; item < to; item++) {
                 AttentionRows.Item it = AttentionRows.Item.of(item, QUERY_BLOCK, hkv, tq, group);
                 int bi = it.b(), h = it.h(), i0 = it.i0(), block = it.block();
@@ -91,5 +97,24 @@ final class FusedAttention {
             }
         });
         return out;
+    }
+
+    /** One thread's kernels and buffers for one call. */
+    private static final class Scratch {
+        final Kernels kernels;
+        final float[] queries;
+        final float[] scores;
+        final float[] acc;
+        final float[] row;
+        final int[] lo = new int[ROWS];
+        final int[] hi = new int[ROWS];
+
+        Scratch(Kernels kernels, int d, int tk, int dv) {
+            this.kernels = kernels;
+            this.queries = new float[ROWS * d];
+            this.scores = new float[ROWS * tk];
+            this.acc = new float[ROWS * dv];
+            this.row = new float[Math.max(d, dv)];
+        }
     }
 }

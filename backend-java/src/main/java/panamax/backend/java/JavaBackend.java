@@ -148,7 +148,7 @@ final class JavaBackend implements Backend {
         MemorySegment s = t.segment();
         StridedLoop loop = new StridedLoop(t.dims, new long[] {t.offset}, t.strides);
         long stride = loop.innerStrides[0];
-        float[] buf = new float[StridedLoop.CHUNK];
+        float[] buf = new float[loop.runLength()];
         int[] pos = {0};
         loop.runUnits(0, loop.units(), (base, len) -> {
             RowIo.load(s, t.dtype, base[0], stride, len, buf);
@@ -167,7 +167,7 @@ final class JavaBackend implements Backend {
         MemorySegment s = t.segment();
         StridedLoop loop = new StridedLoop(t.dims, new long[] {t.offset}, t.strides);
         long stride = loop.innerStrides[0];
-        long[] buf = new long[StridedLoop.CHUNK];
+        long[] buf = new long[loop.runLength()];
         int[] pos = {0};
         loop.runUnits(0, loop.units(), (base, len) -> {
             RowIo.load(s, t.dtype, base[0], stride, len, buf);

@@ -75,6 +75,14 @@ final class StridedLoop {
         return units;
     }
 
+    /**
+     * The longest run any unit has ({@code min(CHUNK, innermost extent)}): what a {@link Run}'s buffers need. Sized
+     * by it, a small op's buffers are as small as its runs (a 2k-element op zeroed 48–96 KB of CHUNK buffers per call).
+     */
+    int runLength() {
+        return Math.min(CHUNK, inner);
+    }
+
     /** Runs every unit, in parallel when the index space is large. */
     void execute(Parallel parallel, long totalElements, RunFactory factory) {
         if (units == 0) return;

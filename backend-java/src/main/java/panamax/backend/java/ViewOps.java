@@ -132,7 +132,7 @@ final class ViewOps {
             loop.execute(backend.parallel, src.elementCount(), () -> (base, n) -> RowIo.copyRaw(s, base[0], ss, d, base[1], ds, n, bytes));
         } else if (!st.isFloating() && !dt.isFloating()) {
             loop.execute(backend.parallel, src.elementCount(), () -> {
-                long[] buf = new long[StridedLoop.CHUNK];
+                long[] buf = new long[loop.runLength()];
                 return (base, n) -> {
                     RowIo.load(s, st, base[0], ss, n, buf);
                     RowIo.store(d, dt, base[1], ds, n, buf);
@@ -140,7 +140,7 @@ final class ViewOps {
             });
         } else {
             loop.execute(backend.parallel, src.elementCount(), () -> {
-                float[] buf = new float[StridedLoop.CHUNK];
+                float[] buf = new float[loop.runLength()];
                 return (base, n) -> {
                     RowIo.load(s, st, base[0], ss, n, buf);
                     RowIo.store(d, dt, base[1], ds, n, buf);
