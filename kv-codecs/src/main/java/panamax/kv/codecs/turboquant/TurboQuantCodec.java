@@ -133,8 +133,8 @@ final class TurboQuantCodec implements KvCodec {
         int groupRows = hq / hkv * tq;
         Ops ops = context.backend().ops();
         try (TensorScope s = new TensorScope()) {
-            Tensor q = s.add(ops.mul(s.add(ops.astype(queries, DType.F32)), scale));
-            Tensor grouped = s.add(ops.reshape(q, Shape.of(b, hkv, groupRows, d)));
+            // the rotation reads the queries in their dtype and gives f32; the scale goes to the attention op
+            Tensor grouped = s.add(ops.reshape(queries, Shape.of(b, hkv, groupRows, d)));
             Tensor qr = s.add(rotation.forward(ops, grouped));              // once per step
             // scores, softmax and Σ pᵢ·‖vᵢ‖·ĉᵢ in one backend op on the codes (the rotated domain); un-rotated once
             int n = qr.dim(-1);
@@ -142,7 +142,7 @@ final class TurboQuantCodec implements KvCodec {
             CodebookMatrix values = valueCodes.matrix(v.codes(), v.norm());
             Tensor attended;
             if (qjl == null) {
-                attended = s.add(ops.codebookAttention(perHeadQuery, keyCodes.matrix(k.codes(), k.norm()), values, 1.0, mask));
+                attended = s.add(ops.codebookAttention(perHeadQuery, keyCodes.matrix(k.codes(), k.norm()), values, scale, mask));
             } else {
                 // QJL keys add ‖k‖·γ·scale·⟨S·Rq, z⟩ to the scores: the sign bits are a ±1 codebook whose row scale
                 // is the stored ‖k‖·γ, scored in the same op as a second key matrix (the sketch); the estimator's
@@ -150,8 +150,8 @@ final class TurboQuantCodec implements KvCodec {
                 Tensor projected = s.add(ops.reshape(s.add(ops.mul(s.add(qjl.project(ops, qr)), qjl.scale())), Shape.of(b, hq, tq, n)));
                 CodebookMatrix signs = qjl.signs(k.qjl(), k.residualNorm());
                 attended = keyCodes == null // QJL takes every key bit: the sketch is the only key term
-                        ? s.add(ops.codebookAttention(projected, signs, values, 1.0, mask))
-                        : s.add(ops.codebookAttention(perHeadQuery, keyCodes.matrix(k.codes(), k.norm()), projected, signs, values, 1.0, mask));
+                        ? s.add(ops.codebookAttention(projected, signs, values, scale, mask))
+                        : s.add(ops.codebookAttention(perHeadQuery, keyCodes.matrix(k.codes(), k.norm()), projected, signs, values, scale, mask));
             }
             Tensor out = s.add(rotation.inverse(ops, s.add(ops.reshape(attended, Shape.of(b, hkv, groupRows, n)))));
             return s.keep(ops.astype(s.add(ops.reshape(out, Shape.of(b, hq, tq, d))), queries.dtype()));
