@@ -2,8 +2,6 @@ package panamax.backend.java;
 
 import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import panamax.api.tensor.AttentionMask;
 import panamax.api.tensor.DType;
 import panamax.backend.java.kernel.KeyScores;
@@ -44,46 +42,36 @@ final class AttentionOps {
         int items = b * hkv * qBlocks;
         MemorySegment os = out.segment();
         int maxRows = group * Math.min(QUERY_BLOCK, tq);
-        // buffers once per participating thread, not per chunk (up to 4·threads chunks per call; the scores alone are
-        // maxRows·tk floats, 128 KiB each at 8k tokens and a GQA group of 4)
-        Map<Thread, Scratch> perThread = new ConcurrentHashMap<>();
-        backend.parallel.forRange(items, 1, (from, to) -> {
-            Scratch scratch = perThread.computeIfAbsent(Thread.currentThread(), t -> new Scratch(maxRows, d, tk, dv));
-            float[] queries = scratch.queries;
-            float[] arranged = scratch.arranged;
-            float[] scores = scratch.scores;
-            float[] acc = scratch.acc;
-            float[] valueRow = scratch.valueRow;
-            float[] query = scratch.query;
-            float[] keyScratch = scratch.keyScratch;
-            int[] lo = scratch.lo;
-            int[] hi = scratch.hi;
+        // buffers once per participating thread (AttentionRows.Buffers says why)
+        backend.parallel.forRange(items, 1, () -> new Scratch(new AttentionRows.Buffers(maxRows, d, tk, dv), new float[maxRows * d],
+                new float[KeyScores.scratchLength()]), (from, to, scratch) -> {
+            AttentionRows.Buffers buf = scratch.buffers();
             for (int item = from; item < to; item++) {
                 AttentionRows.Item it = AttentionRows.Item.of(item, QUERY_BLOCK, hkv, tq, group);
                 int bi = it.b(), h = it.h(), i0 = it.i0(), block = it.block(), rows = it.rows();
-                rowsOf.loadQueries(q, bi, h, group, i0, block, 0, rows, query, queries, lo, hi);
-                scores(k, bi, h, queries, arranged, rows, d, tk, scores, keyScratch);
+                rowsOf.loadQueries(q, bi, h, group, i0, block, 0, rows, buf.row, buf.queries, buf.lo, buf.hi);
+                scores(k, bi, h, buf.queries, scratch.arranged(), rows, d, tk, buf.scores, scratch.keyScratch());
                 int first = tk;
                 int last = -1;
                 for (int r = 0; r < rows; r++) {
                     int head = h * group + r / block;
                     int i = i0 + r % block;
-                    if (!rowsOf.softmax(scores, r * tk, bi, head, i, r, lo, hi)) continue; // every key masked: zero output
-                    first = Math.min(first, lo[r]);
-                    last = Math.max(last, hi[r]);
+                    if (!rowsOf.softmax(buf.scores, r * tk, bi, head, i, r, buf.lo, buf.hi)) continue; // every key masked: zero output
+                    first = Math.min(first, buf.lo[r]);
+                    last = Math.max(last, buf.hi[r]);
                 }
                 long vBase = v.offset + bi * v.strides[0] + h * v.strides[1];
                 if ((v.dtype == DType.F32 || v.dtype == DType.BF16) && v.strides[3] == 1 && ValueAccumulation.supports(dv)) {
-                    accumulateBlocked(v, vBase, dv, scores, tk, rows, lo, hi, first, last, acc);
+                    accumulateBlocked(v, vBase, dv, buf.scores, tk, rows, buf.lo, buf.hi, first, last, buf.acc);
                 } else {
-                    accumulateRows(v, vBase, dv, scores, tk, rows, lo, hi, first, last, valueRow, acc);
+                    accumulateRows(v, vBase, dv, buf.scores, tk, rows, buf.lo, buf.hi, first, last, buf.row, buf.acc);
                 }
                 for (int r = 0; r < rows; r++) {
                     int head = h * group + r / block;
                     int i = i0 + r % block;
                     long at = (((long) bi * hq + head) * tq + i) * dv;
-                    System.arraycopy(acc, r * dv, valueRow, 0, dv);
-                    RowIo.store(os, q.dtype, at, 1, dv, valueRow);
+                    System.arraycopy(buf.acc, r * dv, buf.row, 0, dv);
+                    RowIo.store(os, q.dtype, at, 1, dv, buf.row);
                 }
             }
         });
@@ -159,27 +147,7 @@ final class AttentionOps {
         }
     }
 
-    /** One thread's buffers for one call. */
-    private static final class Scratch {
-        final float[] queries;
-        final float[] arranged;
-        final float[] scores;
-        final float[] acc;
-        final float[] valueRow;
-        final float[] query;
-        final float[] keyScratch = new float[KeyScores.scratchLength()];
-        final int[] lo;
-        final int[] hi;
-
-        Scratch(int maxRows, int d, int tk, int dv) {
-            queries = new float[maxRows * d];
-            arranged = new float[maxRows * d];
-            scores = new float[maxRows * tk];
-            acc = new float[maxRows * dv];
-            valueRow = new float[dv];
-            query = new float[d];
-            lo = new int[maxRows];
-            hi = new int[maxRows];
-        }
+    /** One thread's buffers for one call: the rows' buffers, the queries arranged for the key kernel, its scratch. */
+    private record Scratch(AttentionRows.Buffers buffers, float[] arranged, float[] keyScratch) {
     }
 }

@@ -101,6 +101,32 @@ final class AttentionRows {
     }
 
     /**
+     * One thread's buffers for attention over {@code rows} query rows of d and tk keys with values of dv: the
+     * queries, their scores, the value sums, one row (a query row being loaded, a value row, an output row: never
+     * two at once) and each row's key bounds. Made once per participating thread and call
+     * ({@link panamax.backend.java.kernel.Parallel#forRange(int, int, java.util.function.Supplier,
+     * panamax.backend.java.kernel.Parallel.StatefulRange)}): per chunk, the scores alone (128 KiB at 8k tokens and
+     * four rows) were allocated and zeroed up to 4·threads times per call.
+     */
+    static final class Buffers {
+        final float[] queries;
+        final float[] scores;
+        final float[] acc;
+        final float[] row;
+        final int[] lo;
+        final int[] hi;
+
+        Buffers(int rows, int d, int tk, int dv) {
+            queries = new float[rows * d];
+            scores = new float[rows * tk];
+            acc = new float[rows * dv];
+            row = new float[Math.max(d, dv)];
+            lo = new int[rows];
+            hi = new int[rows];
+        }
+    }
+
+    /**
      * One work item of the fused attention kernels: row b, kv head h, the block of {@code block} query
      * tokens from i0, whose {@code rows = group·block} query rows are all the heads of h's group (row
      * r is head {@code h·group + r / block}, token {@code i0 + r % block}).

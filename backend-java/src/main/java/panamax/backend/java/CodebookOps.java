@@ -287,18 +287,24 @@ final class CodebookOps {
         }
     }
 
+    /** The values of a codebook op's 1-d parameter ({@code name}: boundaries or codebook), checked to be {@code [length]} for {@code bits}. */
+    private static float[] parameterValues(JavaTensor t, int length, String name, int bits) {
+        if (t == null || t.rank() != 1 || t.dims[0] != length) {
+            throw new IllegalArgumentException(name + ": expected [" + length + "] for " + bits + " bits, found " + (t == null ? "none" : t.shape));
+        }
+        float[] v = new float[length];
+        RowIo.load(t.segment(), t.dtype, t.offset, t.strides[0], length, v);
+        return v;
+    }
+
     /** {@code codebookQuantize}, of the rotated rows when {@code signs} is not null ({@code codebookQuantizeRotated}). */
     CodebookMatrix quantize(JavaTensor x, JavaTensor signs, JavaTensor codebook, JavaTensor boundaries, int bits) {
         int cols = x.rank() == 0 ? 0 : x.dims[x.rank() - 1];
-        if (boundaries.rank() != 1 || boundaries.dims[0] != (1 << bits) - 1) {
-            throw new IllegalArgumentException("boundaries: expected [" + ((1 << bits) - 1) + "] for " + bits + " bits, found " + boundaries.shape);
-        }
+        float[] b = parameterValues(boundaries, (1 << bits) - 1, "boundaries", bits);
         if (bits < 1 || bits > 8 || bits == 7 || cols == 0 || cols % (bits == 1 ? 64 : 32) != 0 || !x.dtype.isFloating()) {
             throw new IllegalArgumentException("codebookQuantize: expected floating x [..., a multiple of " + (bits == 1 ? 64 : 32)
                     + "] and bits 1..6 or 8, found " + x.dtype + " " + x.shape + " and " + bits + " bits");
         }
-        float[] b = new float[boundaries.dims[0]];
-        RowIo.load(boundaries.segment(), boundaries.dtype, boundaries.offset, boundaries.strides[0], b.length, b);
         int words = cols * bits / 32;
         int rows = (int) (x.elementCount() / cols);
         int[] pd = x.dims.clone();
@@ -497,23 +503,12 @@ final class CodebookOps {
             if (bits < 1 || bits > 8 || bits == 7) {
                 throw new IllegalArgumentException("codebookQuantizeRotatedSketched: bits: expected 0 (no codes), 1..6 or 8, found " + bits);
             }
-            if (boundaries == null || boundaries.rank() != 1 || boundaries.dims[0] != (1 << bits) - 1) {
-                throw new IllegalArgumentException("boundaries: expected [" + ((1 << bits) - 1) + "] for " + bits + " bits, found "
-                        + (boundaries == null ? "none" : boundaries.shape));
-            }
-            if (codebook == null || codebook.rank() != 1 || codebook.dims[0] != 1 << bits) {
-                throw new IllegalArgumentException("codebook: expected [" + (1 << bits) + "] for " + bits + " bits, found "
-                        + (codebook == null ? "none" : codebook.shape));
-            }
-            b = new float[boundaries.dims[0]];
-            RowIo.load(boundaries.segment(), boundaries.dtype, boundaries.offset, boundaries.strides[0], b.length, b);
-            book = new float[codebook.dims[0]];
-            RowIo.load(codebook.segment(), codebook.dtype, codebook.offset, codebook.strides[0], book.length, book);
+            b = parameterValues(boundaries, (1 << bits) - 1, "boundaries", bits);
+            book = parameterValues(codebook, 1 << bits, "codebook", bits);
         }
         int[] lead = Arrays.copyOf(x.dims, x.rank() - 1);
         SignRows signRows = new SignRows(signs, lead, n, x.shape);
-        SignRows[] sketchRows = new SignRows[sketchSigns.size()];
-        for (int k = 0; k < sketchRows.length; k++) sketchRows[k] = new SignRows(sketchSigns.get(k), lead, n, x.shape);
+        SketchBlocks blocks = new SketchBlocks(sketchSigns, lead, n, x.shape);
         int rows = (int) (x.elementCount() / n);
         int words = n * bits / 32;
         int[] nd = x.dims.clone();
@@ -542,9 +537,7 @@ final class CodebookOps {
             float[] residual = new float[n];
             float[] sign = new float[n];
             float[] factors = new float[n];
-            float[][] blockSigns = new float[sketchRows.length][n];
-            long[] blockRuns = new long[sketchRows.length];
-            Arrays.fill(blockRuns, -1);
+            SketchBlocks.Cursor block = blocks.cursor();
             int[] rowCodes = new int[n];
             int[] rowWords = new int[Math.max(1, words)];
             long run = -1;
@@ -576,10 +569,7 @@ final class CodebookOps {
                     }
                 }
                 float residualSquared = SketchVectors.residual(row, n, d, codes == null ? null : approx, residual);
-                for (int k = 0; k < sketchRows.length; k++) {
-                    blockRuns[k] = sketchRows[k].loadRun(r, blockRuns[k], blockSigns[k]);
-                    HadamardVectors.transform(residual, n, blockSigns[k], null);
-                }
+                for (int k = 0; k < blocks.count(); k++) HadamardVectors.transform(residual, n, block.signs(k, r), null);
                 SketchVectors.signBits(residual, n, sketch.segment(), (sketch.offset + (long) r * (n / 32)) * 4);
                 norms.segment().setAtIndex(RowIo.F32, norms.offset + r, norm);
                 residualNorms.segment().setAtIndex(RowIo.F32, residualNorms.offset + r, (float) Math.sqrt(residualSquared) * norm);
@@ -613,8 +603,7 @@ final class CodebookOps {
             dims[dims.length - 1] = n;
             int[] lead = Arrays.copyOf(dims, dims.length - 1);
             SignRows signRows = new SignRows(signs, lead, n, new Shape(dims));
-            SignRows[] sketchRows = new SignRows[sketchSigns.size()];
-            for (int k = 0; k < sketchRows.length; k++) sketchRows[k] = new SignRows(sketchSigns.get(k), lead, n, new Shape(dims));
+            SketchBlocks blocks = new SketchBlocks(sketchSigns, lead, n, new Shape(dims));
             JavaTensor out = backend.allocate(dims, dtype);
             MemorySegment os = out.segment();
             MemorySegment ss = qs.packed.segment();
@@ -628,9 +617,7 @@ final class CodebookOps {
                 float[] row = new float[n];
                 float[] term = new float[n];
                 float[] sign = new float[n];
-                float[][] blockSigns = new float[sketchRows.length][n];
-                long[] blockRuns = new long[sketchRows.length];
-                Arrays.fill(blockRuns, -1);
+                SketchBlocks.Cursor block = blocks.cursor();
                 int[] codes = new int[n];
                 long run = -1;
                 RowCursor sketchCursor = new RowCursor(qs, from);
@@ -639,10 +626,7 @@ final class CodebookOps {
                     long sketchByte = sketchCursor.next();
                     float scale = sketchCursor.scale();
                     SketchVectors.expandSigns(ss, sketchByte, n, low * scale, high * scale, term);
-                    for (int k = sketchRows.length - 1; k >= 0; k--) {
-                        blockRuns[k] = sketchRows[k].loadRun(i, blockRuns[k], blockSigns[k]);
-                        HadamardVectors.transform(term, n, null, blockSigns[k]);
-                    }
+                    for (int k = blocks.count() - 1; k >= 0; k--) HadamardVectors.transform(term, n, null, block.signs(k, i));
                     float[] sum = term;
                     if (codeCursor != null) {
                         long codeByte = codeCursor.next();
@@ -820,6 +804,41 @@ final class CodebookOps {
         /** The current row's scale (its norm). */
         float scale() {
             return scales[r];
+        }
+    }
+
+    /** The sign rows of a sketch's Hadamard blocks ({@link SignRows} each), read per thread through a {@link Cursor}. */
+    private static final class SketchBlocks {
+        private final SignRows[] rows;
+        private final int n;
+
+        SketchBlocks(List<JavaTensor> signs, int[] lead, int n, Shape target) {
+            this.rows = new SignRows[signs.size()];
+            for (int k = 0; k < rows.length; k++) rows[k] = new SignRows(signs.get(k), lead, n, target);
+            this.n = n;
+        }
+
+        int count() {
+            return rows.length;
+        }
+
+        Cursor cursor() {
+            return new Cursor();
+        }
+
+        /** One thread's current signs of each block, reloaded when a row leaves its block's run. */
+        final class Cursor {
+            private final float[][] signs = new float[rows.length][n];
+            private final long[] runs = new long[rows.length];
+
+            Cursor() {
+                Arrays.fill(runs, -1);
+            }
+
+            float[] signs(int k, int row) {
+                runs[k] = rows[k].loadRun(row, runs[k], signs[k]);
+                return signs[k];
+            }
         }
     }
 

@@ -155,8 +155,8 @@ final class ElementwiseOps {
         long xs = loop.innerStrides[0];
         boolean integer = !x.dtype.isFloating();
         loop.execute(backend.parallel, x.elementCount(), () -> {
-            float[] buf = new float[loop.runLength()];
-            long[] lbuf = new long[loop.runLength()];
+            float[] buf = integer ? null : new float[loop.runLength()]; // only the buffers the dtype uses
+            long[] lbuf = integer ? new long[loop.runLength()] : null;
             return (base, n) -> {
                 if (integer) {
                     RowIo.load(s, x.dtype, base[0], xs, n, lbuf);
@@ -205,10 +205,10 @@ final class ElementwiseOps {
         long bs = loop.innerStrides[1];
         boolean integer = !a.dtype.isFloating() && !b.dtype.isFloating();
         loop.execute(backend.parallel, out.elementCount(), () -> {
-            float[] x = new float[loop.runLength()];
-            float[] y = new float[loop.runLength()];
-            long[] lx = new long[loop.runLength()];
-            long[] ly = new long[loop.runLength()];
+            float[] x = integer ? null : new float[loop.runLength()]; // only the buffers the dtypes use
+            float[] y = integer ? null : new float[loop.runLength()];
+            long[] lx = integer ? new long[loop.runLength()] : null;
+            long[] ly = integer ? new long[loop.runLength()] : null;
             return (base, n) -> {
                 if (integer) {
                     RowIo.load(sa, a.dtype, base[0], as, n, lx);
@@ -255,11 +255,12 @@ final class ElementwiseOps {
                 ViewOps.broadcastStrides(b, dims, "where"), out.strides);
         long[] in = loop.innerStrides;
         loop.execute(backend.parallel, out.elementCount(), () -> {
+            // only the buffers the dtypes use: x also carries a floating condition
             long[] c = new long[loop.runLength()];
-            float[] x = new float[loop.runLength()];
-            float[] y = new float[loop.runLength()];
-            long[] lx = new long[loop.runLength()];
-            long[] ly = new long[loop.runLength()];
+            float[] x = type.isFloating() || cond.dtype.isFloating() ? new float[loop.runLength()] : null;
+            float[] y = type.isFloating() ? new float[loop.runLength()] : null;
+            long[] lx = type.isFloating() ? null : new long[loop.runLength()];
+            long[] ly = type.isFloating() ? null : new long[loop.runLength()];
             return (base, n) -> {
                 if (cond.dtype.isFloating()) {
                     RowIo.load(sc, cond.dtype, base[0], in[0], n, x);

@@ -2,8 +2,6 @@ package panamax.backend.java;
 
 import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 import panamax.api.tensor.AttentionMask;
 
@@ -51,47 +49,39 @@ final class FusedAttention {
         JavaTensor out = backend.allocate(new int[] {b, hq, tq, dv}, q.dtype);
         int items = b * hkv * ((tq + QUERY_BLOCK - 1) / QUERY_BLOCK);
         MemorySegment os = out.segment();
-        // kernels and scratch once per participating thread, not per chunk: a call is cut into up to 4·threads
-        // chunks, and each Kernels allocates per-token arrays and code tables (at 64 tokens that was most of a call)
-        Map<Thread, Scratch> perThread = new ConcurrentHashMap<>();
-        backend.parallel.forRange(items, 1, (from, to) -> {
-            Scratch scratch = perThread.computeIfAbsent(Thread.currentThread(), t -> new Scratch(kernels.get(), d, tk, dv));
-            Kernels k = scratch.kernels;
-            float[] queries = scratch.queries;
-            float[] scores = scratch.scores;
-            float[] acc = scratch.acc;
-            float[] row = scratch.row;
-            int[] lo = scratch.lo;
-            int[] hi = scratch.hi;
+        // kernels and buffers once per participating thread: each Kernels also allocates per-token arrays and code tables
+        backend.parallel.forRange(items, 1, () -> new Scratch(kernels.get(), new AttentionRows.Buffers(ROWS, d, tk, dv)), (from, to, scratch) -> {
+            Kernels k = scratch.kernels();
+            AttentionRows.Buffers buf = scratch.buffers();
             for (int item = from; item < to; item++) {
                 AttentionRows.Item it = AttentionRows.Item.of(item, QUERY_BLOCK, hkv, tq, group);
                 int bi = it.b(), h = it.h(), i0 = it.i0(), block = it.block();
                 k.head(bi, h);
                 for (int r0 = 0; r0 < it.rows(); r0 += ROWS) {
                     int m = Math.min(ROWS, it.rows() - r0);
-                    Arrays.fill(queries, 0f);
-                    rowsOf.loadQueries(q, bi, h, group, i0, block, r0, m, row, queries, lo, hi);
-                    k.scores(queries, m, scores);
+                    Arrays.fill(buf.queries, 0f);
+                    rowsOf.loadQueries(q, bi, h, group, i0, block, r0, m, buf.row, buf.queries, buf.lo, buf.hi);
+                    k.scores(buf.queries, m, buf.scores);
                     int first = tk;
                     int last = -1;
                     for (int r = 0; r < m; r++) {
                         int head = h * group + (r0 + r) / block;
                         int i = i0 + (r0 + r) % block;
-                        if (!rowsOf.softmax(scores, r * tk, bi, head, i, r, lo, hi)) continue; // every key masked: zero output
-                        first = Math.min(first, lo[r]);
-                        last = Math.max(last, hi[r]);
+                        if (!rowsOf.softmax(buf.scores, r * tk, bi, head, i, r, buf.lo, buf.hi)) continue; // every key masked: zero output
+                        first = Math.min(first, buf.lo[r]);
+                        last = Math.max(last, buf.hi[r]);
                     }
-                    Arrays.fill(acc, 0f);
+                    Arrays.fill(buf.acc, 0f);
                     if (first <= last) {
-                        AttentionRows.zeroOutside(scores, tk, m, lo, hi, first, last);
-                        k.values(scores, m, first, last, acc);
+                        AttentionRows.zeroOutside(buf.scores, tk, m, buf.lo, buf.hi, first, last);
+                        k.values(buf.scores, m, first, last, buf.acc);
                     }
                     for (int r = 0; r < m; r++) {
                         int head = h * group + (r0 + r) / block;
                         int i = i0 + (r0 + r) % block;
-                        if (hi[r] < lo[r]) Arrays.fill(row, 0, dv, 0f);
-                        else k.row(acc, r, row);
-                        RowIo.store(os, q.dtype, (((long) bi * hq + head) * tq + i) * dv, 1, dv, row);
+                        if (buf.hi[r] < buf.lo[r]) Arrays.fill(buf.row, 0, dv, 0f);
+                        else k.row(buf.acc, r, buf.row);
+                        RowIo.store(os, q.dtype, (((long) bi * hq + head) * tq + i) * dv, 1, dv, buf.row);
                     }
                 }
             }
@@ -100,21 +90,6 @@ final class FusedAttention {
     }
 
     /** One thread's kernels and buffers for one call. */
-    private static final class Scratch {
-        final Kernels kernels;
-        final float[] queries;
-        final float[] scores;
-        final float[] acc;
-        final float[] row;
-        final int[] lo = new int[ROWS];
-        final int[] hi = new int[ROWS];
-
-        Scratch(Kernels kernels, int d, int tk, int dv) {
-            this.kernels = kernels;
-            this.queries = new float[ROWS * d];
-            this.scores = new float[ROWS * tk];
-            this.acc = new float[ROWS * dv];
-            this.row = new float[Math.max(d, dv)];
-        }
+    private record Scratch(Kernels kernels, AttentionRows.Buffers buffers) {
     }
 }

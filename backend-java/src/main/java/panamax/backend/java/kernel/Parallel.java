@@ -3,6 +3,7 @@ package panamax.backend.java.kernel;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
 
 /**
  * The worker pool of one backend: {@code threads − 1} fork-join workers plus the calling thread,
@@ -32,15 +33,30 @@ public final class Parallel implements AutoCloseable {
         return threads;
     }
 
+    /** Work on {@code [from, to)} with the state its thread made for this call ({@link #forRange(int, int, Supplier, StatefulRange)}). */
+    @FunctionalInterface
+    public interface StatefulRange<S> {
+        void run(int from, int to, S state);
+    }
+
     /**
      * Runs {@code body} over {@code [0, n)} in chunks of at least {@code grain} indices, at most
      * {@code 4·threads} chunks; small ranges run on the calling thread.
      */
     public void forRange(int n, int grain, Range body) {
+        forRange(n, grain, () -> null, (from, to, none) -> body.run(from, to));
+    }
+
+    /**
+     * {@link #forRange(int, int, Range)} whose participating threads each make one {@code state} (buffers,
+     * kernels), on claiming their first chunk, and hand it to every chunk they run: made per chunk, a
+     * call's scratch was allocated and zeroed up to 4·threads times (attention at 8k tokens: over 1 MiB per step).
+     */
+    public <S> void forRange(int n, int grain, Supplier<S> state, StatefulRange<S> body) {
         Warmup.realWork(); // the warm-up gives way to the first real op
         int chunks = (int) Math.min((long) threads * 4, (n + (long) grain - 1) / Math.max(grain, 1));
         if (pool == null || chunks <= 1 || INSIDE.get()) {
-            if (n > 0) body.run(0, n);
+            if (n > 0) body.run(0, n, state.get());
             return;
         }
         AtomicInteger next = new AtomicInteger();
@@ -50,11 +66,13 @@ public final class Parallel implements AutoCloseable {
             boolean outer = INSIDE.get();
             INSIDE.set(Boolean.TRUE);
             try {
+                S mine = null;
                 for (int c; (c = next.getAndIncrement()) < chunks; ) {
                     int from = (int) ((long) n * c / chunks);
                     int to = (int) ((long) n * (c + 1) / chunks);
                     try {
-                        body.run(from, to);
+                        if (mine == null) mine = state.get();
+                        body.run(from, to, mine);
                     } catch (RuntimeException | Error e) {
                         failure.compareAndSet(null, e); // rethrown by the caller, whichever thread ran the chunk
                     } finally {

@@ -321,20 +321,19 @@ final class CodecMeter {
      */
     private void warmUpFor(long millis, Supplier<List<Tensor>> work) {
         long end = System.nanoTime() + millis * 1_000_000;
-        for (int calls = 0; calls < 2 || System.nanoTime() < end; calls++) {
-            List<Tensor> result = work.get();
-            backend.eval(result.toArray(Tensor[]::new));
-            result.forEach(Tensor::close);
-        }
+        for (int calls = 0; calls < 2 || System.nanoTime() < end; calls++) runUntimed(work);
     }
 
     /** Runs {@code work} untimed {@code calls} times. */
     private void warmUpCalls(int calls, Supplier<List<Tensor>> work) {
-        for (int call = 0; call < calls; call++) {
-            List<Tensor> result = work.get();
-            backend.eval(result.toArray(Tensor[]::new));
-            result.forEach(Tensor::close);
-        }
+        for (int call = 0; call < calls; call++) runUntimed(work);
+    }
+
+    /** One untimed run of {@code work}: its tensors evaluated, then closed. */
+    private void runUntimed(Supplier<List<Tensor>> work) {
+        List<Tensor> result = work.get();
+        backend.eval(result.toArray(Tensor[]::new));
+        result.forEach(Tensor::close);
     }
 
     /** {@link #seconds} of two works timed in alternation, call for call: {{median, best} of a, {median, best} of b}. */

@@ -1,5 +1,7 @@
 package panamax.kv.codecs.turboquant;
 
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import panamax.api.tensor.Backend;
 import panamax.api.tensor.CodebookMatrix;
@@ -7,7 +9,6 @@ import panamax.api.tensor.DType;
 import panamax.api.tensor.Ops;
 import panamax.api.tensor.Shape;
 import panamax.api.tensor.Tensor;
-import panamax.kv.codecs.internal.SplitMix64;
 
 /**
  * The 1-bit quantized Johnson–Lindenstrauss transform of a residual r (Zandieh et al., Definition 1):
@@ -26,46 +27,33 @@ final class QjlProjection implements AutoCloseable {
     private static final long QJL_STREAM = 0x514A4CL; // "QJL"
     static final int BLOCKS = 3;
 
-    private final int n;
-    private final Tensor[] signs = new Tensor[BLOCKS]; // F32 [heads, 1, n] each: D₁, D₂, D₃
+    private final double scale;
+    private final List<RandomizedHadamard> blocks = new ArrayList<>(); // H·D₁, H·D₂, H·D₃: per head, seeded
     private final Tensor signBook;   // F32 [2]: code 0 → −1, code 1 → +1
 
     QjlProjection(Backend backend, int heads, int n, long... streamIds) {
-        this.n = n;
-        for (int k = 0; k < BLOCKS; k++) {
-            float[] all = new float[heads * n];
-            for (int h = 0; h < heads; h++) System.arraycopy(signs(n, k, h, streamIds), 0, all, h * n, n);
-            signs[k] = backend.fromFloats(all, Shape.of(heads, 1, n), DType.F32);
+        double meanAbsCoordinate = Math.exp(logGamma(n / 2.0) - logGamma((n + 1) / 2.0)) / Math.sqrt(Math.PI);
+        this.scale = 1 / (n * meanAbsCoordinate);
+        // block k draws its signs from [streamIds..., QJL, k, head]
+        long[] ids = Arrays.copyOf(streamIds, streamIds.length + 1);
+        ids[streamIds.length] = QJL_STREAM;
+        try {
+            for (int k = 0; k < BLOCKS; k++) blocks.add(RandomizedHadamard.block(backend, heads, n, k, ids));
+            signBook = backend.fromFloats(new float[] {-1f, 1f}, Shape.of(2), DType.F32);
+        } catch (RuntimeException e) {
+            blocks.forEach(RandomizedHadamard::close);
+            throw e;
         }
-        signBook = backend.fromFloats(new float[] {-1f, 1f}, Shape.of(2), DType.F32);
     }
 
     /** The sign tensors D₁, D₂, D₃ (borrowed), in the order {@link Ops#codebookQuantizeRotatedSketched} applies them. */
     List<Tensor> blocks() {
-        return List.of(signs);
-    }
-
-    /** The ±1 signs of block {@code k} of {@code head}: a pure function of the ids. */
-    static float[] signs(int n, int k, int head, long... streamIds) {
-        long[] ids = new long[streamIds.length + 3];
-        System.arraycopy(streamIds, 0, ids, 0, streamIds.length);
-        ids[streamIds.length] = QJL_STREAM;
-        ids[streamIds.length + 1] = k;
-        ids[streamIds.length + 2] = head;
-        SplitMix64 rng = SplitMix64.forStream(ids);
-        float[] out = new float[n];
-        for (int i = 0; i < n; i++) out[i] = rng.nextSign();
-        return out;
+        return blocks.stream().map(RandomizedHadamard::signs).toList();
     }
 
     /** {@code 1/(n·E|u₁|)}, the estimator's scale before the residual norm, for u uniform on the n-sphere. */
     double scale() {
-        return scale(n);
-    }
-
-    static double scale(int n) {
-        double meanAbsCoordinate = Math.exp(logGamma(n / 2.0) - logGamma((n + 1) / 2.0)) / Math.sqrt(Math.PI);
-        return 1 / (n * meanAbsCoordinate);
+        return scale;
     }
 
     /** ln Γ(x) for x ≥ 1/2 by Lanczos (g = 7, nine terms): relative error below 1e-13 here. */
@@ -82,10 +70,10 @@ final class QjlProjection implements AutoCloseable {
 
     /** {@code S x} for each row of borrowed {@code x [B, heads, T, n]}: a new f32 {@code [B, heads, T, n]}. */
     Tensor project(Ops ops, Tensor x) {
-        Tensor y = ops.hadamardRotate(x, signs[0], false);
-        for (int k = 1; k < BLOCKS; k++) {
+        Tensor y = blocks.getFirst().forward(ops, x);
+        for (RandomizedHadamard block : blocks.subList(1, BLOCKS)) {
             try (Tensor previous = y) {
-                y = ops.hadamardRotate(previous, signs[k], false);
+                y = block.forward(ops, previous);
             }
         }
         return y;
@@ -98,7 +86,7 @@ final class QjlProjection implements AutoCloseable {
 
     @Override
     public void close() {
-        for (Tensor t : signs) t.close();
+        blocks.forEach(RandomizedHadamard::close);
         signBook.close();
     }
 }

@@ -27,6 +27,18 @@ final class RandomizedHadamard implements AutoCloseable {
      * @param streamIds seeds identifying the layer (model seed, user seed, layer); the head index is appended
      */
     RandomizedHadamard(Backend backend, int heads, int headDim, int paddedDim, long... streamIds) {
+        this(backend, heads, headDim, paddedDim, ROTATION_STREAM, streamIds);
+    }
+
+    /**
+     * A rotation of n (no padding) whose signs are drawn from stream {@code stream} after {@code streamIds}, per head:
+     * another seeded randomized Hadamard block of the same layer (QJL's sketch is three of them).
+     */
+    static RandomizedHadamard block(Backend backend, int heads, int n, long stream, long[] streamIds) {
+        return new RandomizedHadamard(backend, heads, n, n, stream, streamIds);
+    }
+
+    private RandomizedHadamard(Backend backend, int heads, int headDim, int paddedDim, long stream, long[] streamIds) {
         if (Integer.bitCount(paddedDim) != 1 || paddedDim < headDim) {
             throw new IllegalArgumentException("padded dim must be a power of two >= " + headDim + ", found " + paddedDim);
         }
@@ -34,16 +46,21 @@ final class RandomizedHadamard implements AutoCloseable {
         this.paddedDim = paddedDim;
         float[] all = new float[heads * paddedDim];
         for (int h = 0; h < heads; h++) {
-            System.arraycopy(signs(paddedDim, h, streamIds), 0, all, h * paddedDim, paddedDim);
+            System.arraycopy(signs(paddedDim, stream, h, streamIds), 0, all, h * paddedDim, paddedDim);
         }
         signs = backend.fromFloats(all, Shape.of(heads, 1, paddedDim), DType.F32);
     }
 
     /** The ±1 signs of {@code head}, as the codec draws them: a pure function of the ids. */
     static float[] signs(int paddedDim, int head, long... streamIds) {
+        return signs(paddedDim, ROTATION_STREAM, head, streamIds);
+    }
+
+    /** The ±1 signs of {@code head} drawn from the stream {@code [streamIds..., stream, head]}. */
+    private static float[] signs(int paddedDim, long stream, int head, long[] streamIds) {
         long[] ids = new long[streamIds.length + 2];
         System.arraycopy(streamIds, 0, ids, 0, streamIds.length);
-        ids[streamIds.length] = ROTATION_STREAM;
+        ids[streamIds.length] = stream;
         ids[streamIds.length + 1] = head;
         SplitMix64 rng = SplitMix64.forStream(ids);
         float[] out = new float[paddedDim];
