@@ -1,16 +1,27 @@
 package panamax.backend.java.kernel;
 
-import java.util.concurrent.ForkJoinPool;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.Supplier;
 
 /**
- * The worker pool of one backend: {@code threads − 1} fork-join workers plus the calling thread,
- * so exactly {@code threads} threads compute. A range is cut into chunks that the participants
- * claim one by one from a shared counter, which keeps them balanced when other processes steal a
- * core. Calls made while a range is running on the same thread (from a worker or from the caller
- * inside a chunk) run inline. Owned by the backend, shut down by {@link #close()}.
+ * The worker pool of one backend: {@code threads − 1} helper threads plus the calling thread, so
+ * exactly {@code threads} threads compute. A range is cut into chunks that the participants claim
+ * one by one from a shared counter, which keeps them balanced when other processes steal a core.
+ * Calls made while a range is running on the same thread (from a helper or from the caller inside a
+ * chunk) run inline. Owned by the backend, shut down by {@link #close()}.
+ *
+ * <p>Helpers poll for {@link #SPIN_NANOS} after their last chunk before they park, yielding the core
+ * at each poll: a model's ops follow each other microseconds apart, and a parked helper on this
+ * virtual machine woke 0.1-0.2 ms late, after the caller had claimed most chunks itself (a 0.22 ms
+ * encode took 0.37-0.45 ms, for a hundred calls at a time after any pause). Measured in session 13,
+ * the demo model's 2 000-token generate: parking at once 386-396 tok/s (the fork-join pool used until
+ * then: 402), polling 510-516; with a 4-bit affine cache 365-371 (pool: 338) and 440-441. Polling by
+ * {@link Thread#onSpinWait} instead of {@link Thread#yield} reached only 431-470, and 345-348 with
+ * the affine cache, whose JIT warm-up it starved of the core.
  */
 public final class Parallel implements AutoCloseable {
     /** Work on the half-open range {@code [from, to)}. */
@@ -19,14 +30,88 @@ public final class Parallel implements AutoCloseable {
         void run(int from, int to);
     }
 
+    /** How long an idle helper polls for the next range before it parks. */
+    static final long SPIN_NANOS = 200_000;
+    /** How long a helper stays parked without work before its thread ends. */
+    static final long IDLE_EXIT_NANOS = 30_000_000_000L;
+
     private static final ThreadLocal<Boolean> INSIDE = ThreadLocal.withInitial(() -> Boolean.FALSE);
 
+    private static final AtomicInteger POOLS = new AtomicInteger();
+
     private final int threads;
-    private final ForkJoinPool pool;
+    /** Names this pool's helper threads: {@code panamax-java-backend-<pool>-<index>}. */
+    private final int pool = POOLS.incrementAndGet();
+    private final List<Helper> helpers = new ArrayList<>();
+    /** The newest range's participant; helpers run each one they see at most once. */
+    private volatile Job job;
+    private volatile boolean closed;
+    private long generation;
+
+    private record Job(Runnable participant, long generation) {
+    }
 
     public Parallel(int threads) {
         this.threads = threads;
-        this.pool = threads > 1 ? new ForkJoinPool(threads - 1) : null;
+        for (int i = 1; i < threads; i++) helpers.add(new Helper(i));
+    }
+
+    /**
+     * One helper thread: runs each new job's participant, polls for the next, parks when none came for
+     * a while, and ends after {@link #IDLE_EXIT_NANOS} parked (a backend left open costs no thread); the
+     * next {@link #publish} starts it again.
+     */
+    private final class Helper implements Runnable {
+        private final int index;
+        private Thread thread; // guarded by Parallel.this
+        private boolean alive; // guarded by Parallel.this
+        volatile boolean parked;
+
+        Helper(int index) {
+            this.index = index;
+        }
+
+        /** Starts this helper's thread unless it runs. Called holding Parallel.this. */
+        void ensureRunning() {
+            if (alive) return;
+            alive = true;
+            thread = Thread.ofPlatform().daemon().name(threadNamePrefix() + index).unstarted(this);
+            thread.start();
+        }
+
+        @Override
+        public void run() {
+            long seen = 0;
+            long idleSince = System.nanoTime();
+            while (!closed) {
+                Job j = job;
+                if (j != null && j.generation() != seen) {
+                    seen = j.generation();
+                    j.participant().run();
+                    idleSince = System.nanoTime();
+                } else if (System.nanoTime() - idleSince < SPIN_NANOS) {
+                    Thread.yield(); // polls, but gives the core to any thread that wants it (the JIT's above all)
+                } else if (System.nanoTime() - idleSince < IDLE_EXIT_NANOS) {
+                    parked = true;
+                    Job again = job; // re-read after announcing: a job published before this read is not missed
+                    if ((again == null || again.generation() == seen) && !closed) LockSupport.parkNanos(this, IDLE_EXIT_NANOS);
+                    parked = false;
+                } else {
+                    synchronized (Parallel.this) {
+                        Job again = job;
+                        if (again == null || again.generation() == seen) { // nothing new: end; publish starts a new thread
+                            alive = false;
+                            return;
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /** The name this pool's helper threads start with (then their index, from 1). */
+    public String threadNamePrefix() {
+        return "panamax-java-backend-" + pool + "-";
     }
 
     public int threads() {
@@ -55,7 +140,7 @@ public final class Parallel implements AutoCloseable {
     public <S> void forRange(int n, int grain, Supplier<S> state, StatefulRange<S> body) {
         Warmup.realWork(); // the warm-up gives way to the first real op
         int chunks = (int) Math.min((long) threads * 4, (n + (long) grain - 1) / Math.max(grain, 1));
-        if (pool == null || chunks <= 1 || INSIDE.get()) {
+        if (helpers.isEmpty() || chunks <= 1 || INSIDE.get()) {
             if (n > 0) body.run(0, n, state.get());
             return;
         }
@@ -83,12 +168,12 @@ public final class Parallel implements AutoCloseable {
                 INSIDE.set(outer);
             }
         };
-        int helpers = Math.min(threads - 1, chunks - 1);
-        for (int i = 0; i < helpers; i++) pool.execute(participant);
+        publish(participant);
         participant.run();
         // Wait for the chunks helpers claimed, not for the helpers: one that wakes late (another
         // process holds its core) finds nothing left and never touches the range, so the caller
-        // need not pay its wake-up latency (measured at up to milliseconds per op under load).
+        // need not pay its wake-up latency (measured at up to milliseconds per op under load). A job
+        // replaced by a newer one before a helper saw it (two callers at once) is run by its caller alone.
         for (int spins = 0; completed.get() < chunks; spins++) {
             if (spins < 1 << 12) Thread.onSpinWait();
             else Thread.yield();
@@ -103,8 +188,20 @@ public final class Parallel implements AutoCloseable {
         forRange(n, Math.max(minPerChunk, (n + 4 * threads - 1) / (4 * threads)), body);
     }
 
+    /** Hands {@code participant} to the helpers, waking the parked ones. */
+    private synchronized void publish(Runnable participant) {
+        job = new Job(participant, ++generation);
+        for (Helper h : helpers) {
+            h.ensureRunning();
+            if (h.parked) LockSupport.unpark(h.thread);
+        }
+    }
+
     @Override
-    public void close() {
-        if (pool != null) pool.shutdownNow();
+    public synchronized void close() {
+        closed = true;
+        for (Helper h : helpers) {
+            if (h.alive) LockSupport.unpark(h.thread);
+        }
     }
 }

@@ -27,7 +27,7 @@ import panamax.api.tensor.BackendProvider;
  * <p>Options: {@code --json}, {@code --backend ID} (default {@code java}), {@code --head-dims 64,128},
  * {@code --tokens N} (attention cache length, default 8192), {@code --encode-tokens N} (tokens per
  * timed encode, default 2048), {@code --threads N} (backend threads, default all cores),
- * {@code --copy-mib N} (size of the copy that measures bandwidth, default 128), {@code --reps N} (timed encode and decode calls, default 20),
+ * {@code --copy-mib N} (size of the copy that measures bandwidth, default 128), {@code --reps N} (timed encode and decode calls, default 200),
  * {@code --in-process} (every case in this JVM; the default runs each in a JVM of its own, see
  * {@link CaseProcesses}), {@code --codecs identity,affine,turboquant} (which codecs' cases to run),
  * {@code --warmup-ms N} (untimed run of each timed quantity right before it is timed, default 1000),
@@ -216,8 +216,10 @@ public final class CodecBench {
             int encodeTokens = 2048;
             int threads = 0;
             int copyMib = 128;
-            // 20: one encode or decode call takes ~1 ms, and on this shared machine the median of 5 moved by 2x between runs
-            int reps = 20;
+            // 200 (20 until session 13, 5 until session 7): a call takes 0.2-2 ms, and a median of 20 was a 4-40 ms window.
+            // The 1-2 medians per full run that read half their best (5.0-6.6 GB/s against 10.9-12.0) were the backend's
+            // helper thread waking late after a pause, fixed in Parallel, not the window's length
+            int reps = 200;
             boolean inProcess = false;
             int[] caseId = null;
             List<String> codecs = CODECS;

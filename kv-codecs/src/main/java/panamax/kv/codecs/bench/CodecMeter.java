@@ -292,12 +292,26 @@ final class CodecMeter {
     /**
      * {median, best} wall seconds of {@code reps} runs after {@code warmup} untimed ones; each run's
      * tensors are evaluated, then closed. On a shared machine the best is the run least disturbed by
-     * others.
+     * others. With warm-up on, one whole untimed pass of the same loop runs first and the JIT is let go
+     * quiet: the loop's own code and the ops' edges (tensor release, lambdas, method-handle links) were
+     * still reaching C2 inside the timed window, 3-40 ms of compiling in a 50-100 ms window on a 2-core
+     * machine, which took a core from the codec's two threads (session 13, JitActivity sampled per call).
      */
     private double[] seconds(int reps, int warmup, Supplier<List<Tensor>> work) {
         warmUpFor(warmupMillis, work);
         double[] seconds = new double[reps];
-        for (int r = -warmup; r < reps; r++) {
+        if (warmupMillis > 0) {
+            timedPass(warmup, work, seconds);
+            JitActivity.awaitQuiet(200, 5_000);
+        }
+        timedPass(warmup, work, seconds);
+        Arrays.sort(seconds);
+        return new double[] {seconds[reps / 2], seconds[0]};
+    }
+
+    /** {@code warmup} untimed runs of {@code work}, then one timed run per slot of {@code seconds}. */
+    private void timedPass(int warmup, Supplier<List<Tensor>> work, double[] seconds) {
+        for (int r = -warmup; r < seconds.length; r++) {
             long t0 = System.nanoTime();
             List<Tensor> result = work.get();
             backend.eval(result.toArray(Tensor[]::new));
@@ -309,8 +323,6 @@ final class CodecMeter {
             // needed; timed calls that overlap them lose a core to the compiler (20-40 ms stalls)
             if (r < 0 && warmupMillis > 0) JitActivity.awaitQuiet(200, 5_000);
         }
-        Arrays.sort(seconds);
-        return new double[] {seconds[reps / 2], seconds[0]};
     }
 
     /**
