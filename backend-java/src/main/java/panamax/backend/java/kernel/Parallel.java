@@ -17,11 +17,15 @@ import java.util.function.Supplier;
  * <p>Helpers poll for {@link #SPIN_NANOS} after their last chunk before they park, yielding the core
  * at each poll: a model's ops follow each other microseconds apart, and a parked helper on this
  * virtual machine woke 0.1-0.2 ms late, after the caller had claimed most chunks itself (a 0.22 ms
- * encode took 0.37-0.45 ms, for a hundred calls at a time after any pause). Measured in session 13,
- * the demo model's 2 000-token generate: parking at once 386-396 tok/s (the fork-join pool used until
- * then: 402), polling 510-516; with a 4-bit affine cache 365-371 (pool: 338) and 440-441. Polling by
- * {@link Thread#onSpinWait} instead of {@link Thread#yield} reached only 431-470, and 345-348 with
- * the affine cache, whose JIT warm-up it starved of the core.
+ * encode took 0.37-0.45 ms, for a hundred calls at a time after any pause). A helper that keeps being
+ * picked up late while it polls backs off to parking at once ({@link #LATE_PICKUP_NANOS}): on
+ * oversubscribed cores a polling thread takes a share of one from the caller and other processes.
+ * Measured in session 13 against the fork-join pool used until then (which parked idle workers at
+ * once), A/B on the 2-core VM: the demo model's 2 000-token generate 395-410 → 471-483 tok/s; 125M q8
+ * decode (32 steps) batch 1 0.44-0.46 → 0.39 s, batch 8 1.24-1.29 → 1.16-1.22 s; with one {@code yes}
+ * process on the two cores, batch 1 0.60-0.67 → 0.63-0.67 and batch 8 1.72-1.73 → 1.68-1.89 (without
+ * the back-off, 1.89-2.00). Polling by {@link Thread#onSpinWait} instead of {@link Thread#yield} starved
+ * the JIT of a core during warm-up (the affine-cache generate got slower).
  */
 public final class Parallel implements AutoCloseable {
     /** Work on the half-open range {@code [from, to)}. */
@@ -32,6 +36,16 @@ public final class Parallel implements AutoCloseable {
 
     /** How long an idle helper polls for the next range before it parks. */
     static final long SPIN_NANOS = 200_000;
+    /**
+     * A polling helper that picked a range up later than this was kept off its core by another thread.
+     * After {@link #STRIKES} such pickups in a row the cores count as oversubscribed (a polling thread would
+     * keep taking a share of one from the caller or other processes), and the helper parks at once for its
+     * next {@link #BACKOFF_PERIODS} idle periods.
+     */
+    static final long LATE_PICKUP_NANOS = 50_000;
+    static final int BACKOFF_PERIODS = 64;
+    /** Late pickups in a row that count as oversubscription (one alone is this VM's jitter: with one, the bench's medians halved). */
+    static final int STRIKES = 3;
     /** How long a helper stays parked without work before its thread ends. */
     static final long IDLE_EXIT_NANOS = 30_000_000_000L;
 
@@ -48,7 +62,7 @@ public final class Parallel implements AutoCloseable {
     private volatile boolean closed;
     private long generation;
 
-    private record Job(Runnable participant, long generation) {
+    private record Job(Runnable participant, long generation, long published) {
     }
 
     public Parallel(int threads) {
@@ -83,15 +97,32 @@ public final class Parallel implements AutoCloseable {
         public void run() {
             long seen = 0;
             long idleSince = System.nanoTime();
+            boolean polling = false;
+            int backoff = 0;
+            int strikes = 0;
             while (!closed) {
                 Job j = job;
                 if (j != null && j.generation() != seen) {
                     seen = j.generation();
+                    if (polling) { // picked up while polling: late means another thread held this core
+                        strikes = System.nanoTime() - j.published() > LATE_PICKUP_NANOS ? strikes + 1 : 0;
+                        if (strikes >= STRIKES) {
+                            backoff = BACKOFF_PERIODS;
+                            strikes = 0;
+                        }
+                    }
+                    polling = false;
                     j.participant().run();
                     idleSince = System.nanoTime();
+                    if (backoff > 0) {
+                        backoff--;
+                        idleSince -= SPIN_NANOS; // no polling this period
+                    }
                 } else if (System.nanoTime() - idleSince < SPIN_NANOS) {
+                    polling = true;
                     Thread.yield(); // polls, but gives the core to any thread that wants it (the JIT's above all)
                 } else if (System.nanoTime() - idleSince < IDLE_EXIT_NANOS) {
+                    polling = false;
                     parked = true;
                     Job again = job; // re-read after announcing: a job published before this read is not missed
                     if ((again == null || again.generation() == seen) && !closed) LockSupport.parkNanos(this, IDLE_EXIT_NANOS);
@@ -190,7 +221,7 @@ public final class Parallel implements AutoCloseable {
 
     /** Hands {@code participant} to the helpers, waking the parked ones. */
     private synchronized void publish(Runnable participant) {
-        job = new Job(participant, ++generation);
+        job = new Job(participant, ++generation, System.nanoTime());
         for (Helper h : helpers) {
             h.ensureRunning();
             if (h.parked) LockSupport.unpark(h.thread);
