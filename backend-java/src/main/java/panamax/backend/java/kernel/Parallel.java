@@ -21,8 +21,8 @@ import java.util.function.Supplier;
  * picked up late while it polls backs off to parking at once ({@link #LATE_PICKUP_NANOS}): on
  * oversubscribed cores a polling thread takes a share of one from the caller and other processes.
  * Measured in session 13 against the fork-join pool used until then (which parked idle workers at
- * once), A/B on the 2-core VM: the demo model's 2 000-token generate 395-410 → 471-483 tok/s; 125M q8
- * decode (32 steps) batch 1 0.44-0.46 → 0.39 s, batch 8 1.24-1.29 → 1.16-1.22 s; with one {@code yes}
+ * once), A/B on the 2-core VM: the demo model's 2 000-token generate 390-414 → 453-529 tok/s; 125M q8
+ * decode (32 steps) batch 1 0.46-0.49 → 0.39 s, batch 8 1.23-1.35 → 1.21-1.28 s; with one {@code yes}
  * process on the two cores, batch 1 0.60-0.67 → 0.63-0.67 and batch 8 1.72-1.73 → 1.68-1.89 (without
  * the back-off, 1.89-2.00). Polling by {@link Thread#onSpinWait} instead of {@link Thread#yield} starved
  * the JIT of a core during warm-up (the affine-cache generate got slower).
