@@ -120,7 +120,7 @@ public final class Parallel implements AutoCloseable {
                     }
                 } else if (System.nanoTime() - idleSince < SPIN_NANOS) {
                     polling = true;
-                    Thread.yield(); // polls, but gives the core to any thread that wants it (the JIT's above all)
+                    Thread.yield(); // polls, but lets a thread waiting for this core run first (the JIT's above all)
                 } else if (System.nanoTime() - idleSince < IDLE_EXIT_NANOS) {
                     polling = false;
                     parked = true;
