@@ -23,7 +23,8 @@ import java.util.function.Supplier;
  * Measured in session 13 against the fork-join pool used until then (which parked idle workers at
  * once), A/B on the 2-core VM: the demo model's 2 000-token generate 390-414 → 453-529 tok/s; 125M q8
  * decode (32 steps) batch 1 0.46-0.49 → 0.39 s, batch 8 1.23-1.35 → 1.21-1.28 s; with one {@code yes}
- * process on the two cores, batch 1 0.60-0.67 → 0.63-0.67 and batch 8 1.72-1.73 → 1.68-1.89 (without
+ * process on the two cores, batch 1 0.60-0.67 → 0.63-0.67 and batch 8 1.72-1.73 → 1.68-1.89 with three
+ * strikes (without
  * the back-off, 1.89-2.00). Polling by {@link Thread#onSpinWait} instead of {@link Thread#yield} starved
  * the JIT of a core during warm-up (the affine-cache generate got slower).
  */
@@ -44,8 +45,13 @@ public final class Parallel implements AutoCloseable {
      */
     static final long LATE_PICKUP_NANOS = 50_000;
     static final int BACKOFF_PERIODS = 64;
-    /** Late pickups in a row that count as oversubscription (one alone is this VM's jitter: with one, the bench's medians halved). */
-    static final int STRIKES = 3;
+    /**
+     * Late pickups in a row that count as oversubscription. This VM's jitter alone makes short runs of them:
+     * with one strike the bench's medians halved again, with three one case in six read half its best (the
+     * back-off's 64 parked periods), with six none of six (session 13). Under a one-process load six backed
+     * off as well as three (125M q8 batch 8: 1.73-1.81 against 1.72-1.80 s; the fork-join pool 1.67-1.86).
+     */
+    static final int STRIKES = 6;
     /** How long a helper stays parked without work before its thread ends. */
     static final long IDLE_EXIT_NANOS = 30_000_000_000L;
 
