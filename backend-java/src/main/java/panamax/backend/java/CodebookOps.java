@@ -531,16 +531,17 @@ final class CodebookOps {
         boolean windows = values != null && CodebookVectors.looksUpWindows(values, bits, n);
         MemorySegment xs = x.segment();
         long stride = x.strides[x.rank() - 1];
-        backend.parallel.forRange(rows, Math.max(1, 8192 / n), (from, to) -> {
-            float[] row = new float[n];
-            float[] approx = new float[n];
-            float[] residual = new float[n];
-            float[] sign = new float[n];
-            float[] factors = new float[n];
-            SketchBlocks.Cursor block = blocks.cursor();
-            int[] rowCodes = new int[n];
-            int[] rowWords = new int[Math.max(1, words)];
-            long run = -1;
+        // scratch once per participating thread, not per chunk
+        backend.parallel.forRange(rows, Math.max(1, 8192 / n), () -> new SketchScratch(n, words, blocks), (from, to, scratch) -> {
+            float[] row = scratch.row;
+            float[] approx = scratch.approx;
+            float[] residual = scratch.residual;
+            float[] sign = scratch.sign;
+            float[] factors = scratch.factors;
+            SketchBlocks.Cursor block = scratch.block;
+            int[] rowCodes = scratch.codes;
+            int[] rowWords = scratch.words;
+            long run = -1; // the factors follow the sign row: recomputed on each chunk's first row
             for (int r = from; r < to; r++) {
                 long next = signRows.loadRun(r, run, sign);
                 if (next != run && rotatesBf16) HadamardVectors.bf16Factors(sign, n, factors);
@@ -613,12 +614,13 @@ final class CodebookOps {
             float low = qs.table.book()[0];
             float high = qs.table.book()[1];
             boolean vectorBf16 = dtype == DType.BF16 && CodebookVectors.supported();
-            backend.parallel.forRange(qs.matrices() * qs.rows, Math.max(1, 8192 / n), (from, to) -> {
-                float[] row = new float[n];
-                float[] term = new float[n];
-                float[] sign = new float[n];
-                SketchBlocks.Cursor block = blocks.cursor();
-                int[] codes = new int[n];
+            backend.parallel.forRange(qs.matrices() * qs.rows, Math.max(1, 8192 / n), () -> new SketchScratch(n, 0, blocks),
+                    (from, to, scratch) -> {
+                float[] row = scratch.row;
+                float[] term = scratch.residual;
+                float[] sign = scratch.sign;
+                SketchBlocks.Cursor block = scratch.block;
+                int[] codes = scratch.codes;
                 long run = -1;
                 RowCursor sketchCursor = new RowCursor(qs, from);
                 RowCursor codeCursor = qw == null ? null : new RowCursor(qw, from);
@@ -804,6 +806,29 @@ final class CodebookOps {
         /** The current row's scale (its norm). */
         float scale() {
             return scales[r];
+        }
+    }
+
+    /** One thread's rows for the sketched ops (the decoder leaves {@code approx}, {@code factors} and {@code words} unused). */
+    private static final class SketchScratch {
+        final float[] row;
+        final float[] approx;
+        final float[] residual;
+        final float[] sign;
+        final float[] factors;
+        final int[] codes;
+        final int[] words;
+        final SketchBlocks.Cursor block;
+
+        SketchScratch(int n, int words, SketchBlocks blocks) {
+            row = new float[n];
+            approx = new float[n];
+            residual = new float[n];
+            sign = new float[n];
+            factors = new float[n];
+            codes = new int[n];
+            this.words = new int[Math.max(1, words)];
+            block = blocks.cursor();
         }
     }
 
