@@ -17,6 +17,7 @@ module panamax.engine {
     exports panamax.engine.parity;
     exports panamax.engine.generate;
     exports panamax.engine.eval;
+    exports panamax.engine.serve;
 
     // Guice reflects on the injected constructors of these packages.
     opens panamax.engine.plan;

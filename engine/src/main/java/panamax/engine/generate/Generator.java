@@ -7,12 +7,8 @@ import java.util.List;
 import java.util.Set;
 import panamax.api.kv.KvLayout;
 import panamax.api.model.AutoregressiveGraph;
-import panamax.api.model.LogitSelection;
 import panamax.api.model.Tokenizer;
 import panamax.api.tensor.Backend;
-import panamax.api.tensor.DType;
-import panamax.api.tensor.Shape;
-import panamax.api.tensor.Tensor;
 
 /**
  * The autoregressive loop: prefills prompts in chunks (projecting only the last position's logits),
@@ -29,10 +25,7 @@ import panamax.api.tensor.Tensor;
  * }
  */
 public final class Generator {
-    /** Padding id for left-padded columns; masked out by the layouts, so any valid id works. */
-    private static final int PAD_ID = 0;
-
-    private final AutoregressiveGraph graph;
+    private final ForwardPass forward;
     private final Backend backend;
     private final KvSessionFactory caches;
     private final Tokenizer tokenizer;
@@ -44,7 +37,7 @@ public final class Generator {
      */
     public Generator(AutoregressiveGraph graph, Backend backend, KvSessionFactory caches, Tokenizer tokenizer, int prefillChunk) {
         if (prefillChunk < 1) throw new IllegalArgumentException("prefill chunk must be at least 1 token, found " + prefillChunk);
-        this.graph = graph;
+        this.forward = new ForwardPass(graph, backend);
         this.backend = backend;
         this.caches = caches;
         this.tokenizer = tokenizer;
@@ -116,7 +109,7 @@ public final class Generator {
             }
             int[] next = new int[active.size()];
             for (int i = 0; i < next.length; i++) next[i] = active.get(i).lastToken();
-            logits = forward(kv, next, next.length, 1, true);
+            logits = forward.run(kv, next, next.length, 1, true);
             vocab = logits.length / active.size();
             columns++;
             peakKv = Math.max(peakKv, kvBytes(layouts, columns));
@@ -135,40 +128,17 @@ public final class Generator {
 
     /** Runs the left-padded prompts through the model in chunks; returns the last column's logits {@code [rows * vocab]}. */
     private float[] prefill(KvSession kv, Set<KvLayout> layouts, int[][] prompts, int width, GenerationListener listener) {
-        int rows = prompts.length;
-        int[] lengths = new int[rows], left = new int[rows];
-        int[] padded = new int[rows * width];
-        boolean padding = false;
-        for (int r = 0; r < rows; r++) {
-            int[] prompt = prompts[r];
-            lengths[r] = prompt.length;
-            left[r] = width - prompt.length;
-            padding |= left[r] > 0;
-            java.util.Arrays.fill(padded, r * width, r * width + left[r], PAD_ID);
-            System.arraycopy(prompt, 0, padded, r * width + left[r], prompt.length);
-        }
-        if (padding) for (KvLayout layout : layouts) layout.preparePrefill(lengths, left, new int[rows]);
+        LeftPaddedPrompts padded = LeftPaddedPrompts.of(prompts);
+        int rows = padded.rows();
+        if (padded.padded()) for (KvLayout layout : layouts) layout.preparePrefill(padded.lengths(), padded.left(), new int[rows]);
         float[] logits = null;
         for (int from = 0; from < width; from += prefillChunk) {
             int n = Math.min(prefillChunk, width - from);
-            int[] chunk = new int[rows * n];
-            for (int r = 0; r < rows; r++) System.arraycopy(padded, r * width + from, chunk, r * n, n);
-            logits = forward(kv, chunk, rows, n, from + n == width);
+            logits = forward.run(kv, padded.columns(from, n), rows, n, from + n == width);
             listener.onPrefill(from + n, width);
         }
-        if (padding) for (KvLayout layout : layouts) layout.finalizePrefill();
+        if (padded.padded()) for (KvLayout layout : layouts) layout.finalizePrefill();
         return logits;
-    }
-
-    /** One forward pass over {@code ids [rows, columns]}; the last column's logits when asked, else null. */
-    private float[] forward(KvSession kv, int[] ids, int rows, int columns, boolean logits) {
-        try (Tensor input = backend.fromInts(ids, Shape.of(rows, columns), DType.I32);
-             Tensor hidden = graph.forwardHidden(input, kv)) {
-            if (!logits) return null;
-            try (Tensor last = graph.projectLogits(hidden, LogitSelection.LAST)) {
-                return backend.toFloats(last);
-            }
-        }
     }
 
     private static int[] stillActive(List<RowState> active) {

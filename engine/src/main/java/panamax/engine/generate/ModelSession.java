@@ -144,6 +144,30 @@ public final class ModelSession implements AutoCloseable {
         return plan(engine, spec, kv, Optional.of(backend.name()), rows, context);
     }
 
+    /**
+     * A new, empty KV cache of {@code rows} rows planned for {@code context} tokens per row (0: the
+     * model's maximum), under this session's KV scheme; owned by the caller.
+     */
+    public LayerCaches openCaches(int rows, long context) {
+        return factory.create(plan(rows, context), backend, rows);
+    }
+
+    /**
+     * The declared capabilities of the layout plugin {@code id}.
+     *
+     * @throws UnsupportedCombinationException when no installed layout has that id
+     */
+    public panamax.api.kv.LayoutCapabilities layoutCapabilities(String id) {
+        return engine.registry().layouts().stream().filter(p -> p.id().equals(id)).findFirst()
+                .map(p -> p.provider().capabilities())
+                .orElseThrow(() -> new UnsupportedCombinationException("layout '" + id + "' is not installed", List.of()));
+    }
+
+    /** The loaded model's forward graph; borrowed from this session. */
+    public panamax.api.model.AutoregressiveGraph graph() {
+        return model.graph();
+    }
+
     /** A generator over this session's model, tokenizer and KV scheme. */
     public Generator generator() {
         return new Generator(model.graph(), backend,

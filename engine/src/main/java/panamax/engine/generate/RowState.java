@@ -5,11 +5,12 @@ import panamax.api.model.Tokenizer;
 
 /**
  * One row of a generation call: its sampler, its token history (prompt then generated ids), its
- * detokenizer and stop-string matcher, and its text so far. Not thread-safe.
+ * detokenizer and stop-string matcher, and its text so far. Shared by {@link Generator} and the
+ * serving scheduler so that a row behaves the same in both. Not thread-safe.
  */
-final class RowState {
-    final int row;
-    final GenerationRequest request;
+public final class RowState {
+    private final int row;
+    private final GenerationRequest request;
     private final Sampler sampler;
     private final StreamDetokenizer detokenizer;
     private final StopStrings stops;
@@ -19,7 +20,11 @@ final class RowState {
     private int generated;
     private FinishReason finish;
 
-    RowState(int row, GenerationRequest request, Tokenizer tokenizer) {
+    /**
+     * @param row       the row number reported to listeners
+     * @param tokenizer turns ids into text deltas, or null to generate ids only
+     */
+    public RowState(int row, GenerationRequest request, Tokenizer tokenizer) {
         this.row = row;
         this.request = request;
         this.sampler = new Sampler(request.sampling());
@@ -33,7 +38,7 @@ final class RowState {
     }
 
     /** Samples this row's next token from {@code logits[from, from + vocab)}, records it and reports it. */
-    int step(float[] logits, int from, int vocab, GenerationListener listener) {
+    public int step(float[] logits, int from, int vocab, GenerationListener listener) {
         int id = sampler.next(logits, from, vocab, history, historyLength);
         history[historyLength++] = id;
         generated++;
@@ -51,6 +56,19 @@ final class RowState {
         return id;
     }
 
+    /** The request this row runs. */
+    public GenerationRequest request() {
+        return request;
+    }
+
+    /**
+     * The ids whose keys and values a cache holds once this row stopped: the prompt and every
+     * generated id but the last, which was never fed back.
+     */
+    public int[] cachedIds() {
+        return Arrays.copyOf(history, Math.max(0, historyLength - 1));
+    }
+
     private void finish(FinishReason reason, GenerationListener listener) {
         if (detokenizer != null) {
             emit(stops.accept(detokenizer.flush()), listener);
@@ -65,19 +83,19 @@ final class RowState {
         listener.onText(row, delta);
     }
 
-    boolean finished() {
+    public boolean finished() {
         return finish != null;
     }
 
-    int lastToken() {
+    public int lastToken() {
         return history[historyLength - 1];
     }
 
-    int generated() {
+    public int generated() {
         return generated;
     }
 
-    GenerationResult result() {
+    public GenerationResult result() {
         int prompt = request.promptIds().length;
         return new GenerationResult(Arrays.copyOfRange(history, prompt, historyLength), text.toString(), finish);
     }

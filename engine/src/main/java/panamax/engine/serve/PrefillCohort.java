@@ -1,0 +1,56 @@
+package panamax.engine.serve;
+
+import java.util.List;
+import panamax.engine.generate.ForwardPass;
+import panamax.engine.generate.LeftPaddedPrompts;
+import panamax.engine.runtime.LayerCaches;
+
+/**
+ * Requests admitted together whose prompts are being prefilled, a chunk per scheduler step, on
+ * caches of their own; once complete they join the running batch. Owns its caches until then.
+ */
+final class PrefillCohort implements AutoCloseable {
+    final LayerCaches caches;
+    final List<ServingRow> rows;
+    private final LeftPaddedPrompts prompts;
+    private int done;
+
+    /**
+     * @param caches  empty caches of {@code rows.size()} rows, or one row already holding the first
+     *                {@code cached} prompt tokens (a prefix-cache hit); taken over
+     */
+    PrefillCohort(LayerCaches caches, List<ServingRow> rows, int cached) {
+        this.caches = caches;
+        this.rows = List.copyOf(rows);
+        int[][] remaining = new int[rows.size()][];
+        for (int r = 0; r < remaining.length; r++) {
+            int[] ids = rows.get(r).request.generation().promptIds();
+            remaining[r] = java.util.Arrays.copyOfRange(ids, cached, ids.length);
+        }
+        this.prompts = LeftPaddedPrompts.of(remaining);
+        if (prompts.padded()) caches.preparePrefill(prompts.lengths(), prompts.left(), new int[remaining.length]);
+    }
+
+    /**
+     * Prefills the next (at most) {@code chunk} columns; returns the last column's logits
+     * {@code [rows * vocab]} once every prompt is in the cache, else null.
+     */
+    float[] step(ForwardPass forward, int chunk) {
+        int n = Math.min(chunk, prompts.width() - done);
+        boolean last = done + n == prompts.width();
+        float[] logits = forward.run(caches, prompts.columns(done, n), prompts.rows(), n, last);
+        done += n;
+        if (last && prompts.padded()) caches.finalizePrefill();
+        return logits;
+    }
+
+    /** Columns per row this cohort will span once prefilled. */
+    int width() {
+        return caches.width() + prompts.width() - done;
+    }
+
+    @Override
+    public void close() {
+        caches.close();
+    }
+}
