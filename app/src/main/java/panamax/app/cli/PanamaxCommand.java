@@ -10,7 +10,7 @@ import picocli.CommandLine.Spec;
 /** The {@code panamax} root command; it only dispatches to subcommands. */
 @Command(name = "panamax", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
         description = "A Java 25 LLM inference framework whose heart is the KV cache.",
-        subcommands = {PluginsCommand.class, PlanCommand.class, GenerateCommand.class, ChatCommand.class, PerplexityCommand.class,
+        subcommands = {PluginsCommand.class, PlanCommand.class, GenerateCommand.class, ChatCommand.class, ServeCommand.class, PerplexityCommand.class,
                 ParityCommand.class, BenchCommand.class, DemoModelCommand.class})
 public final class PanamaxCommand implements Runnable {
     @Spec

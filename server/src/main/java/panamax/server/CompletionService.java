@@ -1,0 +1,112 @@
+package panamax.server;
+
+import java.util.List;
+import java.util.SplittableRandom;
+import panamax.api.model.ChatMessage;
+import panamax.api.model.Tokenizer;
+import panamax.engine.generate.GenerationRequest;
+import panamax.engine.generate.SamplingParams;
+import panamax.engine.serve.BatchScheduler;
+import panamax.engine.serve.RequestRejectedException;
+import panamax.engine.serve.ServeRequest;
+import panamax.engine.serve.Ticket;
+
+/**
+ * Turns validated OpenAI parameters into a scheduler request: the chat template or the raw prompt,
+ * the sampling settings, the token limit (the rest of the model's context when none is given) and
+ * the stops; submits it and hands back the stream of its events. Transport-free; thread-safe.
+ */
+final class CompletionService {
+    /** What a submission gives back: the scheduler's ticket, the row's events and the prompt's length. */
+    record Submitted(Ticket ticket, RowStream events, int promptTokens) {
+    }
+
+    private final BatchScheduler scheduler;
+    private final Tokenizer tokenizer;
+    private final int contextLength;
+    private final String modelId;
+    private final SplittableRandom seeds = new SplittableRandom();
+
+    /**
+     * @param contextLength the model's context in tokens (0: unknown, then a default limit applies)
+     */
+    public CompletionService(BatchScheduler scheduler, Tokenizer tokenizer, int contextLength, String modelId) {
+        this.scheduler = scheduler;
+        this.tokenizer = tokenizer;
+        this.contextLength = contextLength;
+        this.modelId = modelId;
+    }
+
+    public String modelId() {
+        return modelId;
+    }
+
+    /**
+     * Tokenizes and submits {@code params}.
+     *
+     * @throws ApiException 400 for a wrong model, a prompt the template rejects or that does not fit,
+     *         429 when the queue is full, 503 when shutting down
+     */
+    public Submitted submit(CompletionParams params) {
+        if (params.model() != null && !params.model().equals(modelId)) {
+            throw new ApiException(404, "invalid_request_error", "model", "model_not_found",
+                    "the model '" + params.model() + "' does not exist; this server serves '" + modelId + "'", null);
+        }
+        int[] prompt = promptIds(params);
+        if (prompt.length == 0) throw ApiException.invalid(params.chat() ? "messages" : "prompt", "the prompt encodes to no tokens");
+        int maxTokens = params.maxTokens().orElseGet(() -> Math.max(1, (contextLength > 0 ? contextLength : 2048) - prompt.length));
+        SamplingParams sampling = new SamplingParams(params.temperature(), params.topK(), params.topP(), params.minP(),
+                params.repetitionPenalty(), 64, params.seed().orElseGet(this::freshSeed));
+        GenerationRequest generation;
+        try {
+            generation = new GenerationRequest(prompt, sampling, maxTokens, tokenizer.eosIds(), params.stop());
+        } catch (IllegalArgumentException e) {
+            throw ApiException.invalid(null, e.getMessage());
+        }
+        RowStream events = new RowStream();
+        try {
+            Ticket ticket = scheduler.submit(new ServeRequest(generation, params.topLogprobs(), events));
+            return new Submitted(ticket, events, prompt.length);
+        } catch (RequestRejectedException e) {
+            throw rejected(e);
+        }
+    }
+
+    private synchronized long freshSeed() {
+        return seeds.nextLong();
+    }
+
+    private int[] promptIds(CompletionParams params) {
+        if (!params.chat()) {
+            if (params.promptIds() != null) {
+                for (int id : params.promptIds()) {
+                    if (id >= tokenizer.vocabSize()) {
+                        throw ApiException.invalid("prompt", "prompt: token id " + id + " is outside the vocabulary of " + tokenizer.vocabSize());
+                    }
+                }
+                return params.promptIds().clone();
+            }
+            return tokenizer.encode(params.prompt(), true);
+        }
+        if (!tokenizer.hasChatTemplate()) {
+            throw ApiException.invalid("messages", "the model '" + modelId + "' has no chat template; use /v1/completions with a raw prompt");
+        }
+        List<ChatMessage> messages = params.messages();
+        String rendered;
+        try {
+            rendered = tokenizer.renderChat(messages, true);
+        } catch (IllegalArgumentException e) {
+            throw ApiException.invalid("messages", "the model's chat template rejected the conversation: " + e.getMessage());
+        }
+        // The template writes the special tokens itself, as transformers' apply_chat_template does.
+        return tokenizer.encode(rendered, false);
+    }
+
+    static ApiException rejected(RequestRejectedException e) {
+        return switch (e.kind()) {
+            case INVALID -> new ApiException(400, "invalid_request_error", e.parameter(), "context_length_exceeded", e.getMessage(), null);
+            case BUSY -> new ApiException(429, "rate_limit_exceeded", null, "queue_full", e.getMessage(), 1);
+            case UNAVAILABLE -> new ApiException(503, "server_error", null, "shutting_down", e.getMessage(), null);
+        };
+    }
+}
