@@ -24,10 +24,10 @@ public final class RequestParser {
     private static final Set<String> IGNORED = Set.of("user", "metadata", "store", "service_tier", "parallel_tool_calls");
     private static final Set<String> CHAT_FIELDS = Set.of("model", "messages", "max_tokens", "max_completion_tokens", "temperature",
             "top_p", "top_k", "min_p", "repetition_penalty", "seed", "stop", "stream", "stream_options", "n", "logprobs",
-            "top_logprobs", "frequency_penalty", "presence_penalty", "logit_bias", "response_format", "tools", "tool_choice");
+            "top_logprobs", "frequency_penalty", "presence_penalty", "logit_bias", "response_format", "tools", "tool_choice", "ignore_eos");
     private static final Set<String> COMPLETION_FIELDS = Set.of("model", "prompt", "max_tokens", "temperature", "top_p", "top_k",
             "min_p", "repetition_penalty", "seed", "stop", "stream", "stream_options", "n", "logprobs", "echo", "suffix",
-            "best_of", "frequency_penalty", "presence_penalty", "logit_bias");
+            "best_of", "frequency_penalty", "presence_penalty", "logit_bias", "ignore_eos");
     private static final Set<String> ROLES = Set.of("system", "developer", "user", "assistant");
     /** The most stop strings a request may give. */
     static final int MAX_STOPS = 16;
@@ -124,7 +124,7 @@ public final class RequestParser {
         return new CompletionParams(chat, model, messages, prompt, ids, max == null ? OptionalInt.empty() : OptionalInt.of(max),
                 temperature == null ? 1 : temperature, topP == null ? 1 : topP, topK == null || topK < 0 ? 0 : topK,
                 minP == null ? 0 : minP, penalty == null ? 1 : penalty, seed == null ? OptionalLong.empty() : OptionalLong.of(seed),
-                stops(root.get("stop")), stream, includeUsage, topLogprobs);
+                stops(root.get("stop")), stream, includeUsage, topLogprobs, bool(root, "ignore_eos", false));
     }
 
     private JsonNode object(byte[] body, Set<String> fields) {
