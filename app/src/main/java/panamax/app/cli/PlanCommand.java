@@ -18,6 +18,8 @@ import panamax.engine.plan.ModelResolver;
 import panamax.engine.plan.PlanJson;
 import panamax.engine.plan.PlanText;
 import panamax.engine.plan.Presets;
+import panamax.engine.serve.ServingConfig;
+import panamax.engine.serve.ServingPlan;
 import panamax.engine.plugins.PluginKind;
 import panamax.engine.plugins.PluginRegistry;
 import panamax.engine.wiring.Engine;
@@ -55,8 +57,12 @@ public final class PlanCommand implements Runnable {
     @Option(names = "--context", paramLabel = "TOKENS", description = "tokens per row to plan for (default: the model's maximum, or what fits --memory-budget)")
     Long context;
 
-    @Option(names = "--batch", paramLabel = "ROWS", defaultValue = "1", description = "rows decoded together (default 1)")
-    int batch;
+    @Option(names = "--batch", paramLabel = "ROWS", description = "rows decoded together (default 1; with --serve, the server's --max-batch, default 8)")
+    Integer batchOption;
+
+    @Option(names = "--serve", description = "also print the serving decisions of 'panamax serve' for this plan: continuous or serial batching,"
+            + " prefix reuse and admission, each with its reason")
+    boolean serve;
 
     @Option(names = "--memory-budget", paramLabel = "SIZE", converter = SizeConverter.class,
             description = "bytes the KV cache may take, e.g. 8GiB, 512MiB or a byte count")
@@ -80,6 +86,7 @@ public final class PlanCommand implements Runnable {
     @Override
     public void run() {
         if (model != null && preset != null) throw usage("--model and --preset exclude each other: plan for a model directory or for a preset");
+        int batch = batchOption != null ? batchOption : serve ? ServingConfig.defaults().maxBatch() : 1;
         if (batch < 1) throw usage("--batch must be at least 1, found " + batch);
         if (context != null && context < 1) throw usage("--context must be at least 1 token, found " + context);
         KvScheme scheme;
@@ -103,11 +110,28 @@ public final class PlanCommand implements Runnable {
             modelSpec = Presets.get(name);
             source = "built-in preset '" + name + "' (a model shape, no weights; pass --model DIR to plan for a real model)";
         }
-        ExecutionRequirements requirements = new ExecutionRequirements(modelSpec, Optional.ofNullable(backend), scheme, Batching.SERIAL,
+        ExecutionRequirements requirements = new ExecutionRequirements(modelSpec, Optional.ofNullable(backend), scheme,
+                serve ? Batching.CONTINUOUS : Batching.SERIAL,
                 Method.AUTOREGRESSIVE, batch, context == null ? 0 : context, memoryBudget == null ? 0 : memoryBudget, false);
         ResolvedExecution plan = engine.planner().resolve(requirements, extra);
         PrintWriter out = spec.commandLine().getOut();
-        out.print(json ? PlanJson.render(plan, source) : PlanText.render(plan, source));
+        if (!serve) {
+            out.print(json ? PlanJson.render(plan, source) : PlanText.render(plan, source));
+        } else {
+            ServingConfig config = ServingConfig.defaults().withMaxBatch(batch)
+                    .withMemoryBudget(memoryBudget == null ? ServingConfig.DEFAULT_MEMORY_BUDGET : memoryBudget);
+            ServingPlan serving = ServingPlan.resolve(plan, id -> registry.layout(id).map(p -> p.capabilities())
+                    .orElseThrow(() -> new IllegalStateException("the plan names layout '" + id + "', which is not installed")), config);
+            if (json) {
+                com.fasterxml.jackson.databind.node.ObjectNode tree = PlanJson.tree(plan, source);
+                tree.set("serving", PlanJson.mapper().valueToTree(serving.toMap()));
+                out.print(PlanJson.write(tree));
+            } else {
+                out.print(PlanText.render(plan, source));
+                out.println("serving (panamax serve):");
+                serving.describe().forEach(line -> out.println("  " + line));
+            }
+        }
         out.flush();
     }
 

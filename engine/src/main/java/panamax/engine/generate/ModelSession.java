@@ -158,8 +158,7 @@ public final class ModelSession implements AutoCloseable {
      * @throws UnsupportedCombinationException when no installed layout has that id
      */
     public panamax.api.kv.LayoutCapabilities layoutCapabilities(String id) {
-        return engine.registry().layouts().stream().filter(p -> p.id().equals(id)).findFirst()
-                .map(p -> p.provider().capabilities())
+        return engine.registry().layout(id).map(p -> p.capabilities())
                 .orElseThrow(() -> new UnsupportedCombinationException("layout '" + id + "' is not installed", List.of()));
     }
 

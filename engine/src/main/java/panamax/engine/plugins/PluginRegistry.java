@@ -89,6 +89,11 @@ public final class PluginRegistry {
         return ofKind(PluginKind.LAYOUT, KvLayoutProvider.class);
     }
 
+    /** The first installed layout provider with id {@code id}. */
+    public Optional<KvLayoutProvider> layout(String id) {
+        return layouts().stream().filter(p -> p.id().equals(id)).findFirst().map(DiscoveredPlugin::provider);
+    }
+
     public List<DiscoveredPlugin<ModelPlugin>> models() {
         return ofKind(PluginKind.MODEL, ModelPlugin.class);
     }

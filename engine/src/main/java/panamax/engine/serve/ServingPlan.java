@@ -101,7 +101,6 @@ public record ServingPlan(ResolvedExecution execution, Batching batching, String
         m.put("prefix_cache_bytes", prefixReuse ? config.prefixCacheBytes() : 0);
         m.put("max_queue", config.maxQueue());
         m.put("prefill_chunk", config.prefillChunk());
-        m.put("kv_bytes_per_token", execution.kvBytesPerToken());
         return m;
     }
 }
