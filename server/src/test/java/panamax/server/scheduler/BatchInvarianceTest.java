@@ -108,13 +108,13 @@ class BatchInvarianceTest {
         return mine;
     }
 
-    /** A sampled request of 1 to 40 random ids (none starting like the target, so none is a prefix hit) and 12 to 20 tokens. */
+    /** A sampled request of 1 to 32 random ids (none starting like the target, so none is a prefix hit) and 12 to 16 tokens. */
     private static GenerationRequest other(int targetFirst, int vocab, Random random) {
-        int[] ids = new int[1 + random.nextInt(40)];
+        int[] ids = new int[1 + random.nextInt(32)];
         for (int i = 0; i < ids.length; i++) {
             do ids[i] = 3 + random.nextInt(vocab - 3); while (i == 0 && ids[i] == targetFirst);
         }
-        return new GenerationRequest(ids, SamplingParams.sample(0.5 + random.nextDouble(), random.nextLong()), 12 + random.nextInt(9), Set.of());
+        return new GenerationRequest(ids, SamplingParams.sample(0.5 + random.nextDouble(), random.nextLong()), 12 + random.nextInt(5), Set.of());
     }
 
     /** Adds a line for {@code label} to {@code report}; whether ids and every logit match bit for bit. */
