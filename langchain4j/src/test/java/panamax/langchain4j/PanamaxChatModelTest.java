@@ -160,7 +160,6 @@ class PanamaxChatModelTest {
         assertTrue(metadata.cachedTokens() >= firstPrompt - 2,
                 "reused " + metadata.cachedTokens() + " tokens; the first turn's prompt was " + firstPrompt + " tokens");
         assertTrue(metadata.cachedTokens() < turn2.tokenUsage().inputTokenCount());
-        assertTrue(models.stats().prefixEntries() > 0);
     }
 
     @Test
