@@ -21,10 +21,13 @@ final class DemoServer implements AutoCloseable {
     final PanamaxServer server;
     final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
     private final String apiKey;
+    /** Kept: a stopped server reports port -1. */
+    private final int port;
 
     private DemoServer(PanamaxServer server, String apiKey) {
         this.server = server;
         this.apiKey = apiKey;
+        this.port = server.port();
     }
 
     /** Starts a server with {@code options} that does not serve yet. */
@@ -46,7 +49,7 @@ final class DemoServer implements AutoCloseable {
     }
 
     String base() {
-        return "http://127.0.0.1:" + server.port();
+        return "http://127.0.0.1:" + port;
     }
 
     HttpResponse<String> post(String path, String body) throws IOException, InterruptedException {
