@@ -103,15 +103,15 @@ public final class BatchScheduler implements AutoCloseable {
         long alone = session.plan(1, total).projectedKvBytes();
         if (alone > plan.config().memoryBudget()) {
             throw new RequestRejectedException(Kind.INVALID, "max_tokens", "the prompt's " + prompt + " tokens + max_tokens " + g.maxTokens()
-                    + " need " + alone + " bytes of KV cache, more than the server's whole memory budget of "
+                    + " need " + alone + " bytes of KV cache, more than the whole KV memory budget of "
                     + plan.config().memoryBudget() + " bytes");
         }
         Ticket ticket;
         synchronized (lock) {
-            if (!accepting) throw new RequestRejectedException(Kind.UNAVAILABLE, null, "the server is shutting down");
+            if (!accepting) throw new RequestRejectedException(Kind.UNAVAILABLE, null, "the scheduler is shutting down");
             if (queue.size() >= plan.config().maxQueue()) {
                 throw new RequestRejectedException(Kind.BUSY, null, "the queue already holds " + queue.size()
-                        + " waiting requests (--max-queue " + plan.config().maxQueue() + "); retry later");
+                        + " waiting requests, its limit; retry later");
             }
             ticket = new Ticket(nextTicket++);
             queue.add(new Pending(request, ticket, System.nanoTime()));
@@ -176,7 +176,7 @@ public final class BatchScheduler implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } finally {
-            failAll(new RequestRejectedException(Kind.UNAVAILABLE, null, "the server shut down before the request finished"));
+            failAll(new RequestRejectedException(Kind.UNAVAILABLE, null, "the scheduler shut down before the request finished"));
             List<Pending> left;
             synchronized (lock) {
                 left = new ArrayList<>(queue);
@@ -184,7 +184,7 @@ public final class BatchScheduler implements AutoCloseable {
             }
             for (Pending p : left) {
                 if (!p.ticket().cancelled()) {
-                    p.request().events().onError(new RequestRejectedException(Kind.UNAVAILABLE, null, "the server shut down before the request started"));
+                    p.request().events().onError(new RequestRejectedException(Kind.UNAVAILABLE, null, "the scheduler shut down before the request started"));
                 }
             }
             prefixCache.close();

@@ -32,11 +32,12 @@ final class PrefillCohort implements AutoCloseable {
     }
 
     /**
-     * Prefills the next (at most) {@code chunk} columns; returns the last column's logits
-     * {@code [rows * vocab]} once every prompt is in the cache, else null.
+     * Prefills the next columns, at most {@code chunk} tokens over all rows (at least one column),
+     * so that a decode step of the running rows never waits for more than one chunk; returns the
+     * last column's logits {@code [rows * vocab]} once every prompt is in the cache, else null.
      */
     float[] step(ForwardPass forward, int chunk) {
-        int n = Math.min(chunk, prompts.width() - done);
+        int n = Math.min(Math.max(1, chunk / prompts.rows()), prompts.width() - done);
         boolean last = done + n == prompts.width();
         float[] logits = forward.run(caches, prompts.columns(done, n), prompts.rows(), n, last);
         done += n;
