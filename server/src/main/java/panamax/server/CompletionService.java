@@ -54,6 +54,11 @@ final class CompletionService {
         }
         int[] prompt = promptIds(params);
         if (prompt.length == 0) throw ApiException.invalid(params.chat() ? "messages" : "prompt", "the prompt encodes to no tokens");
+        if (params.maxTokens().isEmpty() && contextLength > 0 && prompt.length >= contextLength) {
+            // no max_tokens to blame: the prompt alone leaves no room for an answer
+            throw new ApiException(400, "invalid_request_error", params.chat() ? "messages" : "prompt", "context_length_exceeded",
+                    "this model's context is " + contextLength + " tokens; the prompt's " + prompt.length + " tokens leave no room for an answer", null);
+        }
         int maxTokens = params.maxTokens().orElseGet(() -> Math.max(1, (contextLength > 0 ? contextLength : 2048) - prompt.length));
         SamplingParams sampling = new SamplingParams(params.temperature(), params.topK(), params.topP(), params.minP(),
                 params.repetitionPenalty(), 64, params.seed().orElseGet(this::freshSeed));

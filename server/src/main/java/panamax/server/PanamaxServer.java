@@ -82,11 +82,12 @@ public final class PanamaxServer implements AutoCloseable {
                 .post("/v1/chat/completions", (req, res) -> handle(res, () -> complete(req, res, true)))
                 .post("/v1/completions", (req, res) -> handle(res, () -> complete(req, res, false)))
                 .any((req, res) -> {
-                    boolean known = List.of("/v1/models", "/v1/chat/completions", "/v1/completions", "/health", "/metrics")
-                            .contains(req.path().path());
+                    String path = req.path().path();
+                    boolean known = List.of("/v1/models", "/v1/chat/completions", "/v1/completions", "/health", "/health/ready",
+                            "/health/live", "/metrics").contains(path) || (path.startsWith("/v1/models/") && path.length() > 11);
                     fail(res, known ? new ApiException(405, "invalid_request_error", null, "method_not_allowed",
-                            req.prologue().method().text() + " is not allowed on " + req.path().path(), null)
-                            : new ApiException(404, "invalid_request_error", null, "not_found", "no route " + req.path().path(), null));
+                            req.prologue().method().text() + " is not allowed on " + path, null)
+                            : new ApiException(404, "invalid_request_error", null, "not_found", "no route " + path, null));
                 });
         this.web = WebServer.builder()
                 .host(options.host())

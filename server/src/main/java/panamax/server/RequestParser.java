@@ -55,7 +55,8 @@ public final class RequestParser {
             }
         }
         Integer maxCompletion = integer(root, "max_completion_tokens", 1, Integer.MAX_VALUE);
-        Integer max = maxCompletion != null ? maxCompletion : integer(root, "max_tokens", 1, Integer.MAX_VALUE);
+        Integer maxTokens = integer(root, "max_tokens", 1, Integer.MAX_VALUE); // checked even when the newer field wins
+        Integer max = maxCompletion != null ? maxCompletion : maxTokens;
         boolean logprobs = bool(root, "logprobs", false);
         Integer top = integer(root, "top_logprobs", 0, 20);
         if (top != null && !logprobs) throw ApiException.invalid("top_logprobs", "top_logprobs needs \"logprobs\": true");

@@ -149,6 +149,24 @@ class ApiErrorsTest {
     }
 
     @Test
+    void aStreamedRequestBeyondTheContextGetsAJson400BeforeAnyEvent() throws Exception {
+        HttpResponse<String> r = demo.post(CHAT, "{" + USER + ",\"max_tokens\":5000,\"stream\":true}");
+        assertError(r, 400, "max_tokens");
+    }
+
+    @Test
+    void aPromptLongerThanTheContextGets400() throws Exception {
+        String ids = String.join(",", java.util.Collections.nCopies(1100, "7"));
+        JsonNode error = assertError(demo.post("/v1/completions", "{\"prompt\":[" + ids + "]}"), 400, "prompt");
+        assertTrue(error.get("message").asText().contains("1024"), error.toString());
+    }
+
+    @Test
+    void maxTokensIsCheckedEvenWhenMaxCompletionTokensIsGiven() throws Exception {
+        assertError(demo.post(CHAT, "{" + USER + ",\"max_completion_tokens\":2,\"max_tokens\":\"junk\"}"), 400, "max_tokens");
+    }
+
+    @Test
     void aWrongModelGets404() throws Exception {
         JsonNode error = assertError(demo.post(CHAT, "{" + USER + ",\"model\":\"gpt-4o\"}"), 404, "model");
         assertEquals("model_not_found", error.get("code").asText());
@@ -160,6 +178,8 @@ class ApiErrorsTest {
         assertError(demo.get(CHAT), 405, null);
         assertError(demo.get("/v1/completions"), 405, null);
         assertError(demo.post("/v1/models", "{}"), 405, null);
+        assertError(demo.post("/v1/models/" + DemoServer.MODEL, "{}"), 405, null);
+        assertError(demo.post("/health/live", "{}"), 405, null);
         assertError(demo.get("/v1/embeddings"), 404, null);
         assertError(demo.get("/nothing/here"), 404, null);
     }
