@@ -50,6 +50,7 @@ public final class PanamaxServer implements AutoCloseable {
     private final WebServer web;
     private volatile Served served;
     private volatile boolean draining;
+    private boolean stopped; // guarded by this
 
     /** The model being served and everything built for it. */
     private record Served(ModelSession session, BatchScheduler scheduler, CompletionService service, OpenAiFormat format,
@@ -139,7 +140,9 @@ public final class PanamaxServer implements AutoCloseable {
      *
      * @return whether every request finished in time
      */
-    public boolean drain() {
+    public synchronized boolean drain() {
+        if (stopped) return true;
+        stopped = true;
         draining = true;
         boolean finished = true;
         Served s = served;
@@ -155,12 +158,10 @@ public final class PanamaxServer implements AutoCloseable {
         return finished;
     }
 
+    /** {@link #drain}, unless it already ran. */
     @Override
     public void close() {
-        if (web.isRunning() || served != null) {
-            drain();
-            served = null;
-        }
+        drain();
     }
 
     private boolean authorized(ServerRequest req) {
@@ -245,16 +246,16 @@ public final class PanamaxServer implements AutoCloseable {
         try {
             action.run();
         } catch (ApiException e) {
-            metrics.outcome(Integer.toString(e.status()));
             fail(res, e);
         } catch (IOException | RuntimeException e) {
             if (res.isSent()) return; // the client went away mid-answer; nothing left to tell it
-            metrics.outcome("500");
             fail(res, new ApiException(500, "server_error", null, null, "internal error: " + e, null));
         }
     }
 
+    /** Answers with {@code e}'s status and OpenAI error body, and counts the refusal by status. */
     private void fail(ServerResponse res, ApiException e) {
+        metrics.outcome(Integer.toString(e.status()));
         if (res.isSent()) return;
         if (e.retryAfterSeconds() != null) res.header(HeaderNames.RETRY_AFTER, Integer.toString(e.retryAfterSeconds()));
         try {
