@@ -94,7 +94,10 @@ final class BatchLayout implements KvLayout {
         if (roundStart == null) convertReadyRows();
     }
 
-    /** Where a chunk goes: after each row's end, or for a bounded layout into its ring (restoring time order first for several tokens). */
+    /**
+     * Where a chunk goes: after each row's end; for a bounded layout a single token goes to its ring
+     * column ({@link RowMoves#slot}), several tokens (or a prefill's) after the rows put in time order.
+     */
     private Targets plan(int length, int[][] chunk) {
         if (!retention.bounded()) {
             int[][] cols = new int[rows()][length];
@@ -105,21 +108,20 @@ final class BatchLayout implements KvLayout {
             // nothing is evicted inside a speculative round, so a rollback never needs a lost token back
             return Targets.contiguous(rows(), positions.columns(), length);
         }
-        int window = retention.window();
-        if (length > 1 || positions.columns() > window) {
+        if (length > 1 || positions.planActive()) {
             // time order, keeping each row's sinks and window (so every query of the chunk sees its own)
             Remap compact = RowMoves.timeOrdered(new RowMoves.Order(RowMoves.ownSources(positions), null,
                     retention.keep(), retention.recentKept(), null, 0));
             if (!positions.unchangedBy(compact)) apply(compact);
-            if (length > 1) return Targets.contiguous(rows(), positions.columns(), length);
+            return Targets.contiguous(rows(), positions.columns(), length);
         }
-        if (positions.columns() < window) return Targets.contiguous(rows(), positions.columns(), 1);
+        // a single token: every row in ring order (a no-op unless a multi-token chunk or a row move came
+        // before), then the token overwrites the one a window older, if any, in its ring column
+        if (!positions.inRing(retention)) apply(RowMoves.ring(positions, retention, null, 0, true));
         int[][] cols = new int[rows()][1];
         for (int r = 0; r < cols.length; r++) {
-            int free = positions.firstFreeColumn(r, window);
-            if (free >= 0) cols[r][0] = free;
-            else if (chunk[r][0] >= 0) cols[r][0] = positions.oldestColumn(r, retention.keep());
-            else cols[r][0] = positions.columns(); // padding never evicts: one column past the ring until the next compaction
+            // padding never evicts: one column past the ring until the next compaction
+            cols[r][0] = chunk[r][0] >= 0 ? RowMoves.slot(retention, chunk[r][0]) : positions.columns();
         }
         return Targets.of(cols);
     }
@@ -256,8 +258,8 @@ final class BatchLayout implements KvLayout {
     public void finalizePrefill() {
         checkOpen();
         positions.clearPlan();
-        Remap justified = RowMoves.justified(positions, 0);
-        if (!positions.unchangedBy(justified)) apply(justified);
+        Remap settled = RowMoves.settled(positions, retention, 0);
+        if (!positions.unchangedBy(settled)) apply(settled);
     }
 
     @Override

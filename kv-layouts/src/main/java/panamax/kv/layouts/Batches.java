@@ -13,7 +13,10 @@ final class Batches {
     private Batches() {
     }
 
-    /** A new layout with {@code first}'s rows then each other's, time-ordered and left-padded to one width. */
+    /**
+     * A new layout with {@code first}'s rows then each other's at one width: time-ordered and left-padded,
+     * or for a bounded layout in ring order ({@link RowMoves#ring}), so a row keeps its columns.
+     */
     static BatchLayout merge(BatchLayout first, List<KvLayout> others) {
         List<BatchLayout> parts = new ArrayList<>();
         parts.add(first);
@@ -27,11 +30,11 @@ final class Batches {
             if (p.heads != 0) heads = p.heads;
         }
         int width = 0;
-        for (BatchLayout p : parts) width = Math.max(width, RowMoves.justified(p.positions, 0).width());
+        for (BatchLayout p : parts) width = Math.max(width, RowMoves.settled(p.positions, first.retention, 0).width());
         List<Positions> records = new ArrayList<>();
         List<Remap> moves = new ArrayList<>();
         for (BatchLayout p : parts) {
-            Remap m = RowMoves.justified(p.positions, width);
+            Remap m = RowMoves.settled(p.positions, first.retention, width);
             Positions moved = p.positions.copy();
             moved.apply(m);
             records.add(moved);
@@ -63,10 +66,12 @@ final class Batches {
         return merged;
     }
 
-    /** A new single-row layout holding row {@code r} in time order without padding. */
+    /** A new single-row layout holding row {@code r} in time order without padding (a bounded one: in ring order). */
     static BatchLayout extract(BatchLayout from, int r) {
-        Remap m = RowMoves.timeOrdered(new RowMoves.Order(RowMoves.ownSources(from.positions), new int[] {r}, 0,
-                Integer.MAX_VALUE, new int[] {0}, 0));
+        Remap m = from.retention.bounded()
+                ? RowMoves.ring(from.positions, from.retention, new int[] {r}, 0, false)
+                : RowMoves.timeOrdered(new RowMoves.Order(RowMoves.ownSources(from.positions), new int[] {r}, 0,
+                        Integer.MAX_VALUE, new int[] {0}, 0));
         Positions record = from.positions.copy();
         record.apply(m);
         BatchLayout out = new BatchLayout(from.backend, from.layer, from.retention, from.start, from.codec.retain(),

@@ -129,20 +129,25 @@ final class Positions {
         return n;
     }
 
-    /** The oldest evictable column of the row (smallest position not below {@code keep}), or -1. */
-    int oldestColumn(int row, int keep) {
-        int best = -1;
-        for (int c = 0; c < columns; c++) {
-            int p = pos[row][c];
-            if (p >= keep && (best < 0 || p < pos[row][best])) best = c;
+    /**
+     * True when every real token sits in its ring column ({@link RowMoves#slot}), every row ends
+     * after its last token and no column is used past the last row's end: what
+     * {@link RowMoves#ring} with eviction would leave unchanged, checked without building it.
+     */
+    boolean inRing(Retention retention) {
+        int width = 0;
+        for (int r = 0; r < rows; r++) {
+            int last = -1;
+            for (int c = 0; c < columns; c++) {
+                int p = pos[r][c];
+                if (p < 0) continue;
+                if (RowMoves.slot(retention, p) != c) return false;
+                last = c;
+            }
+            if (end[r] != last + 1) return false;
+            width = Math.max(width, end[r]);
         }
-        return best;
-    }
-
-    /** The first column below {@code limit} that holds nothing, or -1. */
-    int firstFreeColumn(int row, int limit) {
-        for (int c = 0; c < Math.min(limit, columns); c++) if (pos[row][c] == EMPTY) return c;
-        return -1;
+        return width == columns;
     }
 
     boolean planActive() {

@@ -70,6 +70,91 @@ final class RowMoves {
         return new Remap(order.rowSource(), columnSource, end, width, evicted);
     }
 
+    /**
+     * Column of the token at position {@code p} in a bounded layout's ring: sinks at their own
+     * column, every later token cycling through the other {@code window − keep} columns. A row
+     * placed this way occupies columns that depend only on the positions it holds, never on the
+     * rows it is batched with or on the moves it went through, so it is read in the same column
+     * order alone and in any batch (attention sums over columns in that order).
+     */
+    static int slot(Retention retention, int p) {
+        int keep = retention.keep();
+        return p < keep ? p : keep + (p - keep) % (retention.window() - keep);
+    }
+
+    /**
+     * Ring order for a bounded layout: each row's token at position p goes to column
+     * {@link #slot}. With {@code evict} a row first drops all but its sinks and its
+     * {@code window − keep} most recent tokens (what a single-token step needs); without it (row
+     * moves, which never evict) a row whose tokens do not fit the ring, such as a freshly
+     * prefilled long prompt, keeps them in time order, right-justified, until the next step.
+     *
+     * @param rowSource old row per new row, or null for all rows in order
+     * @param minWidth  the used width is at least this (to line up with other layouts in a merge)
+     */
+    static Remap ring(Positions p, Retention retention, int[] rowSource, int minWidth, boolean evict) {
+        int rows = rowSource == null ? p.rows() : rowSource.length;
+        int window = retention.window();
+        int[][] chosen = new int[rows][];      // kept source columns, in time order
+        int[][] slots = new int[rows][];       // their ring columns, or null: time order, right-justified
+        boolean[] evicted = new boolean[rows];
+        int width = minWidth;
+        for (int i = 0; i < rows; i++) {
+            int old = rowSource == null ? i : rowSource[i];
+            int[] src = p.rowPositions(old);
+            long[] tokens = new long[src.length];
+            int n = 0;
+            for (int c = 0; c < src.length; c++) if (src[c] >= 0) tokens[n++] = ((long) src[c] << 32) | c;
+            tokens = Arrays.copyOf(tokens, n);
+            Arrays.sort(tokens);
+            int sinks = 0;
+            while (sinks < n && (int) (tokens[sinks] >>> 32) < retention.keep()) sinks++;
+            int recent = evict ? Math.min(n - sinks, retention.recentKept()) : n - sinks;
+            evicted[i] = sinks + recent < n;
+            int[] kept = new int[sinks + recent];
+            int[] at = new int[kept.length];
+            boolean[] taken = new boolean[window];
+            boolean fits = true;
+            for (int k = 0; k < kept.length; k++) {
+                long t = tokens[k < sinks ? k : n - recent + (k - sinks)];
+                kept[k] = (int) t;
+                at[k] = slot(retention, (int) (t >>> 32));
+                if (taken[at[k]]) fits = false;
+                taken[at[k]] = true;
+            }
+            chosen[i] = kept;
+            if (fits) {
+                slots[i] = at;
+                for (int s : at) width = Math.max(width, s + 1);
+            } else {
+                width = Math.max(width, kept.length);
+            }
+        }
+        int[][] columnSource = new int[rows][width];
+        int[] end = new int[rows];
+        for (int i = 0; i < rows; i++) {
+            Arrays.fill(columnSource[i], -1);
+            if (slots[i] != null) {
+                for (int k = 0; k < chosen[i].length; k++) {
+                    columnSource[i][slots[i][k]] = chosen[i][k];
+                    end[i] = Math.max(end[i], slots[i][k] + 1);
+                }
+            } else {
+                System.arraycopy(chosen[i], 0, columnSource[i], width - chosen[i].length, chosen[i].length);
+                end[i] = width;
+            }
+        }
+        return new Remap(rowSource, columnSource, end, width, evicted);
+    }
+
+    /**
+     * How a row move lays rows out: in ring order for a bounded layout (see {@link #ring}), else
+     * time order, right-justified; nothing evicted.
+     */
+    static Remap settled(Positions p, Retention retention, int minWidth) {
+        return retention.bounded() ? ring(p, retention, null, minWidth, false) : justified(p, minWidth);
+    }
+
     /** Own columns of every row as sources. */
     static int[][] ownSources(Positions p) {
         int[][] out = new int[p.rows()][];
