@@ -115,11 +115,28 @@ public final class PanamaxServer implements AutoCloseable {
     public void serve(ModelSession session, String modelId, panamax.engine.serve.ServingConfig config) {
         if (served != null) throw new IllegalStateException("the server already serves " + served.modelId());
         ServingPlan plan = ServingPlan.resolve(session.plan(1, 0), session::layoutCapabilities, config);
+        warmUp(session);
         BatchScheduler scheduler = BatchScheduler.start(session, plan, metrics);
         ObjectNode planJson = PlanJson.tree(plan.execution(), modelId);
         planJson.set("serving", mapper.valueToTree(plan.toMap()));
         served = new Served(session, scheduler, new CompletionService(scheduler, session.tokenizer(), session.spec().maxPositions(), modelId),
                 new OpenAiFormat(mapper, session.tokenizer(), modelId), modelId, planJson);
+    }
+
+    /**
+     * Runs a short prompt alone and a padded batch of two through the model before the server
+     * reports ready, so the JIT has compiled the prefill and decode paths (a cold first request
+     * took seconds) and no client pays for it.
+     */
+    private static void warmUp(ModelSession session) {
+        int vocab = session.spec().vocabSize();
+        int[] prompt = new int[24];
+        for (int i = 0; i < prompt.length; i++) prompt[i] = (i * 31 + 7) % vocab;
+        panamax.engine.generate.SamplingParams greedy = panamax.engine.generate.SamplingParams.greedy();
+        var alone = new panamax.engine.generate.GenerationRequest(prompt, greedy, 8, java.util.Set.of());
+        var shorter = new panamax.engine.generate.GenerationRequest(java.util.Arrays.copyOf(prompt, 9), greedy, 8, java.util.Set.of());
+        session.generator().generate(alone, panamax.engine.generate.GenerationListener.NONE);
+        session.generator().generate(List.of(alone, shorter), panamax.engine.generate.GenerationListener.NONE);
     }
 
     /** The port it listens on. */
