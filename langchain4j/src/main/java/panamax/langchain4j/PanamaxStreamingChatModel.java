@@ -39,7 +39,7 @@ public final class PanamaxStreamingChatModel implements StreamingChatModel {
         StreamRelay relay = new StreamRelay(handler, owner.requests());
         Ticket ticket;
         try {
-            ticket = owner.submit(generation, relay);
+            ticket = owner.submit(generation, relay.events());
         } catch (RuntimeException e) {
             handler.onError(ChatRequests.translated(e));
             return;

@@ -2,22 +2,19 @@ package panamax.langchain4j;
 
 import dev.langchain4j.model.chat.response.ChatResponse;
 import dev.langchain4j.model.chat.response.StreamingChatResponseHandler;
-import java.util.concurrent.LinkedBlockingQueue;
 import panamax.engine.serve.Completion;
-import panamax.engine.serve.RowEvents;
+import panamax.engine.serve.RowEventQueue;
 import panamax.engine.serve.Ticket;
 import panamax.engine.serve.TokenEvent;
 
 /**
- * One streaming request's events, handed from the scheduler thread (which must never wait on a
- * handler) to a delivery thread that calls the LangChain4j handler in order. The queue is unbounded:
- * it holds at most the request's token texts.
+ * Delivers one streaming request's events, queued by the scheduler thread (which must never wait on
+ * a handler), to the LangChain4j handler in order, on a delivery thread.
  */
-final class StreamRelay implements RowEvents, Runnable {
+final class StreamRelay implements Runnable {
     private final StreamingChatResponseHandler handler;
     private final ChatRequests requests;
-    // String: a text delta; Completion: the end; RuntimeException: a failure
-    private final LinkedBlockingQueue<Object> events = new LinkedBlockingQueue<>();
+    private final RowEventQueue events = new RowEventQueue();
     private volatile Ticket ticket;
 
     StreamRelay(StreamingChatResponseHandler handler, ChatRequests requests) {
@@ -29,19 +26,9 @@ final class StreamRelay implements RowEvents, Runnable {
         this.ticket = ticket;
     }
 
-    @Override
-    public void onToken(TokenEvent token) {
-        if (!token.text().isEmpty()) events.add(token.text());
-    }
-
-    @Override
-    public void onFinish(Completion completion) {
-        events.add(completion);
-    }
-
-    @Override
-    public void onError(RuntimeException error) {
-        events.add(error);
+    /** Where the scheduler sends the request's events. */
+    RowEventQueue events() {
+        return events;
     }
 
     /** Delivers until the request ends (or its handler fails); runs on the delivery thread. */
@@ -51,9 +38,12 @@ final class StreamRelay implements RowEvents, Runnable {
             while (true) {
                 Object event = events.take();
                 switch (event) {
-                    case String text -> {
+                    case TokenEvent token when token.text().isEmpty() -> {
+                        // held back: part of a character or of a possible stop string
+                    }
+                    case TokenEvent token -> {
                         try {
-                            handler.onPartialResponse(text);
+                            handler.onPartialResponse(token.text());
                         } catch (RuntimeException e) {
                             ticket.cancel(); // the scheduler sends nothing more
                             handler.onError(e);
@@ -75,7 +65,9 @@ final class StreamRelay implements RowEvents, Runnable {
                         handler.onError(ChatRequests.translated(error));
                         return;
                     }
-                    default -> throw new IllegalStateException("unexpected stream event " + event);
+                    default -> {
+                        // the admission notice: nothing to deliver
+                    }
                 }
             }
         } catch (InterruptedException e) {

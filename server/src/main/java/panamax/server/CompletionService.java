@@ -6,6 +6,7 @@ import panamax.api.model.ChatMessage;
 import panamax.api.model.Tokenizer;
 import panamax.engine.generate.GenerationRequest;
 import panamax.engine.generate.SamplingParams;
+import panamax.engine.serve.RowEventQueue;
 import panamax.engine.serve.BatchScheduler;
 import panamax.engine.serve.RequestRejectedException;
 import panamax.engine.serve.ServeRequest;
@@ -18,7 +19,7 @@ import panamax.engine.serve.Ticket;
  */
 final class CompletionService {
     /** What a submission gives back: the scheduler's ticket, the row's events and the prompt's length. */
-    record Submitted(Ticket ticket, RowStream events, int promptTokens) {
+    record Submitted(Ticket ticket, RowEventQueue events, int promptTokens) {
     }
 
     private final BatchScheduler scheduler;
@@ -68,7 +69,7 @@ final class CompletionService {
         } catch (IllegalArgumentException e) {
             throw ApiException.invalid(null, e.getMessage());
         }
-        RowStream events = new RowStream();
+        RowEventQueue events = new RowEventQueue();
         try {
             Ticket ticket = scheduler.submit(new ServeRequest(generation, params.topLogprobs(), events));
             return new Submitted(ticket, events, prompt.length);

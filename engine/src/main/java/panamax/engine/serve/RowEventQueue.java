@@ -1,20 +1,17 @@
-package panamax.server;
+package panamax.engine.serve;
 
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
-import panamax.engine.serve.Completion;
-import panamax.engine.serve.RequestPlan;
-import panamax.engine.serve.RowEvents;
-import panamax.engine.serve.TokenEvent;
 
 /**
- * Hands one row's events from the scheduler thread to the thread answering the request: the
- * scheduler only adds to an unbounded queue and never waits; the reader takes them in order.
- * An event is a {@link RequestPlan}, a {@link TokenEvent}, a {@link Completion} or a
- * {@link RuntimeException}; the last two end the stream.
+ * Hands one row's events from the scheduler thread to the thread that answers its caller (an HTTP
+ * request, a LangChain4j handler): the scheduler only adds to an unbounded queue (it holds at most
+ * the row's tokens) and never waits; the reader takes them in order. An event is a
+ * {@link RequestPlan}, a {@link TokenEvent}, a {@link Completion} or a {@link RuntimeException};
+ * the last two end the row. Thread-safe for one writer and one reader.
  */
-final class RowStream implements RowEvents {
+public final class RowEventQueue implements RowEvents {
     private final BlockingQueue<Object> events = new LinkedBlockingQueue<>();
 
     @Override
@@ -38,12 +35,12 @@ final class RowStream implements RowEvents {
     }
 
     /** The next event, waiting at most {@code millis}; null when none came. */
-    Object next(long millis) throws InterruptedException {
+    public Object next(long millis) throws InterruptedException {
         return events.poll(millis, TimeUnit.MILLISECONDS);
     }
 
-    /** Whether {@code event} ends the stream. */
-    static boolean last(Object event) {
-        return event instanceof Completion || event instanceof RuntimeException;
+    /** The next event, waiting as long as it takes. */
+    public Object take() throws InterruptedException {
+        return events.take();
     }
 }
