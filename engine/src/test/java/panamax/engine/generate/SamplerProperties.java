@@ -36,19 +36,63 @@ class SamplerProperties {
         return n;
     }
 
+    /**
+     * Exactly {@code min(k, n)} tokens survive (ties are broken by lower id, so this holds with ties
+     * too; the generator's distinct-logit cases are the ones the property is about), none of them
+     * beaten by a dropped one, each with its full-softmax probability renormalized over the kept set.
+     */
     @Test
-    void topKKeepsTheKMostLikelyTokens() {
+    void topKKeepsExactlyTheKMostLikelyTokens() {
         qt().forAll(LOGITS, integers().between(1, 70)).checkAssert((logits, k) -> {
+            double[] full = Sampler.probabilities(scores(logits), SamplingParams.sample(1, 0));
             double[] p = Sampler.probabilities(scores(logits), SamplingParams.sample(1, 0).withTopK(k));
-            assertTrue(kept(p) <= Math.min(k, logits.size()));
-            assertTrue(kept(p) >= 1);
+            assertEquals(Math.min(k, logits.size()), kept(p), "kept tokens of " + logits + " at k=" + k);
+            double keptMass = 0;
+            for (int i = 0; i < p.length; i++) if (p[i] > 0) keptMass += full[i];
             for (int i = 0; i < p.length; i++) {
+                if (p[i] > 0) assertEquals(full[i] / keptMass, p[i], 1e-12, "renormalized probability of token " + i);
                 for (int j = 0; j < p.length; j++) {
                     if (p[i] == 0 && p[j] > 0) assertTrue(logits.get(i) <= logits.get(j), "a dropped token beats a kept one");
                 }
             }
             assertEquals(1, sum(p), 1e-9);
         });
+    }
+
+    /**
+     * Draws under top-k follow the renormalized distribution of the kept k: 12 distinct logits,
+     * k = 5, 50,000 draws with seed 42; no dropped token is ever drawn, and Pearson's chi-square
+     * over the 5 kept tokens (4 degrees of freedom) stays under 33.38, its 1e-6 upper quantile,
+     * so a correct sampler fails this with probability 1e-6 over seeds (and never with this seed).
+     */
+    @Test
+    void topKDrawsFollowTheRenormalizedProbabilitiesOfTheKeptTokens() {
+        float[] logits = {0.3f, -1.2f, 2.0f, 1.1f, -0.4f, 0.9f, 1.7f, -2.5f, 0.0f, 1.4f, -0.9f, 0.6f};
+        int k = 5, n = 50_000;
+        SamplingParams params = SamplingParams.sample(1, 42).withTopK(k);
+        double[] expected = new double[logits.length];
+        double[] s = new double[logits.length];
+        for (int i = 0; i < s.length; i++) s[i] = logits[i];
+        Integer[] order = new Integer[logits.length];
+        for (int i = 0; i < order.length; i++) order[i] = i;
+        java.util.Arrays.sort(order, (a, b) -> Float.compare(logits[b], logits[a]));
+        double z = 0;
+        for (int r = 0; r < k; r++) z += Math.exp(s[order[r]]);
+        for (int r = 0; r < k; r++) expected[order[r]] = Math.exp(s[order[r]]) / z;
+        int[] counts = new int[logits.length];
+        Sampler sampler = new Sampler(params);
+        for (int i = 0; i < n; i++) counts[sampler.next(logits, 0, logits.length, new int[0], 0)]++;
+        double chiSquare = 0;
+        for (int i = 0; i < logits.length; i++) {
+            if (expected[i] == 0) {
+                assertEquals(0, counts[i], "token " + i + " is outside the top " + k + " but was drawn");
+            } else {
+                double e = expected[i] * n;
+                chiSquare += (counts[i] - e) * (counts[i] - e) / e;
+            }
+        }
+        System.out.println("top-k draws: chi-square " + chiSquare + ", counts " + java.util.Arrays.toString(counts));
+        assertTrue(chiSquare < 33.38, "chi-square " + chiSquare + " over 4 degrees of freedom; counts " + java.util.Arrays.toString(counts));
     }
 
     @Test
