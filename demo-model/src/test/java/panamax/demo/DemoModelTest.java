@@ -42,7 +42,11 @@ class DemoModelTest {
         Files.delete(first.resolve("model.safetensors"));
         // an incomplete folder (a user deleted a file) is not trusted; a fresh copy replaces it
         Path second = DemoModel.extractInto(cache);
-        assertTrue(Files.isRegularFile(second.resolve("tokenizer.json")));
+        for (String f : java.util.List.of("tokenizer.json", "model.safetensors")) {
+            assertTrue(Files.isRegularFile(second.resolve(f)), f + " was deleted and must be extracted again");
+            assertArrayEquals(Files.readAllBytes(DemoModel.directory().resolve(f)), Files.readAllBytes(second.resolve(f)), f);
+        }
+        for (String f : DemoModel.FILES) assertTrue(Files.isRegularFile(second.resolve(f)), f);
     }
 
     @Test
