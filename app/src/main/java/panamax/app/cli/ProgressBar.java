@@ -2,6 +2,7 @@ package panamax.app.cli;
 
 import java.io.PrintWriter;
 import java.util.Locale;
+import java.util.function.LongSupplier;
 
 /**
  * One progress bar redrawn in place on the error stream ({@code \r}, no newline until done), at
@@ -15,6 +16,7 @@ final class ProgressBar {
 
     private final PrintWriter err;
     private final String label;
+    private final LongSupplier nanoTime;
     /** When the first report came (loading or prefill began), not when the bar was made. */
     private long start = Long.MIN_VALUE;
     private long lastDraw = Long.MIN_VALUE;
@@ -23,8 +25,14 @@ final class ProgressBar {
 
     /** A bar titled {@code label} on {@code err} (borrowed). */
     ProgressBar(PrintWriter err, String label) {
+        this(err, label, System::nanoTime);
+    }
+
+    /** As {@link #ProgressBar(PrintWriter, String)}, reading time in nanoseconds from {@code nanoTime} (tests supply their own). */
+    ProgressBar(PrintWriter err, String label, LongSupplier nanoTime) {
         this.err = err;
         this.label = label;
+        this.nanoTime = nanoTime;
     }
 
     /** Loaded bytes: {@code done} of {@code total}, the file or tensor just finished as detail. */
@@ -44,7 +52,7 @@ final class ProgressBar {
 
     private void update(long done, long total, String detail) {
         if (finished) return;
-        long now = System.nanoTime();
+        long now = nanoTime.getAsLong();
         boolean last = done >= total;
         if (!last && lastDraw != Long.MIN_VALUE && now - lastDraw < REDRAW_NANOS) return;
         lastDraw = now;
@@ -62,7 +70,7 @@ final class ProgressBar {
     }
 
     private double seconds() {
-        long now = System.nanoTime();
+        long now = nanoTime.getAsLong();
         if (start == Long.MIN_VALUE) start = now;
         return (now - start) / 1e9;
     }
