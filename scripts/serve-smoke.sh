@@ -1,16 +1,19 @@
 #!/usr/bin/env bash
 # Smoke test of `panamax serve` with curl: starts the server on a free port with the demo model,
 # waits for /health, calls /v1/models, a chat completion and a streamed completion, then sends
-# SIGTERM and expects a clean exit (0). Run from anywhere after ./dev build; not part of CI.
+# SIGTERM and expects a clean exit (0). Run after ./dev build:
+#   scripts/serve-smoke.sh [LAUNCHER] [PORT]     (defaults: ./panamax, a free port)
+# The app module's ServeSmokeIT runs it against dist/bin/panamax.
 set -euo pipefail
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../../../.." && pwd)"
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+launcher="${1:-$root/panamax}"
 key="sk-smoke"
-port="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+port="${2:-$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')}"
 base="http://127.0.0.1:$port"
 log="$(mktemp)"
 fail() { echo "FAIL: $*" >&2; echo "--- server log:" >&2; cat "$log" >&2; kill "$pid" 2>/dev/null || true; exit 1; }
 
-"$root/panamax" serve --port "$port" --api-key "$key" --served-model-name demo 2>"$log" >/dev/null &
+"$launcher" serve --port "$port" --api-key "$key" --served-model-name demo 2>"$log" >/dev/null &
 pid=$!
 echo "started panamax serve (pid $pid) on port $port"
 
