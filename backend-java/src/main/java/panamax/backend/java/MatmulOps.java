@@ -8,15 +8,15 @@ import panamax.backend.java.kernel.MultiRowMatVec;
 import panamax.backend.java.kernel.Parallel;
 
 /**
- * {@code matmul} with broadcast batch axes. Per batch it picks: a dot-per-row kernel when the
- * left side has few rows and the right side is a transposed row-major matrix (x·Wᵀ), an axpy
- * kernel for few rows against a row-major right side, and the blocked GEMM otherwise.
+ * {@code matmul} with broadcast batch axes. Per batch it picks: the dot-per-row kernels when the
+ * right side is a transposed row-major matrix (x·Wᵀ), whatever the left side's row count; an axpy
+ * kernel for few rows against a row-major right side, and the blocked GEMM otherwise. Every path
+ * gives a row of the left side the same bits whatever the other rows hold and however many there
+ * are (see {@link #multiply}).
  */
 final class MatmulOps {
-    /** Left operands with at most this many rows use the matrix-vector kernels. */
+    /** Left operands with at most this many rows take the axpy loop against a row-major right side. */
     static final int SMALL_M = 4;
-    /** bf16 right sides and quantized weights use the register-blocked multi-row matvec up to this many rows. */
-    static final int MULTI_ROW_M = 16;
 
     private final JavaBackend backend;
 
@@ -118,24 +118,28 @@ final class MatmulOps {
 
     /**
      * {@code c[m, n] = x[m, k] · B} with B[kk, j] at element {@code bOff + kk·sk + j·sn} of {@code seg}.
+     * Each element's sum runs in one order whatever m is, so a row of x gives the same bits alone as
+     * in any batch: x·Wᵀ (W's rows contiguous, as every linear layer's weight) goes through
+     * {@link MultiRowMatVec} for every m; x·W (B's rows contiguous) is one fused multiply-add chain
+     * over k per element, which the axpy loop (few rows) and {@link Gemm} (many) both run.
      */
     void multiply(float[] x, int m, int k, int n, MemorySegment seg, DType dtype, long bOff, long sk, long sn, float[] c) {
         Parallel par = backend.parallel;
-        if ((m <= SMALL_M || m <= MULTI_ROW_M && dtype == DType.BF16) && (sk == 1 || k == 1) && dtype.isFloating() && n > 0) {
+        if ((sk == 1 || k == 1) && dtype.isFloating() && n > 0) {
             int bytes = dtype.byteSize();
             long wOff = bOff * bytes;
             long ld = sn * bytes;
-            int grain = Math.max(1, 32768 / Math.max(k, 1));
-            switch (dtype) {
-                case BF16 -> {
-                    float[] xi = new float[m * k];
-                    for (int r = 0; r < m; r++) MatVec.interleaveForBf16(x, r * k, k, xi, r * k);
-                    // multiples of four weight rows per chunk: MultiRowMatVec streams them four at a time
-                    par.forEvenSplit((n + 3) / 4, Math.max(1, grain / 4), (q0, q1) ->
-                            MultiRowMatVec.bf16(seg, wOff, ld, k, xi, m, 4 * q0, Math.min(n, 4 * q1), c, 0, n));
-                }
-                case F32 -> par.forEvenSplit(n, grain, (n0, n1) -> MatVec.f32(seg, wOff, ld, k, x, m, n0, n1, c, 0, n));
-                default -> par.forEvenSplit(n, grain, (n0, n1) -> MatVec.f16(seg, wOff, ld, k, x, m, n0, n1, c, 0, n));
+            // weight rows per chunk, in multiples of four (the kernels stream four rows at a time)
+            int quads = Math.max(1, 32768 / Math.max(k, 1) / 4);
+            if (dtype == DType.BF16) {
+                float[] xi = new float[m * k];
+                for (int r = 0; r < m; r++) MatVec.interleaveForBf16(x, r * k, k, xi, r * k);
+                par.forEvenSplit((n + 3) / 4, quads, (q0, q1) ->
+                        MultiRowMatVec.bf16(seg, wOff, ld, k, xi, m, 4 * q0, Math.min(n, 4 * q1), c, 0, n));
+            } else {
+                boolean f16 = dtype == DType.F16;
+                par.forEvenSplit((n + 3) / 4, quads, (q0, q1) ->
+                        MultiRowMatVec.widened(seg, wOff, ld, f16, k, x, m, 4 * q0, Math.min(n, 4 * q1), c, 0, n));
             }
             return;
         }

@@ -2,25 +2,20 @@ package panamax.backend.java;
 
 import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
-import java.util.Map;
-import java.util.concurrent.ConcurrentSkipListMap;
 import panamax.api.tensor.DType;
-import panamax.backend.java.kernel.AffineAccumulate;
 import panamax.backend.java.kernel.AffineCodes;
-import panamax.backend.java.kernel.AffineScores;
-import panamax.backend.java.kernel.AffineValues;
 import panamax.backend.java.kernel.BPanelSource;
 import panamax.backend.java.kernel.Gemm;
 import panamax.backend.java.kernel.MatVec;
-import panamax.backend.java.kernel.MultiRowQuantMatVec;
 import panamax.backend.java.kernel.Parallel;
 import panamax.backend.java.kernel.QuantMatVec;
 import panamax.backend.java.kernel.RowScales;
 
 /**
  * {@code x · W(ᵀ)} against an affine-quantized W, possibly batched ([..., N, K·b/32] with leading
- * axes broadcasting against x's). Few x rows use the matrix-vector kernels (vectorized for 2/4/8
- * bits); more rows feed the blocked GEMM with panels dequantized on the fly, never the whole W.
+ * axes broadcasting against x's). x·Wᵀ decodes blocks of W rows once for every x row (vectorized for
+ * 2/4/8 bits); x·W takes an axpy loop for few x rows and the blocked GEMM with panels dequantized
+ * on the fly for more, never the whole W. A row of x gets the same bits in any batch.
  */
 final class QuantMatmul {
     private QuantMatmul() {
@@ -92,105 +87,31 @@ final class QuantMatmul {
         }
     }
 
+    /**
+     * One matrix: each output element is summed in one order whatever m is, so a row of x gives the
+     * same bits alone as in any batch. x·Wᵀ (linear layers, attention scores): the dot product of the
+     * x row and the decoded W row in one order for any m ({@link QuantMatVec#vector}; other widths
+     * {@link QuantMatVec#generic}). x·W (attention's p·V):
+     * one fused multiply-add chain over k per element against MLX-rounded values, which the axpy loop
+     * (few rows) and {@link Gemm} (many) both run.
+     */
     private static void multiply(Parallel par, MemorySegment ps, long base, long rowBytes, int bits, int gs, RowScales params,
                                  float[] x, int m, int k, int n, boolean transpose, float[] c) {
         int groupsPerRow = (transpose ? k : n) / gs;
-        if (transpose && m > 1 && m <= AffineScores.ROWS && AffineScores.supports(bits, k, gs)) {
-            // attention's q·Kᵀ over 2/4/8-bit rows of ≤ 512 codes: each chunk decoded once for the query
-            // rows of a GQA group. One row is a plain matrix-vector product (a small model's weights, or
-            // attention without GQA): QuantMatVec below, rather than four rows' work for one
-            float[][] arranged = AffineScores.arrange(x, m, k, bits, gs);
-            par.forEvenSplit(n, Math.max(64, 16384 / Math.max(k, 1)), (n0, n1) ->
-                    AffineScores.scores(ps, base, rowBytes, bits, gs, k, params, arranged, m, n0, n1, c, n));
-            return;
-        }
-        if (transpose && m <= AffineAccumulate.ROWS && AffineAccumulate.supports(bits, k, gs)) {
-            // attention's q·Kᵀ over short rows (k·bits ≤ 512): codes decoded in registers, four query rows at once
-            par.forEvenSplit(n, Math.max(64, 16384 / Math.max(k, 1)), (n0, n1) ->
-                    AffineAccumulate.scores(ps, base, rowBytes, bits, gs, k, params, x, m, n0, n1, c, n));
-            return;
-        }
-        if (transpose && m > 1 && m <= MatmulOps.MULTI_ROW_M && QuantMatVec.supports(bits, k, gs)) {
-            // decode each weight row once for all m rows
-            float[] xa = new float[m * k];
-            for (int r = 0; r < m; r++) QuantMatVec.arrange(x, r * k, k, bits, xa, r * k);
-            par.forEvenSplit((n + 3) / 4, Math.max(1, 16384 / Math.max(k, 1)), (q0, q1) ->
-                    MultiRowQuantMatVec.vector(ps, base, rowBytes, bits, gs, k, params, xa, m, 4 * q0, Math.min(n, 4 * q1), c, n));
-            return;
-        }
-        if (transpose && m <= MatmulOps.SMALL_M) {
-            int grain = Math.max(1, 65536 / Math.max(k, 1));
+        if (transpose) {
+            int quads = Math.max(1, 16384 / Math.max(k, 1) / 4);
             if (QuantMatVec.supports(bits, k, gs)) {
                 float[] xa = new float[m * k];
-                float[] sums = new float[m * (k / gs)];
-                for (int r = 0; r < m; r++) {
-                    QuantMatVec.arrange(x, r * k, k, bits, xa, r * k);
-                    QuantMatVec.groupSums(x, r * k, k, gs, sums, r * (k / gs));
-                }
-                par.forEvenSplit(n, grain, (n0, n1) -> QuantMatVec.vector(ps, base, rowBytes, bits, gs, k, params, xa, sums, m, n0, n1, c, n));
+                for (int r = 0; r < m; r++) QuantMatVec.arrange(x, r * k, k, bits, xa, r * k);
+                par.forEvenSplit((n + 3) / 4, quads, (q0, q1) ->
+                        QuantMatVec.vector(ps, base, rowBytes, bits, gs, k, params, xa, m, 4 * q0, Math.min(n, 4 * q1), c, n));
             } else {
-                par.forEvenSplit(n, grain, (n0, n1) -> QuantMatVec.generic(ps, base, rowBytes, bits, gs, k, params, x, m, n0, n1, c, n));
+                par.forEvenSplit((n + 3) / 4, quads, (q0, q1) ->
+                        QuantMatVec.generic(ps, base, rowBytes, bits, gs, k, params, x, m, 4 * q0, Math.min(n, 4 * q1), c, n));
             }
             return;
         }
-        if (!transpose && m <= AffineValues.ROWS && AffineValues.supports(bits, n, gs)) {
-            // attention's p·V over 2/4/8-bit rows of ≤ 512 codes: each code vector decoded once for four rows
-            if (k == 0) return; // no tokens: c stays zero
-            int groups = n / gs;
-            int span = Math.max(256, 262144 / Math.max(n, 1));
-            int parts = (k + span - 1) / span;
-            float[][] acc = new float[parts][];
-            float[][] bias = new float[parts][];
-            par.forRange(parts, 1, (p0, p1) -> {
-                for (int p = p0; p < p1; p++) {
-                    acc[p] = new float[AffineValues.ROWS * n];
-                    bias[p] = new float[AffineValues.ROWS * groups];
-                    AffineValues.accumulate(ps, base, rowBytes, bits, gs, n, params, x, m, k, p * span, Math.min(k, (p + 1) * span), acc[p], bias[p]);
-                }
-            });
-            // parts are added in index order, whichever thread ran them: the same sums every run
-            for (int p = 1; p < parts; p++) {
-                for (int i = 0; i < acc[0].length; i++) acc[0][i] += acc[p][i];
-                for (int i = 0; i < bias[0].length; i++) bias[0][i] += bias[p][i];
-            }
-            for (int r = 0; r < m; r++) AffineValues.finish(acc[0], bias[0], r, bits, gs, n, c, r * n);
-            return;
-        }
-        if (!transpose && m <= AffineAccumulate.ROWS && AffineAccumulate.supports(bits, n, gs)) {
-            // attention's p·V: codes decoded in registers, four rows' accumulators held across token blocks
-            Map<Integer, float[]> parts = new ConcurrentSkipListMap<>();
-            par.forRange(k, Math.max(256, 262144 / Math.max(n, 1)), (k0, k1) -> {
-                float[] part = new float[AffineAccumulate.ROWS * n];
-                AffineAccumulate.accumulate(ps, base, rowBytes, bits, gs, n, params, x, m, k, k0, k1, part);
-                parts.put(k0, part);
-            });
-            float[] acc = sumInOrder(parts, AffineAccumulate.ROWS * n);
-            System.arraycopy(acc, 0, c, 0, m * n);
-            return;
-        }
-        if (!transpose && m <= MatmulOps.SMALL_M && QuantMatVec.supports(bits, n, gs)) {
-            // whole rows decoded by vector ops in arranged order; accumulate there, reorder once
-            Map<Integer, float[]> parts = new ConcurrentSkipListMap<>();
-            par.forRange(k, Math.max(64, 262144 / Math.max(n, 1)), (k0, k1) -> {
-                float[] s = new float[groupsPerRow];
-                float[] b = new float[groupsPerRow];
-                float[] row = new float[n];
-                float[] part = new float[m * n];
-                for (int kk = k0; kk < k1; kk++) {
-                    params.load(kk, s, b);
-                    QuantMatVec.dequantizeArranged(ps, base + kk * rowBytes, bits, gs, n, s, b, row);
-                    for (int r = 0; r < m; r++) {
-                        float xv = x[r * k + kk];
-                        if (xv != 0) MatVec.axpy(xv, row, 0, part, r * n, n);
-                    }
-                }
-                parts.put(k0, part);
-            });
-            float[] acc = sumInOrder(parts, m * n);
-            for (int r = 0; r < m; r++) QuantMatVec.unarrange(acc, r * n, n, bits, c, r * n);
-            return;
-        }
-        if (!transpose && m <= MatmulOps.SMALL_M) {
+        if (m <= MatmulOps.SMALL_M) {
             par.forRange(n, Math.max(gs, 65536 / Math.max(k, 1)), (n0, n1) -> {
                 int w = n1 - n0;
                 float[] s = new float[groupsPerRow];
@@ -210,37 +131,13 @@ final class QuantMatmul {
         BPanelSource panels = (k0, kc, n0, nr, dst, off, width) -> {
             float[] s = new float[groupsPerRow];
             float[] b = new float[groupsPerRow];
-            if (transpose) {
-                int[] codes = new int[kc];
-                float[] row = new float[kc];
-                for (int j = 0; j < nr; j++) {
-                    params.load(n0 + j, s, b);
-                    AffineCodes.dequantize(ps, base + (n0 + j) * rowBytes, bits, gs, s, b, k0, k0 + kc, codes, row, 0);
-                    for (int kk = 0; kk < kc; kk++) dst[off + kk * width + j] = row[kk];
-                }
-                for (int kk = 0; kk < kc; kk++) Arrays.fill(dst, off + kk * width + nr, off + kk * width + width, 0f);
-            } else {
-                int[] codes = new int[nr];
-                for (int kk = 0; kk < kc; kk++) {
-                    params.load(k0 + kk, s, b);
-                    AffineCodes.dequantize(ps, base + (k0 + kk) * rowBytes, bits, gs, s, b, n0, n0 + nr, codes, dst, off + kk * width);
-                    Arrays.fill(dst, off + kk * width + nr, off + kk * width + width, 0f);
-                }
+            int[] codes = new int[nr];
+            for (int kk = 0; kk < kc; kk++) {
+                params.load(k0 + kk, s, b);
+                AffineCodes.dequantize(ps, base + (k0 + kk) * rowBytes, bits, gs, s, b, n0, n0 + nr, codes, dst, off + kk * width);
+                Arrays.fill(dst, off + kk * width + nr, off + kk * width + width, 0f);
             }
         };
         Gemm.multiply(par, m, n, k, x, k, panels, c, n);
-    }
-
-    /**
-     * The element-wise sum of the parts, added in the order of their first index (the map's order),
-     * whichever thread made them: the same rounding on every run (adding them as threads finished
-     * made a decode depend on scheduling).
-     */
-    private static float[] sumInOrder(Map<Integer, float[]> parts, int length) {
-        float[] sum = new float[length];
-        for (float[] part : parts.values()) {
-            for (int i = 0; i < length; i++) sum[i] += part[i];
-        }
-        return sum;
     }
 }

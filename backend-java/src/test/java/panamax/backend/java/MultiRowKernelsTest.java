@@ -11,13 +11,13 @@ import org.junit.jupiter.api.Test;
 import panamax.backend.java.kernel.Floats;
 import panamax.backend.java.kernel.MatVec;
 import panamax.backend.java.kernel.MultiRowMatVec;
-import panamax.backend.java.kernel.MultiRowQuantMatVec;
 import panamax.backend.java.kernel.QuantMatVec;
 import panamax.backend.java.kernel.RowScales;
 
 /**
  * The register-blocked multi-row matvecs agree with their scalar twins for 1..16 x rows, odd
- * output counts and k tails, sub-ranges of output rows and padded (strided) weight rows.
+ * output counts and k tails, sub-ranges of output rows and padded (strided) weight rows; and each
+ * x row's outputs are the bits of that row computed alone.
  */
 class MultiRowKernelsTest {
     private static final ValueLayout.OfShort I16 = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
@@ -52,6 +52,14 @@ class MultiRowKernelsTest {
                         for (int i = 0; i < fast.length; i++) {
                             assertEquals(slow[i], fast[i], 2e-5 * k + 1e-5, "k=" + k + " n=" + n + " rows=" + rows + " at " + i);
                         }
+                        for (int r = 0; r < rows; r++) {
+                            float[] alone = new float[ldo];
+                            MultiRowMatVec.bf16(w, wOff, 2L * ld, k, java.util.Arrays.copyOfRange(xi, r * k, r * k + k), 1, n0, n, alone, 0, ldo);
+                            for (int j = n0; j < n; j++) {
+                                assertEquals(Float.floatToRawIntBits(alone[j]), Float.floatToRawIntBits(fast[outOff + r * ldo + j]),
+                                        "k=" + k + " n=" + n + ": row " + r + " of " + rows + " differs from that row alone at " + j);
+                            }
+                        }
                     }
                 }
             }
@@ -69,8 +77,9 @@ class MultiRowKernelsTest {
                     MultiRowMatVec.f32(w, 5, nb, k, x, rows, out, 0, nb + 1, MultiRowMatVec.blockSums());
                     for (int m = 0; m < rows; m++) {
                         for (int j = 0; j < nb; j++) {
-                            float want = MatVec.dotScalar(w, 5 + j * k, x, m * k, k);
-                            assertEquals(want, out[m * (nb + 1) + j], 2e-5 * k + 1e-5, "k=" + k + " nb=" + nb + " rows=" + rows);
+                            float want = MatVec.dot(w, 5 + j * k, x, m * k, k);
+                            assertEquals(Float.floatToRawIntBits(want), Float.floatToRawIntBits(out[m * (nb + 1) + j]),
+                                    "k=" + k + " nb=" + nb + " rows=" + rows + ": not MatVec.dot's bits");
                         }
                     }
                 }
@@ -83,7 +92,7 @@ class MultiRowKernelsTest {
         try (Arena arena = Arena.ofConfined()) {
             for (int bits : new int[] {2, 4, 8}) {
                 for (int gs : new int[] {32, 64, 128}) {
-                    int k = 1024, n = 13, groups = k / gs, words = k * bits / 32;
+                    int k = 1024, n = 13, words = k * bits / 32;
                     if (!QuantMatVec.supports(bits, k, gs)) continue;
                     QuantizedRows q = QuantizedRows.of(arena, n, k, bits, gs, this::gaussian);
                     MemorySegment packed = q.packed();
@@ -95,11 +104,21 @@ class MultiRowKernelsTest {
                         float[] fast = new float[rows * n];
                         float[] slow = new float[rows * n];
                         // two sub-ranges, as two threads would split the outputs
-                        MultiRowQuantMatVec.vector(packed, 0, 4L * words, bits, gs, k, params, xa, rows, 0, 5, fast, n);
-                        MultiRowQuantMatVec.vector(packed, 0, 4L * words, bits, gs, k, params, xa, rows, 5, n, fast, n);
+                        QuantMatVec.vector(packed, 0, 4L * words, bits, gs, k, params, xa, rows, 0, 5, fast, n);
+                        QuantMatVec.vector(packed, 0, 4L * words, bits, gs, k, params, xa, rows, 5, n, fast, n);
                         QuantMatVec.generic(packed, 0, 4L * words, bits, gs, k, params, x, rows, 0, n, slow, n);
                         for (int i = 0; i < rows * n; i++) {
                             assertEquals(slow[i], fast[i], 1e-4 * Math.sqrt(k) * 8, "b" + bits + " g" + gs + " rows=" + rows + " at " + i);
+                        }
+                        // each x row alone (the one-row kernels, four weight rows at a time) gives the same bits
+                        for (int r = 0; r < rows; r++) {
+                            float[] alone = new float[n];
+                            QuantMatVec.vector(packed, 0, 4L * words, bits, gs, k, params, java.util.Arrays.copyOfRange(xa, r * k, r * k + k),
+                                    1, 0, n, alone, n);
+                            for (int j = 0; j < n; j++) {
+                                assertEquals(Float.floatToRawIntBits(alone[j]), Float.floatToRawIntBits(fast[r * n + j]),
+                                        "b" + bits + " g" + gs + ": row " + r + " of " + rows + " differs from that row alone at " + j);
+                            }
                         }
                     }
                 }

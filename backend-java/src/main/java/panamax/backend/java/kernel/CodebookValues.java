@@ -11,8 +11,8 @@ import jdk.incubator.vector.VectorSpecies;
 /**
  * {@code acc[r, ·] += Σ_t x[r, t]·rowScale[t]·codebook[code(t, ·)]} for up to four rows of x against
  * codebook rows of 4-bit codes in whole chunks of sixteen words: attention's p·V over a
- * TurboQuant cache (a row is one token's rotated value, its scale the value's norm). Shaped like
- * {@link AffineValues}: a token's chunk is loaded once, each code position is extracted for its
+ * TurboQuant cache (a row is one token's rotated value, its scale the value's norm). A token's
+ * chunk is loaded once, each code position is extracted for its
  * sixteen words (a shift and a mask), looked up in the codebook held in a register (one permute) and
  * FMA'd into the four rows with the per-token weight {@code x·rowScale}; four positions per pass keep
  * sixteen accumulators in registers over a tile of 64 tokens. Sums are in the arranged order of

@@ -87,8 +87,7 @@ public final class CodebookVectors {
 
     /**
      * The in-register decoding tables of one width (see {@link #decodesDirectly}), per chunk of L
-     * codes: low-word shuffle, right shift, high-word shuffle, left shift after a shift by 1; for
-     * other kernels that read codes the same way ({@link AffineAccumulate}).
+     * codes: low-word shuffle, right shift, high-word shuffle, left shift after a shift by 1.
      */
     record WordDecoding(VectorShuffle<Integer>[] low, IntVector[] right, VectorShuffle<Integer>[] high, IntVector[] left) {
         static WordDecoding of(int bits) {
@@ -494,10 +493,6 @@ public final class CodebookVectors {
             }
             scoreRow(tables[bits], codes, len, x, 0, 1 + i % ROW_BLOCK, 1f, c, i % 8, 8);
             if (i % 8 == 0) accumulate(tables[bits], codes, 4, 32, w, acc, 0);
-            if (bits >= 2 && bits <= 4 && i % 8 == 0 && AffineAccumulate.supports(bits, n, 64)) {
-                AffineAccumulate.accumulate(packed, 0, 64, bits, 64, n, (row2, sc, bi) -> { }, x, ROW_BLOCK, 16, 0, 16, acc);
-                AffineAccumulate.scores(packed, 0, 64, bits, 64, n, (row2, sc, bi) -> { }, x, 1 + i % ROW_BLOCK, 0, 16, c, 16);
-            }
             if (decodesDirectly(tables[bits], bits, len)) {
                 scoreRowsPacked(tables[bits], packed, new long[] {0, 64}, 2, bits, len, x, 0, 1 + i % ROW_BLOCK, new float[] {1f, 1f}, 0,
                         c, i % 4, 8, scoreVectors(), new float[ROW_BLOCK * SCORE_BLOCK]);

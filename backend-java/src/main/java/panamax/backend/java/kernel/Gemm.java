@@ -88,15 +88,45 @@ public final class Gemm {
         return ap;
     }
 
-    /** The MR×NR register tile: C[rows, cols] (+)= Ap[kc, MR]ᵀ · Bp[kc, NR]. */
+    /**
+     * The MR×NR register tile: C[rows, cols] (+)= Ap[kc, MR]ᵀ · Bp[kc, NR]. Accumulating (k0 > 0), the
+     * tile starts from C's values and continues their fused multiply-add chains, so each element is one
+     * chain over the whole of k in order: the sum {@code MatVec.axpy} forms row by row, and the same
+     * whatever the row count or the tile an element falls in.
+     */
     private static void kernel(float[] ap, int aOff, float[] bp, int kc, float[] c, int cOff, int ldc,
                                boolean accumulate, int rows, int cols, float[] tile) {
-        FloatVector c00 = FloatVector.zero(S), c01 = FloatVector.zero(S);
-        FloatVector c10 = FloatVector.zero(S), c11 = FloatVector.zero(S);
-        FloatVector c20 = FloatVector.zero(S), c21 = FloatVector.zero(S);
-        FloatVector c30 = FloatVector.zero(S), c31 = FloatVector.zero(S);
-        FloatVector c40 = FloatVector.zero(S), c41 = FloatVector.zero(S);
-        FloatVector c50 = FloatVector.zero(S), c51 = FloatVector.zero(S);
+        boolean full = rows == MR && cols == NR;
+        float[] src = c;
+        int at = cOff;
+        int ld = ldc;
+        if (!full) {
+            // a partial tile goes through the scratch tile, padded with zeros
+            java.util.Arrays.fill(tile, 0f);
+            if (accumulate) {
+                for (int r = 0; r < rows; r++) System.arraycopy(c, cOff + r * ldc, tile, r * NR, cols);
+            }
+            src = tile;
+            at = 0;
+            ld = NR;
+        }
+        FloatVector c00, c01, c10, c11, c20, c21, c30, c31, c40, c41, c50, c51;
+        if (accumulate || !full) {
+            c00 = FloatVector.fromArray(S, src, at);
+            c01 = FloatVector.fromArray(S, src, at + F);
+            c10 = FloatVector.fromArray(S, src, at + ld);
+            c11 = FloatVector.fromArray(S, src, at + ld + F);
+            c20 = FloatVector.fromArray(S, src, at + 2 * ld);
+            c21 = FloatVector.fromArray(S, src, at + 2 * ld + F);
+            c30 = FloatVector.fromArray(S, src, at + 3 * ld);
+            c31 = FloatVector.fromArray(S, src, at + 3 * ld + F);
+            c40 = FloatVector.fromArray(S, src, at + 4 * ld);
+            c41 = FloatVector.fromArray(S, src, at + 4 * ld + F);
+            c50 = FloatVector.fromArray(S, src, at + 5 * ld);
+            c51 = FloatVector.fromArray(S, src, at + 5 * ld + F);
+        } else {
+            c00 = c01 = c10 = c11 = c20 = c21 = c30 = c31 = c40 = c41 = c50 = c51 = FloatVector.zero(S);
+        }
         for (int kk = 0; kk < kc; kk++) {
             FloatVector b0 = FloatVector.fromArray(S, bp, kk * NR);
             FloatVector b1 = FloatVector.fromArray(S, bp, kk * NR + F);
@@ -120,53 +150,20 @@ public final class Gemm {
             c50 = b0.fma(a5, c50);
             c51 = b1.fma(a5, c51);
         }
-        if (rows == MR && cols == NR && !accumulate) {
-            c00.intoArray(c, cOff);
-            c01.intoArray(c, cOff + F);
-            c10.intoArray(c, cOff + ldc);
-            c11.intoArray(c, cOff + ldc + F);
-            c20.intoArray(c, cOff + 2 * ldc);
-            c21.intoArray(c, cOff + 2 * ldc + F);
-            c30.intoArray(c, cOff + 3 * ldc);
-            c31.intoArray(c, cOff + 3 * ldc + F);
-            c40.intoArray(c, cOff + 4 * ldc);
-            c41.intoArray(c, cOff + 4 * ldc + F);
-            c50.intoArray(c, cOff + 5 * ldc);
-            c51.intoArray(c, cOff + 5 * ldc + F);
-            return;
-        }
-        if (rows == MR && cols == NR) {
-            c00.add(FloatVector.fromArray(S, c, cOff)).intoArray(c, cOff);
-            c01.add(FloatVector.fromArray(S, c, cOff + F)).intoArray(c, cOff + F);
-            c10.add(FloatVector.fromArray(S, c, cOff + ldc)).intoArray(c, cOff + ldc);
-            c11.add(FloatVector.fromArray(S, c, cOff + ldc + F)).intoArray(c, cOff + ldc + F);
-            c20.add(FloatVector.fromArray(S, c, cOff + 2 * ldc)).intoArray(c, cOff + 2 * ldc);
-            c21.add(FloatVector.fromArray(S, c, cOff + 2 * ldc + F)).intoArray(c, cOff + 2 * ldc + F);
-            c30.add(FloatVector.fromArray(S, c, cOff + 3 * ldc)).intoArray(c, cOff + 3 * ldc);
-            c31.add(FloatVector.fromArray(S, c, cOff + 3 * ldc + F)).intoArray(c, cOff + 3 * ldc + F);
-            c40.add(FloatVector.fromArray(S, c, cOff + 4 * ldc)).intoArray(c, cOff + 4 * ldc);
-            c41.add(FloatVector.fromArray(S, c, cOff + 4 * ldc + F)).intoArray(c, cOff + 4 * ldc + F);
-            c50.add(FloatVector.fromArray(S, c, cOff + 5 * ldc)).intoArray(c, cOff + 5 * ldc);
-            c51.add(FloatVector.fromArray(S, c, cOff + 5 * ldc + F)).intoArray(c, cOff + 5 * ldc + F);
-            return;
-        }
-        c00.intoArray(tile, 0);
-        c01.intoArray(tile, F);
-        c10.intoArray(tile, NR);
-        c11.intoArray(tile, NR + F);
-        c20.intoArray(tile, 2 * NR);
-        c21.intoArray(tile, 2 * NR + F);
-        c30.intoArray(tile, 3 * NR);
-        c31.intoArray(tile, 3 * NR + F);
-        c40.intoArray(tile, 4 * NR);
-        c41.intoArray(tile, 4 * NR + F);
-        c50.intoArray(tile, 5 * NR);
-        c51.intoArray(tile, 5 * NR + F);
-        for (int r = 0; r < rows; r++) {
-            for (int j = 0; j < cols; j++) {
-                int at = cOff + r * ldc + j;
-                c[at] = accumulate ? c[at] + tile[r * NR + j] : tile[r * NR + j];
-            }
+        c00.intoArray(src, at);
+        c01.intoArray(src, at + F);
+        c10.intoArray(src, at + ld);
+        c11.intoArray(src, at + ld + F);
+        c20.intoArray(src, at + 2 * ld);
+        c21.intoArray(src, at + 2 * ld + F);
+        c30.intoArray(src, at + 3 * ld);
+        c31.intoArray(src, at + 3 * ld + F);
+        c40.intoArray(src, at + 4 * ld);
+        c41.intoArray(src, at + 4 * ld + F);
+        c50.intoArray(src, at + 5 * ld);
+        c51.intoArray(src, at + 5 * ld + F);
+        if (!full) {
+            for (int r = 0; r < rows; r++) System.arraycopy(tile, r * NR, c, cOff + r * ldc, cols);
         }
     }
 

@@ -7,8 +7,7 @@ import jdk.incubator.vector.VectorSpecies;
 
 /**
  * Sixteen key rows of packed code words turned into columns, {@code columns[w·16 + key]}, so that
- * kernels whose lanes are keys ({@link CodeColumns}, {@link AffineScores})
- * read one word of sixteen keys as one vector. Rows of sixteen words or more are loaded straight into
+ * kernels whose lanes are keys ({@link CodeColumns}) read one word of sixteen keys as one vector. Rows of sixteen words or more are loaded straight into
  * registers and transposed in four rounds of two-vector permutes; whole tiles of back-to-back rows of
  * 2, 4, 6 or 8 words several rows per vector, in fewer rounds; other rows of up to eight words as
  * sixteen-word rows (over-read). Needs sixteen int lanes ({@link #supported}). Stateless; tables

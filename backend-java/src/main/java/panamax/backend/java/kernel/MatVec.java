@@ -49,12 +49,18 @@ public final class MatVec {
      */
     public static void bf16(MemorySegment w, long wOff, long ldwBytes, int k, float[] xi, int rows,
                             int n0, int n1, float[] out, int outOff, int ldo) {
+        bf16(w, wOff, ldwBytes, k, xi, 0, rows, n0, n1, out, outOff, ldo);
+    }
+
+    /** {@link #bf16} for the x rows {@code m in [m0, m1)} only. */
+    public static void bf16(MemorySegment w, long wOff, long ldwBytes, int k, float[] xi, int m0, int m1,
+                            int n0, int n1, float[] out, int outOff, int ldo) {
         int twoBlocks = 2 * BF16_BLOCK;
         int bound2 = k - k % twoBlocks;
         int bound1 = k - k % BF16_BLOCK;
         for (int n = n0; n < n1; n++) {
             long row = wOff + n * ldwBytes;
-            for (int m = 0; m < rows; m++) {
+            for (int m = m0; m < m1; m++) {
                 int xo = m * k;
                 FloatVector acc0 = FloatVector.zero(S), acc1 = FloatVector.zero(S);
                 FloatVector acc2 = FloatVector.zero(S), acc3 = FloatVector.zero(S);
@@ -141,7 +147,11 @@ public final class MatVec {
         return sum;
     }
 
-    /** {@code acc[accOff + i] += s·v[vOff + i]} for {@code i < n}. */
+    /**
+     * {@code acc[accOff + i] = fma(s, v[vOff + i], acc[accOff + i])} for {@code i < n}: one fused
+     * multiply-add per element in the vector body and the scalar tail alike, so an element's result
+     * does not depend on where a caller's run of columns starts or ends.
+     */
     public static void axpy(float s, float[] v, int vOff, float[] acc, int accOff, int n) {
         int bound = S.loopBound(n);
         FloatVector sv = FloatVector.broadcast(S, s);
@@ -149,6 +159,6 @@ public final class MatVec {
         for (; i < bound; i += F) {
             FloatVector.fromArray(S, v, vOff + i).fma(sv, FloatVector.fromArray(S, acc, accOff + i)).intoArray(acc, accOff + i);
         }
-        for (; i < n; i++) acc[accOff + i] += s * v[vOff + i];
+        for (; i < n; i++) acc[accOff + i] = Math.fma(s, v[vOff + i], acc[accOff + i]);
     }
 }

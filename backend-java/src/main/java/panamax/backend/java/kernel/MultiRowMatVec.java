@@ -10,13 +10,17 @@ import jdk.incubator.vector.VectorOperators;
 import jdk.incubator.vector.VectorSpecies;
 
 /**
- * Register-blocked {@code out[m, n] = Σ_k x[m, k]·W[n, k]} for a few x rows (batched decode): four
- * weight rows are streamed together and every weight vector, once loaded and widened, is FMA'd into
- * the accumulators of four x rows (a 4 × 4 block of accumulators), so a weight row is converted
- * once per four x rows instead of once per x row, and each x vector load feeds four weight rows —
- * which also keeps a long x (k = 8192, 32 KB, the down projection) from being re-read from L2 once
- * per output. x rows beyond a multiple of four take a 4 × 1 block; weight rows beyond a multiple of
- * four take {@link MatVec}. Callers own every array; the kernels keep no state and are thread-safe.
+ * {@code out[m, n] = Σ_k x[m, k]·W[n, k]} for any number of x rows, each output row bit-identical
+ * to the same x row computed alone: every element is ONE accumulator vector over k in chunk order
+ * (f32: one FMA per vector of k; bf16: per {@link MatVec#BF16_BLOCK} the even half, then the odd
+ * half, against x from {@link MatVec#interleaveForBf16}), reduced by {@link Lanes#sum}, then the
+ * scalar k tail added to that sum in order. That order does not depend on how elements are blocked,
+ * so the kernels block freely for speed: four weight rows are streamed together and each weight
+ * vector, once loaded and widened, is FMA'd into four x rows (a 4 × 4 block of accumulators); x rows
+ * beyond a multiple of four take a 4 × 1 block (four independent chains: one x row runs at the speed
+ * of the weight stream), weight rows beyond a multiple of four one chain each. Many x rows (prefill)
+ * are taken in tiles that stay in L2 against panels of weight rows. Callers own every array; the
+ * kernels keep no state and are thread-safe.
  */
 public final class MultiRowMatVec {
     private static final VectorSpecies<Float> S = FloatVector.SPECIES_PREFERRED;
@@ -24,38 +28,61 @@ public final class MultiRowMatVec {
     private static final VectorSpecies<Short> SS = ShortVector.SPECIES_PREFERRED;
     private static final ByteOrder LE = ByteOrder.LITTLE_ENDIAN;
     private static final ValueLayout.OfShort I16 = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(LE);
+    private static final ValueLayout.OfFloat F32 = ValueLayout.JAVA_FLOAT_UNALIGNED.withOrder(LE);
     private static final int B = MatVec.BF16_BLOCK;
+    /** Bytes of x rows one tile keeps (L2-resident while a panel of weight rows sweeps it). */
+    private static final int X_TILE_BYTES = 192 * 1024;
+    /** Bytes of weight rows (as stored, or decoded to f32) one panel keeps. */
+    private static final int PANEL_BYTES = 128 * 1024;
+    /** Up to this many x rows go in one tile whatever their length (batched decode). */
+    private static final int SMALL_ROWS = 8;
 
     private MultiRowMatVec() {
     }
 
+    /** x rows per tile: all of a few, else as many (a multiple of four) as fill {@link #X_TILE_BYTES}. */
+    static int xTile(int rows, int k) {
+        if (rows <= SMALL_ROWS) return Math.max(rows, 1);
+        return Math.max(4, X_TILE_BYTES / (4 * Math.max(k, 1)) / 4 * 4);
+    }
+
+    /** Weight rows per panel of {@code bytesPerValue}-byte values (a multiple of four); four for a few x rows. */
+    static int panel(int rows, int k, int bytesPerValue) {
+        if (rows <= SMALL_ROWS) return 4;
+        return Math.max(4, PANEL_BYTES / (bytesPerValue * Math.max(k, 1)) / 4 * 4);
+    }
+
     /**
      * bf16 W (row {@code n} at byte {@code wOff + n·ldwBytes}): for {@code n in [n0, n1)} and
-     * {@code m < rows}, {@code out[outOff + m·ldo + n] = dot(W[n], x[m])}; xi holds the x rows
-     * (stride k) arranged by {@link MatVec#interleaveForBf16}.
+     * {@code m < rows}, {@code out[outOff + m·ldo + n] = dot(W[n], x[m])}; xi holds the x rows (stride
+     * k) arranged by {@link MatVec#interleaveForBf16}. Every element is one chain: per block the even
+     * half, then the odd half, FMA'd into one accumulator, summed by {@link Lanes#sum}, then the scalar
+     * k tail added in order. Four weight rows stream together: against four x rows at a time (a 4 × 4
+     * block of accumulators, each weight vector widened once for four x rows), and against each x row
+     * past a multiple of four (four chains in flight for a single row). Weight rows past a multiple of
+     * four take one chain each.
      */
     public static void bf16(MemorySegment w, long wOff, long ldwBytes, int k, float[] xi, int rows,
                             int n0, int n1, float[] out, int outOff, int ldo) {
-        if (rows < 4 && k < 4096) {
-            // x fits L1 and there is no row block to share a weight vector: one sequential weight
-            // stream per thread (MatVec) measured faster than four interleaved ones
-            MatVec.bf16(w, wOff, ldwBytes, k, xi, rows, n0, n1, out, outOff, ldo);
-            return;
-        }
         float[] sums = blockSums();
-        int n = n0;
-        for (; n + 4 <= n1; n += 4) {
-            long r0 = wOff + n * ldwBytes;
-            int m = 0;
-            for (; m + 4 <= rows; m += 4) bf16Block4(w, r0, ldwBytes, k, xi, m, sums, out, outOff + m * ldo + n, ldo);
-            for (; m < rows; m++) bf16Block1(w, r0, ldwBytes, k, xi, m, out, outOff + m * ldo + n);
+        int tile = xTile(rows, k);
+        int panel = panel(rows, k, 2);
+        for (int p0 = n0; p0 < n1; p0 += panel) {
+            int p1 = Math.min(n1, p0 + panel);
+            for (int m0 = 0; m0 < rows; m0 += tile) {
+                int m1 = Math.min(rows, m0 + tile);
+                int n = p0;
+                for (; n + 4 <= p1; n += 4) {
+                    long r0 = wOff + n * ldwBytes;
+                    int m = m0;
+                    for (; m + 4 <= m1; m += 4) bf16Block4(w, r0, ldwBytes, k, xi, m, sums, out, outOff + m * ldo + n, ldo);
+                    for (; m < m1; m++) bf16Block1(w, r0, ldwBytes, k, xi, m * k, out, outOff + m * ldo + n);
+                }
+                for (; n < p1; n++) {
+                    for (int m = m0; m < m1; m++) out[outOff + m * ldo + n] = bf16Row(w, wOff + n * ldwBytes, k, xi, m * k);
+                }
+            }
         }
-        if (n < n1) MatVec.bf16(w, wOff, ldwBytes, k, xi, rows, n, n1, out, outOff, ldo);
-    }
-
-    /** Scratch for a 4 × 4 block's accumulators and their sums ({@link #f32} takes it from its caller). */
-    public static float[] blockSums() {
-        return new float[16 * F + 16];
     }
 
     /** Four weight rows from {@code r0} × x rows {@code m..m+3}; results at {@code out[o + j·ldo + i]} for row m+j, weight i. */
@@ -95,83 +122,103 @@ public final class MultiRowMatVec {
         a10.intoArray(sums, 4 * F); a11.intoArray(sums, 5 * F); a12.intoArray(sums, 6 * F); a13.intoArray(sums, 7 * F);
         a20.intoArray(sums, 8 * F); a21.intoArray(sums, 9 * F); a22.intoArray(sums, 10 * F); a23.intoArray(sums, 11 * F);
         a30.intoArray(sums, 12 * F); a31.intoArray(sums, 13 * F); a32.intoArray(sums, 14 * F); a33.intoArray(sums, 15 * F);
-        finishBf16(sums, w, r0, ld, k, bound, xi, x0, out, o, ldo);
+        Lanes.sums(sums, 0, 16, sums, 16 * F);
+        for (int i = 0; i < 4; i++) {
+            for (int j = 0; j < 4; j++) {
+                out[o + j * ldo + i] = tail(w, r0 + i * ld, k, bound, xi, x0 + j * k, sums[16 * F + 4 * i + j]);
+            }
+        }
     }
 
-    /** Four weight rows from {@code r0} × x row m: two accumulators (even, odd) per weight row. */
-    private static void bf16Block1(MemorySegment w, long r0, long ld, int k, float[] xi, int m, float[] out, int o) {
+    /** Four weight rows from {@code r0} × the x row at {@code xi[x0..]}: one chain per weight row, four in flight. */
+    private static void bf16Block1(MemorySegment w, long r0, long ld, int k, float[] xi, int x0, float[] out, int o) {
         FloatVector a0 = FloatVector.zero(S), a1 = FloatVector.zero(S), a2 = FloatVector.zero(S), a3 = FloatVector.zero(S);
-        FloatVector b0 = FloatVector.zero(S), b1 = FloatVector.zero(S), b2 = FloatVector.zero(S), b3 = FloatVector.zero(S);
         long r1 = r0 + ld, r2 = r1 + ld, r3 = r2 + ld;
-        int x0 = m * k;
         int bound = k - k % B;
         for (int i = 0; i < bound; i += B) {
             IntVector v0 = ShortVector.fromMemorySegment(SS, w, r0 + 2L * i, LE).reinterpretAsInts(), v1 = ShortVector.fromMemorySegment(SS, w, r1 + 2L * i, LE).reinterpretAsInts(), v2 = ShortVector.fromMemorySegment(SS, w, r2 + 2L * i, LE).reinterpretAsInts(), v3 = ShortVector.fromMemorySegment(SS, w, r3 + 2L * i, LE).reinterpretAsInts();
             FloatVector x = FloatVector.fromArray(S, xi, x0 + i);
             a0 = v0.lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats().fma(x, a0); a1 = v1.lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats().fma(x, a1); a2 = v2.lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats().fma(x, a2); a3 = v3.lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats().fma(x, a3);
             x = FloatVector.fromArray(S, xi, x0 + i + F);
-            b0 = v0.and(0xffff0000).reinterpretAsFloats().fma(x, b0); b1 = v1.and(0xffff0000).reinterpretAsFloats().fma(x, b1); b2 = v2.and(0xffff0000).reinterpretAsFloats().fma(x, b2); b3 = v3.and(0xffff0000).reinterpretAsFloats().fma(x, b3);
+            a0 = v0.and(0xffff0000).reinterpretAsFloats().fma(x, a0); a1 = v1.and(0xffff0000).reinterpretAsFloats().fma(x, a1); a2 = v2.and(0xffff0000).reinterpretAsFloats().fma(x, a2); a3 = v3.and(0xffff0000).reinterpretAsFloats().fma(x, a3);
         }
-        out[o + 0] = Lanes.sum(a0.add(b0)) + tail(w, r0, k, bound, xi, x0);
-        out[o + 1] = Lanes.sum(a1.add(b1)) + tail(w, r1, k, bound, xi, x0);
-        out[o + 2] = Lanes.sum(a2.add(b2)) + tail(w, r2, k, bound, xi, x0);
-        out[o + 3] = Lanes.sum(a3.add(b3)) + tail(w, r3, k, bound, xi, x0);
+        out[o] = tail(w, r0, k, bound, xi, x0, Lanes.sum(a0));
+        out[o + 1] = tail(w, r1, k, bound, xi, x0, Lanes.sum(a1));
+        out[o + 2] = tail(w, r2, k, bound, xi, x0, Lanes.sum(a2));
+        out[o + 3] = tail(w, r3, k, bound, xi, x0, Lanes.sum(a3));
     }
 
-    /**
-     * {@code out[o + j·ldo + i] = Σ lanes(sums[(4i + j)·F ..]) + the scalar tail} for weight row
-     * {@code r0 + i·ld} and x row {@code x0 + j·k}: the 4 × 4 block's results, in the order and
-     * rounding of a per-row {@link Lanes#sum}.
-     */
-    private static void finishBf16(float[] sums, MemorySegment w, long r0, long ld, int k, int bound, float[] xi, int x0,
-                                   float[] out, int o, int ldo) {
-        Lanes.sums(sums, 0, 16, sums, 16 * F);
-        for (int i = 0; i < 4; i++) {
-            for (int j = 0; j < 4; j++) {
-                out[o + j * ldo + i] = sums[16 * F + 4 * i + j] + tail(w, r0 + i * ld, k, bound, xi, x0 + j * k);
-            }
+    /** One bf16 weight row (byte {@code row}) against the x row at {@code xi[xo..]}: the same single chain. */
+    static float bf16Row(MemorySegment w, long row, int k, float[] xi, int xo) {
+        FloatVector a = FloatVector.zero(S);
+        int bound = k - k % B;
+        for (int i = 0; i < bound; i += B) {
+            IntVector v = ShortVector.fromMemorySegment(SS, w, row + 2L * i, LE).reinterpretAsInts();
+            a = v.lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats().fma(FloatVector.fromArray(S, xi, xo + i), a);
+            a = v.and(0xffff0000).reinterpretAsFloats().fma(FloatVector.fromArray(S, xi, xo + i + F), a);
         }
+        return tail(w, row, k, bound, xi, xo, Lanes.sum(a));
     }
 
-    /** {@link #finishBf16} for f32 weight rows {@code q0 + i·k}. */
-    private static void finishF32(float[] sums, float[] w, int q0, int k, int bound, float[] xs, int x0,
-                                  float[] out, int o, int ldo) {
-        Lanes.sums(sums, 0, 16, sums, 16 * F);
-        for (int i = 0; i < 4; i++) {
-            for (int j = 0; j < 4; j++) {
-                out[o + j * ldo + i] = sums[16 * F + 4 * i + j] + tail(w, q0 + i * k, k, bound, xs, x0 + j * k);
-            }
-        }
+    /** {@code sum} plus the scalar k tail {@code [bound, k)} of one bf16 row against x, in order; small enough to inline. */
+    private static float tail(MemorySegment w, long row, int k, int bound, float[] xi, int xo, float sum) {
+        return bound == k ? sum : tailLoop(w, row, k, bound, xi, xo, sum);
     }
 
-    /** Σ over the scalar k tail {@code [bound, k)} of one bf16 row against x; small enough to inline. */
-    private static float tail(MemorySegment w, long row, int k, int bound, float[] xi, int xo) {
-        return bound == k ? 0 : tailLoop(w, row, k, bound, xi, xo);
-    }
-
-    private static float tailLoop(MemorySegment w, long row, int k, int bound, float[] xi, int xo) {
-        float sum = 0;
+    private static float tailLoop(MemorySegment w, long row, int k, int bound, float[] xi, int xo, float sum) {
         for (int i = bound; i < k; i++) sum += Floats.bf16ToFloat(w.get(I16, row + 2L * i)) * xi[xo + i];
         return sum;
     }
 
     /**
+     * f32 or f16 W in a segment (row {@code n} at byte {@code wOff + n·ldwBytes}), x in natural order:
+     * panels of weight rows are widened to f32 (exactly) and go through {@link #f32}, so each output is
+     * {@link MatVec#dot} of the widened row and the x row.
+     */
+    public static void widened(MemorySegment w, long wOff, long ldwBytes, boolean f16, int k, float[] x, int rows,
+                               int n0, int n1, float[] out, int outOff, int ldo) {
+        int panel = panel(rows, k, 4);
+        float[] rowsF32 = new float[Math.min(panel, n1 - n0) * k];
+        float[] sums = blockSums();
+        for (int p0 = n0; p0 < n1; p0 += panel) {
+            int nb = Math.min(panel, n1 - p0);
+            for (int j = 0; j < nb; j++) {
+                long row = wOff + (p0 + j) * ldwBytes;
+                if (f16) {
+                    for (int i = 0; i < k; i++) rowsF32[j * k + i] = Float.float16ToFloat(w.get(I16, row + 2L * i));
+                } else {
+                    MemorySegment.copy(w, F32, row, rowsF32, j * k, k);
+                }
+            }
+            f32(rowsF32, 0, nb, k, x, rows, out, outOff + p0, ldo, sums);
+        }
+    }
+
+    /** Scratch for a 4 × 4 block's accumulators and their sums ({@link #f32} takes it from its caller). */
+    public static float[] blockSums() {
+        return new float[16 * F + 16];
+    }
+
+    /**
      * f32 weight rows held in an array ({@code nb} rows of k from {@code wOff}, e.g. a decoded block
      * of quantized rows) against x rows (stride k, same element order as the weights):
-     * {@code out[outOff + m·ldo + j] = dot(w[j], x[m])} for {@code j < nb}, {@code m < rows}; {@code sums}
-     * from {@link #blockSums} (called once per block of weight rows, so the caller keeps it).
+     * {@code out[outOff + m·ldo + j] = dot(w[j], x[m])} ({@link MatVec#dot}'s bits) for {@code j < nb},
+     * {@code m < rows}; {@code sums} from {@link #blockSums} (called once per block of weight rows, so
+     * the caller keeps it).
      */
     public static void f32(float[] w, int wOff, int nb, int k, float[] x, int rows, float[] out, int outOff, int ldo, float[] sums) {
-        int j = 0;
-        for (; j + 4 <= nb; j += 4) {
-            int m = 0;
-            for (; m + 4 <= rows; m += 4) f32Block4(w, wOff + j * k, k, x, m, sums, out, outOff + m * ldo + j, ldo);
-            for (; m < rows; m++) {
-                for (int t = 0; t < 4; t++) out[outOff + m * ldo + j + t] = MatVec.dot(w, wOff + (j + t) * k, x, m * k, k);
+        int tile = xTile(rows, k);
+        for (int m0 = 0; m0 < rows; m0 += tile) {
+            int m1 = Math.min(rows, m0 + tile);
+            int j = 0;
+            for (; j + 4 <= nb; j += 4) {
+                int m = m0;
+                for (; m + 4 <= m1; m += 4) f32Block4(w, wOff + j * k, k, x, m, sums, out, outOff + m * ldo + j, ldo);
+                for (; m < m1; m++) f32Block1(w, wOff + j * k, k, x, m * k, out, outOff + m * ldo + j);
             }
-        }
-        for (; j < nb; j++) {
-            for (int m = 0; m < rows; m++) out[outOff + m * ldo + j] = MatVec.dot(w, wOff + j * k, x, m * k, k);
+            for (; j < nb; j++) {
+                for (int m = m0; m < m1; m++) out[outOff + m * ldo + j] = MatVec.dot(w, wOff + j * k, x, m * k, k);
+            }
         }
     }
 
@@ -201,15 +248,37 @@ public final class MultiRowMatVec {
         a10.intoArray(sums, 4 * F); a11.intoArray(sums, 5 * F); a12.intoArray(sums, 6 * F); a13.intoArray(sums, 7 * F);
         a20.intoArray(sums, 8 * F); a21.intoArray(sums, 9 * F); a22.intoArray(sums, 10 * F); a23.intoArray(sums, 11 * F);
         a30.intoArray(sums, 12 * F); a31.intoArray(sums, 13 * F); a32.intoArray(sums, 14 * F); a33.intoArray(sums, 15 * F);
-        finishF32(sums, w, q0, k, bound, xs, x0, out, o, ldo);
+        Lanes.sums(sums, 0, 16, sums, 16 * F);
+        for (int i = 0; i < 4; i++) {
+            for (int j = 0; j < 4; j++) {
+                out[o + j * ldo + i] = tail(w, q0 + i * k, k, bound, xs, x0 + j * k, sums[16 * F + 4 * i + j]);
+            }
+        }
     }
 
-    private static float tail(float[] w, int wo, int k, int bound, float[] x, int xo) {
-        return bound == k ? 0 : tailLoop(w, wo, k, bound, x, xo);
+    /** Four f32 weight rows from {@code q0} × one x row: one chain per weight row. */
+    private static void f32Block1(float[] w, int q0, int k, float[] xs, int x0, float[] out, int o) {
+        FloatVector a0 = FloatVector.zero(S), a1 = FloatVector.zero(S), a2 = FloatVector.zero(S), a3 = FloatVector.zero(S);
+        int q1 = q0 + k, q2 = q1 + k, q3 = q2 + k;
+        int bound = S.loopBound(k);
+        for (int i = 0; i < bound; i += F) {
+            FloatVector x = FloatVector.fromArray(S, xs, x0 + i);
+            a0 = FloatVector.fromArray(S, w, q0 + i).fma(x, a0);
+            a1 = FloatVector.fromArray(S, w, q1 + i).fma(x, a1);
+            a2 = FloatVector.fromArray(S, w, q2 + i).fma(x, a2);
+            a3 = FloatVector.fromArray(S, w, q3 + i).fma(x, a3);
+        }
+        out[o] = tail(w, q0, k, bound, xs, x0, Lanes.sum(a0));
+        out[o + 1] = tail(w, q1, k, bound, xs, x0, Lanes.sum(a1));
+        out[o + 2] = tail(w, q2, k, bound, xs, x0, Lanes.sum(a2));
+        out[o + 3] = tail(w, q3, k, bound, xs, x0, Lanes.sum(a3));
     }
 
-    private static float tailLoop(float[] w, int wo, int k, int bound, float[] x, int xo) {
-        float sum = 0;
+    private static float tail(float[] w, int wo, int k, int bound, float[] x, int xo, float sum) {
+        return bound == k ? sum : tailLoop(w, wo, k, bound, x, xo, sum);
+    }
+
+    private static float tailLoop(float[] w, int wo, int k, int bound, float[] x, int xo, float sum) {
         for (int i = bound; i < k; i++) sum += w[wo + i] * x[xo + i];
         return sum;
     }

@@ -23,7 +23,7 @@ public final class Warmup {
     private static final int ROUNDS = 12_000;
     private static final int[] WIDTHS = {2, 3, 4, 5, 6, 8};
     private static final int CODEC_ROUNDS = 1_500;
-    /** Up to {@code MatmulOps.MULTI_ROW_M} x rows, as the multi-row kernels take them. */
+    /** Up to 16 x rows (decode batches), as the row-blocked matmul kernels take them. */
     private static final int MULTI_ROWS = 16;
 
     private Warmup() {
@@ -70,8 +70,8 @@ public final class Warmup {
             float[] xBig = new float[bigK];
             float[] xRows = new float[MULTI_ROWS * k];
             float[] outRows = new float[MULTI_ROWS * n];
-            float[] values = new float[AffineValues.ROWS * k];
-            float[] valueBias = new float[AffineValues.ROWS * k / 64];
+            float[] values = new float[CodeColumns.ROWS * k];
+            float[] valueBias = new float[CodeColumns.ROWS * k / 64];
             codecKernels(arena); // first: the KV codecs run on every appended token
             // fused attention over encoded caches: affine widths and codebooks of 1 to 4 bits
             CodeColumns[] affineColumns = new CodeColumns[WIDTHS.length];
@@ -97,10 +97,6 @@ public final class Warmup {
                     Floats.bf16ToFloats(w, 0, k, scores, 0);
                     VectorMath.expShifted(scores, 0, 64, 1f);
                     VectorMath.sigmoidInPlace(scores, 64, (i & 1) == 0); // SiLU of every MLP
-                    int scoreBits = 2 << (i % 3); // attention scores over an affine cache: 2, 4 and 8-bit keys
-                    AffineScores.scores(w, 0, (long) k * scoreBits / 8, scoreBits, 64, k, params,
-                            AffineScores.arrange(x, 1 + (i & 3), k, scoreBits, 64), 1 + (i & 3), 0, 4, out, n);
-                    AffineValues.accumulate(w, 0, (long) k * scoreBits / 8, scoreBits, 64, k, params, x, 1 + (i & 3), 4, 0, 4, values, valueBias);
                     int width = i % WIDTHS.length;
                     long rowBytes = (long) k * WIDTHS[width] / 8;
                     affineColumns[width].affineScores(w, 0, rowBytes, params, x, 1 + (i & 3), 0, 4, out, n);
@@ -112,10 +108,10 @@ public final class Warmup {
                     AffineCodes.dequantize(w, 0, 4, 32, s, b, 0, 64, codes, acc, 0);
                     if (i % 8 == 0) Gemm.multiply(one, 6, 64, 64, a, 64, panels, c, 64);
                     AffineCodes.dequantize(w, 0, WIDTHS[i % WIDTHS.length], 32, s, b, 0, 64, codes, acc, 0);
-                    int rows = 2 + i % (MULTI_ROWS - 1);
+                    int rows = 1 + i % MULTI_ROWS;
                     MultiRowMatVec.bf16(w, 0, 2L * k, k, xRows, rows, 0, n, outRows, 0, n);
                     int bits = i % 2 == 0 ? 8 : 4;
-                    MultiRowQuantMatVec.vector(w, 0, (long) k * bits / 8, bits, 64, k, params, xRows, rows, 0, n, outRows, n);
+                    QuantMatVec.vector(w, 0, (long) k * bits / 8, bits, 64, k, params, xRows, rows, 0, n, outRows, n);
                     if (i % 16 == 0) MultiRowMatVec.bf16(wBig, 0, 2L * bigK, bigK, xBig, 1, 0, 4, outRows, 0, 4);
                 }
             }
