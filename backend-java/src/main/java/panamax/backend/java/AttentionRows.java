@@ -64,23 +64,33 @@ final class AttentionRows {
 
     /**
      * Scales and masks row r's raw scores {@code scores[off + j]} over {@code [lo[r], hi[r]]} and
-     * replaces them by their softmax. A row whose keys are all masked gets {@code hi[r] = -1} (its
-     * output is zero) and returns false.
+     * replaces them by their softmax. The bounds then shrink to the first and last key the mask lets
+     * through, and the exponentials are summed from that first key: masked keys before it (a row's
+     * left padding) neither add to the sum nor move its lanes, so a row gets the same weights with or
+     * without padding. A row whose keys are all masked gets {@code hi[r] = -1} (its output is zero)
+     * and returns false.
      */
     boolean softmax(float[] scores, int off, int b, int head, int i, int r, int[] lo, int[] hi) {
         float max = Float.NEGATIVE_INFINITY;
+        int first = -1;
+        int last = -1;
         for (int j = lo[r]; j <= hi[r]; j++) {
             float sc = scores[off + j] * scale;
             if (maskReader != null) sc = maskReader.apply(b, head, i, j, sc);
             scores[off + j] = sc;
+            if (sc == Float.NEGATIVE_INFINITY) continue;
+            if (first < 0) first = j;
+            last = j;
             max = Math.max(max, sc);
         }
-        if (hi[r] < lo[r] || max == Float.NEGATIVE_INFINITY) {
+        if (first < 0 || max == Float.NEGATIVE_INFINITY) {
             hi[r] = -1;
             return false;
         }
-        float inv = 1 / VectorMath.expShifted(scores, off + lo[r], off + hi[r] + 1, max);
-        for (int j = lo[r]; j <= hi[r]; j++) scores[off + j] *= inv;
+        lo[r] = first;
+        hi[r] = last;
+        float inv = 1 / VectorMath.expShifted(scores, off + first, off + last + 1, max);
+        for (int j = first; j <= last; j++) scores[off + j] *= inv;
         return true;
     }
 

@@ -231,16 +231,29 @@ final class ReduceOps {
         return out;
     }
 
-    /** Stable softmax of {@code v[0, n)} in place; a row of all −∞ becomes zeros. */
+    /**
+     * Stable softmax of {@code v[0, n)} in place; a row of all −∞ becomes zeros. The exponentials are
+     * summed from the first finite entry to the last, so leading and trailing −∞ entries (a masked row's
+     * left padding) are exact zeros that move nothing: the row's sum is the same with or without them.
+     */
     static void softmaxInPlace(float[] v, int n) {
         float max = Float.NEGATIVE_INFINITY;
-        for (int i = 0; i < n; i++) max = Math.max(max, v[i]);
-        if (max == Float.NEGATIVE_INFINITY) {
+        int first = -1;
+        int last = -1;
+        for (int i = 0; i < n; i++) {
+            if (v[i] == Float.NEGATIVE_INFINITY) continue;
+            if (first < 0) first = i;
+            last = i;
+            max = Math.max(max, v[i]);
+        }
+        if (first < 0 || max == Float.NEGATIVE_INFINITY) {
             Arrays.fill(v, 0, n, 0f);
             return;
         }
-        float sum = panamax.backend.java.kernel.VectorMath.expShifted(v, 0, n, max);
+        Arrays.fill(v, 0, first, 0f);
+        Arrays.fill(v, last + 1, n, 0f);
+        float sum = panamax.backend.java.kernel.VectorMath.expShifted(v, first, last + 1, max);
         float inv = 1 / sum;
-        for (int i = 0; i < n; i++) v[i] *= inv;
+        for (int i = first; i <= last; i++) v[i] *= inv;
     }
 }

@@ -28,25 +28,35 @@ public final class VectorMath {
     /**
      * {@code v[i] = v[i]·σ(v[i])} (SiLU) for i in [0, n), or {@code σ(v[i])} when {@code gate} is
      * false. σ(x) = 1/(1+e^{−x}) for x ≥ 0 and e^{x}/(1+e^{x}) below, both from z = e^{−|x|} so that
-     * neither overflows; z comes from {@link #expVectors} over a small scratch. The scalar tail and
-     * {@link #sigmoidScalar} are the oracle.
+     * neither overflows; z comes from {@link #expVectors} over a small scratch. A last partial vector
+     * goes through the same vector code (padded), so each value's result depends on the value alone,
+     * not on n or its index. {@link #sigmoidScalar} is the oracle (within a few ulp).
      */
     public static void sigmoidInPlace(float[] v, int n, boolean gate) {
         int l = S.length();
         int bound = S.loopBound(n);
-        float[] z = new float[Math.min(bound, SIGMOID_CHUNK)];
-        for (int c = 0; c < bound; c += SIGMOID_CHUNK) {
-            int len = Math.min(SIGMOID_CHUNK, bound - c);
-            for (int i = 0; i < len; i += l) FloatVector.fromArray(S, v, c + i).abs().neg().intoArray(z, i);
-            expVectors(z, 0, len, 0f);
-            for (int i = 0; i < len; i += l) {
-                FloatVector x = FloatVector.fromArray(S, v, c + i);
-                FloatVector e = FloatVector.fromArray(S, z, i);
-                FloatVector sig = FloatVector.broadcast(S, 1f).blend(e, x.compare(VectorOperators.LT, 0f)).div(e.add(1f));
-                (gate ? x.mul(sig) : sig).intoArray(v, c + i);
-            }
+        float[] z = new float[Math.max(Math.min(bound, SIGMOID_CHUNK), l)];
+        for (int c = 0; c < bound; c += SIGMOID_CHUNK) sigmoidChunk(v, c, Math.min(SIGMOID_CHUNK, bound - c), gate, z);
+        if (bound < n) {
+            // the tail through the same vector code, padded: a value's result does not depend on where it lies
+            float[] last = new float[l];
+            System.arraycopy(v, bound, last, 0, n - bound);
+            sigmoidChunk(last, 0, l, gate, z);
+            System.arraycopy(last, 0, v, bound, n - bound);
         }
-        for (int i = bound; i < n; i++) v[i] = gate ? v[i] * sigmoidScalar(v[i]) : sigmoidScalar(v[i]);
+    }
+
+    /** {@link #sigmoidInPlace} over the whole vectors {@code v[c, c + len)}, exponentials through {@code z}. */
+    private static void sigmoidChunk(float[] v, int c, int len, boolean gate, float[] z) {
+        int l = S.length();
+        for (int i = 0; i < len; i += l) FloatVector.fromArray(S, v, c + i).abs().neg().intoArray(z, i);
+        expVectors(z, 0, len, 0f, null);
+        for (int i = 0; i < len; i += l) {
+            FloatVector x = FloatVector.fromArray(S, v, c + i);
+            FloatVector e = FloatVector.fromArray(S, z, i);
+            FloatVector sig = FloatVector.broadcast(S, 1f).blend(e, x.compare(VectorOperators.LT, 0f)).div(e.add(1f));
+            (gate ? x.mul(sig) : sig).intoArray(v, c + i);
+        }
     }
 
     /** Values whose exponentials {@link #sigmoidInPlace} takes at a time (1 KB of scratch). */
@@ -58,42 +68,56 @@ public final class VectorMath {
         return (float) ((x >= 0 ? 1 : z) / (1 + z));
     }
 
-    /** {@code v[i] = exp(v[i] − max)} for i in [from, to), returning the sum; the scalar tail uses {@link Math#exp}. */
+    /**
+     * {@code v[i] = exp(v[i] − max)} for i in [from, to), returning the sum. Every value goes through
+     * the vector code, the last partial vector padded with −∞ (whose exponentials are exact zeros), and
+     * the sum's lanes are counted from {@code from}: a value's exponential does not depend on where it
+     * lies, and the sum of a run is the same wherever the run starts.
+     */
     public static float expShifted(float[] v, int from, int to, float max) {
         int bound = from + S.loopBound(to - from);
-        float total = expVectors(v, from, bound, max);
-        for (int i = bound; i < to; i++) {
-            float e = (float) Math.exp(v[i] - max);
-            v[i] = e;
-            total += e;
-        }
+        if (bound == to) return expVectors(v, from, bound, max, null);
+        float[] last = new float[S.length()];
+        java.util.Arrays.fill(last, Float.NEGATIVE_INFINITY);
+        System.arraycopy(v, bound, last, 0, to - bound);
+        float total = expVectors(v, from, bound, max, last);
+        System.arraycopy(last, 0, v, bound, to - bound);
         return total;
     }
 
     /**
-     * {@code v[i] = e^(v[i] − shift)} over whole vectors {@code [from, bound)}, returning their sum:
+     * {@code v[i] = e^(v[i] − shift)} over whole vectors {@code [from, bound)}, then over the one vector
+     * {@code last} when it is not null, returning the sum of all of them (one accumulator, in that order):
      * Cephes' range reduction and polynomial, exactly 0 below −87.3. The one copy of the exponential,
      * and a leaf that takes arrays: a vector-valued {@code exp(FloatVector)} called from loops that C2
      * inlines into large kernels (attention's per-head work) was left uninlined there, and a vector
      * passed to a call that is not inlined is boxed — 11 % of attention's time.
      */
-    private static float expVectors(float[] v, int from, int bound, float shift) {
+    private static float expVectors(float[] v, int from, int bound, float shift, float[] last) {
         FloatVector sum = FloatVector.zero(S);
         for (int i = from; i < bound; i += S.length()) {
-            FloatVector x = FloatVector.fromArray(S, v, i).sub(shift);
-            FloatVector c = x.max(LOW).min(HIGH);
-            // n = round(c·log2 e) by the 1.5·2^23 trick (exact for |n| < 2^22); r = c − n·ln 2 in two exact steps
-            FloatVector n = c.mul(LOG2E).add(ROUNDER).sub(ROUNDER);
-            FloatVector r = c.sub(n.mul(LN2_HI)).sub(n.mul(LN2_LO));
-            FloatVector p = FloatVector.broadcast(S, P0).fma(r, FloatVector.broadcast(S, P1)).fma(r, FloatVector.broadcast(S, P2))
-                    .fma(r, FloatVector.broadcast(S, P3)).fma(r, FloatVector.broadcast(S, P4)).fma(r, FloatVector.broadcast(S, P5));
-            p = p.fma(r.mul(r), r).add(1f);
-            IntVector pow = ((IntVector) n.convert(VectorOperators.F2I, 0)).add(127).lanewise(VectorOperators.LSHL, 23);
-            FloatVector e = p.mul(pow.reinterpretAsFloats()).blend(0f, x.compare(VectorOperators.LT, LOW));
-            e.intoArray(v, i);
-            sum = sum.add(e);
+            expInPlace(v, i, shift);
+            sum = sum.add(FloatVector.fromArray(S, v, i));
+        }
+        if (last != null) {
+            expInPlace(last, 0, shift);
+            sum = sum.add(FloatVector.fromArray(S, last, 0));
         }
         return Lanes.sum(sum);
+    }
+
+    /** {@code a[at + l] = e^(a[at + l] − shift)} for one vector (arrays in and out: no vector crosses the call). */
+    private static void expInPlace(float[] a, int at, float shift) {
+        FloatVector x = FloatVector.fromArray(S, a, at).sub(shift);
+        FloatVector c = x.max(LOW).min(HIGH);
+        // n = round(c·log2 e) by the 1.5·2^23 trick (exact for |n| < 2^22); r = c − n·ln 2 in two exact steps
+        FloatVector n = c.mul(LOG2E).add(ROUNDER).sub(ROUNDER);
+        FloatVector r = c.sub(n.mul(LN2_HI)).sub(n.mul(LN2_LO));
+        FloatVector p = FloatVector.broadcast(S, P0).fma(r, FloatVector.broadcast(S, P1)).fma(r, FloatVector.broadcast(S, P2))
+                .fma(r, FloatVector.broadcast(S, P3)).fma(r, FloatVector.broadcast(S, P4)).fma(r, FloatVector.broadcast(S, P5));
+        p = p.fma(r.mul(r), r).add(1f);
+        IntVector pow = ((IntVector) n.convert(VectorOperators.F2I, 0)).add(127).lanewise(VectorOperators.LSHL, 23);
+        p.mul(pow.reinterpretAsFloats()).blend(0f, x.compare(VectorOperators.LT, LOW)).intoArray(a, at);
     }
 
     /** Scalar twin of {@link #expShifted}: the test oracle. */
