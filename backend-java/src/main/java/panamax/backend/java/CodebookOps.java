@@ -207,8 +207,10 @@ final class CodebookOps {
             float[][] c = new float[matrices][];
             for (int i = 0; i < matrices; i++) c[i] = new float[mPad * n];
             MemorySegment ps = q.packed.segment();
-            int chunks = (q.rows + CHUNK_ROWS - 1) / CHUNK_ROWS;
-            // each unit is one chunk of w's rows (tokens) of one matrix; x·W partial sums merge per matrix
+            // each unit is one chunk of w's rows (tokens) of one matrix: x·Wᵀ's outputs are the chunk's own; x·W
+            // (attention's p·V) is one unit per matrix, each element summed over every token in order (partial sums
+            // of fixed token chunks would round a row differently once left padding moves its tokens across a chunk)
+            int chunks = transpose ? (q.rows + CHUNK_ROWS - 1) / CHUNK_ROWS : 1;
             float[][] partial = transpose ? null : new float[matrices * chunks][];
             boolean direct = CodebookVectors.decodesDirectly(q.table, q.bits, q.cols); // codes read from their words, no unpacked copy
             // attention's q·Kᵀ: lanes over keys (CodeColumns), no lane sums
@@ -225,7 +227,7 @@ final class CodebookOps {
                 for (int u = from; u < to; u++) {
                     int i = u / chunks;
                     int r0 = (u % chunks) * CHUNK_ROWS;
-                    int r1 = Math.min(q.rows, r0 + CHUNK_ROWS);
+                    int r1 = transpose ? Math.min(q.rows, r0 + CHUNK_ROWS) : q.rows;
                     int wm = wIndex[i];
                     float[] s = scales[i];
                     if (keysInLanes) {
