@@ -10,7 +10,10 @@ import panamax.api.tensor.AttentionMask;
  * {@link CodebookAttention}). Work items are (row, kv head, block of queries), as in
  * {@link AttentionOps}; each takes its query rows {@link #ROWS} at a time (a GQA group at decode),
  * has the cache's {@link Kernels} score them, applies mask and softmax in place
- * ({@link AttentionRows}), has the kernels sum the values, and stores the rows. Scores stay in a
+ * ({@link AttentionRows}), has the kernels sum the values, and stores the rows. The value sums of rows
+ * that start at the same first key (a decode step's heads; full attention) go in one kernel call from
+ * that key; rows with different first keys (sliding windows in a prefill) go one at a time, so a row's
+ * sums never depend on the rows beside it. Scores stay in a
  * per-thread f32 buffer; no tensor is made but the output.
  */
 final class FusedAttention {
@@ -50,7 +53,8 @@ final class FusedAttention {
         int items = b * hkv * ((tq + QUERY_BLOCK - 1) / QUERY_BLOCK);
         MemorySegment os = out.segment();
         // kernels and buffers once per participating thread: each Kernels also allocates per-token arrays and code tables
-        backend.parallel.forRange(items, 1, () -> new Scratch(kernels.get(), new AttentionRows.Buffers(ROWS, d, tk, dv)), (from, to, scratch) -> {
+        backend.parallel.forRange(items, 1, () -> new Scratch(kernels.get(), new AttentionRows.Buffers(ROWS, d, tk, dv), new float[tk],
+                new float[ROWS * dv]), (from, to, scratch) -> {
             Kernels k = scratch.kernels();
             AttentionRows.Buffers buf = scratch.buffers();
             for (int item = from; item < to; item++) {
@@ -71,16 +75,31 @@ final class FusedAttention {
                         first = Math.min(first, buf.lo[r]);
                         last = Math.max(last, buf.hi[r]);
                     }
-                    Arrays.fill(buf.acc, 0f);
-                    if (first <= last) {
-                        AttentionRows.zeroOutside(buf.scores, tk, m, buf.lo, buf.hi, first, last);
-                        k.values(buf.scores, m, first, last, buf.acc);
+                    boolean shared = true;
+                    for (int r = 0; r < m; r++) shared &= buf.hi[r] < buf.lo[r] || buf.lo[r] == first;
+                    if (shared) {
+                        Arrays.fill(buf.acc, 0f);
+                        if (first <= last) {
+                            AttentionRows.zeroOutside(buf.scores, tk, m, buf.lo, buf.hi, first, last);
+                            k.values(buf.scores, m, first, last, buf.acc);
+                        }
                     }
                     for (int r = 0; r < m; r++) {
                         int head = h * group + (r0 + r) / block;
                         int i = i0 + (r0 + r) % block;
-                        if (buf.hi[r] < buf.lo[r]) Arrays.fill(buf.row, 0, dv, 0f);
-                        else k.row(buf.acc, r, buf.row);
+                        if (buf.hi[r] < buf.lo[r]) {
+                            Arrays.fill(buf.row, 0, dv, 0f);
+                        } else if (shared) {
+                            k.row(buf.acc, r, buf.row);
+                        } else {
+                            // rows whose first keys differ (a window's queries of several tokens): a kernel may group
+                            // its token sums from the first key it is given, so each row goes alone from its own first
+                            // key, as it does when it is the only row
+                            System.arraycopy(buf.scores, r * tk + buf.lo[r], scratch.single(), buf.lo[r], buf.hi[r] - buf.lo[r] + 1);
+                            Arrays.fill(scratch.singleAcc(), 0f);
+                            k.values(scratch.single(), 1, buf.lo[r], buf.hi[r], scratch.singleAcc());
+                            k.row(scratch.singleAcc(), 0, buf.row);
+                        }
                         RowIo.store(os, q.dtype, (((long) bi * hq + head) * tq + i) * dv, 1, dv, buf.row);
                     }
                 }
@@ -89,7 +108,7 @@ final class FusedAttention {
         return out;
     }
 
-    /** One thread's kernels and buffers for one call. */
-    private record Scratch(Kernels kernels, AttentionRows.Buffers buffers) {
+    /** One thread's kernels and buffers for one call, and the scores and sums of one row taken alone. */
+    private record Scratch(Kernels kernels, AttentionRows.Buffers buffers, float[] single, float[] singleAcc) {
     }
 }

@@ -188,8 +188,7 @@ public abstract class AttentionTck extends BackendTck {
             int hkv = draw(in, 1, 2);
             int hq = hkv * draw(in, 1, 6);
             int tq = draw(in, 1, 2);
-            // a fifth of the short-cache cases reach 64-150 keys, where kernels with a per-call set-up (the Java backend's
-            // nibble tables) take over
+            // a fifth of the short-cache cases reach 64-150 keys: several of a kernel's tiles and blocks of keys
             int tk = draw(in, 0, 9) == 0 ? draw(in, 0, 2) : maxT < 64 && draw(in, 0, 4) == 0 ? draw(in, 64, 150) : draw(in, 1, maxT);
             int d = Gens.oneOf(List.of(32, 64, 128)).generate(in);
             int dv = Gens.oneOf(List.of(32, 64, 128)).generate(in); // 32: half a CodeRows piece

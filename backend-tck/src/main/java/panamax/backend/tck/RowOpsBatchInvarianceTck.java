@@ -13,6 +13,7 @@ import panamax.api.tensor.DType;
 import panamax.api.tensor.QuantizedMatrix;
 import panamax.api.tensor.RopeSpec;
 import panamax.api.tensor.Shape;
+import panamax.api.tensor.SketchedCodes;
 import panamax.api.tensor.Tensor;
 import panamax.api.tensor.UnaryOp;
 
@@ -21,7 +22,7 @@ import panamax.api.tensor.UnaryOp;
  * {@code matmul} against every weight format (x·Wᵀ as a linear layer, and x·W), {@code quantizedMatmul}
  * at every width both ways, RMSNorm and LayerNorm, RoPE at per-row offsets, the activations, softmax
  * with leading −∞ (a padded row), and the KV encoders ({@code quantize}, {@code hadamardRotate},
- * {@code codebookQuantizeRotated}) gives the bits it gives alone, in batches of 2 to 40 rows (a prefill's
+ * {@code codebookQuantizeRotated}, {@code codebookQuantizeRotatedSketched}) gives the bits it gives alone, in batches of 2 to 40 rows (a prefill's
  * tokens are such rows) with other rows of random values; RoPE's tokens of a multi-token call match each
  * token fed alone at its position.
  */
@@ -274,7 +275,8 @@ public abstract class RowOpsBatchInvarianceTck extends BatchInvarianceTck {
     }
 
     private static final List<String> ENCODINGS = List.of("quantize packed", "quantize scales", "quantize biases", "hadamardRotate",
-            "codebookQuantizeRotated packed", "codebookQuantizeRotated norms");
+            "codebookQuantizeRotated packed", "codebookQuantizeRotated norms", "codebookQuantizeRotatedSketched codes",
+            "codebookQuantizeRotatedSketched norms", "codebookQuantizeRotatedSketched sketch", "codebookQuantizeRotatedSketched residual norms");
 
     /** The raw bits of every encoding of x [1, heads, tokens, d], in {@link #ENCODINGS}' order. */
     private List<int[]> encodings(Tensor x, Tensor signs, Tensor book, Tensor bounds, int group, int bits, int bookBits) {
@@ -291,6 +293,14 @@ public abstract class RowOpsBatchInvarianceTck extends BatchInvarianceTck {
         try (Tensor packed = c.packed(); Tensor norms = c.rowScales()) {
             out.add(backend().toInts(packed));
             out.add(bitsOf(floats(norms)));
+        }
+        // TurboQuant's QJL keys: codes, norm, the residual's sketch signs (the signs reversed as a second sketch rotation)
+        try (Tensor sketchSigns = ops().mul(signs, -1.0);
+             SketchedCodes q = ops().codebookQuantizeRotatedSketched(x, signs, book, bounds, bookBits, List.of(sketchSigns))) {
+            out.add(backend().toInts(q.codes()));
+            out.add(bitsOf(floats(q.norms())));
+            out.add(backend().toInts(q.sketch()));
+            out.add(bitsOf(floats(q.residualNorms())));
         }
         return out;
     }

@@ -21,7 +21,9 @@ import jdk.incubator.vector.VectorSpecies;
  * sixteen scores: nothing is reduced across lanes. 1- and 2-bit codes (codebook, and affine 2-bit) go a
  * nibble at a time instead: per call a table of the 16 partial sums each nibble value gives, per query row
  * and nibble ({@link #nibbleTables}), then per nibble of sixteen keys one shift and, per row, one look-up
- * and one add: four 1-bit or two 2-bit positions for what one position cost.
+ * and one add: four 1-bit or two 2-bit positions for what one position cost. The tables serve every call
+ * of those widths however few keys it scores (their sums round differently from per-position FMAs, and
+ * a key's score must not depend on how many keys a call scores beside it).
  *
  * <p>A {@code CodeColumns} holds one thread's scratch for rows of one shape; not thread-safe.
  */
@@ -58,9 +60,6 @@ public final class CodeColumns {
     static {
         for (int c = 0; c < TILE; c++) CODE_BITS[c] = Float.floatToRawIntBits(c);
     }
-
-    /** Keys a call must score for its nibble tables to pay (building them is a few vector operations per row and nibble). */
-    static final int NIBBLE_TABLE_KEYS = 64;
 
     /**
      * Scratch for rows of {@code k} codes of {@code bits}; {@code groupSize} for affine rows (0 for
@@ -100,8 +99,9 @@ public final class CodeColumns {
         for (int r = 0; r < m; r++) {
             for (int j = 0; j < k; j++) xSums[r * groups + j / groupSize] += x[r * k + j];
         }
-        // 2-bit codes: a nibble (two codes) is one look-up in a table of its 16 sums Σ x·code, built once per call
-        boolean nibbles = bits == 2 && n1 - n0 >= NIBBLE_TABLE_KEYS;
+        // 2-bit codes: a nibble (two codes) is one look-up in a table of its 16 sums Σ x·code, built once per call;
+        // whatever the number of keys, so a key's score does not depend on how many others a call scores
+        boolean nibbles = bits == 2;
         if (nibbles) nibbleTables(x, CODE_BITS);
         // two tiles per pass, each query element broadcast feeding both (the last pair may be partial)
         for (int t0 = n0; t0 < n1; t0 += 2 * TILE) {
@@ -146,7 +146,8 @@ public final class CodeColumns {
                                int n0, int n1, float[] c, int cOff, int ldc, boolean add) {
         IntVector book = IntVector.fromArray(IS, bookBits, 0);
         // 1- and 2-bit codes: a nibble of codes is one look-up in a table of its 16 partial sums, built once per call
-        boolean nibbles = bits <= 2 && n1 - n0 >= NIBBLE_TABLE_KEYS;
+        // (whatever the number of keys, as in affineScores)
+        boolean nibbles = bits <= 2;
         if (nibbles) {
             nibbleTables(x, bookBits);
             Arrays.fill(laneScales, 0, 2 * TILE, 1f); // one group, scale 1, bias 0: nibbleTiles' sums as they are
