@@ -4,11 +4,13 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.lang.foreign.Arena;
+import jdk.incubator.vector.IntVector;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
 import java.util.Arrays;
 import java.util.Random;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import panamax.backend.java.kernel.AffineCodes;
 import panamax.backend.java.kernel.AffineEncoding;
@@ -170,6 +172,8 @@ class AffineEncodingTest {
             float[] boundaries = new float[q.length];
             for (int i = 0; i < q.length; i++) boundaries[i] = (float) (q[i] / Math.sqrt(128));
             int[] table = CodebookEncoding.searchTable(boundaries);
+            Assumptions.assumeTrue(IntVector.SPECIES_PREFERRED.length() == 16, "the cell grid needs 16-lane int vectors (512-bit);"
+                    + " this JVM's preferred int species is " + IntVector.SPECIES_PREFERRED + ", where the encoder searches instead");
             assertEquals(16 + 2 * 32 + 2, table.length, "a cell grid for " + q.length + " boundaries");
             for (float d : new float[] {1f, 0.37f, 1e-3f, 123f}) {
                 int n = 1024;
@@ -246,6 +250,8 @@ class AffineEncodingTest {
                         0.09f, 0.11f, 0.15f};
             };
             int[] table = CodebookEncoding.searchTable(boundaries);
+            Assumptions.assumeTrue(IntVector.SPECIES_PREFERRED.length() == 16, "packing codes from compare masks needs 16-lane int vectors"
+                    + " (512-bit); this JVM's preferred int species is " + IntVector.SPECIES_PREFERRED + ", where codes are packed from ints");
             assertEquals(true, CodebookEncoding.packsFromMasks(bits, table), bits + " bits from masks");
             for (float d : new float[] {0.83f, Float.NaN}) { // NaN: a row holding NaN, whose norm is NaN
                 int n = 128;
