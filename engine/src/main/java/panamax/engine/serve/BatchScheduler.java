@@ -259,6 +259,7 @@ public final class BatchScheduler implements AutoCloseable {
     private void take(int n) {
         synchronized (lock) {
             for (int i = 0; i < n; i++) queue.removeFirst();
+            busy = true; // before the queue looks empty to drain(), the taken requests count as running
         }
     }
 
