@@ -2,8 +2,6 @@
 module panamax.app {
     requires panamax.engine;
     requires panamax.server;
-    // sun.misc.Signal: serve drains on Ctrl-C / SIGTERM and exits 0
-    requires jdk.unsupported;
     requires panamax.demo;
     requires info.picocli;
     requires com.fasterxml.jackson.databind;

@@ -15,7 +15,6 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
-import sun.misc.Signal;
 
 /**
  * {@code panamax serve}: an OpenAI-compatible HTTP server with continuous batching, prefix reuse
@@ -93,14 +92,24 @@ public final class ServeCommand implements Runnable {
         KvScheme scheme = kv.schemeFor(spec.commandLine());
         PrintWriter err = spec.commandLine().getErr();
         String id = servedName != null ? servedName : model.model == null ? DemoModel.NAME : model.directory().getFileName().toString();
-        CountDownLatch stop = new CountDownLatch(1);
-        for (String signal : new String[]{"INT", "TERM"}) Signal.handle(new Signal(signal), s -> stop.countDown());
         PanamaxServer server;
         try {
             server = PanamaxServer.start(options);
         } catch (RuntimeException e) {
             throw new ParameterException(spec.commandLine(), "cannot listen on " + host + ":" + port + ": " + rootMessage(e));
         }
+        // Ctrl-C and SIGTERM run shutdown hooks: this one drains, then ends the process with 0 (a
+        // plain signal exit would report 130 or 143). No signal API: jdk.unsupported would let Guava
+        // reach sun.misc.Unsafe and print warnings on every command.
+        Thread drainOnSignal = Thread.ofPlatform().name("panamax-serve-drain").unstarted(() -> {
+            err.println("draining: no new requests; running streams may take up to " + drainSeconds + " s");
+            err.flush();
+            boolean finished = server.drain();
+            err.println(finished ? "stopped" : "stopped; some requests did not finish in time and ended with an error");
+            err.flush();
+            Runtime.getRuntime().halt(0);
+        });
+        Runtime.getRuntime().addShutdownHook(drainOnSignal);
         try {
             err.println("listening on http://" + host + ":" + server.port() + " (/health says loading until the model is in)");
             err.flush();
@@ -110,16 +119,13 @@ public final class ServeCommand implements Runnable {
                     + config.memoryBudget() + " bytes" + (apiKey != null ? ", API key required" : "") + "); Ctrl-C drains and stops");
             server.scheduler().plan().describe().forEach(line -> err.println("  " + line));
             err.flush();
-            stop.await();
-            err.println("draining: no new requests; running streams may take up to " + drainSeconds + " s");
-            err.flush();
-            boolean finished = server.drain();
-            err.println(finished ? "stopped" : "stopped; some requests did not finish in time and ended with an error");
-            err.flush();
+            new CountDownLatch(1).await(); // until a signal's shutdown hook drains and ends the process
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-        } finally {
+        } catch (RuntimeException e) {
+            Runtime.getRuntime().removeShutdownHook(drainOnSignal);
             server.close();
+            throw e;
         }
     }
 
