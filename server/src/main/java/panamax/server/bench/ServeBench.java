@@ -80,7 +80,6 @@ final class ServeBench {
             // What `panamax generate` runs: the same prompt through the in-process generator, end to end.
             double generate = 0;
             for (int i = -2; i < 3; i++) { // two untimed runs first: the JIT compiles the decode path
-
                 long t0 = System.nanoTime();
                 GenerationOutput g = session.generator().generate(new GenerationRequest(encoded, SamplingParams.sample(0.8, i), o.maxTokens(),
                         java.util.Set.of()), GenerationListener.NONE);
