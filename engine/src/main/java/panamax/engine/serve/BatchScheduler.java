@@ -216,19 +216,16 @@ public final class BatchScheduler implements AutoCloseable {
         int capacity = plan.batching() == Batching.SERIAL ? (rows.isEmpty() ? 1 : 0) : plan.config().maxBatch() - rows.size();
         if (capacity <= 0) return null;
         Pending head = waiting.getFirst();
+        List<Pending> joining = new ArrayList<>(List.of(head));
+        // Room first: a head that must wait would otherwise copy its cached prefix every step for nothing.
+        if (!makeRoom(joining)) return null;
         ServingPrefixCache.Lookup lookup = plan.prefixReuse() ? prefixCache.lookup(head.prompt())
                 : new ServingPrefixCache.Lookup(null, "prefix reuse is off: " + plan.prefixReuseReason());
         if (lookup.hit() != null) {
-            if (!makeRoom(List.of(head))) {
-                lookup.hit().caches().close();
-                return null;
-            }
             take(1);
             ServingRow row = admitted(head, lookup.hit().tokens(), lookup.reason());
             return new PrefillCohort(lookup.hit().caches(), List.of(row), lookup.hit().tokens());
         }
-        List<Pending> joining = new ArrayList<>(List.of(head));
-        if (!makeRoom(joining)) return null;
         for (Pending next : waiting.subList(1, waiting.size())) {
             if (joining.size() == capacity || next.ticket().cancelled()) break;
             if (plan.prefixReuse() && prefixCache.sharedPrefix(next.prompt()) > 0) break; // starts from its hit next step
