@@ -21,7 +21,7 @@ import org.openjdk.jmh.runner.options.OptionsBuilder;
 /**
  * Runs the five benchmarks through JMH's Runner API in one go and prints a Markdown table: the
  * machine's measured read bandwidth and FMA peak, then each kernel's time per operation, its
- * effective rate and its ratio against the target of issue 2 (bf16 matrix-vector ≥ 0.70 of read
+ * effective rate and its ratio against its target (bf16 matrix-vector ≥ 0.70 of read
  * bandwidth, 4-bit matrix-vector ≥ 2× the bf16 one, prefill ≥ 0.50 of FMA peak), PASS or MISS.
  *
  * <p>Usage: {@code java --add-modules jdk.incubator.vector -cp panamax-benchmarks.jar

@@ -11,7 +11,7 @@ import panamax.backend.java.kernel.CodebookVectors;
 /**
  * Fused attention over codebook keys and values (TurboQuant's cache, in its rotated domain), on
  * {@link FusedAttention}'s loop: scores from {@link CodeColumns} (keys in lanes, any width, times each
- * key's norm; the 4-bit {@code CodebookScores} it replaced in session 8 ran 5–7 % slower), {@code Σ p·‖v‖·codebook[code]} from
+ * key's norm; a 4-bit-only scores kernel measured 5–7 % slower), {@code Σ p·‖v‖·codebook[code]} from
  * {@link CodebookValues} (4-bit values of 16-word chunks) or the any-width {@link CodeRows}. Nothing is
  * decoded into a tensor.
  */

@@ -10,10 +10,9 @@ import panamax.backend.java.kernel.RowScales;
 /**
  * Fused attention over an affine-quantized cache ({@link FusedAttention}'s loop): scores from the key
  * codes with {@link CodeColumns}, value sums from the value codes with {@link CodeRows}, any width from
- * 2 to 8 bits; nothing is dequantized. The width-specialised {@code AffineScores} and
- * {@code AffineValues} (since removed) served 2, 4 and 8-bit caches here until
- * session 8, when these measured as fast or faster on every one of them (8192 tokens, head dim 128:
- * 4-bit 1.48 → 1.37 ms, 8-bit within noise; head dim 64, 8-bit 0.88 → 0.83 ms).
+ * 2 to 8 bits; nothing is dequantized. One any-width pair rather than kernels specialised for 2, 4 and
+ * 8 bits: the specialised pair measured no faster on any of them (8192 tokens, head dim 128: 4-bit
+ * 1.48 against 1.37 ms, 8-bit within noise; head dim 64, 8-bit 0.88 against 0.83 ms).
  */
 final class QuantizedAttention {
     private QuantizedAttention() {

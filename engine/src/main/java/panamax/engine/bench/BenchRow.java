@@ -3,7 +3,7 @@ package panamax.engine.bench;
 import java.util.Locale;
 
 /**
- * One line of the decode benchmark's result: a measured rate, its floor and, where issue 5 sets one,
+ * One line of the decode benchmark's result: a measured rate, its floor and, where the project sets one,
  * the target and whether it was met. Immutable.
  *
  * @param weights        weight format label

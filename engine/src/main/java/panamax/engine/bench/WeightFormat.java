@@ -29,7 +29,7 @@ enum WeightFormat {
         return out * in * bits / 8 + 2 * out * (in / GROUP_SIZE) * 2;
     }
 
-    /** The batch-1 target, as a fraction of the floor (issue 5). */
+    /** The batch-1 decode target, as a fraction of the floor (the targets are listed in docs/performance.md). */
     double batchOneTarget() {
         return this == Q4 ? 0.60 : 0.80;
     }

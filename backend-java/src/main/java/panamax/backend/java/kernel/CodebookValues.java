@@ -36,8 +36,8 @@ public final class CodebookValues {
 
     /**
      * True for 4-bit rows of whole chunks of sixteen words (head dim 128), on sixteen lanes. (2-bit rows
-     * and rows of eight words, two tokens per vector, had their own passes until session 7; the
-     * any-width {@link CodeRows} ran them 10–15 % faster, so they take it.)
+     * and rows of eight words, two tokens per vector, take the any-width {@link CodeRows}, which ran them
+     * 10–15 % faster than passes of their own here.)
      */
     public static boolean supports(int bits, int n) {
         return bits == 4 && n * bits % 512 == 0 && V == 16 && S.length() == 16;

@@ -95,7 +95,7 @@ public final class KeyColumns {
      * (an identity for 8-word rows; 6-word rows leave words 6 and 7 of each column the next row's, never
      * used), then three rounds of eight two-vector permutes swap the word bits with the vector index (key
      * bits 3..1), and one permute per column puts its lanes in key order: 40 permutes, against
-     * {@link #transposeRows}' 64 (until session 8 on half-empty vectors staged through a scratch).
+     * {@link #transposeRows}' 64 on half-empty vectors staged through a scratch.
      */
     private static void transposePairs(MemorySegment packed, long at, long rowBytes, int[] columns) {
         IntVector lo0 = IntVector.fromArray(IS, LO, 0), hi0 = IntVector.fromArray(IS, HI, 0);

@@ -20,8 +20,7 @@ import java.util.function.Supplier;
  * encode took 0.37-0.45 ms, for a hundred calls at a time after any pause). A helper that keeps being
  * picked up late while it polls backs off to parking at once ({@link #LATE_PICKUP_NANOS}): on
  * oversubscribed cores a polling thread takes a share of one from the caller and other processes.
- * Measured in session 13 against the fork-join pool used until then (which parked idle workers at
- * once), A/B on the 2-core VM: the demo model's 2 000-token generate 390-414 → 453-529 tok/s; 125M q8
+ * Measured against a fork-join pool (which parks idle workers at once), A/B on the 2-core VM: the demo model's 2 000-token generate 390-414 → 453-529 tok/s; 125M q8
  * decode (32 steps) batch 1 0.46-0.49 → 0.39 s, batch 8 1.23-1.35 → 1.21-1.28 s; with one {@code yes}
  * process on the two cores, batch 1 0.60-0.67 → 0.63-0.67 and batch 8 1.72-1.73 → 1.68-1.89 with three
  * strikes (without
@@ -48,7 +47,7 @@ public final class Parallel implements AutoCloseable {
     /**
      * Late pickups in a row that count as oversubscription. This VM's jitter alone makes short runs of them:
      * with one strike the bench's medians halved again, with three one case in six read half its best (the
-     * back-off's 64 parked periods), with six none of six (session 13). Under a one-process load six backed
+     * back-off's 64 parked periods), with six none of six. Under a one-process load six backed
      * off as well as three (125M q8 batch 8: 1.73-1.81 against 1.72-1.80 s; the fork-join pool 1.67-1.86).
      */
     static final int STRIKES = 6;

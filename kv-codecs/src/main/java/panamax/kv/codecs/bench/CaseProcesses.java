@@ -12,8 +12,8 @@ import java.util.Optional;
 /**
  * Runs each case of {@code panamax bench codecs} in a JVM of its own, as JMH forks per benchmark.
  * In one JVM every codec width runs through the same kernels, so C2 compiles their width branches
- * with all widths seen: TurboQuant 4/4 decoded at 2.7–3.2 GB/s there and at 7.4 in a JVM of its own
- * (session 6). A user's process runs one codec, so a forked case measures what a user gets.
+ * with all widths seen: TurboQuant 4/4 decoded at 2.7–3.2 GB/s there and at 7.4 in a JVM of its own.
+ * A user's process runs one codec, so a forked case measures what a user gets.
  *
  * <p>The child is this JVM's own command line up to its main module ({@code -m}/{@code --module}),
  * so the module path, {@code --add-modules}, native access and any {@code PANAMAX_JAVA_OPTS} carry

@@ -216,9 +216,9 @@ public final class CodecBench {
             int encodeTokens = 2048;
             int threads = 0;
             int copyMib = 128;
-            // 200 (20 until session 13, 5 until session 7): a call takes 0.2-2 ms, and a median of 20 was a 4-40 ms window.
-            // The 1-2 medians per full run that read half their best (5.0-6.6 GB/s against 10.9-12.0) were the backend's
-            // helper thread waking late (fixed in Parallel, session 13), not the window's length
+            // 200: a call takes 0.2-2 ms, and a median of 20 was a 4-40 ms window. The 1-2 medians per full run that
+            // read half their best with 20 (5.0-6.6 GB/s against 10.9-12.0) were the backend's helper thread waking
+            // late (Parallel's helpers now poll before they park), not the window's length
             int reps = 200;
             boolean inProcess = false;
             int[] caseId = null;

@@ -33,7 +33,7 @@ final class CodecMeter {
     private final Backend backend;
     /**
      * Untimed attention calls at the timed length before timing, and the fewest timed: with one
-     * untimed call and seven timed ones (until session 6), kernels whose loops C2 compiled again at
+     * untimed call and seven timed ones, kernels whose loops C2 compiled again at
      * the long length ran their first timed calls in older code: affine 4-bit read 2.5–5.0 ms (best)
      * where 25 timed calls read 1.6. Thirty timed calls: a 2 ms step on this shared machine is often
      * descheduled, and the best of fewer calls depended on luck.
@@ -48,7 +48,7 @@ final class CodecMeter {
     static final long WARMUP_MILLIS = 1000;
     private final long warmupMillis;
     /**
-     * Timed attention calls of each cache (alternating): 100 since session 11. With 30, a median could land in the
+     * Timed attention calls of each cache (alternating): 100. With 30, a median could land in the
      * first timed calls' slow phase (1.5 ms where the same step settled at 0.8 ms a dozen calls later, head dim 64).
      */
     static final int ATTENTION_REPS = 100;
@@ -112,7 +112,7 @@ final class CodecMeter {
                      DType.BF16)) {
             // encode and decode WARMUP_CALLS times per round: a kernel's per-head driver is called 8 times a
             // call, and C2 compiles a method (rather than only its hot loop, on stack) after ~600 invocations,
-            // so TurboQuant 4/4 encoded at 1.6 GB/s after 50 calls and at 5.4 after 100 (session 7)
+            // so TurboQuant 4/4 encoded at 1.6 GB/s after 50 calls and at 5.4 after 100
             for (int rep = 0, calls = warmupMillis == 0 ? 2 : WARMUP_CALLS; rep < calls; rep++) {
                 List<Tensor> planes = codec.encode(KvRole.KEY, k);
                 try (Tensor decoded = codec.decode(KvRole.KEY, planes)) {
@@ -143,7 +143,7 @@ final class CodecMeter {
      * timed attention call of the codec alternates with one over the identity cache of the same
      * tokens, and {@code attention_vs_identity} divides the two medians: on this shared machine the
      * load changes within seconds, and codecs timed at other moments than identity were compared under
-     * other loads (medians 1.6–3.4 ms for the same identity step in one session).
+     * other loads (medians 1.6–3.4 ms for the same identity step within one day).
      */
     Measurement measure(BenchCase c, double copyGbps, BenchCase identity, boolean ownJvm) {
         int d = c.headDim();
@@ -295,7 +295,7 @@ final class CodecMeter {
      * others. With warm-up on, one whole untimed pass of the same loop runs first and the JIT is let go
      * quiet: the loop's own code and the ops' edges (tensor release, lambdas, method-handle links) were
      * still reaching C2 inside the timed window, 3-40 ms of compiling in a 50-100 ms window on a 2-core
-     * machine, which took a core from the codec's two threads (session 13, JitActivity sampled per call).
+     * machine, which took a core from the codec's two threads (JitActivity sampled per call).
      */
     private double[] seconds(int reps, int warmup, Supplier<List<Tensor>> work) {
         warmUpFor(warmupMillis, work);

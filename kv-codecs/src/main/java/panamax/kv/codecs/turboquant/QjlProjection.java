@@ -21,7 +21,7 @@ import panamax.api.tensor.Tensor;
  * so {@code E⟨u, q⟩·sign⟨u, r⟩ = E|u₁|·⟨q, r⟩/‖r‖} with {@code E|u₁| = Γ(n/2)/(√π·Γ((n+1)/2))}, the
  * spherical counterpart of the Gaussian rows' {@code √(2/π)}; hence {@code scale = 1/(n·E|u₁|)}.
  * Orthogonal rows carry less redundancy than independent ones: the estimator's variance is about a third
- * of the dense matrix's (docs/kv-codecs.md, "Session 12"). Owns its tensors.
+ * of the dense matrix's (measured in float64; docs/kv-codecs.md, "QJL"). Owns its tensors.
  */
 final class QjlProjection implements AutoCloseable {
     private static final long QJL_STREAM = 0x514A4CL; // "QJL"

@@ -12,7 +12,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
-/** {@code panamax bench codecs} on tiny sizes: the JSON lines carry what the issue asks for. */
+/** {@code panamax bench codecs} on tiny sizes: the JSON lines carry every quantity the benchmark reports. */
 class CodecBenchTest {
 
     private static String run(List<String> args, int expectedStatus, ByteArrayOutputStream err) {
