@@ -220,6 +220,8 @@ final class MlxOps extends OpFamily implements Ops {
 
     @Override
     public Tensor dequantize(QuantizedMatrix w) {
+        // MLX cannot reshape an empty array, and an empty cache (a row before its first token) is a normal state
+        if (w.packed().shape().size() == 0) return zeros(w.packed().shape().with(-1, w.cols()), w.scales().dtype());
         return quant.dequantize(w);
     }
 

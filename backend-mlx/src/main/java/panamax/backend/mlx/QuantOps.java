@@ -7,6 +7,7 @@ import java.util.Set;
 import panamax.api.error.InvalidParameterException;
 import panamax.api.tensor.DType;
 import panamax.api.tensor.QuantizedMatrix;
+import panamax.api.tensor.Shape;
 
 /**
  * MLX's own affine {@code quantize}, {@code dequantize} and {@code quantized_matmul} (mode
@@ -89,6 +90,7 @@ final class QuantOps extends OpFamily {
                     + (transpose ? "[N, K] = " : "[K, N] = ") + "[" + w.rows() + ", " + w.cols() + "]");
         }
         DType type = promote(x.dtype, w.scales().dtype());
+        if (x.dims.length >= 2 && (x.size() == 0 || w.packed().shape().size() == 0)) return emptyProduct(x, w, transpose, type);
         return op(t -> {
             Parts p = parts(t, w);
             MemorySegment xa = cast(t, x.array(t), DType.F32);
@@ -105,5 +107,28 @@ final class QuantOps extends OpFamily {
                     Mlx.optionalInt(t.arena, w.groupSize()), Mlx.optionalInt(t.arena, w.bits()), t.arena.allocateFrom("affine"), s()));
             return result(out, type);
         });
+    }
+
+    /**
+     * A product with an empty operand: MLX cannot reshape empty arrays, yet an empty cache (a row before
+     * its first token) is a normal state. A sum over no terms is 0, so the result is zeros of the
+     * broadcast shape {@code [..., M, N]}.
+     */
+    private MlxTensor emptyProduct(MlxTensor x, QuantizedMatrix w, boolean transpose, DType type) {
+        int[] wd = w.packed().shape().dims();
+        int rank = Math.max(x.dims.length, wd.length);
+        int[] out = new int[rank];
+        for (int i = 0; i < rank - 2; i++) {
+            int xi = i - (rank - x.dims.length), wi = i - (rank - wd.length);
+            int a = xi >= 0 ? x.dims[xi] : 1, b = wi >= 0 ? wd[wi] : 1;
+            if (a != b && a != 1 && b != 1) {
+                throw new IllegalArgumentException("quantizedMatmul: batch dims of x " + x.shape() + " and w "
+                        + w.packed().shape() + " do not broadcast");
+            }
+            out[i] = a == 1 ? b : a;
+        }
+        out[rank - 2] = x.dims[x.dims.length - 2];
+        out[rank - 1] = transpose ? w.rows() : w.cols();
+        return backend.check(backend.ops().zeros(Shape.of(out), type), "zeros");
     }
 }
