@@ -56,6 +56,8 @@ public final class PlanText {
         row(out, "projected KV", ByteSize.grouped(plan.projectedKvBytes()) + " bytes (" + ByteSize.human(plan.projectedKvBytes()) + ") for "
                 + req.batchSize() + " x " + ByteSize.grouped(context) + " tokens");
         row(out, "max context", maxContextText(plan));
+        KvSharing sharing = KvSharing.of(plan);
+        if (sharing.any()) row(out, "kv sharing", sharingText(plan, sharing));
 
         out.append("\nplugins\n");
         List<String[]> plugins = new ArrayList<>();
@@ -66,6 +68,18 @@ public final class PlanText {
         if (plan.refusals().isEmpty()) out.append("  (nothing)\n");
         for (Refusal r : plan.refusals()) out.append("  - ").append(r.option()).append(": ").append(r.reason()).append('\n');
         return out.toString();
+    }
+
+    /** {@code layers 4, 5 read layers 3, 2's KV and store none: 133,120 bytes (49.2 %) less than a cache per layer}. */
+    static String sharingText(ResolvedExecution plan, KvSharing sharing) {
+        String borrowers = sharing.borrowers().keySet().stream().map(String::valueOf).collect(java.util.stream.Collectors.joining(", "));
+        String donors = sharing.borrowers().values().stream().map(String::valueOf).collect(java.util.stream.Collectors.joining(", "));
+        long without = plan.projectedKvBytes() > Long.MAX_VALUE - sharing.savedBytes() ? Long.MAX_VALUE : plan.projectedKvBytes() + sharing.savedBytes();
+        String share = without == 0 ? "" : String.format(Locale.ROOT, " (%.1f %%)", 100.0 * sharing.savedBytes() / without);
+        boolean one = sharing.borrowers().size() == 1;
+        return "layer" + (one ? " " : "s ") + borrowers + (one ? " reads layer " : " read layers ") + donors + "'s KV and store"
+                + (one ? "s" : "") + " none: " + ByteSize.grouped(sharing.savedBytes()) + " bytes" + share
+                + " less than a cache per layer";
     }
 
     static String maxContextText(ResolvedExecution plan) {
