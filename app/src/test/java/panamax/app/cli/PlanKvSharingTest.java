@@ -30,7 +30,7 @@ class PlanKvSharingTest {
         assertTrue(text.contains("reads layer 2's cache"), text);
         // f32 identity KV, 2 kv heads x 16 features x 4 bytes, K and V: 256 bytes a token; the borrowers
         // would keep 8 (sliding) + 512 (full) tokens of it
-        assertTrue(text.contains("kv sharing      layers 4, 5 read layers 3, 2's KV and store none: 133,120 bytes (49.2 %)"), text);
+        assertTrue(text.contains("kv sharing      layer 4 reads layer 3's KV, layer 5 layer 2's; they store none: 133,120 bytes (49.2 %)"), text);
         assertTrue(text.contains("projected KV    137,216 bytes"), text);
     }
 }

@@ -70,16 +70,20 @@ public final class PlanText {
         return out.toString();
     }
 
-    /** {@code layers 4, 5 read layers 3, 2's KV and store none: 133,120 bytes (49.2 %) less than a cache per layer}. */
+    /** {@code layers 20-23,25-28 read layer 18's KV, layers 24,29 layer 19's; they store none: 123 bytes (49.2 %) less than a cache per layer}. */
     static String sharingText(ResolvedExecution plan, KvSharing sharing) {
-        String borrowers = sharing.borrowers().keySet().stream().map(String::valueOf).collect(java.util.stream.Collectors.joining(", "));
-        String donors = sharing.borrowers().values().stream().map(String::valueOf).collect(java.util.stream.Collectors.joining(", "));
+        java.util.Map<Integer, List<Integer>> byDonor = new java.util.LinkedHashMap<>();
+        sharing.borrowers().forEach((b, d) -> byDonor.computeIfAbsent(d, k -> new ArrayList<>()).add(b));
+        List<String> parts = new ArrayList<>();
+        byDonor.forEach((donor, borrowers) -> {
+            boolean one = borrowers.size() == 1;
+            String who = (one ? "layer " : "layers ") + LayerGroups.ranges(borrowers.stream().mapToInt(Integer::intValue).toArray());
+            parts.add(parts.isEmpty() ? who + (one ? " reads" : " read") + " layer " + donor + "'s KV" : who + " layer " + donor + "'s");
+        });
         long without = plan.projectedKvBytes() > Long.MAX_VALUE - sharing.savedBytes() ? Long.MAX_VALUE : plan.projectedKvBytes() + sharing.savedBytes();
         String share = without == 0 ? "" : String.format(Locale.ROOT, " (%.1f %%)", 100.0 * sharing.savedBytes() / without);
-        boolean one = sharing.borrowers().size() == 1;
-        return "layer" + (one ? " " : "s ") + borrowers + (one ? " reads layer " : " read layers ") + donors + "'s KV and store"
-                + (one ? "s" : "") + " none: " + ByteSize.grouped(sharing.savedBytes()) + " bytes" + share
-                + " less than a cache per layer";
+        return String.join(", ", parts) + "; " + (sharing.borrowers().size() == 1 ? "it stores" : "they store") + " none: "
+                + ByteSize.grouped(sharing.savedBytes()) + " bytes" + share + " less than a cache per layer";
     }
 
     static String maxContextText(ResolvedExecution plan) {

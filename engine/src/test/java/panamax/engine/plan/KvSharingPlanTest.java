@@ -51,7 +51,7 @@ class KvSharingPlanTest {
         assertTrue(text.contains("full attention; lends its KV to layer 4"), text);
         assertTrue(text.contains("sliding window 16; lends its KV to layer 3"), text);
         long saved = 64 * 2 * 2 * 2 * (16 + 1000);
-        assertTrue(text.contains("kv sharing      layers 3, 4 read layers 2, 1's KV and store none: " + ByteSize.grouped(saved) + " bytes"), text);
+        assertTrue(text.contains("kv sharing      layer 3 reads layer 2's KV, layer 4 layer 1's; they store none: " + ByteSize.grouped(saved) + " bytes"), text);
         assertFalse(PlanText.render(plan(unshared()), "test").contains("kv sharing"));
     }
 
@@ -61,5 +61,19 @@ class KvSharingPlanTest {
         assertTrue(json.contains("\"kvDonor\" : 2"), json);
         assertTrue(json.contains("\"kvDonor\" : null"), json);
         assertTrue(json.contains("\"kvSharingSavedBytes\" : " + 64 * 2 * 2 * 2 * (16 + 1000)), json);
+    }
+
+    @Test
+    void theGemma3nPresetLendsLayers18And19ToTheLastTen() {
+        ResolvedExecution plan = standardPlanner().resolve(requirements(Presets.get("gemma3n-e2b"), Fakes.scheme("identity", Map.of()), 32768, 0));
+        KvSharing sharing = KvSharing.of(plan);
+        assertEquals(10, sharing.borrowers().size());
+        assertEquals(List.of(20, 21, 22, 23, 25, 26, 27, 28), sharing.borrowersOf(18));
+        assertEquals(List.of(24, 29), sharing.borrowersOf(19));
+        // bf16 identity: 2 kv heads x 256 features x 2 bytes, K and V; 8 sliding borrowers keep 512 tokens, 2 full ones 32,768
+        long perToken = 2 * 256 * 2 * 2;
+        assertEquals(perToken * (8 * 512 + 2 * 32768), sharing.savedBytes());
+        String text = PlanText.render(plan, "preset");
+        assertTrue(text.contains("layers 20-23,25-28 read layer 18's KV, layers 24,29 layer 19's; they store none: "), text);
     }
 }
