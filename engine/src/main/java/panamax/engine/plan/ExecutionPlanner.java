@@ -121,11 +121,11 @@ public final class ExecutionPlanner {
                 projected, maxContext, List.copyOf(refusals));
     }
 
-    /** {@code "; lends its KV to layers 4, 6"} when later layers read {@code layer}'s cache, else empty. */
+    /** {@code "; lends its KV to layers 20-23,25"} when later layers read {@code layer}'s cache, else empty. */
     private static String lends(int layer, List<LayerChoice> choices) {
-        List<String> borrowers = choices.stream().filter(c -> c.need().donor() == layer).map(c -> Integer.toString(c.need().layer())).toList();
-        if (borrowers.isEmpty()) return "";
-        return "; lends its KV to layer" + (borrowers.size() == 1 ? " " : "s ") + String.join(", ", borrowers);
+        int[] borrowers = choices.stream().filter(c -> c.need().donor() == layer).mapToInt(c -> c.need().layer()).sorted().toArray();
+        if (borrowers.length == 0) return "";
+        return "; lends its KV to layer" + (borrowers.length == 1 ? " " : "s ") + LayerGroups.ranges(borrowers);
     }
 
     /**
