@@ -2,6 +2,8 @@ package panamax.models.decoder;
 
 import java.util.ArrayList;
 import java.util.List;
+import panamax.api.tensor.BinaryOp;
+import panamax.api.tensor.DType;
 import panamax.api.tensor.Ops;
 import panamax.api.tensor.Tensor;
 import panamax.api.tensor.UnaryOp;
@@ -44,11 +46,24 @@ final class AltUp implements AutoCloseable {
             Tensor norm = Loaded.track(loaded, w.norm(prefix + "router_norm.weight", c.hidden(), false));
             Linear router = Loaded.track(loaded, w.linear(prefix + "modality_router", n, c.hidden(), false));
             Linear prediction = Loaded.track(loaded, w.linear(prefix + "prediction_coefs", n * n, n, false));
-            Linear correction = Loaded.track(loaded, w.linear(prefix + "correction_coefs", n, n, false));
+            Linear correction = Loaded.track(loaded, correction(w, prefix + "correction_coefs.weight", n, c.altupCoefClip()));
             Tensor scale = Loaded.track(loaded, w.vector(prefix + "correct_output_scale", c.hidden()));
             return new AltUp(n, c.altupActive(), c.normEps(), c.routerInputScale(), norm, router, prediction, correction, scale);
         } catch (RuntimeException e) {
             throw Loaded.closeAll(loaded, e);
+        }
+    }
+
+    /**
+     * The correction coefficients {@code [streams, streams]}, clamped to {@code ±clip} when positive:
+     * transformers clamps them in {@code correct()} at inference too (the prediction coefficients only in training).
+     */
+    private static Linear correction(WeightLoader w, String name, int n, double clip) {
+        Tensor stored = w.matrix(name, n, n);
+        if (!(clip > 0)) return Linear.dense(stored, null);
+        var ops = w.ops();
+        try (stored; Tensor f = ops.astype(stored, DType.F32); Tensor low = ops.binary(BinaryOp.MAXIMUM, f, -clip)) {
+            return Linear.dense(ops.binary(BinaryOp.MINIMUM, low, clip), null);
         }
     }
 

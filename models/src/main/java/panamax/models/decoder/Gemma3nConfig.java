@@ -31,6 +31,7 @@ import panamax.models.hf.HfConfig;
  * @param altupStreams       AltUp's parallel hidden streams ({@code altup_num_inputs})
  * @param altupActive        the stream the layer computes on ({@code altup_active_idx})
  * @param altupCorrectScale  the corrected active stream is scaled by {@code correct_output_scale} before the per-layer gate
+ * @param altupCoefClip      AltUp's correction coefficients are clamped to ±this ({@code altup_coef_clip}), or 0 for none
  * @param laurelRank         rank of the LAuReL residual
  * @param perLayerHidden     width of each layer's input embedding ({@code hidden_size_per_layer_input})
  * @param perLayerVocab      ids below this have per-layer embeddings; others read id 0 ({@code vocab_size_per_layer_input})
@@ -47,6 +48,7 @@ import panamax.models.hf.HfConfig;
 public record Gemma3nConfig(String modelType, int hidden, int layers, int heads, int kvHeads, int headDim, int[] intermediate,
                             double[] sparsity, int vocab, double normEps, int maxPositions, double finalSoftcap,
                             List<LayerAttention> attention, int[] donors, int altupStreams, int altupActive, boolean altupCorrectScale,
+                            double altupCoefClip,
                             int laurelRank, int perLayerHidden, int perLayerVocab, double embeddingScale, double perLayerEmbeddingScale,
                             double perLayerProjectionScale, double perLayerInputScale, double routerInputScale, boolean tiedEmbeddings,
                             String prefix, List<String> ignoredTowers, Optional<QuantizationConfig> quantization) {
@@ -130,10 +132,12 @@ public record Gemma3nConfig(String modelType, int hidden, int layers, int heads,
 
         int streams = c.intOr("altup_num_inputs", 4, 1, 64);
         int active = c.intOr("altup_active_idx", 0, 0, streams - 1);
+        double clip = c.doubleOr("altup_coef_clip", 0);
+        if (clip < 0) throw c.bad("altup_coef_clip", "a positive number or null", clip);
         int perLayerHidden = c.requireInt("hidden_size_per_layer_input", 1, MAX);
         int perLayerVocab = c.intOr("vocab_size_per_layer_input", vocab, 1, MAX);
         return new Gemma3nConfig(modelType, hidden, layers, heads, kvHeads, headDim, intermediate, sparsity, vocab, eps, maxPositions,
-                softcap, attention, donors, streams, active, c.boolOr("altup_correct_scale", true), c.intOr("laurel_rank", 64, 1, MAX),
+                softcap, attention, donors, streams, active, c.boolOr("altup_correct_scale", true), clip, c.intOr("laurel_rank", 64, 1, MAX),
                 perLayerHidden, perLayerVocab,
                 RopeReader.round((float) Math.sqrt(hidden), storedAs), RopeReader.round((float) Math.sqrt(perLayerHidden), storedAs),
                 RopeReader.round((float) Math.pow(hidden, -0.5), storedAs), RopeReader.round((float) (1 / Math.sqrt(2.0)), storedAs),
