@@ -108,7 +108,8 @@ public final class ExecutionPlanner {
         }
 
         List<LayerPlan> layers = choices.stream().map(c -> new LayerPlan(c.need().layer(), c.layoutId(), c.layoutParams(),
-                codecId, codec.params(), c.need().hasDonor() ? 0 : c.bytesPerToken(), c.storedAt(context), c.reason())).toList();
+                codecId, codec.params(), c.need().hasDonor() ? 0 : c.bytesPerToken(), c.storedAt(context), c.reason() + lends(c.need().layer(), choices)))
+                .toList();
         List<ChosenPlugin> plugins = new ArrayList<>();
         ChosenPlugin backend = chosen(PluginKind.BACKEND, backendId);
         plugins.add(backend);
@@ -118,6 +119,13 @@ public final class ExecutionPlanner {
         plugins.addAll(extraPlugins);
         return new ResolvedExecution(requirements, backend, plugins, layers, memory.marginalBytesPerToken(context),
                 projected, maxContext, List.copyOf(refusals));
+    }
+
+    /** {@code "; lends its KV to layers 20-23,25"} when later layers read {@code layer}'s cache, else empty. */
+    private static String lends(int layer, List<LayerChoice> choices) {
+        int[] borrowers = choices.stream().filter(c -> c.need().donor() == layer).mapToInt(c -> c.need().layer()).sorted().toArray();
+        if (borrowers.length == 0) return "";
+        return "; lends its KV to layer" + (borrowers.length == 1 ? " " : "s ") + LayerGroups.ranges(borrowers);
     }
 
     /**

@@ -11,6 +11,7 @@ import panamax.api.kv.PluginParams;
 import panamax.api.model.ModelSpec;
 import panamax.api.plan.ChosenPlugin;
 import panamax.api.plan.ExecutionRequirements;
+import panamax.api.model.LayerKvNeed;
 import panamax.api.plan.LayerPlan;
 import panamax.api.plan.Refusal;
 import panamax.api.plan.ResolvedExecution;
@@ -65,7 +66,11 @@ public final class PlanJson {
             l.put("bytesPerToken", p.bytesPerToken());
             l.put("storedTokens", p.storedTokens());
             l.put("reason", p.reason());
+            LayerKvNeed need = req.model().layers().get(p.layer());
+            if (need.hasDonor()) l.put("kvDonor", need.donor());
+            else l.putNull("kvDonor");
         }
+        root.put("kvSharingSavedBytes", KvSharing.of(plan).savedBytes());
         root.put("kvBytesPerToken", plan.kvBytesPerToken());
         root.put("projectedKvBytes", plan.projectedKvBytes());
         boolean unbounded = plan.maxContext() == MemoryProjection.UNBOUNDED;

@@ -56,6 +56,8 @@ public final class PlanText {
         row(out, "projected KV", ByteSize.grouped(plan.projectedKvBytes()) + " bytes (" + ByteSize.human(plan.projectedKvBytes()) + ") for "
                 + req.batchSize() + " x " + ByteSize.grouped(context) + " tokens");
         row(out, "max context", maxContextText(plan));
+        KvSharing sharing = KvSharing.of(plan);
+        if (sharing.any()) row(out, "kv sharing", sharingText(plan, sharing));
 
         out.append("\nplugins\n");
         List<String[]> plugins = new ArrayList<>();
@@ -66,6 +68,22 @@ public final class PlanText {
         if (plan.refusals().isEmpty()) out.append("  (nothing)\n");
         for (Refusal r : plan.refusals()) out.append("  - ").append(r.option()).append(": ").append(r.reason()).append('\n');
         return out.toString();
+    }
+
+    /** {@code layers 20-23,25-28 read layer 18's KV, layers 24,29 layer 19's; they store none: 123 bytes (49.2 %) less than a cache per layer}. */
+    static String sharingText(ResolvedExecution plan, KvSharing sharing) {
+        java.util.Map<Integer, List<Integer>> byDonor = new java.util.LinkedHashMap<>();
+        sharing.borrowers().forEach((b, d) -> byDonor.computeIfAbsent(d, k -> new ArrayList<>()).add(b));
+        List<String> parts = new ArrayList<>();
+        byDonor.forEach((donor, borrowers) -> {
+            boolean one = borrowers.size() == 1;
+            String who = (one ? "layer " : "layers ") + LayerGroups.ranges(borrowers.stream().mapToInt(Integer::intValue).toArray());
+            parts.add(parts.isEmpty() ? who + (one ? " reads" : " read") + " layer " + donor + "'s KV" : who + " layer " + donor + "'s");
+        });
+        long without = plan.projectedKvBytes() > Long.MAX_VALUE - sharing.savedBytes() ? Long.MAX_VALUE : plan.projectedKvBytes() + sharing.savedBytes();
+        String share = without == 0 ? "" : String.format(Locale.ROOT, " (%.1f %%)", 100.0 * sharing.savedBytes() / without);
+        return String.join(", ", parts) + "; " + (sharing.borrowers().size() == 1 ? "it stores" : "they store") + " none: "
+                + ByteSize.grouped(sharing.savedBytes()) + " bytes" + share + " less than a cache per layer";
     }
 
     static String maxContextText(ResolvedExecution plan) {

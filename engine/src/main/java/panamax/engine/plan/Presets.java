@@ -45,6 +45,7 @@ public final class Presets {
         // Llama-3.1-8B shaped.
         presets.put("8b", llama("8b", 32, 4096, 32, 8, 128, 14336, 128256, false, 131072));
         presets.put("gemma3-1b", gemma3OneB());
+        presets.put("gemma3n-e2b", gemma3nE2b());
         return presets;
     }
 
@@ -68,6 +69,33 @@ public final class Presets {
         long params = decoderParams(layers, hidden, heads, kvHeads, headDim, intermediate, 4)
                 + (long) layers * 2 * headDim + (long) vocab * hidden + hidden;
         return new ModelSpec("gemma3-1b", "gemma3_text", needs, DType.BF16, params * DType.BF16.byteSize(), vocab, 32768);
+    }
+
+    /**
+     * Gemma-3n-E2B shaped (text decoder): every fifth layer full, the others sliding (512); the last
+     * 10 of 30 layers read the KV of the last earlier layer of their type (18 sliding, 19 full).
+     */
+    private static ModelSpec gemma3nE2b() {
+        int layers = 30, shared = 10, hidden = 2048, heads = 8, kvHeads = 2, headDim = 256, intermediate = 8192, vocab = 262400;
+        int perLayer = 256, perLayerVocab = 262144, streams = 4, laurel = 64;
+        List<LayerKvNeed> needs = new ArrayList<>();
+        int lastSliding = -1, lastFull = -1;
+        for (int i = 0; i < layers; i++) {
+            boolean full = (i + 1) % 5 == 0;
+            int window = full ? 0 : 512;
+            int donor = i < layers - shared ? -1 : full ? lastFull : lastSliding;
+            needs.add(new LayerKvNeed(i, window, kvHeads, headDim, donor));
+            if (i < layers - shared) {
+                if (full) lastFull = i; else lastSliding = i;
+            }
+        }
+        // plus LAuReL, the per-layer input gate and projection, AltUp's coefficients and five more norms per layer,
+        // the per-layer embeddings and their projection, and AltUp's stream projections
+        long params = decoderParams(layers, hidden, heads, kvHeads, headDim, intermediate, 7)
+                + (long) layers * (2L * hidden * laurel + 2L * hidden * perLayer + (long) streams * hidden + streams * streams * (streams + 1))
+                + (long) vocab * hidden + (long) perLayerVocab * layers * perLayer + (long) hidden * layers * perLayer
+                + 2L * (streams - 1) * hidden * hidden + hidden + perLayer;
+        return new ModelSpec("gemma3n-e2b", "gemma3n_text", needs, DType.BF16, params * DType.BF16.byteSize(), vocab, 32768);
     }
 
     private static long decoderParams(int layers, int hidden, int heads, int kvHeads, int headDim, int intermediate, int norms) {

@@ -17,8 +17,9 @@ import panamax.api.tensor.Tensor;
  * Owns its plane tensors (exclusively, so appends write into them in place with
  * {@link Ops#writeSlice} / {@link Ops#writeAlongAxis}: a decode step costs the new tokens, not the
  * cache) and one reference on the codec. Handles taken by {@link #handles()} (what a capture holds)
- * share the planes' storage, so the next write first copies the planes once (copy on write) and
- * the capture keeps the old contents. Not thread-safe.
+ * share the planes' storage, so while any is open the next write first copies the planes once (copy
+ * on write) and the capture keeps the old contents; once they are all closed, writes are in place
+ * again (a KV-sharing model captures its donors every step). Not thread-safe.
  */
 final class PlaneStore implements AutoCloseable {
     private final Backend backend;
@@ -27,7 +28,7 @@ final class PlaneStore implements AutoCloseable {
     private final CodecShape shape;
     private List<Tensor> keys = new ArrayList<>();   // per key plane: [rows, heads, capacity, width]
     private List<Tensor> values = new ArrayList<>(); // per value plane: [rows, heads, capacity, width]
-    private boolean shared; // handles() gave out views of the current planes: copy before writing in place
+    private int[] openHandles = new int[1]; // views of the current planes given out by handles() and not yet closed
 
     /** Takes over one reference on {@code codec}. */
     PlaneStore(Backend backend, SharedCodec codec) {
@@ -59,7 +60,7 @@ final class PlaneStore implements AutoCloseable {
         closePlanes();
         keys = new ArrayList<>(planes.keys());
         values = new ArrayList<>(planes.values());
-        shared = false;
+        openHandles = new int[1];
     }
 
     /**
@@ -69,7 +70,7 @@ final class PlaneStore implements AutoCloseable {
     void grow(int capacity) {
         keys = grown(keys, capacity);
         values = grown(values, capacity);
-        shared = false;
+        openHandles = new int[1];
     }
 
     private List<Tensor> grown(List<Tensor> planes, int capacity) {
@@ -85,7 +86,7 @@ final class PlaneStore implements AutoCloseable {
 
     /** Encodes borrowed {@code keys, values [rows, heads, T, headDim]} and writes them at {@code targets}. */
     void write(Tensor newKeys, Tensor newValues, Targets targets) {
-        if (shared) unshare();
+        if (openHandles[0] > 0) unshare(); // an open capture still reads these planes
         written(keys, KvRole.KEY, newKeys, targets);
         written(values, KvRole.VALUE, newValues, targets);
     }
@@ -94,7 +95,7 @@ final class PlaneStore implements AutoCloseable {
     private void unshare() {
         keys = copies(keys);
         values = copies(values);
-        shared = false;
+        openHandles = new int[1];
     }
 
     private List<Tensor> copies(List<Tensor> planes) {
@@ -131,7 +132,7 @@ final class PlaneStore implements AutoCloseable {
         closePlanes();
         keys = new ArrayList<>(moved.keys());
         values = new ArrayList<>(moved.values());
-        shared = false;
+        openHandles = new int[1];
     }
 
     /**
@@ -188,7 +189,7 @@ final class PlaneStore implements AutoCloseable {
             keys = converted(keys, flag, KvRole.KEY, source);
             values = converted(values, flag, KvRole.VALUE, source);
         }
-        shared = false;
+        openHandles = new int[1];
     }
 
     private List<Tensor> converted(List<Tensor> planes, Tensor flag, KvRole role, PlaneStore source) {
@@ -218,8 +219,13 @@ final class PlaneStore implements AutoCloseable {
         List<Tensor> v = new ArrayList<>();
         for (Tensor p : keys) k.add(ops.slice(p, 2, 0, p.dim(2)));
         for (Tensor p : values) v.add(ops.slice(p, 2, 0, p.dim(2)));
-        shared = true;
-        return new Handles(k, v);
+        int[] open = openHandles;
+        open[0]++;
+        boolean[] closed = {false};
+        return new Handles(k, v, () -> {
+            if (!closed[0]) open[0]--;
+            closed[0] = true;
+        });
     }
 
     /** The current planes, borrowed; valid until the next change. */
@@ -232,7 +238,7 @@ final class PlaneStore implements AutoCloseable {
         closePlanes();
         keys = stacked(parts.stream().map(Handles::keys).toList());
         values = stacked(parts.stream().map(Handles::values).toList());
-        shared = false;
+        openHandles = new int[1];
     }
 
     private List<Tensor> stacked(List<List<Tensor>> parts) {
@@ -263,7 +269,7 @@ final class PlaneStore implements AutoCloseable {
         values.forEach(Tensor::close);
         keys = new ArrayList<>();
         values = new ArrayList<>();
-        shared = false;
+        openHandles = new int[1];
     }
 
     /** Closes the planes and releases the codec reference. */
@@ -279,12 +285,17 @@ final class PlaneStore implements AutoCloseable {
      * @param keys   [rows, heads, capacity, width] per key plane
      * @param values [rows, heads, capacity, width] per value plane
      */
-    record Handles(List<Tensor> keys, List<Tensor> values) implements AutoCloseable {
+    record Handles(List<Tensor> keys, List<Tensor> values, Runnable onClose) implements AutoCloseable {
+        Handles(List<Tensor> keys, List<Tensor> values) {
+            this(keys, values, () -> { });
+        }
+
         /** Closes the handles (only for handles the caller owns, see {@link PlaneStore#handles()}). */
         @Override
         public void close() {
             keys.forEach(Tensor::close);
             values.forEach(Tensor::close);
+            onClose.run();
         }
     }
 

@@ -181,4 +181,25 @@ class LayoutBehaviourTest {
             }
         }
     }
+
+    @Test
+    void appendsWriteInPlaceAgainOnceTheCaptureIsClosed() {
+        try (KvLayout layout = layout("full", Map.of(), CodecChoice.IDENTITY, 1)) {
+            BatchLayout donor = (BatchLayout) layout;
+            append(layout, 3);
+            Tensor planes = donor.target.current().keys().getFirst();
+            try (KvCapture capture = layout.capture()) {
+                append(layout, 1);
+                assertTrue(planes != donor.target.current().keys().getFirst(), "an open capture makes the next append copy the planes");
+            }
+            planes = donor.target.current().keys().getFirst();
+            try (KvCapture capture = layout.capture()) {
+                assertEquals(4, capture.columns());
+            }
+            append(layout, 1);
+            append(layout, 1);
+            assertTrue(planes == donor.target.current().keys().getFirst(),
+                    "with every capture closed, appends write into the same planes (a donor is captured every step)");
+        }
+    }
 }

@@ -55,7 +55,7 @@ final class LayoutChecks {
                     : new int[] {1, 1 + random.nextInt(maxOffset + 2)};
             for (int t : lengths) {
                 checkMask(backend, layout, reference, setup, positions, capture.columns(), t);
-                checkAttention(backend, layout, positions, decoded, setup, capture.columns(), t, random);
+                checkAttention(backend, layout, capture, positions, decoded, setup, capture.columns(), t, random);
             }
         }
         checkBytes(backend, layout, reference, setup, baseline);
@@ -169,7 +169,7 @@ final class LayoutChecks {
     }
 
     /** Attention through the layout equals a plain softmax over the decoded tokens its rule makes visible. */
-    private static void checkAttention(Backend backend, KvLayout layout, int[][] positions, float[][] decoded,
+    private static void checkAttention(Backend backend, KvLayout layout, KvCapture capture, int[][] positions, float[][] decoded,
                                        LayoutSetup setup, int columns, int queryLength, Random random) {
         int rows = positions.length;
         int heads = 2 * Tokens.HEADS;
@@ -179,9 +179,12 @@ final class LayoutChecks {
         double scale = 1 / Math.sqrt(dim);
         float[] got;
         try (Tensor queries = backend.fromFloats(q, Shape.of(rows, heads, queryLength, dim), DType.F32);
-             Tensor out = layout.attend(queries, scale)) {
+             Tensor out = layout.attend(queries, scale);
+             Tensor borrowed = capture.attend(queries, scale)) {
             assertEquals(queries.shape(), out.shape(), "attention output shape");
             got = backend.toFloats(out);
+            // a KV-sharing layer (a borrower) attends through the donor's capture: it must see exactly what the donor sees
+            assertArrayEquals(got, backend.toFloats(borrowed), "a borrower's attention through the capture differs from the donor's");
         }
         int[] offsets = layout.offsets();
         for (int r = 0; r < rows; r++) {

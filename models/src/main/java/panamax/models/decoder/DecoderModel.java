@@ -6,17 +6,17 @@ import panamax.api.model.ModelSpec;
 import panamax.api.model.RuntimeModel;
 
 /**
- * A loaded dense decoder. Owns its weights and the arena its safetensors files are mapped into;
+ * A loaded decoder (dense, or Gemma 3n's). Owns its weights and the arena its safetensors files are mapped into;
  * closing it closes the weights, then unmaps the files. Its graph must not be used afterwards.
  */
 final class DecoderModel implements RuntimeModel {
     private final ModelSpec spec;
-    private final DecoderWeights weights;
-    private final DenseDecoderGraph graph;
+    private final AutoCloseable weights;
+    private final AutoregressiveGraph graph;
     private final Arena arena;
     private boolean closed;
 
-    DecoderModel(ModelSpec spec, DecoderWeights weights, DenseDecoderGraph graph, Arena arena) {
+    DecoderModel(ModelSpec spec, AutoCloseable weights, AutoregressiveGraph graph, Arena arena) {
         this.spec = spec;
         this.weights = weights;
         this.graph = graph;
@@ -39,6 +39,8 @@ final class DecoderModel implements RuntimeModel {
         closed = true;
         try {
             weights.close();
+        } catch (Exception e) {
+            throw e instanceof RuntimeException r ? r : new IllegalStateException("closing the weights failed", e);
         } finally {
             arena.close();
         }

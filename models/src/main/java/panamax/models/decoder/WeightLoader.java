@@ -57,6 +57,16 @@ final class WeightLoader {
         }
     }
 
+    /** The backend's ops, for loaders that derive a weight (borrowed). */
+    panamax.api.tensor.Ops ops() {
+        return backend.ops();
+    }
+
+    /** A float matrix {@code name [out, in]} as stored (never quantized). */
+    Tensor matrix(String name, int out, int in) {
+        return files.load(name, backend, new int[]{out, in}, FLOATS);
+    }
+
     /** The embedding table {@code module.weight [vocab, hidden]}, dense or quantized. */
     Embedding embedding(String module, int vocab, int hidden) {
         Optional<QuantizedMatrix> q = quantized(module, vocab, hidden);
