@@ -39,7 +39,8 @@ public final class JsonSchemaGrammar {
         PRIMITIVES.put("null", "\"null\"");
         PRIMITIVES.put("integer", "\"-\"? (\"0\" | [1-9] [0-9]{0,15})");
         PRIMITIVES.put("number", "\"-\"? (\"0\" | [1-9] [0-9]{0,15}) (\".\" [0-9]{1,16})? ([eE] [-+]? [0-9]{1,3})?");
-        PRIMITIVES.put("char", "[^\"\\\\\\x7F\\x00-\\x1F] | \"\\\\\" ([\"\\\\/bfnrt] | \"u\" [0-9a-fA-F]{4})");
+        // \\uXXXX escapes leave out surrogates, so each char is one code point (minLength / maxLength count those)
+        PRIMITIVES.put("char", "[^\"\\\\\\x7F\\x00-\\x1F] | \"\\\\\" ([\"\\\\/bfnrt] | \"u\" ([0-9a-cA-CefEF] [0-9a-fA-F]{3} | [dD] [0-7] [0-9a-fA-F]{2}))");
         PRIMITIVES.put("string", "\"\\\"\" char* \"\\\"\"");
         PRIMITIVES.put("value", "object | array | string | number | boolean | null");
         PRIMITIVES.put("object", "\"{\" ws ( string ws \":\" ws value ws (\",\" ws string ws \":\" ws value ws)* )? \"}\"");
@@ -332,13 +333,14 @@ public final class JsonSchemaGrammar {
             throw new IllegalStateException("cannot serialize " + value, e);
         }
         StringBuilder out = new StringBuilder("\"");
-        json.codePoints().forEach(c -> out.append(c == '"' ? "\\\"" : CharClass.escape(c).equals("\\\"") ? "\\\"" : literalChar(c)));
+        json.codePoints().forEach(c -> out.append(literalChar(c)));
         return out.append('"').toString();
     }
 
     private static String literalChar(int c) {
         return switch (c) {
             case '\\' -> "\\\\";
+            case '"' -> "\\\"";
             case '\n' -> "\\n";
             case '\r' -> "\\r";
             case '\t' -> "\\t";
