@@ -4,7 +4,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.WeakHashMap;
 import panamax.api.model.Tokenizer;
 
 /**
@@ -26,7 +25,6 @@ public final class Constraints {
             return size() > CACHED_GRAMMARS;
         }
     });
-    private static final Map<TokenVocabulary, Map<Grammar, TokenConstraint>> BOUND = Collections.synchronizedMap(new WeakHashMap<>());
 
     private Constraints() {
     }
@@ -61,8 +59,6 @@ public final class Constraints {
 
     /** {@code grammar} over {@code tokenizer}'s vocabulary, shared (with its mask cache) by every row that uses both. */
     public static TokenConstraint bind(Grammar grammar, Tokenizer tokenizer) {
-        TokenVocabulary vocabulary = TokenVocabulary.of(tokenizer);
-        Map<Grammar, TokenConstraint> byGrammar = BOUND.computeIfAbsent(vocabulary, v -> Collections.synchronizedMap(new WeakHashMap<>()));
-        return byGrammar.computeIfAbsent(grammar, g -> new TokenConstraint(g, vocabulary));
+        return TokenVocabulary.of(tokenizer).constraint(grammar);
     }
 }

@@ -12,7 +12,7 @@ import java.util.Set;
  */
 public final class TokenConstraint {
     /** Mask memory a constraint may keep; older masks are dropped first. */
-    private static final long CACHE_BYTES = 64L << 20;
+    private static final long CACHE_BYTES = 8L << 20;
     private final Grammar grammar;
     private final TokenVocabulary vocabulary;
     private final Map<GrammarState, long[]> masks;

@@ -2,6 +2,7 @@ package panamax.engine.structured;
 
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -16,6 +17,14 @@ import panamax.api.model.Tokenizer;
  */
 public final class TokenVocabulary {
     private static final Map<Tokenizer, TokenVocabulary> BY_TOKENIZER = Collections.synchronizedMap(new WeakHashMap<>());
+    /** Bound grammars kept (each with its mask cache); the least recently used go first. */
+    private static final int CACHED_CONSTRAINTS = 32;
+    private final Map<Grammar, TokenConstraint> constraints = Collections.synchronizedMap(new LinkedHashMap<>(16, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<Grammar, TokenConstraint> eldest) {
+            return size() > CACHED_CONSTRAINTS;
+        }
+    });
     private final int size;
     private final byte[][] bytes;
     /** Trie in compressed rows: node n's children are childByte/childNode[childStart[n], childStart[n+1]). */
@@ -82,6 +91,11 @@ public final class TokenVocabulary {
             for (int id = 0; id < table.length; id++) table[id] = t.tokenBytes(id);
             return new TokenVocabulary(table);
         });
+    }
+
+    /** {@code grammar} bound to this vocabulary, shared (with its mask cache) by every row that uses both. */
+    TokenConstraint constraint(Grammar grammar) {
+        return constraints.computeIfAbsent(grammar, g -> new TokenConstraint(g, this));
     }
 
     /** Number of ids (those without bytes included). */
