@@ -18,7 +18,7 @@ import panamax.api.model.Tokenizer;
  * }
  */
 public final class Constraints {
-    private static final int CACHED_GRAMMARS = 256;
+    private static final int CACHED_GRAMMARS = 64;
     private static final Map<String, Grammar> GRAMMARS = Collections.synchronizedMap(new LinkedHashMap<>(64, 0.75f, true) {
         @Override
         protected boolean removeEldestEntry(Map.Entry<String, Grammar> eldest) {
