@@ -36,7 +36,14 @@ public final class Constraints {
      * @throws UnsupportedSchemaException naming the first keyword outside the subset
      */
     public static Grammar jsonSchema(JsonNode schema) {
-        return gbnf(JsonSchemaGrammar.gbnf(schema));
+        String text = JsonSchemaGrammar.gbnf(schema);
+        try {
+            return gbnf(text);
+        } catch (GrammarSyntaxException e) {
+            // The writer emits valid GBNF; what can fail is left recursion: {"$ref": "#"} at the start of itself.
+            throw new UnsupportedSchemaException("$ref", "#", "the schema refers to itself before any character is written ("
+                    + e.getMessage() + ")");
+        }
     }
 
     /** The grammar of any JSON object ({@code response_format: {"type": "json_object"}}). */

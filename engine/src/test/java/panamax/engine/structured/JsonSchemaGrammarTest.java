@@ -112,7 +112,8 @@ class JsonSchemaGrammarTest {
                 Arguments.of("{\"$ref\":\"#/$defs/missing\"}", "$ref", "#"),
                 Arguments.of("{\"type\":\"object\",\"properties\":{\"a\":{}},\"required\":[\"b\"]}", "required", "#"),
                 Arguments.of("{\"type\":\"array\",\"prefixItems\":[]}", "prefixItems", "#"),
-                Arguments.of("{\"type\":\"string\",\"minLength\":5,\"maxLength\":2}", "maxLength", "#"));
+                Arguments.of("{\"type\":\"string\",\"minLength\":5,\"maxLength\":2}", "maxLength", "#"),
+                Arguments.of("{\"anyOf\":[{\"$ref\":\"#\"},{\"type\":\"null\"}]}", "$ref", "#"));
     }
 
     @ParameterizedTest(name = "{1} at {2}")
