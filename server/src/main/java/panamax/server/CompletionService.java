@@ -65,7 +65,8 @@ final class CompletionService {
                 params.repetitionPenalty(), 64, params.seed().orElseGet(this::freshSeed));
         GenerationRequest generation;
         try {
-            generation = new GenerationRequest(prompt, sampling, maxTokens, params.ignoreEos() ? java.util.Set.of() : tokenizer.eosIds(), params.stop());
+            generation = new GenerationRequest(prompt, sampling, maxTokens, params.ignoreEos() ? java.util.Set.of() : tokenizer.eosIds(), params.stop())
+                    .withConstraint(params.constraint());
         } catch (IllegalArgumentException e) {
             throw ApiException.invalid(null, e.getMessage());
         }
