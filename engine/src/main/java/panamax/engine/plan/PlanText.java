@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Locale;
 import panamax.api.kv.PluginParams;
 import panamax.api.model.ModelSpec;
+import panamax.api.model.ParameterCount;
 import panamax.api.plan.ChosenPlugin;
 import panamax.api.plan.ExecutionRequirements;
 import panamax.api.plan.LayerPlan;
@@ -30,6 +31,7 @@ public final class PlanText {
         row(out, "model", model.name() + " (" + model.architecture() + "): " + model.layers().size() + " attention layers, "
                 + model.activationType().name().toLowerCase(Locale.ROOT) + " activations, up to "
                 + ByteSize.grouped(model.maxPositions()) + " positions, " + ByteSize.human(model.weightBytes()) + " of weights");
+        if (model.parameters().counted()) row(out, "parameters", parametersText(model.parameters()));
         row(out, "source", modelSource);
         row(out, "backend", plan.backend().id() + "  " + plan.backend().module() + " (" + plan.backend().origin() + ")");
         row(out, "mechanism", req.method().name().toLowerCase(Locale.ROOT) + ", " + req.batching().name().toLowerCase(Locale.ROOT)
@@ -56,6 +58,7 @@ public final class PlanText {
         row(out, "projected KV", ByteSize.grouped(plan.projectedKvBytes()) + " bytes (" + ByteSize.human(plan.projectedKvBytes()) + ") for "
                 + req.batchSize() + " x " + ByteSize.grouped(context) + " tokens");
         row(out, "max context", maxContextText(plan));
+        row(out, "weights", weightsText(model));
 
         out.append("\nplugins\n");
         List<String[]> plugins = new ArrayList<>();
@@ -66,6 +69,20 @@ public final class PlanText {
         if (plan.refusals().isEmpty()) out.append("  (nothing)\n");
         for (Refusal r : plan.refusals()) out.append("  - ").append(r.option()).append(": ").append(r.reason()).append('\n');
         return out.toString();
+    }
+
+    static String parametersText(ParameterCount p) {
+        String total = ByteSize.count(p.total());
+        return p.sparse() ? total + " in total, " + ByteSize.count(p.activePerToken()) + " active per token (routed experts only)"
+                : total + ", all active per token";
+    }
+
+    /** Weights are resident in full (every expert) while a decode step reads only the active ones: the decode floor's bytes. */
+    static String weightsText(ModelSpec model) {
+        String resident = ByteSize.human(model.weightBytes()) + " resident";
+        ParameterCount p = model.parameters();
+        if (!p.sparse()) return resident + ", all read per decoded token";
+        return resident + " (all experts), " + ByteSize.human(p.activeWeightBytes()) + " read per decoded token (the routed experts: the decode floor's bytes)";
     }
 
     static String maxContextText(ResolvedExecution plan) {
