@@ -45,6 +45,7 @@ record Routing(int tokens, int k, int[] expert, float[] weight) {
                 for (int e = 0; e < experts; e++) {
                     if (p[e] >= 0 && (best < 0 || p[e] > p[best])) best = e;
                 }
+                if (best < 0) throw new IllegalArgumentException("router logits of token " + t + ": expected finite values, found NaN");
                 chosen[t * k + j] = best;
                 weights[t * k + j] = p[best];
                 selected += p[best];

@@ -89,5 +89,7 @@ class RoutingTest {
         var e = assertThrows(IllegalArgumentException.class, () -> Routing.route(new float[7], 2, 4, 2, true));
         assertEquals("router logits: expected 2 x 4, found 7 values", e.getMessage());
         assertThrows(IllegalArgumentException.class, () -> Routing.route(new float[8], 2, 4, 5, true));
+        var nan = assertThrows(IllegalArgumentException.class, () -> Routing.route(new float[]{0, 1, Float.NaN, 2}, 1, 4, 2, true));
+        assertEquals("router logits of token 0: expected finite values, found NaN", nan.getMessage());
     }
 }
