@@ -21,7 +21,9 @@ module panamax.models {
             panamax.models.family.Qwen2Plugin,
             panamax.models.family.Qwen3Plugin,
             panamax.models.family.Gemma3Plugin,
-            panamax.models.family.Gemma3nPlugin;
+            panamax.models.family.Gemma3nPlugin,
+            panamax.models.family.Qwen3MoePlugin,
+            panamax.models.family.MixtralPlugin;
 
     provides panamax.api.model.TokenizerProvider with panamax.models.tokenizer.HfTokenizerProvider;
 }

@@ -13,10 +13,18 @@ import panamax.api.tensor.DType;
  * @param weightBytes     bytes of weights as stored
  * @param vocabSize       vocabulary size
  * @param maxPositions    the longest context the model was trained for
+ * @param parameters      parameters in total and per token (since 0.4)
  */
 public record ModelSpec(String name, String architecture, List<LayerKvNeed> layers, DType activationType,
-                        long weightBytes, int vocabSize, int maxPositions) {
+                        long weightBytes, int vocabSize, int maxPositions, ParameterCount parameters) {
     public ModelSpec {
         layers = List.copyOf(layers);
+        java.util.Objects.requireNonNull(parameters, "parameters");
+    }
+
+    /** A model whose parameters are not counted (every weight byte read each token). */
+    public ModelSpec(String name, String architecture, List<LayerKvNeed> layers, DType activationType,
+                     long weightBytes, int vocabSize, int maxPositions) {
+        this(name, architecture, layers, activationType, weightBytes, vocabSize, maxPositions, ParameterCount.uncounted(weightBytes));
     }
 }

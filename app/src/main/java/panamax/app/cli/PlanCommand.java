@@ -51,7 +51,7 @@ public final class PlanCommand implements Runnable {
     @Option(names = "--model", paramLabel = "DIR", description = "a Hugging Face model directory; its config.json model_type picks the model plugin")
     Path model;
 
-    @Option(names = "--preset", paramLabel = "NAME", description = "plan for a built-in model shape instead of --model: 1b (default), 8b, gemma3-1b")
+    @Option(names = "--preset", paramLabel = "NAME", description = "plan for a built-in model shape instead of --model: 1b (default), 8b, gemma3-1b, qwen3-30b-a3b")
     String preset;
 
     @Option(names = "--context", paramLabel = "TOKENS", description = "tokens per row to plan for (default: the model's maximum, or what fits --memory-budget)")

@@ -68,6 +68,24 @@ class BenchDecodeTest {
         }
     }
 
+    @Test
+    void theMixtureOfExpertsPresetRunsThroughTheQwen3MoePluginInBothExpertLayouts(@TempDir Path tmp) throws IOException {
+        ByteArrayOutputStream out = new ByteArrayOutputStream(), err = new ByteArrayOutputStream();
+        // bf16 writes one tensor per expert (Hugging Face's layout), q8 mlx-lm's stacked switch_mlp
+        int exit = tool().run(new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8),
+                "--preset", "moe-tiny", "--weights", "bf16,q8", "--json", "--probe-mib", "16", "--context", "32",
+                "--steps", "2", "--warmup", "1", "--prefill-tokens", "16", "--batches", "1,4", "--tmp", tmp.toString());
+        assertEquals(0, exit, err.toString(StandardCharsets.UTF_8));
+        List<JsonNode> lines = new ArrayList<>();
+        for (String line : out.toString(StandardCharsets.UTF_8).lines().toList()) lines.add(new ObjectMapper().readTree(line));
+        assertTrue(lines.getFirst().get("model").asText().contains("8 experts of width 64 (top 2)"), lines.getFirst().toString());
+        List<JsonNode> rows = lines.subList(1, lines.size());
+        assertEquals(2 * 3, rows.size(), "bf16, q8 x (prefill + 2 batches): " + rows);
+        for (JsonNode r : rows) assertTrue(r.get("tok_per_s").asDouble() > 0 && r.get("floor_tok_per_s").asDouble() > 0, r.toString());
+        JsonNode batchOne = rows.stream().filter(r -> r.get("phase").asText().equals("decode") && r.get("batch").asInt() == 1).findFirst().orElseThrow();
+        assertEquals(">= 70% of floor", batchOne.get("target").asText(), "issue 24's target for bf16 and 8-bit experts");
+    }
+
     /** The tool {@code panamax bench decode} runs (its command prints to the process's streams, so the test calls the tool). */
     private static ToolProvider tool() {
         return ToolProvider.findFirst("panamax-bench-decode").orElseThrow(() -> new AssertionError("panamax-bench-decode is not installed"));

@@ -41,8 +41,8 @@ record DecodeOptions(ModelShape shape, String presetName, List<WeightFormat> wei
                      List<LoadOptions.Weights> memories, String backend, Optional<Path> model) {
 
     static final String USAGE = """
-            usage: panamax bench decode [--preset 1b|125m|tiny] [--layers N --hidden N --heads N --kv-heads N
-                   --head-dim N --intermediate N --vocab N] [--weights bf16,q8,q4] [--model DIR] [--batches 1,4,8] [--context 512]
+            usage: panamax bench decode [--preset 1b|125m|tiny|moe|moe-tiny] [--layers N --hidden N --heads N --kv-heads N
+                   --head-dim N --intermediate N --vocab N --experts N --top-k K] [--weights bf16,q8,q4] [--model DIR] [--batches 1,4,8] [--context 512]
                    [--steps 16] [--warmup 3] [--prefill-tokens 512] [--fill random|prefill] [--kv-bits B
                    --kv-group-size G --kv-codec ID] [--threads N] [--probe-mib 1024] [--seed S] [--tmp DIR] [--json]
                    [--breakdown] [--weights-memory auto|map|copy[,...]] [--backend java|mlx|ID]
@@ -69,7 +69,7 @@ record DecodeOptions(ModelShape shape, String presetName, List<WeightFormat> wei
         ModelShape shape = new ModelShape(intOr(values, "--layers", p.layers()), intOr(values, "--hidden", p.hidden()),
                 intOr(values, "--heads", p.heads()), intOr(values, "--kv-heads", p.kvHeads()),
                 intOr(values, "--head-dim", p.headDim()), intOr(values, "--intermediate", p.intermediate()),
-                intOr(values, "--vocab", p.vocab()));
+                intOr(values, "--vocab", p.vocab()), nonNegative(values, "--experts", p.experts()), nonNegative(values, "--top-k", p.topK()));
         for (int dim : new int[] {shape.hidden(), shape.qOut(), shape.intermediate()}) {
             if (dim % WeightFormat.GROUP_SIZE != 0) {
                 throw new IllegalArgumentException("--hidden/--heads/--head-dim/--intermediate: quantized weights need input"
@@ -84,7 +84,7 @@ record DecodeOptions(ModelShape shape, String presetName, List<WeightFormat> wei
     /** {@code --model DIR}: the directory's own shape and weight format; shape and format flags do not apply. */
     private static DecodeOptions withModel(Map<String, String> values, boolean json, boolean breakdown) {
         for (String flag : List.of("--preset", "--layers", "--hidden", "--heads", "--kv-heads", "--head-dim", "--intermediate",
-                "--vocab", "--weights")) {
+                "--vocab", "--experts", "--top-k", "--weights")) {
             if (values.containsKey(flag)) throw new IllegalArgumentException(flag + ": not with --model (the model's config.json decides)");
         }
         Path dir = Path.of(values.get("--model"));
@@ -114,7 +114,7 @@ record DecodeOptions(ModelShape shape, String presetName, List<WeightFormat> wei
     private static final java.util.Set<String> KNOWN = java.util.Set.of("--preset", "--layers", "--hidden", "--heads",
             "--kv-heads", "--head-dim", "--intermediate", "--vocab", "--weights", "--batches", "--context", "--steps", "--warmup",
             "--prefill-tokens", "--fill", "--kv-bits", "--kv-group-size", "--kv-codec", "--threads", "--probe-mib", "--seed", "--tmp",
-            "--weights-memory", "--backend", "--model");
+            "--weights-memory", "--backend", "--model", "--experts", "--top-k");
 
     private static List<LoadOptions.Weights> memories(Map<String, String> values) {
         List<LoadOptions.Weights> out = new ArrayList<>();

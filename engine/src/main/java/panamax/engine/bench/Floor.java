@@ -30,7 +30,7 @@ record Floor(double bytes, double flops) {
      * once, the norms, one embedding row per row, and the caches' bytes (read in full by attention).
      */
     static Floor decodeStep(ModelShape s, WeightFormat f, int batch, double context, long kvBytesPerToken) {
-        double bytes = weightBytes(s, f) + batch * (double) f.matrixBytes(1, s.hidden()) + kvBytesPerToken * context;
+        double bytes = weightBytes(s, f, batch) + batch * (double) f.matrixBytes(1, s.hidden()) + kvBytesPerToken * context;
         return new Floor(bytes, batch * s.flopsPerToken((long) context));
     }
 
@@ -42,15 +42,24 @@ record Floor(double bytes, double flops) {
         double head = 2.0 * s.vocab() * s.hidden();
         double matmuls = (2.0 * s.matmulParams() - head) * tokens + head;
         double attention = 4.0 * s.layers() * s.heads() * s.headDim() * ((double) tokens * (tokens + 1) / 2);
-        return new Floor(weightBytes(s, f) + tokens * (double) f.matrixBytes(1, s.hidden()), matmuls + attention);
+        return new Floor(weightBytes(s, f, tokens) + tokens * (double) f.matrixBytes(1, s.hidden()), matmuls + attention);
     }
 
-    /** Bytes of the matrices and norms a pass streams once (the embedding table is only indexed). */
+    /** Bytes of the matrices and norms a one-token pass streams (the embedding table is only indexed). */
     static double weightBytes(ModelShape s, WeightFormat f) {
+        return weightBytes(s, f, 1);
+    }
+
+    /**
+     * Bytes of the matrices and norms a pass over {@code tokens} tokens streams once: in a mixture of
+     * experts the router and only the experts routed to (k for one token; the expected number of
+     * distinct ones for several, see {@link ModelShape#expertsRead}), never all of them.
+     */
+    static double weightBytes(ModelShape s, WeightFormat f, int tokens) {
+        double mlp = 2.0 * f.matrixBytes(s.intermediate(), s.hidden()) + f.matrixBytes(s.hidden(), s.intermediate());
+        if (s.moe()) mlp = s.expertsRead(tokens) * mlp + f.matrixBytes(s.experts(), s.hidden()) + 2.0 * 2 * s.headDim();
         double perLayer = f.matrixBytes(s.qOut(), s.hidden()) + 2.0 * f.matrixBytes(s.kvOut(), s.hidden())
-                + f.matrixBytes(s.hidden(), s.qOut()) + 2.0 * f.matrixBytes(s.intermediate(), s.hidden())
-                + f.matrixBytes(s.hidden(), s.intermediate()) + 2.0 * 2 * s.hidden();
+                + f.matrixBytes(s.hidden(), s.qOut()) + mlp + 2.0 * 2 * s.hidden();
         return s.layers() * perLayer + f.matrixBytes(s.vocab(), s.hidden()) + 2.0 * s.hidden();
     }
-
 }

@@ -31,8 +31,11 @@ record ModelConfigShape(ModelShape shape, WeightFormat format) {
         int headDim = c.path("head_dim").asInt(hidden / heads);
         ModelShape shape;
         try {
-            shape = new ModelShape(require(c, file, "num_hidden_layers"), hidden, heads, kvHeads, headDim,
-                    require(c, file, "intermediate_size"), require(c, file, "vocab_size"));
+            shape = moe(c, file, hidden, heads, kvHeads, headDim);
+            if (shape == null) {
+                shape = new ModelShape(require(c, file, "num_hidden_layers"), hidden, heads, kvHeads, headDim,
+                        require(c, file, "intermediate_size"), require(c, file, "vocab_size"));
+            }
         } catch (IllegalArgumentException e) {
             throw new BadModelFileException(file, "config.json", "a Llama-shaped decoder", e.getMessage());
         }
@@ -51,6 +54,19 @@ record ModelConfigShape(ModelShape shape, WeightFormat format) {
             }
         }
         return new ModelConfigShape(shape, format);
+    }
+
+    /** A Qwen3-MoE or Mixtral shape (every layer sparse), or null when config.json has no experts. */
+    private static ModelShape moe(JsonNode c, Path file, int hidden, int heads, int kvHeads, int headDim) {
+        String expertsKey = c.has("num_experts") ? "num_experts" : "num_local_experts";
+        if (!c.has(expertsKey)) return null;
+        if (c.path("mlp_only_layers").size() > 0 || c.path("decoder_sparse_step").asInt(1) != 1) {
+            throw new BadModelFileException(file, "mlp_only_layers / decoder_sparse_step", "every layer sparse (what the benchmark's floor models)",
+                    c.path("mlp_only_layers") + " / " + c.path("decoder_sparse_step"));
+        }
+        String width = c.has("moe_intermediate_size") ? "moe_intermediate_size" : "intermediate_size";
+        return new ModelShape(require(c, file, "num_hidden_layers"), hidden, heads, kvHeads, headDim, require(c, file, width),
+                require(c, file, "vocab_size"), require(c, file, expertsKey), require(c, file, "num_experts_per_tok"));
     }
 
     private static int require(JsonNode c, Path file, String field) {

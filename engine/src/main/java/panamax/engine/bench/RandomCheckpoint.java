@@ -19,7 +19,7 @@ import panamax.api.tensor.Shape;
 import panamax.api.tensor.Tensor;
 
 /**
- * Writes a Hugging Face Llama directory with random weights — {@code config.json} and one
+ * Writes a Hugging Face Llama (or, for a mixture-of-experts shape, Qwen3-MoE) directory with random weights — {@code config.json} and one
  * {@code model.safetensors} — the way a downloaded checkpoint looks: bf16 weights uniform with
  * standard deviation 0.02, norms of ones, or MLX affine weights (packed U32 codes, bf16 scales and
  * biases, a {@code quantization} entry in config.json) produced by {@code backend.ops().quantize}.
@@ -35,10 +35,23 @@ final class RandomCheckpoint {
     private RandomCheckpoint() {
     }
 
-    /** One weight matrix [out, in] or norm vector [out] (in = 0), by Hugging Face module name. */
-    private record Weight(String module, int out, int in) {
+    /** One weight matrix [out, in], stack of them [stack, out, in] (mlx-lm's experts), or norm vector [out] (in = 0), by module name. */
+    private record Weight(String module, int out, int in, int stack) {
+        Weight(String module, int out, int in) {
+            this(module, out, in, 0);
+        }
+
         boolean norm() {
             return in == 0;
+        }
+
+        /** Rows generated: every matrix of the stack, one after another. */
+        int rows() {
+            return Math.max(stack, 1) * out;
+        }
+
+        long[] shape(long cols) {
+            return stack == 0 ? new long[] {out, cols} : new long[] {stack, out, cols};
         }
     }
 
@@ -50,20 +63,20 @@ final class RandomCheckpoint {
      */
     static long write(Path dir, ModelShape s, WeightFormat format, long seed, Backend backend) throws IOException {
         writeConfig(dir.resolve("config.json"), s, format);
-        List<Weight> weights = weights(s);
+        List<Weight> weights = weights(s, format);
         List<SafetensorsWriter.Entry> entries = new ArrayList<>();
         long total = 0;
         for (Weight w : weights) {
             if (w.norm()) {
                 entries.add(new SafetensorsWriter.Entry(w.module(), "BF16", new long[] {w.out()}, 2L * w.out()));
             } else if (!format.quantized()) {
-                entries.add(new SafetensorsWriter.Entry(w.module() + ".weight", "BF16", new long[] {w.out(), w.in()}, 2L * w.out() * w.in()));
+                entries.add(new SafetensorsWriter.Entry(w.module() + ".weight", "BF16", w.shape(w.in()), 2L * w.rows() * w.in()));
             } else {
                 long packedCols = (long) w.in() * format.bits / 32;
                 long groups = w.in() / WeightFormat.GROUP_SIZE;
-                entries.add(new SafetensorsWriter.Entry(w.module() + ".weight", "U32", new long[] {w.out(), packedCols}, 4L * w.out() * packedCols));
-                entries.add(new SafetensorsWriter.Entry(w.module() + ".scales", "BF16", new long[] {w.out(), groups}, 2L * w.out() * groups));
-                entries.add(new SafetensorsWriter.Entry(w.module() + ".biases", "BF16", new long[] {w.out(), groups}, 2L * w.out() * groups));
+                entries.add(new SafetensorsWriter.Entry(w.module() + ".weight", "U32", w.shape(packedCols), 4L * w.rows() * packedCols));
+                entries.add(new SafetensorsWriter.Entry(w.module() + ".scales", "BF16", w.shape(groups), 2L * w.rows() * groups));
+                entries.add(new SafetensorsWriter.Entry(w.module() + ".biases", "BF16", w.shape(groups), 2L * w.rows() * groups));
             }
         }
         for (SafetensorsWriter.Entry e : entries) total += e.bytes();
@@ -72,7 +85,7 @@ final class RandomCheckpoint {
              // compile the backend's kernels with an owner-thread check (q8 rows ~10 % slower)
              Arena arena = Arena.ofShared()) {
             long maxBlock = 0;
-            for (Weight w : weights) maxBlock = Math.max(maxBlock, 2L * Math.min(BLOCK_ROWS, w.out()) * Math.max(w.in(), 1));
+            for (Weight w : weights) maxBlock = Math.max(maxBlock, 2L * Math.min(BLOCK_ROWS, w.rows()) * Math.max(w.in(), 1));
             MemorySegment block = arena.allocate(maxBlock, 64);
             ByteBuffer scratch = ByteBuffer.allocateDirect((int) Math.max(maxBlock * 2, 1 << 16)).order(ByteOrder.LITTLE_ENDIAN);
             long state = seed;
@@ -85,8 +98,8 @@ final class RandomCheckpoint {
                     continue;
                 }
                 List<ByteBuffer> pending = format.quantized() ? new ArrayList<>() : null;
-                for (int row = 0; row < w.out(); row += BLOCK_ROWS) {
-                    int rows = Math.min(BLOCK_ROWS, w.out() - row);
+                for (int row = 0; row < w.rows(); row += BLOCK_ROWS) {
+                    int rows = Math.min(BLOCK_ROWS, w.rows() - row);
                     MemorySegment slice = block.asSlice(0, 2L * rows * w.in());
                     state = fillUniformBf16(slice, state);
                     if (!format.quantized()) {
@@ -152,8 +165,12 @@ final class RandomCheckpoint {
         return z ^ (z >>> 31);
     }
 
-    /** Every tensor of a Llama checkpoint, in file order, with an untied output head. */
-    private static List<Weight> weights(ModelShape s) {
+    /**
+     * Every tensor of the checkpoint, in file order, with an untied output head: a Llama's, or a
+     * Qwen3-MoE's (q/k norms, a router and experts per layer: one tensor per expert and projection
+     * as Hugging Face writes them for bf16, mlx-lm's stacked {@code switch_mlp} when quantized).
+     */
+    private static List<Weight> weights(ModelShape s, WeightFormat format) {
         List<Weight> w = new ArrayList<>();
         w.add(new Weight("model.embed_tokens", s.vocab(), s.hidden()));
         for (int i = 0; i < s.layers(); i++) {
@@ -163,10 +180,30 @@ final class RandomCheckpoint {
             w.add(new Weight(p + "self_attn.k_proj", s.kvOut(), s.hidden()));
             w.add(new Weight(p + "self_attn.v_proj", s.kvOut(), s.hidden()));
             w.add(new Weight(p + "self_attn.o_proj", s.hidden(), s.qOut()));
+            if (s.moe()) {
+                w.add(new Weight(p + "self_attn.q_norm.weight", s.headDim(), 0));
+                w.add(new Weight(p + "self_attn.k_norm.weight", s.headDim(), 0));
+            }
             w.add(new Weight(p + "post_attention_layernorm.weight", s.hidden(), 0));
-            w.add(new Weight(p + "mlp.gate_proj", s.intermediate(), s.hidden()));
-            w.add(new Weight(p + "mlp.up_proj", s.intermediate(), s.hidden()));
-            w.add(new Weight(p + "mlp.down_proj", s.hidden(), s.intermediate()));
+            if (!s.moe()) {
+                w.add(new Weight(p + "mlp.gate_proj", s.intermediate(), s.hidden()));
+                w.add(new Weight(p + "mlp.up_proj", s.intermediate(), s.hidden()));
+                w.add(new Weight(p + "mlp.down_proj", s.hidden(), s.intermediate()));
+                continue;
+            }
+            w.add(new Weight(p + "mlp.gate", s.experts(), s.hidden()));
+            if (format.quantized()) {
+                w.add(new Weight(p + "mlp.switch_mlp.gate_proj", s.intermediate(), s.hidden(), s.experts()));
+                w.add(new Weight(p + "mlp.switch_mlp.up_proj", s.intermediate(), s.hidden(), s.experts()));
+                w.add(new Weight(p + "mlp.switch_mlp.down_proj", s.hidden(), s.intermediate(), s.experts()));
+            } else {
+                for (int e = 0; e < s.experts(); e++) {
+                    String x = p + "mlp.experts." + e + ".";
+                    w.add(new Weight(x + "gate_proj", s.intermediate(), s.hidden()));
+                    w.add(new Weight(x + "up_proj", s.intermediate(), s.hidden()));
+                    w.add(new Weight(x + "down_proj", s.hidden(), s.intermediate()));
+                }
+            }
         }
         w.add(new Weight("model.norm.weight", s.hidden(), 0));
         w.add(new Weight("lm_head", s.vocab(), s.hidden()));
@@ -176,8 +213,16 @@ final class RandomCheckpoint {
     private static void writeConfig(Path file, ModelShape s, WeightFormat format) throws IOException {
         ObjectMapper json = new ObjectMapper();
         ObjectNode c = json.createObjectNode();
-        c.putArray("architectures").add("LlamaForCausalLM");
-        c.put("model_type", "llama");
+        c.putArray("architectures").add(s.moe() ? "Qwen3MoeForCausalLM" : "LlamaForCausalLM");
+        c.put("model_type", s.moe() ? "qwen3_moe" : "llama");
+        if (s.moe()) {
+            c.put("num_experts", s.experts());
+            c.put("num_experts_per_tok", s.topK());
+            c.put("moe_intermediate_size", s.intermediate());
+            c.put("norm_topk_prob", true);
+            c.put("decoder_sparse_step", 1);
+            c.putArray("mlp_only_layers");
+        }
         c.put("dtype", "bfloat16");
         c.put("hidden_size", s.hidden());
         c.put("intermediate_size", s.intermediate());

@@ -34,6 +34,11 @@ enum WeightFormat {
         return this == Q4 ? 0.60 : 0.80;
     }
 
+    /** The batch-1 target of a mixture of experts, against its active-bytes floor (issue 24: 70 % for bf16 and 8-bit). */
+    double moeBatchOneTarget() {
+        return this == Q4 ? 0.60 : 0.70;
+    }
+
     static WeightFormat parse(String s) {
         for (WeightFormat f : values()) if (f.label.equals(s.trim().toLowerCase(Locale.ROOT))) return f;
         throw new IllegalArgumentException("--weights: expected a comma-separated list of bf16, q8, q4, found " + s);

@@ -49,4 +49,17 @@ public final class ByteSize {
     public static String grouped(long n) {
         return String.format(Locale.ROOT, "%,d", n);
     }
+
+    /** {@code 30.53 B (30,532,122,624)}-style parameter counts: thousands, millions or billions, then exact. */
+    public static String count(long n) {
+        if (n < 1000) return Long.toString(n);
+        String[] units = {"K", "M", "B", "T"};
+        double v = n;
+        int unit = -1;
+        while (v >= 1000 && unit < units.length - 1) {
+            v /= 1000;
+            unit++;
+        }
+        return String.format(Locale.ROOT, "%.2f %s (%,d)", v, units[unit], n);
+    }
 }

@@ -40,6 +40,10 @@ public final class PlanJson {
         m.put("activationType", model.activationType().name());
         m.put("maxPositions", model.maxPositions());
         m.put("weightBytes", model.weightBytes());
+        ObjectNode params = m.putObject("parameters");
+        params.put("total", model.parameters().total());
+        params.put("activePerToken", model.parameters().activePerToken());
+        params.put("activeWeightBytes", model.parameters().activeWeightBytes());
         root.set("backend", plugin(plan.backend()));
         ObjectNode mechanism = root.putObject("mechanism");
         mechanism.put("method", req.method().name().toLowerCase(Locale.ROOT));

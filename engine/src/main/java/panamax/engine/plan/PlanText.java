@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Locale;
 import panamax.api.kv.PluginParams;
 import panamax.api.model.ModelSpec;
+import panamax.api.model.ParameterCount;
 import panamax.api.plan.ChosenPlugin;
 import panamax.api.plan.ExecutionRequirements;
 import panamax.api.plan.LayerPlan;
@@ -30,6 +31,7 @@ public final class PlanText {
         row(out, "model", model.name() + " (" + model.architecture() + "): " + model.layers().size() + " attention layers, "
                 + model.activationType().name().toLowerCase(Locale.ROOT) + " activations, up to "
                 + ByteSize.grouped(model.maxPositions()) + " positions, " + ByteSize.human(model.weightBytes()) + " of weights");
+        if (model.parameters().counted()) row(out, "parameters", parametersText(model.parameters()));
         row(out, "source", modelSource);
         row(out, "backend", plan.backend().id() + "  " + plan.backend().module() + " (" + plan.backend().origin() + ")");
         row(out, "mechanism", req.method().name().toLowerCase(Locale.ROOT) + ", " + req.batching().name().toLowerCase(Locale.ROOT)
@@ -58,6 +60,7 @@ public final class PlanText {
         row(out, "max context", maxContextText(plan));
         KvSharing sharing = KvSharing.of(plan);
         if (sharing.any()) row(out, "kv sharing", sharingText(plan, sharing));
+        row(out, "weights", weightsText(model));
 
         out.append("\nplugins\n");
         List<String[]> plugins = new ArrayList<>();
@@ -84,6 +87,20 @@ public final class PlanText {
         String share = without == 0 ? "" : String.format(Locale.ROOT, " (%.1f %%)", 100.0 * sharing.savedBytes() / without);
         return String.join(", ", parts) + "; " + (sharing.borrowers().size() == 1 ? "it stores" : "they store") + " none: "
                 + ByteSize.grouped(sharing.savedBytes()) + " bytes" + share + " less than a cache per layer";
+    }
+
+    static String parametersText(ParameterCount p) {
+        String total = ByteSize.count(p.total());
+        return p.sparse() ? total + " in total, " + ByteSize.count(p.activePerToken()) + " active per token (routed experts only)"
+                : total + ", all active per token";
+    }
+
+    /** Weights are resident in full (every expert) while a decode step reads only the active ones: the decode floor's bytes. */
+    static String weightsText(ModelSpec model) {
+        String resident = ByteSize.human(model.weightBytes()) + " resident";
+        ParameterCount p = model.parameters();
+        if (!p.sparse()) return resident + ", all read per decoded token";
+        return resident + " (all experts), " + ByteSize.human(p.activeWeightBytes()) + " read per decoded token (the routed experts: the decode floor's bytes)";
     }
 
     static String maxContextText(ResolvedExecution plan) {

@@ -7,6 +7,7 @@ import java.util.Map;
 import panamax.api.error.InvalidParameterException;
 import panamax.api.model.LayerKvNeed;
 import panamax.api.model.ModelSpec;
+import panamax.api.model.ParameterCount;
 import panamax.api.tensor.DType;
 
 /**
@@ -46,6 +47,7 @@ public final class Presets {
         presets.put("8b", llama("8b", 32, 4096, 32, 8, 128, 14336, 128256, false, 131072));
         presets.put("gemma3-1b", gemma3OneB());
         presets.put("gemma3n-e2b", gemma3nE2b());
+        presets.put("qwen3-30b-a3b", qwen3MoeThirtyB());
         return presets;
     }
 
@@ -55,7 +57,8 @@ public final class Presets {
         for (int i = 0; i < layers; i++) needs.add(LayerKvNeed.full(i, kvHeads, headDim));
         long params = decoderParams(layers, hidden, heads, kvHeads, headDim, intermediate, 2)
                 + (long) vocab * hidden * (tiedEmbeddings ? 1 : 2) + hidden;
-        return new ModelSpec(name, "llama", needs, DType.BF16, params * DType.BF16.byteSize(), vocab, maxPositions);
+        long bytes = params * DType.BF16.byteSize();
+        return new ModelSpec(name, "llama", needs, DType.BF16, bytes, vocab, maxPositions, ParameterCount.dense(params, bytes));
     }
 
     /** Gemma-3-1B shaped: one full-attention layer after every five sliding-window (512) layers. */
@@ -68,7 +71,25 @@ public final class Presets {
         // Gemma adds q/k norms and pre/post feed-forward norms: four norms per layer plus two head-dim ones.
         long params = decoderParams(layers, hidden, heads, kvHeads, headDim, intermediate, 4)
                 + (long) layers * 2 * headDim + (long) vocab * hidden + hidden;
-        return new ModelSpec("gemma3-1b", "gemma3_text", needs, DType.BF16, params * DType.BF16.byteSize(), vocab, 32768);
+        long bytes = params * DType.BF16.byteSize();
+        return new ModelSpec("gemma3-1b", "gemma3_text", needs, DType.BF16, bytes, vocab, 32768, ParameterCount.dense(params, bytes));
+    }
+
+    /**
+     * Qwen3-30B-A3B shaped: 48 layers, each with 128 experts of width 768 of which a token is routed
+     * to 8, q/k norms, an untied head. 30.5 B parameters, 3.3 B active per token.
+     */
+    private static ModelSpec qwen3MoeThirtyB() {
+        int layers = 48, hidden = 2048, heads = 32, kvHeads = 4, headDim = 128, vocab = 151936, experts = 128, topK = 8, width = 768;
+        List<LayerKvNeed> needs = new ArrayList<>();
+        for (int i = 0; i < layers; i++) needs.add(LayerKvNeed.full(i, kvHeads, headDim));
+        long shared = decoderParams(layers, hidden, heads, kvHeads, headDim, 0, 2) + (long) layers * 2 * headDim
+                + (long) layers * experts * hidden + 2L * vocab * hidden + hidden;
+        long expert = 3L * hidden * width;
+        long total = shared + (long) layers * experts * expert, active = shared + (long) layers * topK * expert;
+        long bytes = total * DType.BF16.byteSize();
+        return new ModelSpec("qwen3-30b-a3b", "qwen3_moe", needs, DType.BF16, bytes, vocab, 40960,
+                new ParameterCount(total, active, active * DType.BF16.byteSize()));
     }
 
     /**

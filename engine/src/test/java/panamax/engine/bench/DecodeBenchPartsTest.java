@@ -93,6 +93,26 @@ class DecodeBenchPartsTest {
     }
 
     @Test
+    void aMixtureOfExpertsFloorStreamsOnlyTheRoutedExperts() {
+        ModelShape moe = ModelShape.preset("moe");
+        assertEquals(128, moe.experts());
+        assertEquals(8, moe.topK());
+        // one token: attention, routers, head and exactly k experts per layer
+        ModelShape kExperts = new ModelShape(moe.layers(), moe.hidden(), moe.heads(), moe.kvHeads(), moe.headDim(), moe.intermediate(), moe.vocab());
+        double expert = 3.0 * moe.hidden() * moe.intermediate() * 2, router = moe.experts() * moe.hidden() * 2.0, qkNorms = 2 * 2 * moe.headDim();
+        double dense = Floor.weightBytes(kExperts, WeightFormat.BF16);
+        assertEquals(dense + moe.layers() * ((moe.topK() - 1) * expert + router + qkNorms), Floor.weightBytes(moe, WeightFormat.BF16), 1);
+        // a batch reads the expected distinct experts, never more than all of them
+        assertEquals(moe.topK(), moe.expertsRead(1), 1e-9);
+        assertTrue(moe.expertsRead(8) > 8 && moe.expertsRead(8) < 64);
+        assertEquals(moe.experts(), moe.expertsRead(4096), 1e-6);
+        assertTrue(Floor.weightBytes(moe, WeightFormat.BF16, 4096) < moe.params() * 2.0, "no more than every weight once");
+        // FLOPs count the routed experts only: 2 per active weight
+        assertEquals(2.0 * moe.matmulParams(), moe.flopsPerToken(0), 1);
+        assertTrue(moe.params() > 8 * moe.matmulParams(), "128 experts of which 8 are active: " + moe.describe());
+    }
+
+    @Test
     void aRowIsJudgedAgainstTheFasterProbeOfTheRun() {
         ModelShape s = ModelShape.preset("1b");
         MachineProbes.Yardsticks slow = new MachineProbes.Yardsticks(30e9, 200e9, 1 << 30, 2, 16);

@@ -31,12 +31,14 @@ import panamax.models.hf.HfConfig;
  * @param finalSoftcap    logits become {@code cap·tanh(logits/cap)} when positive
  * @param attention       per layer, its window and rope
  * @param quantization    MLX affine weight quantization, when the checkpoint is quantized
+ * @param experts         the sparse layers' experts, for a mixture-of-experts family
  */
 public record DecoderConfig(DecoderFamily family, String modelType, int hidden, int layers, int heads, int kvHeads, int headDim,
                             int intermediate, int vocab, double normEps, int maxPositions, boolean tiedEmbeddings,
                             boolean qkvBias, boolean outputBias, boolean mlpBias, double attentionScale, double embeddingScale,
                             double finalSoftcap,
-                            List<LayerAttention> attention, Optional<QuantizationConfig> quantization) {
+                            List<LayerAttention> attention, Optional<QuantizationConfig> quantization,
+                            Optional<MoeConfig> experts) {
     private static final int MAX = 1 << 24;
 
     public DecoderConfig {
@@ -111,7 +113,7 @@ public record DecoderConfig(DecoderFamily family, String modelType, int hidden, 
         }
         return new DecoderConfig(family, modelType, hidden, layers, heads, kvHeads, headDim, intermediate, vocab, eps, maxPositions,
                 tied, qkvBias, outputBias, mlpBias, scale, family.scaledEmbedding() ? RopeReader.round((float) Math.sqrt(hidden), storedAs) : 1.0,
-                softcap, attention, QuantizationConfig.read(config));
+                softcap, attention, QuantizationConfig.read(config), family.experts().map(moe -> MoeConfig.read(config, moe, layers)));
     }
 
     /** The dtype config.json says the checkpoint is stored in ({@code dtype}, or the older {@code torch_dtype}); f32 when absent. */

@@ -1,5 +1,6 @@
 package panamax.models.decoder;
 
+import java.util.Optional;
 import panamax.api.tensor.UnaryOp;
 
 /**
@@ -15,10 +16,23 @@ import panamax.api.tensor.UnaryOp;
  * @param scaledEmbedding embeddings are multiplied by √hidden (Gemma)
  * @param tiedDefault     the output projection reuses the embedding unless config.json says otherwise (Gemma)
  * @param sliding         which layers use a sliding window when config.json has no {@code layer_types}
+ * @param experts         how its sparse layers name and route experts; empty for a dense family
  */
 public record DecoderFamily(String id, boolean qkvBiasDefault, boolean qkNorm, boolean normPlusOne, boolean sandwichNorms,
                             UnaryOp activation, boolean scaledEmbedding, boolean tiedDefault,
-                            SlidingPolicy sliding) {
+                            SlidingPolicy sliding, Optional<MixtureOfExperts> experts) {
+
+    /** A dense family. */
+    public DecoderFamily(String id, boolean qkvBiasDefault, boolean qkNorm, boolean normPlusOne, boolean sandwichNorms,
+                         UnaryOp activation, boolean scaledEmbedding, boolean tiedDefault, SlidingPolicy sliding) {
+        this(id, qkvBiasDefault, qkNorm, normPlusOne, sandwichNorms, activation, scaledEmbedding, tiedDefault, sliding, Optional.empty());
+    }
+
+    /** This family with sparse layers routed as {@code moe} says. */
+    public DecoderFamily withExperts(String id, MixtureOfExperts moe) {
+        return new DecoderFamily(id, qkvBiasDefault, qkNorm, normPlusOne, sandwichNorms, activation, scaledEmbedding, tiedDefault, sliding,
+                Optional.of(moe));
+    }
 
     /** How a family's classic config.json marks sliding-window layers. */
     public enum SlidingPolicy {

@@ -73,8 +73,9 @@ public abstract class DecoderPlugin implements ModelPlugin {
         }
         Path name = directory.toAbsolutePath().normalize().getFileName();
         // Activations (and so identity KV) are f32: the Java backend computes in f32 and parity with f32 references needs it.
+        long bytes = WeightFiles.storedBytes(directory);
         return new ModelSpec(name == null ? directory.toString() : name.toString(), c.modelType(), needs, DType.F32,
-                WeightFiles.storedBytes(directory), c.vocab(), c.maxPositions());
+                bytes, c.vocab(), c.maxPositions(), ParameterCounter.count(c, directory, bytes));
     }
 
     @Override

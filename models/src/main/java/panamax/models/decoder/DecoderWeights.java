@@ -44,10 +44,16 @@ record DecoderWeights(Embedding embedding, List<LayerWeights> layers, Tensor fin
                 } else {
                     preMlp = track(loaded, w.norm(p + "post_attention_layernorm.weight", c.hidden(), f.normPlusOne()));
                 }
-                Linear gate = track(loaded, w.linear(p + "mlp.gate_proj", c.intermediate(), c.hidden(), c.mlpBias()));
-                Linear up = track(loaded, w.linear(p + "mlp.up_proj", c.intermediate(), c.hidden(), c.mlpBias()));
-                Linear down = track(loaded, w.linear(p + "mlp.down_proj", c.hidden(), c.intermediate(), c.mlpBias()));
-                LayerWeights layer = new LayerWeights(q, k, v, o, qNorm, kNorm, inputNorm, postAttn, preMlp, postMlp, gate, up, down);
+                Linear gate = null, up = null, down = null;
+                SparseMoe experts = null;
+                if (c.experts().isPresent() && c.experts().get().sparse(i)) {
+                    experts = track(loaded, ExpertWeights.load(c, c.experts().get(), w, p));
+                } else {
+                    gate = track(loaded, w.linear(p + "mlp.gate_proj", c.intermediate(), c.hidden(), c.mlpBias()));
+                    up = track(loaded, w.linear(p + "mlp.up_proj", c.intermediate(), c.hidden(), c.mlpBias()));
+                    down = track(loaded, w.linear(p + "mlp.down_proj", c.hidden(), c.intermediate(), c.mlpBias()));
+                }
+                LayerWeights layer = new LayerWeights(q, k, v, o, qNorm, kNorm, inputNorm, postAttn, preMlp, postMlp, gate, up, down, experts);
                 loaded.clear();
                 loaded.add(embedding);
                 layers.forEach(loaded::add);

@@ -14,7 +14,8 @@ import panamax.api.tensor.UnaryOp;
 /**
  * The forward pass shared by every dense decoder family: embedding, then per layer RMSNorm →
  * attention (q/k/v, optional per-head q/k norm, RoPE at each row's offset, the layer's KV layout)
- * → residual → RMSNorm → gated MLP → residual, then the final norm. Family differences come from
+ * → residual → RMSNorm → gated MLP (or, in a sparse layer, the routed experts: {@link SparseMoe})
+ * → residual, then the final norm. Family differences come from
  * {@link DecoderFamily} flags. Activations are f32; weights stay as loaded. Borrows its weights
  * (the model owns them). Not thread-safe per KV state.
  */
@@ -98,6 +99,7 @@ final class DenseDecoderGraph implements AutoregressiveGraph {
 
     private Tensor mlp(LayerWeights w, Tensor h) {
         UnaryOp act = config.family().activation();
+        if (w.experts() != null) return w.experts().apply(backend, act, h);
         try (Tensor g = w.gate().apply(ops, h);
              Tensor ga = ops.unary(act, g);
              Tensor u = w.up().apply(ops, h);

@@ -16,16 +16,19 @@ import panamax.api.tensor.Tensor;
  * @param postAttnNorm  norm of the attention output before the residual (hidden), or null
  * @param preMlpNorm    norm before the MLP (hidden)
  * @param postMlpNorm   norm of the MLP output before the residual (hidden), or null
- * @param gate          MLP gate projection (intermediate, hidden)
- * @param up            MLP up projection (intermediate, hidden)
- * @param down          MLP down projection (hidden, intermediate)
+ * @param gate          MLP gate projection (intermediate, hidden), or null in a sparse layer
+ * @param up            MLP up projection (intermediate, hidden), or null in a sparse layer
+ * @param down          MLP down projection (hidden, intermediate), or null in a sparse layer
+ * @param experts       the routed experts that replace the MLP in a sparse layer, or null
  */
 record LayerWeights(Linear q, Linear k, Linear v, Linear o, Tensor qNorm, Tensor kNorm, Tensor inputNorm,
-                    Tensor postAttnNorm, Tensor preMlpNorm, Tensor postMlpNorm, Linear gate, Linear up, Linear down)
+                    Tensor postAttnNorm, Tensor preMlpNorm, Tensor postMlpNorm, Linear gate, Linear up, Linear down,
+                    SparseMoe experts)
         implements AutoCloseable {
     @Override
     public void close() {
-        for (Linear l : new Linear[]{q, k, v, o, gate, up, down}) l.close();
+        for (Linear l : new Linear[]{q, k, v, o, gate, up, down}) if (l != null) l.close();
+        if (experts != null) experts.close();
         for (Tensor t : new Tensor[]{qNorm, kNorm, inputNorm, postAttnNorm, preMlpNorm, postMlpNorm}) {
             if (t != null) t.close();
         }

@@ -1,10 +1,13 @@
 package panamax.models.decoder;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import panamax.api.error.BadModelFileException;
 import panamax.api.tensor.Backend;
 import panamax.api.tensor.DType;
 import panamax.api.tensor.QuantizedMatrix;
+import panamax.api.tensor.Shape;
 import panamax.api.tensor.Tensor;
 import panamax.models.safetensors.WeightFiles;
 
@@ -73,8 +76,53 @@ final class WeightLoader {
         return q.isPresent() ? new Embedding(null, q.get()) : new Embedding(files.load(module + ".weight", backend, new int[]{vocab, hidden}, FLOATS), null);
     }
 
+    /**
+     * mlx-lm's stacked experts {@code module.weight [experts, out, in]} (floats, or packed U32 with
+     * scales and biases), as one {@link Linear} per expert viewing its slice (nothing is copied).
+     * The stacked tensors are added to {@code owned}: the caller closes them after the experts.
+     */
+    List<Linear> stacked(String module, int experts, int out, int in, List<AutoCloseable> owned) {
+        List<Linear> linears = new ArrayList<>();
+        try {
+            return stackedInto(module, experts, out, in, owned, linears);
+        } catch (RuntimeException e) {
+            linears.forEach(Linear::close);
+            throw e;
+        }
+    }
+
+    private List<Linear> stackedInto(String module, int experts, int out, int in, List<AutoCloseable> owned, List<Linear> linears) {
+        Optional<QuantizedMatrix> q = quantized(module, new int[]{experts}, out, in);
+        if (q.isPresent()) {
+            QuantizedMatrix m = q.get();
+            owned.add(m);
+            for (int e = 0; e < experts; e++) {
+                Tensor p = expert(m.packed(), e), s = expert(m.scales(), e), b = expert(m.biases(), e);
+                linears.add(Linear.quantized(new QuantizedMatrix(p, s, b, m.groupSize(), m.bits()), null));
+            }
+        } else {
+            Tensor w = files.load(module + ".weight", backend, new int[]{experts, out, in}, FLOATS);
+            owned.add(w);
+            for (int e = 0; e < experts; e++) linears.add(Linear.dense(expert(w, e), null));
+        }
+        return linears;
+    }
+
+    /** Expert {@code e}'s matrix of a stacked {@code [experts, rows, cols]} tensor, as a view. */
+    private Tensor expert(Tensor stacked, int e) {
+        var ops = backend.ops();
+        try (Tensor slice = ops.slice(stacked, 0, e, e + 1)) {
+            return ops.reshape(slice, Shape.of(stacked.dim(1), stacked.dim(2)));
+        }
+    }
+
     /** The module as a quantized matrix when its weight is packed U32 with scales; empty when stored in floats. */
     private Optional<QuantizedMatrix> quantized(String module, int out, int in) {
+        return quantized(module, new int[0], out, in);
+    }
+
+    /** As {@link #quantized(String, int, int)} for a weight of shape {@code [lead..., out, in]}. */
+    private Optional<QuantizedMatrix> quantized(String module, int[] lead, int out, int in) {
         String weight = module + ".weight";
         boolean packed = files.entry(weight).map(e -> e.dtype() == DType.U32).orElse(false);
         if (!packed) {
@@ -93,16 +141,23 @@ final class WeightLoader {
         }
         int words = (int) ((long) in * setting.bits() / 32);
         int groups = in / setting.groupSize();
-        Tensor p = files.load(weight, backend, new int[]{out, words}, DType.U32);
+        Tensor p = files.load(weight, backend, dims(lead, out, words), DType.U32);
         Tensor s = null;
         try {
-            s = files.load(module + ".scales", backend, new int[]{out, groups}, FLOATS);
-            Tensor b = files.load(module + ".biases", backend, new int[]{out, groups}, s.dtype());
+            s = files.load(module + ".scales", backend, dims(lead, out, groups), FLOATS);
+            Tensor b = files.load(module + ".biases", backend, dims(lead, out, groups), s.dtype());
             return Optional.of(new QuantizedMatrix(p, s, b, setting.groupSize(), setting.bits()));
         } catch (RuntimeException e) {
             p.close();
             if (s != null) s.close();
             throw e;
         }
+    }
+
+    private static int[] dims(int[] lead, int rows, int cols) {
+        int[] d = java.util.Arrays.copyOf(lead, lead.length + 2);
+        d[lead.length] = rows;
+        d[lead.length + 1] = cols;
+        return d;
     }
 }

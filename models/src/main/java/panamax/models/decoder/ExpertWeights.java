@@ -1,0 +1,69 @@
+package panamax.models.decoder;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Loads one sparse layer's router and experts in either layout a checkpoint uses: as Hugging Face
+ * writes them (one tensor per expert and projection, {@code <block>.experts.<e>.<proj>.weight}) or
+ * as mlx-lm stacks them ({@code <block>.switch_mlp.{gate,up,down}_proj.weight [experts, out, in]},
+ * floats or MLX-quantized). Both stay memory-mapped: stacked experts are views of their slice.
+ */
+final class ExpertWeights {
+    private ExpertWeights() {
+    }
+
+    /**
+     * The sparse MLP of the layer whose tensors start with {@code layerPrefix} ({@code model.layers.<i>.}).
+     *
+     * @throws panamax.api.error.BadModelFileException naming the file and tensor that is missing or mismatched
+     */
+    static SparseMoe load(DecoderConfig c, MoeConfig moe, WeightLoader w, String layerPrefix) {
+        MixtureOfExperts f = moe.family();
+        String block = layerPrefix + f.block() + ".";
+        int n = moe.experts(), width = moe.expertWidth(), hidden = c.hidden();
+        List<AutoCloseable> owned = new ArrayList<>();
+        List<SparseMoe.Expert> experts = new ArrayList<>();
+        Linear router = null;
+        try {
+            router = w.linear(block + "gate", n, hidden, false);
+            String stacked = block + "switch_mlp.";
+            if (w.has(stacked + "gate_proj.weight")) {
+                List<Linear> gate = w.stacked(stacked + "gate_proj", n, width, hidden, owned);
+                owned.addAll(gate);
+                List<Linear> up = w.stacked(stacked + "up_proj", n, width, hidden, owned);
+                owned.addAll(up);
+                List<Linear> down = w.stacked(stacked + "down_proj", n, hidden, width, owned);
+                for (int e = 0; e < n; e++) experts.add(new SparseMoe.Expert(gate.get(e), up.get(e), down.get(e)));
+                owned.removeAll(gate);
+                owned.removeAll(up);
+            } else {
+                for (int e = 0; e < n; e++) {
+                    String p = block + "experts." + e + ".";
+                    Linear gate = w.linear(p + f.gate(), width, hidden, false);
+                    Linear up = null;
+                    try {
+                        up = w.linear(p + f.up(), width, hidden, false);
+                        experts.add(new SparseMoe.Expert(gate, up, w.linear(p + f.down(), hidden, width, false)));
+                    } catch (RuntimeException ex) {
+                        gate.close();
+                        if (up != null) up.close();
+                        throw ex;
+                    }
+                }
+            }
+            return new SparseMoe(router, experts, owned, moe.topK(), moe.normalizeTopK());
+        } catch (RuntimeException e) {
+            if (router != null) router.close();
+            experts.forEach(SparseMoe.Expert::close);
+            for (AutoCloseable a : owned) {
+                try {
+                    a.close();
+                } catch (Exception suppressed) {
+                    e.addSuppressed(suppressed);
+                }
+            }
+            throw e;
+        }
+    }
+}

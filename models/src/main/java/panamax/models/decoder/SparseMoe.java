@@ -1,0 +1,116 @@
+package panamax.models.decoder;
+
+import java.util.ArrayList;
+import java.util.List;
+import panamax.api.tensor.Backend;
+import panamax.api.tensor.DType;
+import panamax.api.tensor.Ops;
+import panamax.api.tensor.Shape;
+import panamax.api.tensor.Tensor;
+import panamax.api.tensor.UnaryOp;
+
+/**
+ * One sparse MLP layer: a router picks {@code k} experts per token ({@link Routing}); the tokens
+ * are grouped by expert and each chosen expert runs once over the tokens routed to it (one
+ * product per projection), so a step computes only the routed experts, never all of them. The
+ * outputs are weighted and summed per token. Owns its weights (including the stacked tensors
+ * that the experts' views slice, when loaded from mlx-lm's {@code switch_mlp} layout).
+ * Thread-safe for concurrent {@link #apply}.
+ */
+final class SparseMoe implements AutoCloseable {
+    /** One expert's gated MLP: {@code down(act(gate(x)) · up(x))}. */
+    record Expert(Linear gate, Linear up, Linear down) implements AutoCloseable {
+        Tensor apply(Ops ops, UnaryOp act, Tensor x) {
+            try (Tensor g = gate.apply(ops, x);
+                 Tensor ga = ops.unary(act, g);
+                 Tensor u = up.apply(ops, x);
+                 Tensor gu = ops.mul(ga, u)) {
+                return down.apply(ops, gu);
+            }
+        }
+
+        @Override
+        public void close() {
+            gate.close();
+            up.close();
+            down.close();
+        }
+    }
+
+    private final Linear router;            // (experts, hidden)
+    private final List<Expert> experts;
+    private final List<AutoCloseable> stacked; // stacked storage the experts' weights are views of, or empty
+    private final int topK;
+    private final boolean normalize;
+
+    SparseMoe(Linear router, List<Expert> experts, List<AutoCloseable> stacked, int topK, boolean normalize) {
+        this.router = router;
+        this.experts = List.copyOf(experts);
+        this.stacked = List.copyOf(stacked);
+        this.topK = topK;
+        this.normalize = normalize;
+    }
+
+    int experts() {
+        return experts.size();
+    }
+
+    /** The routing of {@code x [..., hidden]} (borrowed): router logits in f32, read back, routed on the host. */
+    Routing route(Backend backend, Tensor x) {
+        Ops ops = backend.ops();
+        int hidden = x.dim(-1);
+        int tokens = (int) (x.size() / hidden);
+        try (Tensor flat = ops.reshape(x, Shape.of(tokens, hidden)); Tensor logits = router.apply(ops, flat)) {
+            return Routing.route(backend.toFloats(logits), tokens, experts.size(), topK, normalize);
+        }
+    }
+
+    /** {@code x [B, T, hidden]} (borrowed) to a new f32 {@code [B, T, hidden]}. */
+    Tensor apply(Backend backend, UnaryOp act, Tensor x) {
+        return apply(backend, act, x, route(backend, x));
+    }
+
+    /** As {@link #apply(Backend, UnaryOp, Tensor)} with a given routing of x's tokens. */
+    Tensor apply(Backend backend, UnaryOp act, Tensor x, Routing routing) {
+        Ops ops = backend.ops();
+        int hidden = x.dim(-1);
+        int tokens = routing.tokens(), k = routing.k();
+        Routing.Groups groups = routing.group(experts.size());
+        List<Tensor> outputs = new ArrayList<>();
+        try (Tensor flat = ops.reshape(x, Shape.of(tokens, hidden))) {
+            for (int e = 0; e < experts.size(); e++) {
+                if (groups.count(e) == 0) continue;
+                int[] rows = groups.tokens(e, k);
+                try (Tensor idx = backend.fromInts(rows, Shape.of(rows.length), DType.I32);
+                     Tensor in = ops.take(flat, idx, 0)) {
+                    outputs.add(experts.get(e).apply(ops, act, in));
+                }
+            }
+            int[] order = groups.rowOfSlot();
+            try (Tensor all = outputs.size() == 1 ? null : ops.concat(outputs, 0);
+                 Tensor idx = backend.fromInts(order, Shape.of(order.length), DType.I32);
+                 Tensor bySlot = ops.take(all == null ? outputs.getFirst() : all, idx, 0);
+                 Tensor perToken = ops.reshape(bySlot, Shape.of(tokens, k, hidden));
+                 Tensor w = backend.fromFloats(routing.weight(), Shape.of(tokens, k, 1), DType.F32);
+                 Tensor weighted = ops.mul(perToken, w);
+                 Tensor sum = ops.sum(weighted, 1, false)) {
+                return ops.reshape(sum, x.shape());
+            }
+        } finally {
+            for (Tensor t : outputs) t.close();
+        }
+    }
+
+    @Override
+    public void close() {
+        router.close();
+        experts.forEach(Expert::close);
+        for (AutoCloseable a : stacked) {
+            try {
+                a.close();
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        }
+    }
+}
