@@ -25,13 +25,15 @@ import panamax.api.model.ChatMessage;
  * @param includeUsage    whether a streamed answer ends with a usage chunk
  * @param topLogprobs     -1 without log-probabilities, else alternatives per token (0 to 20)
  * @param ignoreEos       vLLM's extra field: keep generating past end-of-sequence ids (benchmarks)
+ * @param tools           the chat's {@code tools} and {@code tool_choice} ({@link ToolRequest#ABSENT} for none)
  */
 public record CompletionParams(boolean chat, String model, List<ChatMessage> messages, String prompt, int[] promptIds,
                                OptionalInt maxTokens, double temperature, double topP, int topK, double minP,
                                double repetitionPenalty, OptionalLong seed, List<String> stop, boolean stream,
-                               boolean includeUsage, int topLogprobs, boolean ignoreEos) {
+                               boolean includeUsage, int topLogprobs, boolean ignoreEos, ToolRequest tools) {
     public CompletionParams {
         messages = messages == null ? List.of() : List.copyOf(messages);
         stop = List.copyOf(stop);
+        java.util.Objects.requireNonNull(tools, "tools");
     }
 }

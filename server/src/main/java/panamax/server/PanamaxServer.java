@@ -119,7 +119,8 @@ public final class PanamaxServer implements AutoCloseable {
         BatchScheduler scheduler = BatchScheduler.start(session, plan, metrics);
         ObjectNode planJson = PlanJson.tree(plan.execution(), modelId);
         planJson.set("serving", mapper.valueToTree(plan.toMap()));
-        served = new Served(session, scheduler, new CompletionService(scheduler, session.tokenizer(), session.spec().maxPositions(), modelId),
+        served = new Served(session, scheduler, new CompletionService(scheduler, session.tokenizer(), session.spec().maxPositions(), modelId,
+                session.toolCallFormat()),
                 new OpenAiFormat(mapper, session.tokenizer(), modelId), modelId, planJson);
     }
 
