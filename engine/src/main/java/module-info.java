@@ -18,6 +18,7 @@ module panamax.engine {
     exports panamax.engine.generate;
     exports panamax.engine.eval;
     exports panamax.engine.serve;
+    exports panamax.engine.structured;
 
     // Guice reflects on the injected constructors of these packages.
     opens panamax.engine.plan;

@@ -8,6 +8,7 @@ import panamax.api.model.Tokenizer;
 import panamax.api.model.ToolCallFormat;
 import panamax.engine.generate.GenerationRequest;
 import panamax.engine.generate.SamplingParams;
+import panamax.engine.structured.Grammar;
 import panamax.engine.serve.RowEventQueue;
 import panamax.engine.serve.BatchScheduler;
 import panamax.engine.serve.RequestRejectedException;
@@ -70,9 +71,14 @@ final class CompletionService {
         int maxTokens = params.maxTokens().orElseGet(() -> Math.max(1, (contextLength > 0 ? contextLength : 2048) - prompt.length));
         SamplingParams sampling = new SamplingParams(params.temperature(), params.topK(), params.topP(), params.minP(),
                 params.repetitionPenalty(), 64, params.seed().orElseGet(this::freshSeed));
+        Grammar forcedCall = tools.grammar(params.tools(), answer);
+        if (forcedCall != null && params.constraint() != null) {
+            throw ApiException.invalid("response_format", "response_format: cannot constrain an answer that tool_choice already forces to be a call");
+        }
         GenerationRequest generation;
         try {
-            generation = new GenerationRequest(prompt, sampling, maxTokens, params.ignoreEos() ? java.util.Set.of() : tokenizer.eosIds(), params.stop());
+            generation = new GenerationRequest(prompt, sampling, maxTokens, params.ignoreEos() ? java.util.Set.of() : tokenizer.eosIds(), params.stop())
+                    .withConstraint(forcedCall != null ? forcedCall : params.constraint());
         } catch (IllegalArgumentException e) {
             throw ApiException.invalid(null, e.getMessage());
         }

@@ -28,7 +28,7 @@ public final class RequestParser {
             "top_logprobs", "frequency_penalty", "presence_penalty", "logit_bias", "response_format", "tools", "tool_choice", "ignore_eos");
     private static final Set<String> COMPLETION_FIELDS = Set.of("model", "prompt", "max_tokens", "temperature", "top_p", "top_k",
             "min_p", "repetition_penalty", "seed", "stop", "stream", "stream_options", "n", "logprobs", "echo", "suffix",
-            "best_of", "frequency_penalty", "presence_penalty", "logit_bias", "ignore_eos");
+            "best_of", "frequency_penalty", "presence_penalty", "logit_bias", "ignore_eos", "response_format");
     private static final Set<String> ROLES = Set.of("system", "developer", "user", "assistant", "tool");
     /** The most stop strings a request may give. */
     static final int MAX_STOPS = 16;
@@ -47,13 +47,6 @@ public final class RequestParser {
         JsonNode root = object(body, CHAT_FIELDS);
         List<ChatMessage> messages = messages(root.get("messages"));
         ToolRequest tools = ToolRequestParser.parse(root);
-        JsonNode format = root.get("response_format");
-        if (present(format)) {
-            String type = present(format.get("type")) && format.get("type").isTextual() ? format.get("type").asText() : null;
-            if (!"text".equals(type)) {
-                throw ApiException.invalid("response_format", "response_format: only {\"type\": \"text\"} is supported, found " + format);
-            }
-        }
         Integer maxCompletion = integer(root, "max_completion_tokens", 1, Integer.MAX_VALUE);
         Integer maxTokens = integer(root, "max_tokens", 1, Integer.MAX_VALUE); // checked even when the newer field wins
         Integer max = maxCompletion != null ? maxCompletion : maxTokens;
@@ -125,7 +118,8 @@ public final class RequestParser {
         return new CompletionParams(chat, model, messages, prompt, ids, max == null ? OptionalInt.empty() : OptionalInt.of(max),
                 temperature == null ? 1 : temperature, topP == null ? 1 : topP, topK == null || topK < 0 ? 0 : topK,
                 minP == null ? 0 : minP, penalty == null ? 1 : penalty, seed == null ? OptionalLong.empty() : OptionalLong.of(seed),
-                stops(root.get("stop")), stream, includeUsage, topLogprobs, bool(root, "ignore_eos", false), tools);
+                stops(root.get("stop")), stream, includeUsage, topLogprobs, bool(root, "ignore_eos", false),
+                ResponseFormats.grammar(root.get("response_format")), tools);
     }
 
     private JsonNode object(byte[] body, Set<String> fields) {

@@ -51,6 +51,20 @@ public interface Tokenizer extends AutoCloseable {
     /** Ids of the added tokens marked special; {@link #decode} skips them when asked. */
     Set<Integer> specialIds();
 
+    /**
+     * The bytes token {@code id} adds to decoded text in the middle of a sequence (its leading space
+     * included), for decoding constrained by a grammar; a token that holds part of a multi-byte
+     * UTF-8 character gives those bytes. Null for special tokens and ids without text. The default
+     * decodes the id alone, which is exact only for tokenizers whose tokens hold whole characters.
+     *
+     * @since 0.2
+     */
+    default byte[] tokenBytes(int id) {
+        if (id < 0 || id >= vocabSize() || specialIds().contains(id)) return null;
+        String text = decode(new int[]{id}, false);
+        return text.isEmpty() || text.indexOf('\uFFFD') >= 0 ? null : text.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    }
+
     /** Whether the model ships a chat template. */
     boolean hasChatTemplate();
 

@@ -2,6 +2,8 @@ package panamax.engine.generate;
 
 import java.util.Arrays;
 import panamax.api.model.Tokenizer;
+import panamax.engine.structured.Constraints;
+import panamax.engine.structured.GrammarCursor;
 
 /**
  * One row of a generation call: its sampler, its token history (prompt then generated ids), its
@@ -15,6 +17,8 @@ public final class RowState {
     private final StreamDetokenizer detokenizer;
     private final StopStrings stops;
     private final StringBuilder text = new StringBuilder();
+    /** The row's place in its output grammar, or null when unconstrained. */
+    private final GrammarCursor grammar;
     private int[] history;
     private int historyLength;
     private int generated;
@@ -33,13 +37,18 @@ public final class RowState {
         if (tokenizer == null && !request.stopStrings().isEmpty()) {
             throw new IllegalArgumentException("stop strings need a tokenizer: the generator has none");
         }
+        if (request.constraint() != null && tokenizer == null) {
+            throw new IllegalArgumentException("an output grammar needs a tokenizer: the generator has none");
+        }
+        this.grammar = request.constraint() == null ? null
+                : Constraints.bind(request.constraint(), tokenizer).start(request.stopIds());
         this.history = Arrays.copyOf(request.promptIds(), request.promptIds().length + request.maxTokens());
         this.historyLength = request.promptIds().length;
     }
 
     /** Samples this row's next token from {@code logits[from, from + vocab)}, records it and reports it. */
     public int step(float[] logits, int from, int vocab, GenerationListener listener) {
-        int id = sampler.next(logits, from, vocab, history, historyLength);
+        int id = grammar == null ? sampler.next(logits, from, vocab, history, historyLength) : constrainedNext(logits, from, vocab);
         history[historyLength++] = id;
         generated++;
         listener.onToken(row, id);
@@ -50,9 +59,26 @@ public final class RowState {
         if (detokenizer != null) emit(stops.accept(detokenizer.add(id)), listener);
         if (stops.stopped()) {
             finish = FinishReason.STOP_STRING;
+        } else if (grammar != null && grammar.complete()) {
+            finish(FinishReason.EOS, listener); // the grammar admits nothing more: as if it drew an end id
         } else if (generated == request.maxTokens()) {
             finish(FinishReason.LENGTH, listener);
         }
+        return id;
+    }
+
+    /**
+     * The next id under the row's grammar. Greedy decoding tries the unmasked argmax first: when the
+     * grammar allows it, it is the masked argmax too, and no mask is built.
+     */
+    private int constrainedNext(float[] logits, int from, int vocab) {
+        int id = -1;
+        if (sampler.params().isGreedy() && sampler.params().repetitionPenalty() == 1) {
+            int best = sampler.next(logits, from, vocab, history, historyLength);
+            if (grammar.allows(best)) id = best;
+        }
+        if (id < 0) id = sampler.next(logits, from, vocab, history, historyLength, grammar.allowed());
+        grammar.accept(id);
         return id;
     }
 

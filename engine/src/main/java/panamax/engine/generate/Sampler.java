@@ -28,6 +28,27 @@ public final class Sampler {
      * {@code repetitionContext} count). The logits are not modified.
      */
     public int next(float[] logits, int from, int vocab, int[] history, int historyLength) {
+        return next(logits, from, vocab, history, historyLength, null);
+    }
+
+    /**
+     * As {@link #next(float[], int, int, int[], int)} among the ids set in {@code allowed} (one bit
+     * per id, {@code allowed[id >> 6] >>> id & 1}; null allows every id): the others are removed
+     * before the penalty, temperature and filters, as a grammar constraint requires.
+     */
+    public int next(float[] logits, int from, int vocab, int[] history, int historyLength, long[] allowed) {
+        if (allowed != null && params.isGreedy() && params.repetitionPenalty() == 1) {
+            int best = -1;
+            for (int w = 0; w < allowed.length; w++) {
+                for (long bits = allowed[w]; bits != 0; bits &= bits - 1) {
+                    int id = w << 6 | Long.numberOfTrailingZeros(bits);
+                    if (id >= vocab) break;
+                    if (best < 0 || logits[from + id] > logits[from + best]) best = id;
+                }
+            }
+            if (best < 0) throw new IllegalStateException("the allowed ids hold none below the vocabulary size " + vocab);
+            return best;
+        }
         if (params.isGreedy() && params.repetitionPenalty() == 1) {
             int best = from;
             for (int i = from + 1; i < from + vocab; i++) if (logits[i] > logits[best]) best = i;
@@ -35,6 +56,9 @@ public final class Sampler {
         }
         double[] scores = new double[vocab];
         for (int i = 0; i < vocab; i++) scores[i] = logits[from + i];
+        if (allowed != null) {
+            for (int i = 0; i < vocab; i++) if ((allowed[i >>> 6] >>> i & 1) == 0) scores[i] = Double.NEGATIVE_INFINITY;
+        }
         penalize(scores, history, historyLength, params);
         if (params.isGreedy()) return argmax(scores);
         double[] p = probabilities(scores, params);

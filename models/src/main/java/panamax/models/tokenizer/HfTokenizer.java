@@ -1,6 +1,7 @@
 package panamax.models.tokenizer;
 
 import ai.djl.huggingface.tokenizers.HuggingFaceTokenizer;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -20,10 +21,15 @@ final class HfTokenizer implements Tokenizer {
     private final HuggingFaceTokenizer tokenizer;
     private final TokenizerFiles files;
     private final Optional<ChatTemplate> template;
+    private final Path tokenizerJson;
+    /** Per id the token's bytes, read on first use (structured outputs); null entries: none. */
+    private volatile byte[][] pieces;
+    private volatile boolean piecesRead;
 
-    HfTokenizer(HuggingFaceTokenizer tokenizer, TokenizerFiles files) {
+    HfTokenizer(HuggingFaceTokenizer tokenizer, TokenizerFiles files, Path tokenizerJson) {
         this.tokenizer = tokenizer;
         this.files = files;
+        this.tokenizerJson = tokenizerJson;
         this.template = files.chatTemplate().map(source ->
                 new ChatTemplate(source, files.bosToken().orElse(""), files.eosToken().orElse("")));
     }
@@ -46,6 +52,21 @@ final class HfTokenizer implements Tokenizer {
             wide[i] = ids[i];
         }
         return tokenizer.decode(wide, skipSpecialTokens);
+    }
+
+    @Override
+    public byte[] tokenBytes(int id) {
+        if (!piecesRead) {
+            synchronized (this) {
+                if (!piecesRead) {
+                    pieces = TokenPieces.read(tokenizerJson, files.vocabSize(), files.addedTokens(), files.specialIds());
+                    piecesRead = true;
+                }
+            }
+        }
+        if (pieces == null) return Tokenizer.super.tokenBytes(id);
+        if (id < 0 || id >= pieces.length || pieces[id] == null) return null;
+        return pieces[id].clone();
     }
 
     @Override

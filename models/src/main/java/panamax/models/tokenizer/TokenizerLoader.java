@@ -34,7 +34,7 @@ public final class TokenizerLoader {
         TokenizerFiles files = TokenizerFiles.read(directory);
         Path tokenizerJson = directory.resolve("tokenizer.json");
         try {
-            return new HfTokenizer(HuggingFaceTokenizer.newInstance(tokenizerJson, OPTIONS), files);
+            return new HfTokenizer(HuggingFaceTokenizer.newInstance(tokenizerJson, OPTIONS), files, tokenizerJson);
         } catch (IOException | RuntimeException e) {
             throw new BadModelFileException(tokenizerJson, "the tokenizers library cannot load it: " + e.getMessage(), e);
         }
