@@ -72,7 +72,7 @@ final class DemoServer implements AutoCloseable {
     }
 
     HttpRequest.Builder request(String path) {
-        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base() + path)).timeout(Duration.ofSeconds(60))
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base() + path)).timeout(Duration.ofSeconds(120))
                 .header("Content-Type", "application/json");
         if (apiKey != null) b.header("Authorization", "Bearer " + apiKey);
         return b;
