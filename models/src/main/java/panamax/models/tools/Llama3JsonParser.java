@@ -19,6 +19,9 @@ final class Llama3JsonParser implements ToolCallParser {
     private enum Mode { START, CALLS, TEXT }
 
     private final StringBuilder held = new StringBuilder();
+    /** What START dropped before the first call (whitespace, the tag): given back if no call follows. */
+    private String opening = "";
+    private boolean called;
     private Mode mode = Mode.START;
 
     @Override
@@ -35,9 +38,11 @@ final class Llama3JsonParser implements ToolCallParser {
             if (at == held.length()) return out;
             String rest = held.substring(at);
             if (rest.startsWith(PYTHON_TAG)) {
+                opening = held.substring(0, at + PYTHON_TAG.length());
                 held.delete(0, at + PYTHON_TAG.length());
                 mode = Mode.CALLS;
             } else if (rest.startsWith("{")) {
+                opening = held.substring(0, at);
                 held.delete(0, at);
                 mode = Mode.CALLS;
             } else if (PYTHON_TAG.startsWith(rest)) {
@@ -69,13 +74,14 @@ final class Llama3JsonParser implements ToolCallParser {
                 return;
             }
             out.add(call.get());
+            called = true;
             held.delete(0, end);
         }
     }
 
     private void toText(List<ToolCallEvent> out) {
         mode = Mode.TEXT;
-        text(out, held.toString());
+        text(out, (called ? "" : opening) + held);
         held.setLength(0);
     }
 
@@ -86,7 +92,7 @@ final class Llama3JsonParser implements ToolCallParser {
             held.setLength(0);
             return out;
         }
-        text(out, held.toString());
+        text(out, (mode == Mode.CALLS && !called ? opening : "") + held);
         held.setLength(0);
         mode = Mode.TEXT;
         return out;

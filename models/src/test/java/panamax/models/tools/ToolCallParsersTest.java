@@ -55,7 +55,7 @@ class ToolCallParsersTest {
                 Arguments.of(LLAMA, "The answer is {\"name\": \"a\"}", List.of(new Text("The answer is {\"name\": \"a\"}"))),
                 Arguments.of(LLAMA, "{\"not\": \"a call\"}", List.of(new Text("{\"not\": \"a call\"}"))),
                 Arguments.of(LLAMA, "{\"name\": \"a\", \"parameters\": {\"cut", List.of(new Text("{\"name\": \"a\", \"parameters\": {\"cut"))),
-                Arguments.of(LLAMA, "<|python_tag|>brave_search.call(query=\"x\")", List.of(new Text("brave_search.call(query=\"x\")"))),
+                Arguments.of(LLAMA, "<|python_tag|>brave_search.call(query=\"x\")", List.of(new Text("<|python_tag|>brave_search.call(query=\"x\")"))),
                 Arguments.of(LLAMA, "<|pyt", List.of(new Text("<|pyt"))),
 
                 // Mistral: [TOOL_CALLS] then a JSON array (v3), or name[ARGS]{...} (v11+), text around
