@@ -13,5 +13,5 @@ module panamax.server {
     exports panamax.server;
 
     // panamax bench serve (the CLI finds benchmarks as JDK tools in the boot layer)
-    provides java.util.spi.ToolProvider with panamax.server.bench.ServeBenchTool;
+    provides java.util.spi.ToolProvider with panamax.server.bench.ServeBenchTool, panamax.server.bench.StructuredBenchTool;
 }

@@ -105,7 +105,11 @@ class ApiErrorsTest {
                 Arguments.of("presence_penalty", "{" + USER + ",\"presence_penalty\":-1}", "presence_penalty"),
                 Arguments.of("logit_bias", "{" + USER + ",\"logit_bias\":{\"5\":10}}", "logit_bias"),
                 Arguments.of("tools", "{" + USER + ",\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"f\"}}]}", "tools"),
-                Arguments.of("json response_format", "{" + USER + ",\"response_format\":{\"type\":\"json_object\"}}", "response_format"),
+                Arguments.of("response_format of an unknown type", "{" + USER + ",\"response_format\":{\"type\":\"xml\"}}", "response_format.type"),
+                Arguments.of("json_schema without a schema", "{" + USER + ",\"response_format\":{\"type\":\"json_schema\",\"json_schema\":{\"name\":\"a\"}}}",
+                        "response_format.json_schema.schema"),
+                Arguments.of("json_schema with an unsupported keyword", "{" + USER + ",\"response_format\":{\"type\":\"json_schema\",\"json_schema\":"
+                        + "{\"name\":\"a\",\"strict\":true,\"schema\":{\"type\":\"string\",\"pattern\":\"^a\"}}}}", "response_format.json_schema.schema"),
                 Arguments.of("an unknown field", "{" + USER + ",\"frobnicate\":true}", "frobnicate"),
                 Arguments.of("stream not a boolean", "{" + USER + ",\"stream\":\"yes\"}", "stream"),
                 Arguments.of("stream_options without stream", "{" + USER + ",\"stream_options\":{\"include_usage\":true}}", "stream_options"),

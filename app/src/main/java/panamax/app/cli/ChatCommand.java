@@ -100,7 +100,7 @@ public final class ChatCommand implements Runnable {
                 ModelOptions.warnIfPastTrainedContext(session, ids.length, sampling.maxTokens, err);
                 // Each turn draws from its own stream so a replayed conversation replays its replies.
                 GenerationRequest request = new GenerationRequest(ids, params.withSeed(params.seed() + turn), sampling.maxTokens,
-                        tokenizer.eosIds(), sampling.stops);
+                        tokenizer.eosIds(), sampling.stops).withConstraint(sampling.constraint());
                 // The KV cache is kept between turns: only the tokens the last turn's cache lacks are prefilled.
                 GenerationOutput output = cache.generate(request, new StreamPrinter(out, err, sampling.prefillChunk, model.progressEnabled()));
                 out.println();

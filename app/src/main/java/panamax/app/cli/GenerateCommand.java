@@ -63,7 +63,8 @@ public final class GenerateCommand implements Runnable {
             for (String prompt : prompts) {
                 int[] ids = promptIds(tokenizer, prompt, err);
                 ModelOptions.warnIfPastTrainedContext(session, ids.length, sampling.maxTokens, err);
-                requests.add(new GenerationRequest(ids, sampling.params(), sampling.maxTokens, tokenizer.eosIds(), sampling.stops));
+                requests.add(new GenerationRequest(ids, sampling.params(), sampling.maxTokens, tokenizer.eosIds(), sampling.stops)
+                        .withConstraint(sampling.constraint()));
             }
             boolean single = requests.size() == 1;
             GenerationOutput output = session.generator().generate(requests,

@@ -4,7 +4,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.WeakHashMap;
 import panamax.api.model.Tokenizer;
 
 /**
@@ -19,14 +18,13 @@ import panamax.api.model.Tokenizer;
  * }
  */
 public final class Constraints {
-    private static final int CACHED_GRAMMARS = 256;
+    private static final int CACHED_GRAMMARS = 64;
     private static final Map<String, Grammar> GRAMMARS = Collections.synchronizedMap(new LinkedHashMap<>(64, 0.75f, true) {
         @Override
         protected boolean removeEldestEntry(Map.Entry<String, Grammar> eldest) {
             return size() > CACHED_GRAMMARS;
         }
     });
-    private static final Map<TokenVocabulary, Map<Grammar, TokenConstraint>> BOUND = Collections.synchronizedMap(new WeakHashMap<>());
 
     private Constraints() {
     }
@@ -61,8 +59,6 @@ public final class Constraints {
 
     /** {@code grammar} over {@code tokenizer}'s vocabulary, shared (with its mask cache) by every row that uses both. */
     public static TokenConstraint bind(Grammar grammar, Tokenizer tokenizer) {
-        TokenVocabulary vocabulary = TokenVocabulary.of(tokenizer);
-        Map<Grammar, TokenConstraint> byGrammar = BOUND.computeIfAbsent(vocabulary, v -> Collections.synchronizedMap(new WeakHashMap<>()));
-        return byGrammar.computeIfAbsent(grammar, g -> new TokenConstraint(g, vocabulary));
+        return TokenVocabulary.of(tokenizer).constraint(grammar);
     }
 }

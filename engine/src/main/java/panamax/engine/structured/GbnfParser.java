@@ -196,7 +196,7 @@ final class GbnfParser {
             }
             int lo = character();
             int hi = lo;
-            if (pos + 1 < text.length() && text.charAt(pos) == '-' && text.charAt(pos + 1) != ']') {
+            if (pos + 1 < text.length() && text.charAt(pos) == '-' && text.charAt(pos + 1) != ']' && text.charAt(pos + 1) != '\n') {
                 int at = pos++;
                 hi = character();
                 if (hi < lo) throw error(at, "range " + CharClass.escape(lo) + "-" + CharClass.escape(hi) + " runs backwards");

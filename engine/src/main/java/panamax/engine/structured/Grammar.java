@@ -31,6 +31,9 @@ public final class Grammar {
     final String[] ruleNames;
     final int root;
     private final String source;
+    /** Canonical states, whose byte transitions are cached (see {@link GrammarState#advanceByte}); bounded. */
+    private final java.util.concurrent.ConcurrentHashMap<GrammarState, GrammarState> canonical = new java.util.concurrent.ConcurrentHashMap<>();
+    static final int MAX_CANONICAL_STATES = 4096;
 
     private Grammar(byte[] kind, int[] arg, CharClass[] classes, int[][] alternatives, String[] ruleNames, int root, String source) {
         this.kind = kind;
@@ -72,6 +75,20 @@ public final class Grammar {
         return GrammarState.start(this);
     }
 
+    /**
+     * The canonical instance equal to {@code state}, registering it while there is room; past
+     * {@link #MAX_CANONICAL_STATES} states (a deeply nested text) new states stay uncached.
+     */
+    GrammarState canonical(GrammarState state) {
+        GrammarState known = canonical.get(state);
+        if (known != null) return known;
+        if (canonical.size() >= MAX_CANONICAL_STATES) return state;
+        known = canonical.putIfAbsent(state, state);
+        if (known != null) return known;
+        state.markCanonical();
+        return state;
+    }
+
     int rules() {
         return alternatives.length;
     }
@@ -85,6 +102,9 @@ public final class Grammar {
     private static final class Builder {
         private final GbnfParser.Parsed parsed;
         private final String source;
+    /** Canonical states, whose byte transitions are cached (see {@link GrammarState#advanceByte}); bounded. */
+    private final java.util.concurrent.ConcurrentHashMap<GrammarState, GrammarState> canonical = new java.util.concurrent.ConcurrentHashMap<>();
+    static final int MAX_CANONICAL_STATES = 4096;
         private final Map<String, Integer> ids = new LinkedHashMap<>();
         private final List<String> names = new ArrayList<>();
         private final List<List<int[]>> bodies = new ArrayList<>(); // rule -> alternatives -> (kind, arg) pairs flattened

@@ -22,6 +22,9 @@ public final class GrammarState {
     /** The least code point the character in progress may encode (shorter forms are overlong and invalid). */
     private final int floor;
     private final int hash;
+    /** The state after each byte, or {@link #DEAD}; cached only in canonical states (see {@link Grammar#canonical}). */
+    private volatile GrammarState[] transitions;
+    private static final GrammarState DEAD = new GrammarState(null, new Stack[0], 0, 0, 0);
 
     private GrammarState(Grammar g, Stack[] stacks, int partial, int remaining, int floor) {
         this.g = g;
@@ -35,7 +38,7 @@ public final class GrammarState {
     static GrammarState start(Grammar g) {
         Set<Stack> out = new LinkedHashSet<>();
         expandRule(g, g.root, Stack.EMPTY, out);
-        return of(g, out, 0, 0);
+        return g.canonical(of(g, out, 0, 0));
     }
 
     private static GrammarState of(Grammar g, Set<Stack> stacks, int partial, int remaining) {
@@ -61,6 +64,23 @@ public final class GrammarState {
      */
     public GrammarState advanceByte(int b) {
         b &= 0xFF;
+        GrammarState[] cache = transitions;
+        if (cache != null) {
+            GrammarState known = cache[b];
+            if (known != null) return known == DEAD ? null : known;
+        }
+        GrammarState next = computeByte(b);
+        if (next != null) next = g.canonical(next);
+        if (cache != null) cache[b] = next == null ? DEAD : next; // racing writers store equal values
+        return next;
+    }
+
+    /** Called once when this state becomes its grammar's canonical instance: from then on its transitions are cached. */
+    void markCanonical() {
+        transitions = new GrammarState[256];
+    }
+
+    private GrammarState computeByte(int b) {
         if (remaining == 0) {
             if (b < 0x80) return advance(b);
             int lead, more;

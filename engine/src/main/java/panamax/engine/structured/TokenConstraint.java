@@ -12,7 +12,7 @@ import java.util.Set;
  */
 public final class TokenConstraint {
     /** Mask memory a constraint may keep; older masks are dropped first. */
-    private static final long CACHE_BYTES = 64L << 20;
+    private static final long CACHE_BYTES = 8L << 20;
     private final Grammar grammar;
     private final TokenVocabulary vocabulary;
     private final Map<GrammarState, long[]> masks;
@@ -83,17 +83,17 @@ public final class TokenConstraint {
         }
     }
 
+    /** Marks the tokens below {@code node} (whose bytes so far led to {@code state}) that the grammar accepts. */
     private void walk(int node, GrammarState state, long[] bits) {
         TokenVocabulary v = vocabulary;
-        if (node != 0) {
-            for (int t = v.tokenStart[node]; t < v.tokenStart[node + 1]; t++) {
+        for (int child = node + 1; child < v.end[node]; child = v.end[child]) {
+            GrammarState next = state.advanceByte(v.edge[child]);
+            if (next == null) continue;
+            for (int t = v.tokenStart[child]; t < v.tokenStart[child + 1]; t++) {
                 int id = v.tokenIds[t];
                 bits[id >>> 6] |= 1L << id;
             }
-        }
-        for (int e = v.childStart[node]; e < v.childStart[node + 1]; e++) {
-            GrammarState next = state.advanceByte(v.childByte[e]);
-            if (next != null) walk(v.childNode[e], next, bits);
+            if (v.end[child] > child + 1) walk(child, next, bits);
         }
     }
 

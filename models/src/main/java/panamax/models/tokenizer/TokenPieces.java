@@ -1,5 +1,7 @@
 package panamax.models.tokenizer;
 
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
@@ -24,21 +26,33 @@ final class TokenPieces {
 
     /** Per id its bytes (null for special tokens and ids with none), or null when the decoder is not one of the two read here. */
     static byte[][] read(Path tokenizerJson, int vocabSize, Map<String, Integer> added, Set<Integer> special) {
-        JsonNode root;
-        try {
-            root = JSON.readTree(tokenizerJson.toFile());
+        JsonNode decoder = null;
+        Map<String, Integer> vocab = null;
+        // Streamed: a large vocabulary's merges list would cost seconds as a tree, and only two fields are needed.
+        try (JsonParser p = JSON.getFactory().createParser(tokenizerJson.toFile())) {
+            if (p.nextToken() != JsonToken.START_OBJECT) return null;
+            while (p.nextToken() == JsonToken.FIELD_NAME) {
+                String field = p.currentName();
+                JsonToken value = p.nextToken();
+                if (field.equals("decoder")) {
+                    decoder = JSON.readTree(p);
+                } else if (field.equals("model") && value == JsonToken.START_OBJECT) {
+                    vocab = modelVocab(p);
+                } else {
+                    p.skipChildren();
+                }
+            }
         } catch (IOException e) {
             throw new BadModelFileException(tokenizerJson, "not valid JSON: " + e.getMessage(), e);
         }
-        JsonNode decoder = root.path("decoder");
+        if (decoder == null || vocab == null) return null;
         boolean byteLevel = usesDecoder(decoder, "ByteLevel");
         boolean byteFallback = usesDecoder(decoder, "ByteFallback");
-        JsonNode vocab = root.path("model").path("vocab");
-        if ((!byteLevel && !byteFallback) || !vocab.isObject()) return null;
+        if (!byteLevel && !byteFallback) return null;
         int[] byteOf = byteLevel ? gpt2ByteDecoder() : null;
         byte[][] table = new byte[vocabSize][];
-        for (Map.Entry<String, JsonNode> e : vocab.properties()) {
-            int id = e.getValue().asInt();
+        for (Map.Entry<String, Integer> e : vocab.entrySet()) {
+            int id = e.getValue();
             if (id < 0 || id >= vocabSize) continue;
             table[id] = byteLevel ? byteLevelBytes(e.getKey(), byteOf) : pieceBytes(e.getKey());
         }
@@ -48,6 +62,26 @@ final class TokenPieces {
             table[id] = special.contains(id) ? null : e.getKey().getBytes(StandardCharsets.UTF_8);
         }
         return table;
+    }
+
+    /** The {@code vocab} object of the {@code model} object the parser is at (token to id), or null when it is not an object. */
+    private static Map<String, Integer> modelVocab(JsonParser p) throws IOException {
+        Map<String, Integer> vocab = null;
+        while (p.nextToken() == JsonToken.FIELD_NAME) {
+            String field = p.currentName();
+            JsonToken value = p.nextToken();
+            if (field.equals("vocab") && value == JsonToken.START_OBJECT) {
+                vocab = new java.util.HashMap<>();
+                while (p.nextToken() == JsonToken.FIELD_NAME) {
+                    String token = p.currentName();
+                    p.nextToken();
+                    vocab.put(token, p.getIntValue());
+                }
+            } else {
+                p.skipChildren();
+            }
+        }
+        return vocab;
     }
 
     private static boolean usesDecoder(JsonNode decoder, String type) {
