@@ -124,6 +124,9 @@ public final class ChatTemplate {
         bindings.put("add_generation_prompt", addGenerationPrompt);
         bindings.put("bos_token", bosToken);
         bindings.put("eos_token", eosToken);
+        // transformers' globals are defined names too: templates test "strftime_now is defined" before calling it
+        bindings.putIfAbsent("strftime_now", "strftime_now");
+        bindings.putIfAbsent("raise_exception", "raise_exception");
         RenderResult result = jinjava.renderForResult(rewritten, bindings);
         for (TemplateError error : result.getErrors()) {
             TemplateRejectionException rejection = rejection(error.getException());

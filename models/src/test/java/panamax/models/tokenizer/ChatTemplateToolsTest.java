@@ -13,6 +13,7 @@ import panamax.api.model.ToolCall;
 import panamax.api.model.ToolDefinition;
 import panamax.models.family.LlamaPlugin;
 import panamax.models.family.Qwen3Plugin;
+import panamax.models.template.ChatTemplate;
 
 /**
  * Tools, assistant tool calls and tool results through real chat templates, and the tool-call
@@ -101,6 +102,22 @@ class ChatTemplateToolsTest {
                     () -> tokenizer.renderChat(List.of(new ChatMessage("user", "Hi")), TOOLS, true));
             assertTrue(e.getMessage().contains("does not take tools"), e.getMessage());
         }
+    }
+
+    /**
+     * Llama 3.1's template opens with {@code {%- if not tools is defined %}{%- set tools = none %}} and
+     * dates itself when {@code strftime_now is defined}: Jinja2 reads {@code not (tools is defined)},
+     * and transformers' functions are defined names. Read otherwise, the tools vanish silently.
+     */
+    @Test
+    void notBindsLooserThanIsAndTransformersFunctionsAreDefinedAsInJinja2() {
+        ChatTemplate template = new ChatTemplate("{%- if not tools is defined %}{%- set tools = none %}{%- endif %}"
+                + "{%- if tools is not none %}tools: {{ tools | length }}{% endif %}"
+                + "{%- if not date is defined %}{%- set date = '26 Jul 2024' %}{%- endif %}"
+                + "{%- if strftime_now is defined %} dated{% endif %}{%- if not raise_exception is defined %} undefined{% endif %}", "", "");
+        List<ChatMessage> hi = List.of(new ChatMessage("user", "hi"));
+        assertEquals("tools: 2 dated", template.render(hi, TOOLS, true));
+        assertEquals(" dated", template.render(hi, List.of(), true));
     }
 
     @Test
