@@ -17,6 +17,10 @@ import panamax.engine.generate.SamplingParams;
 import panamax.engine.plugins.PluginRegistry;
 import panamax.engine.structured.Constraints;
 import panamax.engine.structured.Grammar;
+import panamax.engine.structured.GrammarCursor;
+import panamax.engine.structured.TokenConstraint;
+import panamax.engine.structured.TokenVocabulary;
+import panamax.api.model.Tokenizer;
 
 /**
  * Decode speed with and without an output grammar, one row, same prompt, in one run: plain decode
@@ -37,6 +41,7 @@ final class StructuredBench {
     static int run(List<String> args, PrintWriter out, PrintWriter err) {
         int tokens = 200, runs = 3;
         Optional<Path> model = Optional.empty();
+        Optional<Path> masksOf = Optional.empty();
         for (int i = 0; i < args.size(); i++) {
             String a = args.get(i);
             String value = i + 1 < args.size() ? args.get(i + 1) : null;
@@ -44,15 +49,18 @@ final class StructuredBench {
                 case "--tokens" -> tokens = positive(a, value, err);
                 case "--runs" -> runs = positive(a, value, err);
                 case "--model" -> model = Optional.of(Path.of(require(a, value)));
+                case "--masks" -> masksOf = Optional.of(Path.of(require(a, value)));
                 case "--help", "-h" -> {
                     out.println("usage: panamax bench structured [--model DIR] [--tokens N (200)] [--runs R (3)]");
+                    out.println("       panamax bench structured --masks DIR   (mask build times on DIR's tokenizer, no model)");
                     return 0;
                 }
-                default -> throw new IllegalArgumentException("unknown option " + a + "; expected --model, --tokens, --runs");
+                default -> throw new IllegalArgumentException("unknown option " + a + "; expected --model, --tokens, --runs, --masks");
             }
             i++;
         }
         if (tokens < 0 || runs < 0) return 2;
+        if (masksOf.isPresent()) return masks(masksOf.get(), out, err);
         try (ModelSession session = ModelSession.open(PluginRegistry.discover(Optional.empty()), model.orElseGet(DemoModel::directory),
                 KvScheme.identity(), Optional.empty())) {
             Grammar grammar = Constraints.jsonSchema(new ObjectMapper().readTree(SCHEMA));
@@ -82,6 +90,42 @@ final class StructuredBench {
             out.flush();
             return 0;
         } catch (PanamaxException e) {
+            err.println("panamax bench structured: " + e.getMessage());
+            return 1;
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    /**
+     * Times the masks of a few states of {@link #SCHEMA} on a tokenizer: the vocabulary trie's
+     * build, then each state's first (cold) mask and a cached one.
+     */
+    private static int masks(Path directory, PrintWriter out, PrintWriter err) {
+        try (Tokenizer tokenizer = ModelSession.loadTokenizer(directory)) {
+            long start = System.nanoTime();
+            TokenVocabulary vocabulary = TokenVocabulary.of(tokenizer);
+            out.printf("%s: %s built in %.0f ms (token bytes read and trie)%n", directory, vocabulary, (System.nanoTime() - start) / 1e6);
+            TokenConstraint constraint = Constraints.bind(Constraints.jsonSchema(new ObjectMapper().readTree(SCHEMA)), tokenizer);
+            out.printf("%-44s %8s %12s %12s%n", "text so far", "allowed", "cold ms", "cached ms");
+            for (String prefix : List.of("", "{", "{\"title\": \"", "{\"title\": \"Moby", "{\"title\": \"Moby\", \"year\": 18",
+                    "{\"title\": \"M\", \"year\": 1, \"tags\": [", "{\"title\": \"M\", \"year\": 1, \"tags\": [], \"text\": \"")) {
+                double[] ms = new double[2];
+                int allowed = 0;
+                for (int rep = 0; rep < 2; rep++) {
+                    GrammarCursor cursor = constraint.start(tokenizer.eosIds());
+                    for (int id : tokenizer.encode(prefix, false)) cursor.accept(id);
+                    long t = System.nanoTime();
+                    long[] bits = cursor.allowed();
+                    ms[rep] = (System.nanoTime() - t) / 1e6;
+                    allowed = 0;
+                    for (long w : bits) allowed += Long.bitCount(w);
+                }
+                out.printf("%-44s %8d %12.2f %12.2f%n", "'" + prefix + "'", allowed, ms[0], ms[1]);
+            }
+            out.flush();
+            return 0;
+        } catch (PanamaxException | IllegalArgumentException e) {
             err.println("panamax bench structured: " + e.getMessage());
             return 1;
         } catch (java.io.IOException e) {
