@@ -27,13 +27,15 @@ import panamax.engine.structured.Grammar;
  * @param topLogprobs     -1 without log-probabilities, else alternatives per token (0 to 20)
  * @param ignoreEos       vLLM's extra field: keep generating past end-of-sequence ids (benchmarks)
  * @param constraint      the grammar of {@code response_format} (json_object or json_schema), or null for free text
+ * @param tools           the chat's {@code tools} and {@code tool_choice} ({@link ToolRequest#ABSENT} for none)
  */
 public record CompletionParams(boolean chat, String model, List<ChatMessage> messages, String prompt, int[] promptIds,
                                OptionalInt maxTokens, double temperature, double topP, int topK, double minP,
                                double repetitionPenalty, OptionalLong seed, List<String> stop, boolean stream,
-                               boolean includeUsage, int topLogprobs, boolean ignoreEos, Grammar constraint) {
+                               boolean includeUsage, int topLogprobs, boolean ignoreEos, Grammar constraint, ToolRequest tools) {
     public CompletionParams {
         messages = messages == null ? List.of() : List.copyOf(messages);
         stop = List.copyOf(stop);
+        java.util.Objects.requireNonNull(tools, "tools");
     }
 }

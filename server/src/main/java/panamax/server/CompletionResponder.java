@@ -49,15 +49,20 @@ final class CompletionResponder {
 
     private void whole(ServerResponse res) throws InterruptedException, IOException {
         List<TokenEvent> tokens = new ArrayList<>();
+        ToolAnswer tools = submitted.tools();
         OpenAiFormat.Answer answer = format.answer(params.chat(), submitted.ticket().id());
         while (true) {
             Object event = submitted.events().next(keepAliveMillis);
-            if (event instanceof TokenEvent t && params.topLogprobs() >= 0) tokens.add(t);
+            if (event instanceof TokenEvent t) {
+                if (params.topLogprobs() >= 0) tokens.add(t);
+                tools.token(t.id(), t.text());
+            }
             if (event instanceof RuntimeException e) throw failure(e);
             if (event instanceof Completion c) {
+                tools.finish();
                 res.status(200);
                 res.headers().contentType(io.helidon.common.media.type.MediaTypes.APPLICATION_JSON);
-                res.send(format.mapper().writeValueAsBytes(format.whole(answer, c, tokens, params.topLogprobs() >= 0)));
+                res.send(format.mapper().writeValueAsBytes(format.whole(answer, c, tokens, params.topLogprobs() >= 0, tools)));
                 return;
             }
         }
@@ -65,6 +70,7 @@ final class CompletionResponder {
 
     private void stream(ServerResponse res) throws InterruptedException, IOException {
         OpenAiFormat.Answer answer = format.answer(params.chat(), submitted.ticket().id());
+        ToolAnswer tools = submitted.tools();
         res.status(200);
         res.headers().set(HeaderValues.create(HeaderNames.CONTENT_TYPE, "text/event-stream; charset=utf-8"));
         res.headers().set(HeaderValues.create(HeaderNames.CACHE_CONTROL, "no-cache"));
@@ -81,10 +87,18 @@ final class CompletionResponder {
                     }
                 } else if (event instanceof TokenEvent t) {
                     boolean logprobs = params.topLogprobs() >= 0;
-                    if (!t.text().isEmpty() || logprobs) data(out, format.chunk(answer, t.text(), logprobs ? t : null, first, null, params.includeUsage()));
-                    first = false;
+                    List<ToolAnswer.Piece> pieces = tools.token(t.id(), t.text());
+                    if (pieces.isEmpty() && logprobs) pieces = List.of(new ToolAnswer.Text(""));
+                    for (int i = 0; i < pieces.size(); i++) {
+                        data(out, format.chunk(answer, pieces.get(i), logprobs && i == 0 ? t : null, first, params.includeUsage()));
+                        first = false;
+                    }
                 } else if (event instanceof Completion c) {
-                    data(out, format.chunk(answer, null, null, first, OpenAiFormat.finishReason(c), params.includeUsage()));
+                    for (ToolAnswer.Piece piece : tools.finish()) {
+                        data(out, format.chunk(answer, piece, null, first, params.includeUsage()));
+                        first = false;
+                    }
+                    data(out, format.chunk(answer, null, null, first, OpenAiFormat.finishReason(c, tools), params.includeUsage()));
                     if (params.includeUsage()) data(out, format.usageChunk(answer, c));
                     write(out, "data: [DONE]\n\n");
                     return;

@@ -1,11 +1,14 @@
 package panamax.server;
 
 import java.util.List;
+import java.util.Optional;
 import java.util.SplittableRandom;
 import panamax.api.model.ChatMessage;
 import panamax.api.model.Tokenizer;
+import panamax.api.model.ToolCallFormat;
 import panamax.engine.generate.GenerationRequest;
 import panamax.engine.generate.SamplingParams;
+import panamax.engine.structured.Grammar;
 import panamax.engine.serve.RowEventQueue;
 import panamax.engine.serve.BatchScheduler;
 import panamax.engine.serve.RequestRejectedException;
@@ -18,8 +21,8 @@ import panamax.engine.serve.Ticket;
  * the stops; submits it and hands back the stream of its events. Transport-free; thread-safe.
  */
 final class CompletionService {
-    /** What a submission gives back: the scheduler's ticket, the row's events and the prompt's length. */
-    record Submitted(Ticket ticket, RowEventQueue events, int promptTokens) {
+    /** What a submission gives back: the scheduler's ticket, the row's events, the prompt's length and the reader of its tool calls. */
+    record Submitted(Ticket ticket, RowEventQueue events, int promptTokens, ToolAnswer tools) {
     }
 
     private final BatchScheduler scheduler;
@@ -27,15 +30,19 @@ final class CompletionService {
     private final int contextLength;
     private final String modelId;
     private final SplittableRandom seeds = new SplittableRandom();
+    private final ToolPrompts tools;
 
     /**
-     * @param contextLength the model's context in tokens (0: unknown, then a default limit applies)
+     * @param contextLength  the model's context in tokens (0: unknown, then a default limit applies)
+     * @param toolCallFormat how the model writes tool calls, as its plugin declares; empty when it takes no tools
      */
-    public CompletionService(BatchScheduler scheduler, Tokenizer tokenizer, int contextLength, String modelId) {
+    public CompletionService(BatchScheduler scheduler, Tokenizer tokenizer, int contextLength, String modelId,
+                             Optional<ToolCallFormat> toolCallFormat) {
         this.scheduler = scheduler;
         this.tokenizer = tokenizer;
         this.contextLength = contextLength;
         this.modelId = modelId;
+        this.tools = new ToolPrompts(toolCallFormat, tokenizer, modelId);
     }
 
     public String modelId() {
@@ -53,7 +60,8 @@ final class CompletionService {
             throw new ApiException(404, "invalid_request_error", "model", "model_not_found",
                     "the model '" + params.model() + "' does not exist; this server serves '" + modelId + "'", null);
         }
-        int[] prompt = promptIds(params);
+        ToolAnswer answer = tools.answer(params.tools());
+        int[] prompt = promptIds(params, answer);
         if (prompt.length == 0) throw ApiException.invalid(params.chat() ? "messages" : "prompt", "the prompt encodes to no tokens");
         if (params.maxTokens().isEmpty() && contextLength > 0 && prompt.length >= contextLength) {
             // no max_tokens to blame: the prompt alone leaves no room for an answer
@@ -63,17 +71,21 @@ final class CompletionService {
         int maxTokens = params.maxTokens().orElseGet(() -> Math.max(1, (contextLength > 0 ? contextLength : 2048) - prompt.length));
         SamplingParams sampling = new SamplingParams(params.temperature(), params.topK(), params.topP(), params.minP(),
                 params.repetitionPenalty(), 64, params.seed().orElseGet(this::freshSeed));
+        Grammar forcedCall = tools.grammar(params.tools(), answer);
+        if (forcedCall != null && params.constraint() != null) {
+            throw ApiException.invalid("response_format", "response_format: cannot constrain an answer that tool_choice already forces to be a call");
+        }
         GenerationRequest generation;
         try {
             generation = new GenerationRequest(prompt, sampling, maxTokens, params.ignoreEos() ? java.util.Set.of() : tokenizer.eosIds(), params.stop())
-                    .withConstraint(params.constraint());
+                    .withConstraint(forcedCall != null ? forcedCall : params.constraint());
         } catch (IllegalArgumentException e) {
             throw ApiException.invalid(null, e.getMessage());
         }
         RowEventQueue events = new RowEventQueue();
         try {
             Ticket ticket = scheduler.submit(new ServeRequest(generation, params.topLogprobs(), events));
-            return new Submitted(ticket, events, prompt.length);
+            return new Submitted(ticket, events, prompt.length, answer);
         } catch (RequestRejectedException e) {
             throw rejected(e);
         }
@@ -83,7 +95,7 @@ final class CompletionService {
         return seeds.nextLong();
     }
 
-    private int[] promptIds(CompletionParams params) {
+    private int[] promptIds(CompletionParams params, ToolAnswer answer) {
         if (!params.chat()) {
             if (params.promptIds() != null) {
                 for (int id : params.promptIds()) {
@@ -101,7 +113,7 @@ final class CompletionService {
         List<ChatMessage> messages = params.messages();
         String rendered;
         try {
-            rendered = tokenizer.renderChat(messages, true);
+            rendered = tools.render(messages, params.tools(), answer);
         } catch (IllegalArgumentException e) {
             throw ApiException.invalid("messages", "the model's chat template rejected the conversation: " + e.getMessage());
         }

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import panamax.api.model.Tokenizer;
+import panamax.api.model.ToolCall;
 import panamax.engine.generate.FinishReason;
 import panamax.engine.serve.Completion;
 import panamax.engine.serve.TokenEvent;
@@ -30,19 +31,31 @@ record OpenAiFormat(ObjectMapper mapper, Tokenizer tokenizer, String modelId) {
     }
 
     /** A whole (not streamed) answer. */
-    ObjectNode whole(Answer a, Completion c, List<TokenEvent> tokens, boolean logprobs) {
+    ObjectNode whole(Answer a, Completion c, List<TokenEvent> tokens, boolean logprobs, ToolAnswer tools) {
         ObjectNode root = header(a, a.chat() ? "chat.completion" : "text_completion");
         ObjectNode choice = root.putArray("choices").addObject();
         choice.put("index", 0);
         if (a.chat()) {
             ObjectNode message = choice.putObject("message");
             message.put("role", "assistant");
-            message.put("content", c.result().text());
+            if (!tools.called()) {
+                message.put("content", c.result().text());
+            } else {
+                // text around the calls, if any; OpenAI sends null beside calls
+                if (tools.content().isBlank()) message.putNull("content"); else message.put("content", tools.content().strip());
+                ArrayNode calls = message.putArray("tool_calls");
+                for (ToolCall call : tools.calls()) {
+                    ObjectNode entry = calls.addObject();
+                    entry.put("id", call.id());
+                    entry.put("type", "function");
+                    entry.putObject("function").put("name", call.name()).put("arguments", call.arguments());
+                }
+            }
         } else {
             choice.put("text", c.result().text());
         }
         if (logprobs) choice.set("logprobs", logprobs(a, tokens)); else choice.putNull("logprobs");
-        choice.put("finish_reason", finishReason(c));
+        choice.put("finish_reason", finishReason(c, tools));
         root.set("usage", usage(c));
         root.set("panamax", mapper.valueToTree(c.plan().toMap()));
         return root;
@@ -66,6 +79,20 @@ record OpenAiFormat(ObjectMapper mapper, Tokenizer tokenizer, String modelId) {
         return root;
     }
 
+    /** A streamed piece of a chat answer: text, or part of a tool call; and the token's log-probabilities. */
+    ObjectNode chunk(Answer a, ToolAnswer.Piece piece, TokenEvent token, boolean first, boolean usageField) {
+        if (piece instanceof ToolAnswer.Text t) return chunk(a, t.text(), token, first, null, usageField);
+        ToolAnswer.CallPart part = (ToolAnswer.CallPart) piece;
+        ObjectNode root = chunk(a, null, token, first, null, usageField);
+        ObjectNode call = ((ObjectNode) root.get("choices").get(0).get("delta")).putArray("tool_calls").addObject();
+        call.put("index", part.index());
+        if (part.id() != null) call.put("id", part.id()).put("type", "function");
+        ObjectNode function = call.putObject("function");
+        if (part.name() != null) function.put("name", part.name());
+        function.put("arguments", part.arguments());
+        return root;
+    }
+
     /** The last chunk of a stream with {@code stream_options.include_usage}: no choices, the usage. */
     ObjectNode usageChunk(Answer a, Completion c) {
         ObjectNode root = header(a, a.chat() ? "chat.completion.chunk" : "text_completion");
@@ -85,6 +112,13 @@ record OpenAiFormat(ObjectMapper mapper, Tokenizer tokenizer, String modelId) {
 
     static String finishReason(Completion c) {
         return c.result().finish() == FinishReason.LENGTH ? "length" : "stop";
+    }
+
+    /** {@code tool_calls} when the answer called tools, unless the limit cut a forced call's arguments short. */
+    static String finishReason(Completion c, ToolAnswer tools) {
+        boolean cut = c.result().finish() == FinishReason.LENGTH;
+        if (tools.called() && !(cut && tools.forcedName() != null)) return "tool_calls";
+        return finishReason(c);
     }
 
     /** OpenAI's error body. */

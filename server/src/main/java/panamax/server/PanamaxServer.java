@@ -22,6 +22,7 @@ import panamax.engine.generate.ModelSession;
 import panamax.engine.plan.PlanJson;
 import panamax.engine.serve.BatchScheduler;
 import panamax.engine.serve.ServingPlan;
+import panamax.engine.structured.TokenVocabulary;
 
 /**
  * The OpenAI-compatible HTTP server: {@code /v1/models}, {@code /v1/chat/completions},
@@ -117,9 +118,12 @@ public final class PanamaxServer implements AutoCloseable {
         ServingPlan plan = ServingPlan.resolve(session.plan(1, 0), session::layoutCapabilities, config);
         warmUp(session);
         BatchScheduler scheduler = BatchScheduler.start(session, plan, metrics);
+        // A forced tool call's grammar needs the vocabulary's byte trie (seconds for 150k tokens): build it now, off the request path.
+        if (session.toolCallFormat().isPresent()) Thread.ofVirtual().name("panamax-vocabulary").start(() -> TokenVocabulary.of(session.tokenizer()));
         ObjectNode planJson = PlanJson.tree(plan.execution(), modelId);
         planJson.set("serving", mapper.valueToTree(plan.toMap()));
-        served = new Served(session, scheduler, new CompletionService(scheduler, session.tokenizer(), session.spec().maxPositions(), modelId),
+        served = new Served(session, scheduler, new CompletionService(scheduler, session.tokenizer(), session.spec().maxPositions(), modelId,
+                session.toolCallFormat()),
                 new OpenAiFormat(mapper, session.tokenizer(), modelId), modelId, planJson);
     }
 

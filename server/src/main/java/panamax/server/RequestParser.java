@@ -13,6 +13,7 @@ import java.util.OptionalInt;
 import java.util.OptionalLong;
 import java.util.Set;
 import panamax.api.model.ChatMessage;
+import panamax.api.model.ToolCall;
 
 /**
  * Turns an OpenAI request body into {@link CompletionParams}, or an {@link ApiException} (400)
@@ -28,7 +29,7 @@ public final class RequestParser {
     private static final Set<String> COMPLETION_FIELDS = Set.of("model", "prompt", "max_tokens", "temperature", "top_p", "top_k",
             "min_p", "repetition_penalty", "seed", "stop", "stream", "stream_options", "n", "logprobs", "echo", "suffix",
             "best_of", "frequency_penalty", "presence_penalty", "logit_bias", "ignore_eos", "response_format");
-    private static final Set<String> ROLES = Set.of("system", "developer", "user", "assistant");
+    private static final Set<String> ROLES = Set.of("system", "developer", "user", "assistant", "tool");
     /** The most stop strings a request may give. */
     static final int MAX_STOPS = 16;
     /** The longest text a stop string may have. */
@@ -45,15 +46,14 @@ public final class RequestParser {
     public CompletionParams chat(byte[] body) {
         JsonNode root = object(body, CHAT_FIELDS);
         List<ChatMessage> messages = messages(root.get("messages"));
-        rejectUnlessDefault(root, "tools", "tool calls are not supported by this server yet; remove \"tools\"");
-        rejectUnlessDefault(root, "tool_choice", "tool calls are not supported by this server yet; remove \"tool_choice\"");
+        ToolRequest tools = ToolRequestParser.parse(root);
         Integer maxCompletion = integer(root, "max_completion_tokens", 1, Integer.MAX_VALUE);
         Integer maxTokens = integer(root, "max_tokens", 1, Integer.MAX_VALUE); // checked even when the newer field wins
         Integer max = maxCompletion != null ? maxCompletion : maxTokens;
         boolean logprobs = bool(root, "logprobs", false);
         Integer top = integer(root, "top_logprobs", 0, 20);
         if (top != null && !logprobs) throw ApiException.invalid("top_logprobs", "top_logprobs needs \"logprobs\": true");
-        return common(root, true, messages, null, null, max, logprobs ? (top == null ? 0 : top) : -1);
+        return common(root, true, messages, null, null, max, logprobs ? (top == null ? 0 : top) : -1, tools);
     }
 
     /** Parses a {@code /v1/completions} body. */
@@ -81,11 +81,11 @@ public final class RequestParser {
         integer(root, "best_of", 1, 1); // only the default: one candidate per choice
         Integer max = integer(root, "max_tokens", 1, Integer.MAX_VALUE);
         Integer logprobs = integer(root, "logprobs", 0, 20);
-        return common(root, false, null, text, ids, max, logprobs == null ? -1 : logprobs);
+        return common(root, false, null, text, ids, max, logprobs == null ? -1 : logprobs, ToolRequest.ABSENT);
     }
 
     private CompletionParams common(JsonNode root, boolean chat, List<ChatMessage> messages, String prompt, int[] ids, Integer max,
-                                    int topLogprobs) {
+                                    int topLogprobs, ToolRequest tools) {
         String model = text(root, "model");
         Integer n = integer(root, "n", 1, Integer.MAX_VALUE);
         if (n != null && n != 1) throw ApiException.invalid("n", "n: only 1 choice per request is supported, found " + n);
@@ -119,7 +119,7 @@ public final class RequestParser {
                 temperature == null ? 1 : temperature, topP == null ? 1 : topP, topK == null || topK < 0 ? 0 : topK,
                 minP == null ? 0 : minP, penalty == null ? 1 : penalty, seed == null ? OptionalLong.empty() : OptionalLong.of(seed),
                 stops(root.get("stop")), stream, includeUsage, topLogprobs, bool(root, "ignore_eos", false),
-                ResponseFormats.grammar(root.get("response_format")));
+                ResponseFormats.grammar(root.get("response_format")), tools);
     }
 
     private JsonNode object(byte[] body, Set<String> fields) {
@@ -149,19 +149,36 @@ public final class RequestParser {
             String at = "messages[" + i + "]";
             JsonNode m = node.get(i);
             if (!m.isObject()) throw ApiException.invalid(at, at + ": expected an object, found " + kind(m));
-            for (Iterator<Map.Entry<String, JsonNode>> it = m.fields(); it.hasNext(); ) {
-                String f = it.next().getKey();
-                if (!Set.of("role", "content", "name").contains(f)) {
-                    throw ApiException.invalid(at + "." + f, at + "." + f + ": not supported (tool calls are not supported yet)");
-                }
-            }
             JsonNode role = m.get("role");
             if (!present(role) || !role.isTextual()) throw ApiException.invalid(at + ".role", at + ".role: required string");
             if (!ROLES.contains(role.asText())) {
-                throw ApiException.invalid(at + ".role", at + ".role: expected one of system, developer, user, assistant, found '" + role.asText() + "'");
+                throw ApiException.invalid(at + ".role", at + ".role: expected one of system, developer, user, assistant, tool, found '"
+                        + role.asText() + "'");
             }
             String name = role.asText().equals("developer") ? "system" : role.asText();
-            out.add(new ChatMessage(name, content(m.get("content"), at + ".content")));
+            Set<String> fields = switch (name) {
+                case "assistant" -> Set.of("role", "content", "name", "tool_calls");
+                case "tool" -> Set.of("role", "content", "name", "tool_call_id");
+                default -> Set.of("role", "content", "name");
+            };
+            for (Iterator<Map.Entry<String, JsonNode>> it = m.fields(); it.hasNext(); ) {
+                Map.Entry<String, JsonNode> field = it.next();
+                String f = field.getKey();
+                if (!fields.contains(f) && present(field.getValue())) { // clients send "refusal": null and the like
+                    throw ApiException.invalid(at + "." + f, at + "." + f + ": not supported on a message of role '" + role.asText() + "'");
+                }
+            }
+            if (name.equals("assistant") && present(m.get("tool_calls"))) {
+                List<ToolCall> calls = ToolRequestParser.calls(m.get("tool_calls"), at + ".tool_calls");
+                String text = present(m.get("content")) ? content(m.get("content"), at + ".content") : "";
+                out.add(ChatMessage.assistantCalls(text, calls));
+            } else if (name.equals("tool")) {
+                JsonNode id = m.get("tool_call_id");
+                if (!present(id) || !id.isTextual()) throw ApiException.invalid(at + ".tool_call_id", at + ".tool_call_id: required string");
+                out.add(ChatMessage.toolResult(id.asText(), content(m.get("content"), at + ".content")));
+            } else {
+                out.add(new ChatMessage(name, content(m.get("content"), at + ".content")));
+            }
         }
         return out;
     }
@@ -269,7 +286,7 @@ public final class RequestParser {
         return true;
     }
 
-    private static String kind(JsonNode n) {
+    static String kind(JsonNode n) {
         JsonNodeType t = n.getNodeType();
         return switch (t) {
             case STRING -> "a string";

@@ -43,7 +43,18 @@ final class DemoServer implements AutoCloseable {
     }
 
     void serve(ServingConfig config) {
-        ModelSession session = ModelSession.open(PluginRegistry.discover(Optional.empty()), DemoModel.directory(), KvScheme.identity(),
+        serve(config, DemoModel.directory());
+    }
+
+    /** Starts a server with {@code options} serving the model in {@code directory} with {@code config}. */
+    static DemoServer serving(ServerOptions options, ServingConfig config, java.nio.file.Path directory) {
+        DemoServer s = listening(options);
+        s.serve(config, directory);
+        return s;
+    }
+
+    void serve(ServingConfig config, java.nio.file.Path directory) {
+        ModelSession session = ModelSession.open(PluginRegistry.discover(Optional.empty()), directory, KvScheme.identity(),
                 Optional.empty());
         server.serve(session, MODEL, config);
     }
@@ -61,7 +72,7 @@ final class DemoServer implements AutoCloseable {
     }
 
     HttpRequest.Builder request(String path) {
-        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base() + path)).timeout(Duration.ofSeconds(60))
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base() + path)).timeout(Duration.ofSeconds(120))
                 .header("Content-Type", "application/json");
         if (apiKey != null) b.header("Authorization", "Bearer " + apiKey);
         return b;

@@ -65,7 +65,9 @@ class RequestParserFuzzTest {
                 && p.topLogprobs() >= -1 && p.topLogprobs() <= 20
                 && (!p.includeUsage() || p.stream())
                 && (p.promptIds() == null || (p.promptIds().length > 0 && java.util.Arrays.stream(p.promptIds()).allMatch(i -> i >= 0)))
-                && (p.prompt() == null || !p.prompt().isEmpty());
+                && (p.prompt() == null || !p.prompt().isEmpty())
+                && (p.tools().forced() == null || p.tools().tools().stream().anyMatch(t -> t.name().equals(p.tools().forced())))
+                && (p.chat() || p.tools() == ToolRequest.ABSENT);
         if (!ok) throw new AssertionError("parsed into parameters out of range: " + p);
     }
 

@@ -1,6 +1,7 @@
 package panamax.api.model;
 
 import java.nio.file.Path;
+import java.util.Optional;
 import java.util.Set;
 import panamax.api.tensor.Backend;
 
@@ -39,5 +40,16 @@ public interface ModelPlugin {
      */
     default RuntimeModel load(Path directory, Backend backend, LoadOptions options) {
         return load(directory, backend);
+    }
+
+    /**
+     * How models of {@code directory} write tool calls, when their chat template takes tools
+     * (reads the {@code tools} variable); empty when the model cannot be given tools. Reads config
+     * files only. The default declares none.
+     *
+     * @since 0.3
+     */
+    default Optional<ToolCallFormat> toolCallFormat(Path directory) {
+        return Optional.empty();
     }
 }

@@ -78,6 +78,22 @@ public interface Tokenizer extends AutoCloseable {
      */
     String renderChat(List<ChatMessage> messages, boolean addGenerationPrompt);
 
+    /**
+     * Renders a conversation and the functions the model may call (the template's {@code tools}
+     * variable, as {@code apply_chat_template(messages, tools=...)} passes them); assistant turns'
+     * tool calls and tool turns reach the template as OpenAI's message fields. The default renders
+     * without tools and refuses a non-empty list.
+     *
+     * @throws IllegalStateException when {@link #hasChatTemplate()} is false
+     * @throws IllegalArgumentException when the template rejects the conversation, or tools are
+     *         given to a tokenizer that cannot pass them on
+     * @since 0.3
+     */
+    default String renderChat(List<ChatMessage> messages, List<ToolDefinition> tools, boolean addGenerationPrompt) {
+        if (!tools.isEmpty()) throw new IllegalArgumentException("this tokenizer cannot pass tools to its chat template");
+        return renderChat(messages, addGenerationPrompt);
+    }
+
     @Override
     void close();
 }

@@ -161,6 +161,55 @@ class GenerateCommandTest {
         }
     }
 
+    /** Runs one chat turn, "What is the weather?", with {@code extra} flags. */
+    private static Run chatTurn(Path model, String... extra) {
+        InputStream stdin = System.in;
+        try {
+            System.setIn(new ByteArrayInputStream("What is the weather?\n".getBytes(StandardCharsets.UTF_8)));
+            List<String> args = new ArrayList<>(List.of("chat", "--model", model.toString(), "--max-tokens", "4", "--seed", "1"));
+            args.addAll(List.of(extra));
+            return run(args.toArray(String[]::new));
+        } finally {
+            System.setIn(stdin);
+        }
+    }
+
+    private static int promptTokens(Run r) {
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("prompt: (\\d+) tokens").matcher(r.err());
+        assertTrue(m.find(), r.err());
+        return Integer.parseInt(m.group(1));
+    }
+
+    @Test
+    void chatWithToolsRendersThemThroughATemplateThatTakesThemAndRefusesOneThatDoesNot(@org.junit.jupiter.api.io.TempDir Path dir)
+            throws java.io.IOException {
+        Path tools = dir.resolve("tools.json");
+        Files.writeString(tools, "[{\"type\": \"function\", \"function\": {\"name\": \"get_weather\", \"description\": \"Weather now\","
+                + " \"parameters\": {\"type\": \"object\", \"properties\": {\"city\": {\"type\": \"string\"}}}}}]");
+        // qwen3-tiny's weights and tokenizer with the real Qwen3 template, which takes tools
+        Path model = dir.resolve("qwen3-tools");
+        Files.createDirectory(model);
+        for (String f : List.of("config.json", "generation_config.json", "model.safetensors", "tokenizer.json")) {
+            Files.copy(fixture("qwen3-tiny").resolve(f), model.resolve(f));
+        }
+        com.fasterxml.jackson.databind.ObjectMapper json = new com.fasterxml.jackson.databind.ObjectMapper();
+        var config = (com.fasterxml.jackson.databind.node.ObjectNode) json.readTree(fixture("qwen3-tiny").resolve("tokenizer_config.json").toFile());
+        config.put("chat_template", json.readTree(fixture("tokenizer-qwen3").resolve("tokenizer_config.json").toFile()).get("chat_template").asText());
+        json.writeValue(model.resolve("tokenizer_config.json").toFile(), config);
+
+        Run plain = chatTurn(model), withTools = chatTurn(model, "--tools", tools.toString());
+        assertEquals(0, withTools.exit(), withTools.err());
+        assertTrue(promptTokens(withTools) > promptTokens(plain) + 50, "the tools reached the prompt: " + promptTokens(plain) + " -> " + promptTokens(withTools));
+
+        Run refused = chatTurn(fixture("llama-tiny"), "--tools", tools.toString());
+        assertEquals(2, refused.exit(), refused.err());
+        assertTrue(refused.err().contains("takes no tools"), refused.err());
+        Files.writeString(tools, "[{\"type\": \"function\", \"function\": {\"description\": \"no name\"}}]");
+        Run bad = chatTurn(model, "--tools", tools.toString());
+        assertEquals(2, bad.exit(), bad.err());
+        assertTrue(bad.err().contains("tools.json: [0]") && bad.err().contains("\"name\""), bad.err());
+    }
+
     @Test
     void aChatTurnOnTheKeptCacheGivesTheSameReplyAsAFreshPrefill() {
         try (ModelSession session = ModelSession.open(PluginRegistry.discover(Optional.empty()), fixture("qwen3-tiny"),

@@ -11,6 +11,7 @@ import panamax.api.model.ModelPlugin;
 import panamax.api.model.ModelSpec;
 import panamax.api.model.RuntimeModel;
 import panamax.api.model.Tokenizer;
+import panamax.api.model.ToolCallFormat;
 import panamax.api.model.TokenizerProvider;
 import panamax.api.plan.Batching;
 import panamax.api.plan.ExecutionRequirements;
@@ -55,9 +56,10 @@ public final class ModelSession implements AutoCloseable {
     private final Tokenizer tokenizer;
     private final KvStateFactory factory;
     private final int prefillChunk;
+    private final Optional<ToolCallFormat> toolCallFormat;
 
     private ModelSession(Engine engine, ModelResolver resolved, KvScheme kv, Backend backend, RuntimeModel model,
-                         Tokenizer tokenizer, int prefillChunk) {
+                         Tokenizer tokenizer, int prefillChunk, Optional<ToolCallFormat> toolCallFormat) {
         this.engine = engine;
         this.spec = resolved.spec();
         this.pluginId = resolved.plugin();
@@ -67,6 +69,7 @@ public final class ModelSession implements AutoCloseable {
         this.tokenizer = tokenizer;
         this.factory = KvStateFactory.of(engine.registry());
         this.prefillChunk = prefillChunk;
+        this.toolCallFormat = toolCallFormat;
     }
 
     /** {@link #open(PluginRegistry, Path, KvScheme, Optional, int, java.util.function.Consumer)} without progress. */
@@ -115,7 +118,7 @@ public final class ModelSession implements AutoCloseable {
             model = plugin.load(directory, backend, load);
             progress.accept(String.format(java.util.Locale.ROOT, "loaded %s in %.2f s", directory.getFileName(),
                     (System.nanoTime() - start) / 1e9));
-            return new ModelSession(engine, resolved, kv, backend, model, tokenizer, prefillChunk);
+            return new ModelSession(engine, resolved, kv, backend, model, tokenizer, prefillChunk, plugin.toolCallFormat(directory));
         } catch (RuntimeException e) {
             if (model != null) model.close();
             if (backend != null) backend.close();
@@ -198,6 +201,11 @@ public final class ModelSession implements AutoCloseable {
 
     public ModelSpec spec() {
         return spec;
+    }
+
+    /** How the model writes tool calls, as its plugin declares; empty when its chat template takes no tools. */
+    public Optional<ToolCallFormat> toolCallFormat() {
+        return toolCallFormat;
     }
 
     /** The id of the model plugin that loaded the model. */

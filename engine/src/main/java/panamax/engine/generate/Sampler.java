@@ -57,7 +57,8 @@ public final class Sampler {
         double[] scores = new double[vocab];
         for (int i = 0; i < vocab; i++) scores[i] = logits[from + i];
         if (allowed != null) {
-            for (int i = 0; i < vocab; i++) if ((allowed[i >>> 6] >>> i & 1) == 0) scores[i] = Double.NEGATIVE_INFINITY;
+            // models pad their vocabulary past the tokenizer's (Qwen: 151,936 rows for 151,669 tokens): ids past the mask are not allowed
+            for (int i = 0; i < vocab; i++) if (i >>> 6 >= allowed.length || (allowed[i >>> 6] >>> i & 1) == 0) scores[i] = Double.NEGATIVE_INFINITY;
         }
         penalize(scores, history, historyLength, params);
         if (params.isGreedy()) return argmax(scores);

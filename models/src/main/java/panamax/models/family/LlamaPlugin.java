@@ -1,10 +1,14 @@
 package panamax.models.family;
 
+import java.nio.file.Path;
+import java.util.Optional;
 import java.util.Set;
+import panamax.api.model.ToolCallFormat;
 import panamax.api.tensor.UnaryOp;
-import panamax.models.decoder.DecoderFamily;
 import panamax.models.decoder.DecoderFamily.SlidingPolicy;
+import panamax.models.decoder.DecoderFamily;
 import panamax.models.decoder.DecoderPlugin;
+import panamax.models.tools.ToolCallFormats;
 
 /** Llama (1, 2, 3, 3.1 with {@code rope_scaling} type llama3): RMSNorm, SiLU-gated MLP, grouped-query attention. */
 public final class LlamaPlugin extends DecoderPlugin {
@@ -12,5 +16,10 @@ public final class LlamaPlugin extends DecoderPlugin {
 
     public LlamaPlugin() {
         super(FAMILY, Set.of("llama"));
+    }
+
+    @Override
+    public Optional<ToolCallFormat> toolCallFormat(Path directory) {
+        return ToolCallFormats.forDirectory(directory, ToolCallFormats.llama3Json());
     }
 }

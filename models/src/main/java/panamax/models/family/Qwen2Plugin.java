@@ -1,10 +1,14 @@
 package panamax.models.family;
 
+import java.nio.file.Path;
+import java.util.Optional;
 import java.util.Set;
+import panamax.api.model.ToolCallFormat;
 import panamax.api.tensor.UnaryOp;
-import panamax.models.decoder.DecoderFamily;
 import panamax.models.decoder.DecoderFamily.SlidingPolicy;
+import panamax.models.decoder.DecoderFamily;
 import panamax.models.decoder.DecoderPlugin;
+import panamax.models.tools.ToolCallFormats;
 
 /** Qwen2 / Qwen2.5: Llama blocks with biases on the q, k and v projections. */
 public final class Qwen2Plugin extends DecoderPlugin {
@@ -12,5 +16,10 @@ public final class Qwen2Plugin extends DecoderPlugin {
 
     public Qwen2Plugin() {
         super(FAMILY, Set.of("qwen2"));
+    }
+
+    @Override
+    public Optional<ToolCallFormat> toolCallFormat(Path directory) {
+        return ToolCallFormats.forDirectory(directory, ToolCallFormats.hermes());
     }
 }

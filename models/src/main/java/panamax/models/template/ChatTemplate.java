@@ -15,6 +15,7 @@ import java.util.Map;
 import java.util.Objects;
 import jinjava.javax.el.CompositeELResolver;
 import panamax.api.model.ChatMessage;
+import panamax.api.model.ToolDefinition;
 
 /**
  * A Hugging Face chat template ({@code tokenizer_config.json}'s {@code chat_template}) rendered
@@ -81,14 +82,34 @@ public final class ChatTemplate {
 
     /** Renders {@code messages} with no extra variables. */
     public String render(List<ChatMessage> messages, boolean addGenerationPrompt) {
+        return render(messages, List.of(), addGenerationPrompt);
+    }
+
+    /**
+     * Renders {@code messages} and, when not empty, {@code tools} as the template's {@code tools}
+     * variable: OpenAI's message fields ({@code tool_calls}, {@code tool_call_id}) and tool
+     * objects ({@code {"type": "function", "function": {...}}}) with JSON arguments and parameter
+     * schemas turned into mappings, as transformers' callers (vLLM) pass them.
+     *
+     * @throws IllegalArgumentException when the template calls {@code raise_exception} or fails to render
+     */
+    public String render(List<ChatMessage> messages, List<ToolDefinition> tools, boolean addGenerationPrompt) {
         List<Map<String, Object>> turns = new ArrayList<>();
-        for (ChatMessage m : messages) {
-            Map<String, Object> turn = new LinkedHashMap<>();
-            turn.put("role", m.role());
-            turn.put("content", m.content());
-            turns.add(turn);
-        }
-        return render(turns, addGenerationPrompt, Map.of());
+        for (ChatMessage m : messages) turns.add(TemplateValues.message(m));
+        if (tools.isEmpty()) return render(turns, addGenerationPrompt, Map.of());
+        List<Map<String, Object>> toolValues = new ArrayList<>();
+        for (ToolDefinition t : tools) toolValues.add(TemplateValues.tool(t));
+        return render(turns, addGenerationPrompt, Map.of("tools", toolValues));
+    }
+
+    /** Whether the template reads the {@code tools} variable, so that tools given to {@link #render} reach the model. */
+    public boolean takesTools() {
+        return readsTools(source);
+    }
+
+    /** Whether the template {@code source} reads a variable named {@code tools}. */
+    public static boolean readsTools(String source) {
+        return TemplateValues.readsTools(source);
     }
 
     /**
@@ -103,6 +124,9 @@ public final class ChatTemplate {
         bindings.put("add_generation_prompt", addGenerationPrompt);
         bindings.put("bos_token", bosToken);
         bindings.put("eos_token", eosToken);
+        // transformers' globals are defined names too: templates test "strftime_now is defined" before calling it
+        bindings.putIfAbsent("strftime_now", "strftime_now");
+        bindings.putIfAbsent("raise_exception", "raise_exception");
         RenderResult result = jinjava.renderForResult(rewritten, bindings);
         for (TemplateError error : result.getErrors()) {
             TemplateRejectionException rejection = rejection(error.getException());

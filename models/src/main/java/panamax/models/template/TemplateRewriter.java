@@ -15,6 +15,8 @@ final class TemplateRewriter {
     private static final Pattern REVERSE = Pattern.compile("([A-Za-z_][\\w.]*(?:\\[[^\\[\\]]*])*|\\))\\[\\s*:\\s*:\\s*-1\\s*]");
     /** {@code x[::n]}, a forward step. */
     private static final Pattern STEP = Pattern.compile("\\[\\s*(-?\\d*)\\s*:\\s*(-?\\d*)\\s*:\\s*(\\d+)\\s*]");
+    /** {@code not x is defined}: Jinja2 reads {@code not (x is defined)}, Jinjava {@code (not x) is defined}. */
+    private static final Pattern NOT_IS = Pattern.compile("\\bnot\\s+([A-Za-z_][\\w.]*(?:\\[[^\\[\\]]*])*)\\s+is\\s+(not\\s+)?([A-Za-z_]\\w*)\\b");
     /** Python's literals spelled as Jinja does not accept them in every position. */
     private static final Pattern PY_LITERALS = Pattern.compile("\\b(True|False|None)\\b");
 
@@ -51,6 +53,8 @@ final class TemplateRewriter {
             String c = REVERSE.matcher(code).replaceAll(m -> Matcher.quoteReplacement(reversed(m.group(1))));
             c = STEP.matcher(c).replaceAll(m -> Matcher.quoteReplacement(
                     "|py_slice(" + orNone(m.group(1)) + ", " + orNone(m.group(2)) + ", " + m.group(3) + ")"));
+            c = NOT_IS.matcher(c).replaceAll(m -> Matcher.quoteReplacement(
+                    "not (" + m.group(1) + " is " + (m.group(2) == null ? "" : "not ") + m.group(3) + ")"));
             return PY_LITERALS.matcher(c).replaceAll(m -> m.group(1).toLowerCase(java.util.Locale.ROOT));
         });
         // The delimiters' braces are not brackets of the expression.

@@ -9,6 +9,7 @@ import java.util.OptionalInt;
 import java.util.Set;
 import panamax.api.model.ChatMessage;
 import panamax.api.model.Tokenizer;
+import panamax.api.model.ToolDefinition;
 import panamax.models.template.ChatTemplate;
 
 /**
@@ -102,6 +103,15 @@ final class HfTokenizer implements Tokenizer {
     public String renderChat(List<ChatMessage> messages, boolean addGenerationPrompt) {
         return template.orElseThrow(() -> new IllegalStateException("this model has no chat template"))
                 .render(messages, addGenerationPrompt);
+    }
+
+    @Override
+    public String renderChat(List<ChatMessage> messages, List<ToolDefinition> tools, boolean addGenerationPrompt) {
+        ChatTemplate t = template.orElseThrow(() -> new IllegalStateException("this model has no chat template"));
+        if (!tools.isEmpty() && !t.takesTools()) {
+            throw new IllegalArgumentException("this model's chat template does not take tools (it never reads the 'tools' variable)");
+        }
+        return t.render(messages, tools, addGenerationPrompt);
     }
 
     /** The chat template, for callers that pass extra variables or tool calls. */

@@ -85,6 +85,12 @@ record TokenizerFiles(int vocabSize, Map<String, Integer> addedTokens, Set<Integ
         return new TokenizerFiles(vocabSize, added, special, bos, eos, eosIds, chatTemplate(directory, config, configPath));
     }
 
+    /** The chat template of {@code directory} alone, without reading {@code tokenizer.json}. */
+    static Optional<String> chatTemplate(Path directory) {
+        Path configPath = directory.resolve("tokenizer_config.json");
+        return chatTemplate(directory, readJson(configPath).orElse(JSON.createObjectNode()), configPath);
+    }
+
     private static Optional<String> chatTemplate(Path directory, JsonNode config, Path configPath) {
         Path jinja = directory.resolve("chat_template.jinja");
         if (Files.isRegularFile(jinja)) {
