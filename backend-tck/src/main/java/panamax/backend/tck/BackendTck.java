@@ -36,7 +36,9 @@ import panamax.api.tensor.Tensor;
  *   <li>F32, BF16, F16: {@code |a − round(r)| ≤ 1e-5·(|r| + m) + ulp + 2^-126}, where {@code round}
  *       rounds to the result dtype (nearest even), {@code ulp} is that dtype's spacing at
  *       {@code max(|r|, |a|)} (the result of f32 math rounded once to the result type: one bf16 ulp
- *       for BF16 results) and {@code 2^-126}, f32's smallest normal, forgives underflow;</li>
+ *       for BF16 results) and {@code 2^-126}, f32's smallest normal, forgives underflow (in attention
+ *       also that of a weight below 2^-126, whose term {@code p·v} may be larger: see
+ *       {@link FusedReferences#attention});</li>
  *   <li>integer and BOOL results, data movement (views, copies, gathers) and affine packed words,
  *       scales and biases: exactly equal.</li>
  * </ul>
