@@ -9,7 +9,8 @@ import org.quicktheories.core.Gen;
 
 /**
  * A QuickTheories property run once per pass of {@link PropertySeeds#passes()} (by default this
- * JVM's drawn seed, then the fixed one), {@code examples} cases each. A failure's message starts
+ * JVM's drawn seed, then the fixed one), {@code examples} cases each (scaled by
+ * {@code -Dpanamax.qt.examplesPercent}). A failure's message starts
  * with the pass's seed and the flag that replays it, then QuickTheories' report (smallest falsifying
  * values). Written as QuickTheories is: {@code Property.examples(60).forAll(gens...).checkAssert(...)}.
  */
@@ -45,7 +46,8 @@ public final class Property {
     private void run(Consumer<QuickTheory> theory) {
         for (PropertySeeds.Pass pass : PropertySeeds.passes()) {
             try {
-                theory.accept(QuickTheory.qt().withExamples(examples).withShrinkCycles(200).withFixedSeed(pass.seed()));
+                theory.accept(QuickTheory.qt().withExamples(PropertySeeds.examples(examples)).withShrinkCycles(200)
+                        .withFixedSeed(pass.seed()));
             } catch (AssertionError e) {
                 AssertionError named = new AssertionError("property failed with the " + pass.describe() + ":\n" + e.getMessage(), e.getCause());
                 named.setStackTrace(e.getStackTrace());

@@ -1,6 +1,8 @@
 package panamax.backend.tck;
 
+import java.util.EnumMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import panamax.api.tensor.AttentionMask;
@@ -18,9 +20,10 @@ import panamax.api.tensor.UnaryOp;
  * The ops again on tensors of model size (10^5 to 10^6 elements), large enough that a backend
  * splits them across threads, vector loops and cache blocks, which the small generated shapes of
  * the other classes may never reach. Inputs come from seeded uniform draws (the same every run);
- * each test runs every combination of its finite choices, counted in its comment (4 random picks per
- * property used to reach at most half of them), with the float64 reference made once per dtype and
- * reused across layouts. Same tolerance rule (see {@link BackendTck}).
+ * each test runs every combination of its finite choices, or (matmul, rope) every pair of them,
+ * counted in its comment: 54 runs on a backend with F32 and BF16 and bits 2, 3, 4, 8, where 4 random
+ * picks per property used to reach at most half of each test's combinations. Each float64 reference
+ * is made once per dtype and reused across layouts. Same tolerance rule (see {@link BackendTck}).
  */
 public abstract class ScaleTck extends BackendTck {
 
@@ -85,16 +88,24 @@ public abstract class ScaleTck extends BackendTck {
 
     @Test
     public void largeMatmulsMatchFloat64() {
-        // 2 dtypes × 4 layouts of a × 4 of b = 32 runs
-        for (DType dtype : types()) {
+        // every pair of choices: each (layout of a, layout of b) once, 16 runs, the dtype alternating so that
+        // each of the 2 dtypes meets every layout of a and every layout of b
+        List<DType> types = types();
+        Map<DType, Ref[]> operands = new EnumMap<>(DType.class);
+        Map<DType, Expected> products = new EnumMap<>(DType.class);
+        for (DType dtype : types) {
             Ref a = Gens.uniform(new int[] {2, 130, 300}, 8, 1, dtype);
             Ref b = Gens.uniform(new int[] {300, 260}, 9, 1, dtype);
-            Expected product = References.matmul(a, b);
-            for (InputLayout la : LAYOUTS) {
-                for (InputLayout lb : LAYOUTS) {
-                    try (Tensor ta = input(a, dtype, la); Tensor tb = input(b, dtype, lb); Tensor r = ops().matmul(ta, tb)) {
-                        assertClose("matmul [2,130,300]x[300,260] " + la + " " + lb, r, dtype, product);
-                    }
+            operands.put(dtype, new Ref[] {a, b});
+            products.put(dtype, References.matmul(a, b));
+        }
+        for (InputLayout la : LAYOUTS) {
+            for (InputLayout lb : LAYOUTS) {
+                DType dtype = types.get((la.ordinal() + lb.ordinal()) % types.size());
+                Ref a = operands.get(dtype)[0], b = operands.get(dtype)[1];
+                Expected product = products.get(dtype);
+                try (Tensor ta = input(a, dtype, la); Tensor tb = input(b, dtype, lb); Tensor r = ops().matmul(ta, tb)) {
+                    assertClose("matmul [2,130,300]x[300,260] " + dtype + " " + la + " " + lb, r, dtype, product);
                 }
             }
         }
@@ -132,18 +143,21 @@ public abstract class ScaleTck extends BackendTck {
 
     @Test
     public void ropeOfALongPrefillMatchesFloat64() {
-        // 2 dtypes × 2 rotation styles × 4 layouts = 16 runs
+        // every pair of choices: each (rotation style, layout) once, 8 runs, the dtype alternating so that each
+        // of the 2 dtypes meets both styles and every layout
         int[] offsets = {0, 1000};
-        for (DType dtype : types()) {
-            Ref x = Gens.uniform(new int[] {2, 8, 128, 128}, 13, 2, dtype);
-            for (boolean traditional : new boolean[] {false, true}) {
-                RopeSpec spec = new RopeSpec(128, 500000, traditional, 1.0, Optional.empty());
-                Expected rotated = FusedReferences.rope(x, spec, offsets);
-                for (InputLayout layout : LAYOUTS) {
-                    try (Tensor tx = input(x, dtype, layout); Tensor to = backend().fromInts(offsets, Shape.of(2), DType.I32);
-                         Tensor r = ops().rope(tx, spec, to)) {
-                        assertClose("rope [2,8,128,128] traditional=" + traditional + " " + layout, r, dtype, rotated);
-                    }
+        List<DType> types = types();
+        for (boolean traditional : new boolean[] {false, true}) {
+            RopeSpec spec = new RopeSpec(128, 500000, traditional, 1.0, Optional.empty());
+            Map<DType, Ref> inputs = new EnumMap<>(DType.class);
+            Map<DType, Expected> rotations = new EnumMap<>(DType.class);
+            for (InputLayout layout : LAYOUTS) {
+                DType dtype = types.get((layout.ordinal() + (traditional ? 1 : 0)) % types.size());
+                Ref x = inputs.computeIfAbsent(dtype, t -> Gens.uniform(new int[] {2, 8, 128, 128}, 13, 2, t));
+                Expected rotated = rotations.computeIfAbsent(dtype, t -> FusedReferences.rope(x, spec, offsets));
+                try (Tensor tx = input(x, dtype, layout); Tensor to = backend().fromInts(offsets, Shape.of(2), DType.I32);
+                     Tensor r = ops().rope(tx, spec, to)) {
+                    assertClose("rope [2,8,128,128] " + dtype + " traditional=" + traditional + " " + layout, r, dtype, rotated);
                 }
             }
         }
