@@ -10,7 +10,6 @@ import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
 import java.util.Arrays;
 import java.util.Random;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import panamax.backend.java.kernel.AffineCodes;
 import panamax.backend.java.kernel.AffineEncoding;
@@ -60,14 +59,14 @@ class AffineEncodingTest {
 
     @Test
     void fusedQuantizeMatchesTheScalarTwinBitForBit() {
-        if (!AffineEncoding.supported()) return;
+        VectorWidth.requirePath(AffineEncoding.supported(), "the fused affine encoder (AffineEncoding.quantize)", 256, 512);
         matchesTheScalarTwin(false, true, (w, n, group, bits, padded, gs, gb, got) ->
                 AffineEncoding.quantize(w, n, group, bits, new float[padded], new float[padded], gs, gb, got, 0));
     }
 
     @Test
     void bf16QuantizeMatchesTheScalarTwinBitForBit() {
-        if (!AffineEncoding.quantizesBf16(64)) return;
+        VectorWidth.requirePath(AffineEncoding.quantizesBf16(64), "the bf16 affine encoder (AffineEncoding.quantizeBf16)", 512);
         // finite rows take the bf16 kernel itself; rows with a NaN or an infinity are refused (false) and nothing written
         for (boolean special : new boolean[] {false, true}) {
             matchesTheScalarTwin(true, special, (w, n, group, bits, padded, gs, gb, got) -> {
@@ -124,7 +123,7 @@ class AffineEncodingTest {
 
     @Test
     void vectorPackWritesTheScalarBitStreamAtEveryWidth() {
-        if (!AffineEncoding.supported()) return;
+        VectorWidth.requirePath(AffineEncoding.supported(), "the vector packer (AffineEncoding.pack)", 256, 512);
         for (int bits = 1; bits <= 8; bits++) {
             int n = 512;
             int[] codes = new int[n];
@@ -172,8 +171,8 @@ class AffineEncodingTest {
             float[] boundaries = new float[q.length];
             for (int i = 0; i < q.length; i++) boundaries[i] = (float) (q[i] / Math.sqrt(128));
             int[] table = CodebookEncoding.searchTable(boundaries);
-            Assumptions.assumeTrue(IntVector.SPECIES_PREFERRED.length() == 16, "the cell grid needs 16-lane int vectors (512-bit);"
-                    + " this JVM's preferred int species is " + IntVector.SPECIES_PREFERRED + ", where the encoder searches instead");
+            // the grid needs 16-lane int vectors; at other widths the encoder searches instead
+            VectorWidth.requirePath(IntVector.SPECIES_PREFERRED.length() == 16, "the cell grid of 3- and 4-bit search tables", 512);
             assertEquals(16 + 2 * 32 + 2, table.length, "a cell grid for " + q.length + " boundaries");
             for (float d : new float[] {1f, 0.37f, 1e-3f, 123f}) {
                 int n = 1024;
@@ -250,9 +249,8 @@ class AffineEncodingTest {
                         0.09f, 0.11f, 0.15f};
             };
             int[] table = CodebookEncoding.searchTable(boundaries);
-            Assumptions.assumeTrue(IntVector.SPECIES_PREFERRED.length() == 16, "packing codes from compare masks needs 16-lane int vectors"
-                    + " (512-bit); this JVM's preferred int species is " + IntVector.SPECIES_PREFERRED + ", where codes are packed from ints");
-            assertEquals(true, CodebookEncoding.packsFromMasks(bits, table), bits + " bits from masks");
+            // masks of 16 lanes are 16 packed codes; at other widths codes are packed from ints
+            VectorWidth.requirePath(CodebookEncoding.packsFromMasks(bits, table), "packing " + bits + "-bit codes from compare masks", 512);
             for (float d : new float[] {0.83f, Float.NaN}) { // NaN: a row holding NaN, whose norm is NaN
                 int n = 128;
                 float[] row = new float[n];
@@ -312,6 +310,7 @@ class AffineEncodingTest {
 
     @Test
     void codebookRowLookUpsFromBytesMatchUnpackingFirst() {
+        int checked = 0;
         for (int bits = 1; bits <= 4; bits++) {
             for (int n : new int[] {32, 64, 128}) {
                 float[] book = new float[1 << bits];
@@ -319,7 +318,8 @@ class AffineEncodingTest {
                 CodebookVectors.Table table = CodebookVectors.Table.of(book);
                 boolean windows = CodebookVectors.looksUpWindows(table, bits, n);
                 boolean bytes4 = CodebookVectors.looksUpPacked4(table, bits, n);
-                if (!windows && !bytes4) continue;
+                if (!windows && !bytes4) continue; // no such path for this width and length here
+                checked++;
                 int rows = 5;
                 int[] codes = new int[rows * n];
                 for (int i = 0; i < codes.length; i++) codes[i] = random.nextInt(1 << bits);
@@ -340,6 +340,8 @@ class AffineEncodingTest {
                 }
             }
         }
+        // 1 to 3 bits look up windows, 4 bits packed nibbles: both need 16 lanes
+        VectorWidth.requireChecked(checked, "codebook row look-ups straight from bytes", 512);
     }
 
     /**

@@ -43,9 +43,11 @@ class CodebookKernelsTest {
 
     @Test
     void bf16RowRotationGivesTheSameBitsAsTheFloatTransform() {
+        int checked = 0;
         try (Arena arena = Arena.ofConfined()) {
             for (int n : new int[] {64, 128}) {
-                if (!HadamardVectors.rotatesBf16(n)) continue;
+                if (!HadamardVectors.rotatesBf16(n)) continue; // not at this width
+                checked++;
                 MemorySegment rows = arena.allocate(2L * n * 3 + 2, 2);
                 float[] signs = new float[n];
                 for (int i = 0; i < n; i++) signs[i] = random.nextBoolean() ? 1 : -1;
@@ -75,17 +77,20 @@ class CodebookKernelsTest {
                 }
             }
         }
+        VectorWidth.requireChecked(checked, "the bf16 row rotation (HadamardVectors.rotateBf16)", 512);
     }
 
     @Test
     void oneRowEncoderGivesTheCodesOfRotationThenPackingAtEveryWidth() {
+        int checked = 0;
         try (Arena arena = Arena.ofConfined()) {
             for (int bits = 1; bits <= 4; bits++) {
             float[] bounds = new float[(1 << bits) - 1];
             for (int i = 0; i < bounds.length; i++) bounds[i] = (float) ((i + 1.0) / (1 << bits) - 0.5) * 0.5f;
             int[] table = CodebookEncoding.searchTable(bounds);
             for (int n : new int[] {64, 128}) {
-                if (!panamax.backend.java.kernel.Bf16RowEncoder.encodes(n, bits, table)) continue;
+                if (!panamax.backend.java.kernel.Bf16RowEncoder.encodes(n, bits, table)) continue; // not at this width
+                checked++;
                 float[] signs = new float[n];
                 for (int i = 0; i < n; i++) signs[i] = random.nextBoolean() ? 1 : -1;
                 float[] factors = new float[n];
@@ -124,6 +129,7 @@ class CodebookKernelsTest {
             }
             }
         }
+        VectorWidth.requireChecked(checked, "the one-row bf16 codebook encoder (Bf16RowEncoder.encode)", 512);
     }
 
     @Test
@@ -170,20 +176,21 @@ class CodebookKernelsTest {
                 for (long b = 0; b < 2L * n; b++) assertEquals(0, none.get(java.lang.foreign.ValueLayout.JAVA_BYTE, b), bits + " bits refused: byte " + b);
             }
         }
-        if (panamax.backend.java.kernel.Bf16RowEncoder.encodes(n, 1, CodebookEncoding.searchTable(new float[] {0f}))) {
-            assertEquals(4, widths, "every width has a pair encoder where 1-bit rows have one");
-        }
+        VectorWidth.requireChecked(widths, "the pair bf16 codebook encoder (Bf16RowEncoder.encodePairOf64)", 512);
+        assertEquals(4, widths, "every code width (1 to 4 bits) has a pair encoder where any has one");
     }
 
     @Test
     void fusedBf16DecodeGivesTheSameBitsAsLookUpRotateAndStore() {
+        int checked = 0;
         try (Arena arena = Arena.ofConfined()) {
             for (int bits = 1; bits <= 4; bits++) {
                 float[] book = new float[1 << bits];
                 for (int i = 0; i < book.length; i++) book[i] = (float) random.nextGaussian() / 4;
                 CodebookVectors.Table table = CodebookVectors.Table.of(book);
                 for (int n : new int[] {64, 128}) {
-                    if (!Bf16RowDecoder.decodes(table, bits, n)) continue;
+                    if (!Bf16RowDecoder.decodes(table, bits, n)) continue; // not at this width
+                    checked++;
                     MemorySegment packed = arena.allocate(n * bits / 8 + 64 + 4);
                     for (long i = 0; i < packed.byteSize(); i++) packed.set(java.lang.foreign.ValueLayout.JAVA_BYTE, i, (byte) random.nextInt());
                     float[] signs = new float[n];
@@ -213,17 +220,20 @@ class CodebookKernelsTest {
                 }
             }
         }
+        VectorWidth.requireChecked(checked, "the fused bf16 codebook decoder (Bf16RowDecoder.decode)", 512);
     }
 
     @Test
     void pairDecoderGivesEachRowsOneRowDecoding() {
         int n = 64;
+        int checked = 0;
         try (Arena arena = Arena.ofConfined()) {
             for (int bits = 1; bits <= 4; bits++) {
                 float[] book = new float[1 << bits];
                 for (int i = 0; i < book.length; i++) book[i] = (float) random.nextGaussian() / 4;
                 CodebookVectors.Table table = CodebookVectors.Table.of(book);
-                if (!Bf16RowDecoder.decodes(table, bits, n)) continue;
+                if (!Bf16RowDecoder.decodes(table, bits, n)) continue; // not at this width
+                checked++;
                 MemorySegment packed = arena.allocate(2L * n * bits / 8 + 64);
                 for (long i = 0; i < packed.byteSize(); i++) packed.set(java.lang.foreign.ValueLayout.JAVA_BYTE, i, (byte) random.nextInt());
                 int[][] signWords = new int[2][n / 2];
@@ -244,6 +254,7 @@ class CodebookKernelsTest {
                 }
             }
         }
+        VectorWidth.requireChecked(checked, "the pair bf16 codebook decoder (Bf16RowDecoder.decodeOf64Pair)", 512);
     }
 
     @Test
@@ -263,6 +274,7 @@ class CodebookKernelsTest {
 
     @Test
     void scoresFromWordsEqualScoresFromUnpackedCodes() {
+        int checked = 0;
         try (Arena arena = Arena.ofConfined()) {
             for (int bits = 1; bits <= 4; bits++) {
                 int k = 128;
@@ -274,7 +286,8 @@ class CodebookKernelsTest {
                 CodebookVectors.Table table = CodebookVectors.Table.of(book);
                 float[] x = new float[CodebookVectors.ROW_BLOCK * k];
                 for (int i = 0; i < x.length; i++) x[i] = (float) random.nextGaussian();
-                if (!CodebookVectors.decodesDirectly(table, bits, k)) continue;
+                if (!CodebookVectors.decodesDirectly(table, bits, k)) continue; // k·bits wider than 32 lanes of words here
+                checked++;
                 int[] codes = new int[k];
                 // three w rows (tokens) scored as one block, each with its own row scale, against the unpacked kernel
                 float[] rowScales = {0.5f, 0.25f, 2f};
@@ -294,5 +307,7 @@ class CodebookKernelsTest {
                 }
             }
         }
+        // 128 codes of 1 bit fit four int lanes: every width decodes some
+        VectorWidth.requireChecked(checked, "scores straight from code words (CodebookVectors.scoreRowsPacked)", 128, 256, 512);
     }
 }

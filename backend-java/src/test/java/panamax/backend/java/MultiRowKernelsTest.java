@@ -89,11 +89,13 @@ class MultiRowKernelsTest {
 
     @Test
     void quantizedMultiRowMatchesTheDequantizingKernel() {
+        int checked = 0;
         try (Arena arena = Arena.ofConfined()) {
             for (int bits : new int[] {2, 4, 8}) {
                 for (int gs : new int[] {32, 64, 128}) {
                     int k = 1024, n = 13, words = k * bits / 32;
-                    if (!QuantMatVec.supports(bits, k, gs)) continue;
+                    if (!QuantMatVec.supports(bits, k, gs)) continue; // e.g. 2 bits in groups of 32 at 512-bit vectors
+                    checked++;
                     QuantizedRows q = QuantizedRows.of(arena, n, k, bits, gs, this::gaussian);
                     MemorySegment packed = q.packed();
                     RowScales params = q.params();
@@ -124,5 +126,6 @@ class MultiRowKernelsTest {
                 }
             }
         }
+        VectorWidth.requireChecked(checked, "the quantized multi-row mat-vec (QuantMatVec.vector)", 128, 256, 512);
     }
 }

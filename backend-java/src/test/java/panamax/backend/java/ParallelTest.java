@@ -1,20 +1,28 @@
 package panamax.backend.java;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.time.Duration;
+import java.util.List;
 import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.Test;
 import panamax.backend.java.kernel.Parallel;
 
 /** The backend's worker pool: every index once, failures to the caller, helpers woken after they park, threads ended by close. */
 class ParallelTest {
+    /** How long a wait for an event may take before it counts as lost: a bound on failure, never a pass condition. */
+    private static final Duration LOST = Duration.ofSeconds(30);
 
     @Test
     void everyIndexRunsExactlyOnceAcrossCallsWithAndWithoutPauses() throws InterruptedException {
@@ -28,7 +36,7 @@ class ParallelTest {
                     for (int i = from; i < to; i++) seen.incrementAndGet(i);
                 });
                 for (int i = 0; i < n; i++) assertEquals(1, seen.get(i), "call " + call + ": index " + i + " of " + n + ", grain " + grain);
-                if (call % 50 == 49) Thread.sleep(2); // longer than the helpers' poll: they park, and the next call wakes them
+                if (call % 50 == 49) awaitParked(parallel.threadNamePrefix()); // the next call wakes them
             }
         }
     }
@@ -64,32 +72,58 @@ class ParallelTest {
         }
     }
 
+    /**
+     * A helper parked (seen parked, not slept for) is woken by the next range: the caller's chunk waits
+     * until a helper has run one, so the test passes as soon as the wake-up happens, however late; a
+     * lost wake-up leaves the caller waiting and fails after {@link #LOST}. Then close ends the threads.
+     */
     @Test
     void parkedHelpersAreWokenAndCloseEndsTheirThreads() throws InterruptedException {
         Parallel parallel = new Parallel(2);
         String prefix = parallel.threadNamePrefix();
         Thread caller = Thread.currentThread();
+        parallel.forRange(8, 1, (from, to) -> { }); // starts the helper thread
         for (int round = 0; round < 5; round++) {
-            Thread.sleep(5); // the helper polls for 0.2 ms, then parks
+            awaitParked(prefix);
+            CountDownLatch helperRan = new CountDownLatch(1);
             Set<Thread> ran = ConcurrentHashMap.newKeySet();
+            int r = round;
             parallel.forRange(8, 1, (from, to) -> {
                 ran.add(Thread.currentThread());
-                try {
-                    Thread.sleep(3); // slow chunks: a woken helper finds some left
+                if (Thread.currentThread() != caller) {
+                    helperRan.countDown();
+                    return;
+                }
+                try { // the caller holds its chunk until a helper has claimed one
+                    if (!helperRan.await(LOST.toMillis(), TimeUnit.MILLISECONDS)) {
+                        throw new AssertionError("round " + r + ": no helper ran a chunk within " + LOST + " of being woken (lost wake-up?)");
+                    }
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
+                    throw new AssertionError(e);
                 }
             });
-            assertTrue(ran.stream().anyMatch(t -> t != caller && t.getName().startsWith(prefix)),
-                    "round " + round + ": no chunk ran on a helper after it parked (lost wake-up?): " + ran);
+            assertTrue(ran.stream().anyMatch(t -> t != caller && t.getName().startsWith(prefix)), "round " + r + ": ran on " + ran);
         }
+        List<Thread> threads = helpers(prefix);
+        assertEquals(1, threads.size(), "helper threads of a pool of 2: " + threads);
         parallel.close();
-        long deadline = System.nanoTime() + 5_000_000_000L;
-        while (helperThreads(prefix) > 0 && System.nanoTime() < deadline) Thread.sleep(10);
-        assertEquals(0, helperThreads(prefix), "helper threads alive 5 s after close");
+        for (Thread t : threads) {
+            t.join(LOST);
+            assertFalse(t.isAlive(), t.getName() + " alive " + LOST + " after close");
+        }
     }
 
-    private static long helperThreads(String prefix) {
-        return Thread.getAllStackTraces().keySet().stream().filter(t -> t.getName().startsWith(prefix) && t.isAlive()).count();
+    /** Waits (on the threads' state, not a time) until every helper thread of the pool is parked. */
+    private static void awaitParked(String prefix) throws InterruptedException {
+        long deadline = System.nanoTime() + LOST.toNanos();
+        while (!helpers(prefix).stream().allMatch(t -> t.getState() == Thread.State.TIMED_WAITING && LockSupport.getBlocker(t) != null)) {
+            assertTrue(System.nanoTime() < deadline, "helpers of " + prefix + " not parked after " + LOST + ": " + helpers(prefix));
+            Thread.sleep(1);
+        }
+    }
+
+    private static List<Thread> helpers(String prefix) {
+        return Thread.getAllStackTraces().keySet().stream().filter(t -> t.getName().startsWith(prefix) && t.isAlive()).toList();
     }
 }

@@ -32,8 +32,10 @@ class ValueAccumulationTest {
     private static void check(boolean bf16) {
         Random random = new Random(bf16 ? 6 : 5);
         int tk = 37;
+        int checked = 0;
         for (int dv : new int[] {64, 128}) {
-            if (!ValueAccumulation.supports(dv)) continue;
+            if (!ValueAccumulation.supports(dv)) continue; // dv not whole blocks of four vectors here
+            checked++;
             for (int rows = 1; rows <= 9; rows++) {
                 try (Arena arena = Arena.ofShared()) {
                     int bytes = bf16 ? 2 : 4;
@@ -76,5 +78,7 @@ class ValueAccumulationTest {
                 }
             }
         }
+        // blocks of four vectors: 16 to 64 floats, so 64 and 128 fit at every width up to 512 bits
+        VectorWidth.requireChecked(checked, "the value accumulation (ValueAccumulation." + (bf16 ? "accumulateBf16" : "accumulate") + ")", 128, 256, 512);
     }
 }

@@ -114,7 +114,8 @@ public final class FusedReferences {
     /**
      * Grouped-query attention. {@code allowed[b][h][i][j]} says whether query i may see key j,
      * {@code bias} is added to the scores (may be null). Rows with no allowed key are zeros.
-     * Magnitude: Σ p_j|v_j|·(1 + Σ_d |q_d k_jd|·scale), the first-order effect of score error.
+     * Magnitude: Σ p_j|v_j|·(1 + Σ_d |q_d k_jd|·scale), the first-order effect of score error, plus
+     * (at RTOL) the whole term of each weight that f32 may flush to zero.
      */
     public static Expected attention(Ref q, Ref k, Ref v, double scale, boolean[][][][] allowed, double[][][][] bias) {
         return attention(q, k, v, k, v, scale, allowed, bias);
@@ -172,7 +173,12 @@ public final class FusedReferences {
                         for (int j = 0; j < tk; j++) {
                             double vj = v.values()[((b * hkv + kh) * tk + j) * dv + e];
                             acc += p[j] / sum * vj;
-                            m += p[j] / sum * Math.abs(vSizes.values()[((b * hkv + kh) * tk + j) * dv + e]) * (1 + spread[j]);
+                            double term = p[j] / sum * Math.abs(vSizes.values()[((b * hkv + kh) * tk + j) * dv + e]);
+                            m += term * (1 + spread[j]);
+                            // a weight e^(s - max) below f32's smallest normal (twice it: room for score error) may read
+                            // as 0, as exps that flush do (the Java backend's, GPUs'): the term it carries is forgiven
+                            // whole (m counts at RTOL), though times a large value it may lie above the smallest normal
+                            if (p[j] > 0 && p[j] < 2 * Float.MIN_NORMAL) m += term / BackendTck.RTOL;
                         }
                         int at = ((b * hq + h) * tq + i) * dv + e;
                         out[at] = acc;

@@ -4,11 +4,15 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import java.nio.file.Path;
+import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.Set;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.DynamicTest;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestFactory;
 import panamax.api.plan.KvScheme;
 import panamax.engine.parity.ParityReport;
@@ -51,12 +55,50 @@ class FixtureParityTest {
             // the shared fixtures' references come from transformers models cast to bf16 in memory
             ParityReport report = ParityRun.run(registry, dir, dir.resolve("reference.safetensors"), KvScheme.identity(), Optional.of(backend()),
                     LoadOptions.BufferPrecision.STORED_DTYPE);
-            System.out.println(dir.getFileName() + " " + report.toJson());
-            assertTrue(report.maxAbsDiffSingle() <= TOLERANCE, dir + " single: " + report.toJson());
-            assertTrue(report.maxAbsDiffSteps() <= TOLERANCE, dir + " steps: " + report.toJson());
-            assertTrue(report.maxAbsDiffBatch() <= TOLERANCE, dir + " batch: " + report.toJson());
-            assertEquals(0, report.decisiveMismatches(), dir + " greedy ids: " + report.toJson());
+            System.out.println("[" + Fixtures.vectorWidth() + "] " + dir.getFileName() + " " + report.toJson());
+            String at = " at " + Fixtures.vectorWidth() + ": ";
+            assertTrue(report.maxAbsDiffSingle() <= TOLERANCE, dir + " single" + at + report.toJson());
+            assertTrue(report.maxAbsDiffSteps() <= TOLERANCE, dir + " steps" + at + report.toJson());
+            assertTrue(report.maxAbsDiffBatch() <= TOLERANCE, dir + " batch" + at + report.toJson());
+            assertEquals(0, report.decisiveMismatches(), dir + " greedy ids" + at + report.toJson());
             assertTrue(report.greedyPositions() > 0);
         }));
     }
+
+    /**
+     * The quantized-KV path (affine 4 bits, groups of 32; what {@code panamax parity --kv-bits 4
+     * --kv-group-size 32} runs, see app's ParityCommandTest) moves the logits, within bounds. Measured
+     * on qwen3-tiny (random weights, logits of std ≈ 1): max |Δlogit| 0.637 single, 0.563 steps, 0.804
+     * batch; greedy match 0.857, no decisive mismatch. Bounds: 1.2 on each (1.5× the largest), a greedy
+     * match of at least 0.7. Deterministic arithmetic: the margin is for rounding that differs between
+     * vector widths and CPUs, not chance.
+     */
+    @Test
+    void fourBitKvMovesTheLogitsWithinABound() {
+        Path dir = Fixtures.root().resolve("qwen3-tiny"); // head dim 32: affine groups of 32 fit
+        KvScheme kv4 = new KvScheme("affine", Map.of("bits", "4", "group_size", "32"), OptionalInt.empty(), OptionalInt.empty(), Optional.empty());
+        ParityReport report = ParityRun.run(PluginRegistry.discover(Optional.empty()), dir, dir.resolve("reference.safetensors"), kv4,
+                Optional.of(backend()));
+        System.out.println("[" + Fixtures.vectorWidth() + "] qwen3-tiny 4-bit KV " + report.toJson());
+        String at = " at " + Fixtures.vectorWidth() + ": ";
+        assertTrue(report.maxAbsDiffSingle() > TOLERANCE, "4-bit KV should move the logits" + at + report.toJson());
+        assertTrue(report.maxAbsDiffSingle() <= KV4_BOUND, "single" + at + report.toJson());
+        assertTrue(report.maxAbsDiffSteps() <= KV4_BOUND, "steps" + at + report.toJson());
+        assertTrue(report.maxAbsDiffBatch() <= KV4_BOUND, "batch" + at + report.toJson());
+        assertTrue(report.greedyMatch() >= 0.7, "greedy match" + at + report.toJson());
+    }
+
+    /** A vector-width run ({@code panamax.test.vector.bits}) runs the backend's kernels no wider than it says. */
+    @Test
+    void runsNoWiderThanItsVectorWidthRunSays() throws ReflectiveOperationException {
+        Object species = Class.forName("jdk.incubator.vector.FloatVector").getField("SPECIES_PREFERRED").get(null);
+        int bits = (int) Class.forName("jdk.incubator.vector.VectorSpecies").getMethod("vectorBitSize").invoke(species);
+        System.out.println("[vectors] fixture parity at " + Fixtures.vectorWidth());
+        assertTrue(bits >= 64 && Integer.bitCount(bits) == 1, "preferred species " + species);
+        String limit = System.getProperty("panamax.test.vector.bits", "");
+        if (!limit.isBlank()) assertTrue(bits <= Integer.parseInt(limit.strip()), "a run limited to " + limit + " bits runs " + species);
+    }
+
+    /** Max |Δlogit| of 4-bit KV on qwen3-tiny (see {@link #fourBitKvMovesTheLogitsWithinABound}). */
+    static final double KV4_BOUND = 1.2;
 }

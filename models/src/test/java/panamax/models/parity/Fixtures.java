@@ -29,4 +29,20 @@ final class Fixtures {
             throw new AssertionError("cannot list " + root(), e);
         }
     }
+
+    /**
+     * The vector width this JVM's Java backend runs at, for messages: the preferred float species
+     * (read reflectively: this module does not read jdk.incubator.vector, the test JVM adds it), and
+     * the limit a vector-width run set.
+     */
+    static String vectorWidth() {
+        String limit = System.getProperty("panamax.test.vector.bits", "");
+        String species;
+        try {
+            species = String.valueOf(Class.forName("jdk.incubator.vector.FloatVector").getField("SPECIES_PREFERRED").get(null));
+        } catch (ReflectiveOperationException | LinkageError e) {
+            species = "no Vector API in this JVM";
+        }
+        return (limit.isBlank() ? "the CPU's own vectors" : "vectors limited to " + limit.strip() + " bits") + ", " + species;
+    }
 }
