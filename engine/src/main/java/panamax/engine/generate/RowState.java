@@ -39,7 +39,15 @@ public final class RowState {
 
     /** Samples this row's next token from {@code logits[from, from + vocab)}, records it and reports it. */
     public int step(float[] logits, int from, int vocab, GenerationListener listener) {
-        int id = sampler.next(logits, from, vocab, history, historyLength);
+        return accept(sampler.next(logits, from, vocab, history, historyLength), listener);
+    }
+
+    /**
+     * Records {@code id} as this row's next token, chosen elsewhere (a verified speculative draft),
+     * and reports it; stops apply as for {@link #step}.
+     */
+    public int accept(int id, GenerationListener listener) {
+        if (finish != null) throw new IllegalStateException("row " + row + " already finished (" + finish + ")");
         history[historyLength++] = id;
         generated++;
         listener.onToken(row, id);
@@ -81,6 +89,25 @@ public final class RowState {
         if (delta.isEmpty()) return;
         text.append(delta);
         listener.onText(row, delta);
+    }
+
+    /** This row's sampler (its parameters and random stream). */
+    public Sampler sampler() {
+        return sampler;
+    }
+
+    /** The prompt and generated ids so far; valid up to {@link #historyLength()}. Borrowed: do not modify. */
+    public int[] history() {
+        return history;
+    }
+
+    public int historyLength() {
+        return historyLength;
+    }
+
+    /** Tokens this row may still generate. */
+    public int remaining() {
+        return request.maxTokens() - generated;
     }
 
     public boolean finished() {
