@@ -51,6 +51,12 @@ public final class SpeculativeDecoder {
         Draft[] drafts = drafts(rows);
         int width = 0;
         for (Draft d : drafts) width = Math.max(width, d.length());
+        // Every row appends width + 1 columns in the round (padding included), so the batch's
+        // width is bounded by the row closest to a precision change of a delayed layout.
+        for (int i = 0; i < n && width > 0; i++) {
+            for (KvLayout layout : layouts) width = Math.min(width, Math.max(0, layout.exactRoundTokens(i) - 1));
+        }
+        for (int i = 0; i < n; i++) drafts[i] = drafts[i].truncate(width);
         if (width == 0) {
             plainStep(kv, rows);
             return;
