@@ -15,6 +15,7 @@ import panamax.engine.generate.GenerationOutput;
 import panamax.engine.generate.GenerationRequest;
 import panamax.engine.generate.ModelSession;
 import panamax.engine.generate.PrefixCache;
+import panamax.engine.speculative.Speculation;
 import panamax.engine.generate.SamplingParams;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -47,6 +48,9 @@ public final class ChatCommand implements Runnable {
     KvFlags kv;
 
     @Mixin
+    DraftOptions draft;
+
+    @Mixin
     PluginsDirOption plugins;
 
     @Override
@@ -58,7 +62,9 @@ public final class ChatCommand implements Runnable {
         PrintWriter err = spec.commandLine().getErr();
         BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
         try (ModelSession session = model.open(plugins.resolve(), scheme, sampling.prefillChunk, err);
-             PrefixCache cache = session.prefixCache()) {
+             Speculation speculation = draft.open(session, plugins.resolve(), err).orElse(null);
+             PrefixCache cache = speculation == null ? session.prefixCache()
+                     : new PrefixCache(session.generator().withSpeculation(speculation), 0)) {
             Tokenizer tokenizer = session.tokenizer();
             if (!tokenizer.hasChatTemplate()) {
                 throw usage(model.displayName() + " has no chat template (tokenizer_config.json chat_template or chat_template.jinja); use 'panamax generate'");
@@ -85,6 +91,7 @@ public final class ChatCommand implements Runnable {
                 out.flush();
                 conversation.add(new ChatMessage("assistant", output.results().getFirst().text()));
                 err.println(output.stats().summary());
+                if (speculation != null) err.println("speculative: " + speculation.stats().summary());
             }
         } catch (IOException e) {
             throw new UncheckedIOException("reading standard input", e);
