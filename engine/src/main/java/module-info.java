@@ -36,5 +36,6 @@ module panamax.engine {
             panamax.engine.draft.DraftModelDrafterProvider;
 
     // panamax bench decode (app's BenchCommand finds benchmarks as JDK tools in the boot layer)
-    provides java.util.spi.ToolProvider with panamax.engine.bench.DecodeBenchTool;
+    provides java.util.spi.ToolProvider with panamax.engine.bench.DecodeBenchTool,
+            panamax.engine.bench.SpeculativeBenchTool;
 }
