@@ -42,7 +42,7 @@ import panamax.engine.speculative.SpeculationStats;
 final class SpeculativeBench {
     static final String USAGE = """
             usage: panamax bench speculative [--model DIR | --preset 1b|125m|tiny] [--draft ngram|model] [--draft-model DIR]
-                                             [--draft-layers 2] [--num-draft-tokens K] [--ngram-max 3] [--prompt copy|story]
+                                             [--draft-layers 2] [--num-draft-tokens K] [--ngram-max 3] [--ngram-min 1] [--prompt copy|story]
                                              [--max-tokens 128] [--repeats 3] [--weights bf16|q8|q4] [--seed 1] [--json]
               --model DIR         the target model (e.g. "$(panamax demo-model)"); or
               --preset NAME       a random Llama checkpoint of that shape (bench decode's), written to a temporary folder
@@ -59,7 +59,7 @@ final class SpeculativeBench {
             + " to sea as soon as I can.";
 
     record Options(Optional<Path> model, String preset, String drafter, Optional<Path> draftModel, int draftLayers, OptionalInt draftTokens,
-                   int ngramMax, String prompt, int maxTokens, int repeats, WeightFormat weights, long seed, boolean json) {
+                   int ngramMax, int ngramMin, String prompt, int maxTokens, int repeats, WeightFormat weights, long seed, boolean json) {
         static Options parse(List<String> args) {
             Map<String, String> v = new java.util.HashMap<>();
             boolean json = false;
@@ -69,7 +69,7 @@ final class SpeculativeBench {
                     json = true;
                     continue;
                 }
-                if (!List.of("--model", "--preset", "--draft", "--draft-model", "--draft-layers", "--num-draft-tokens", "--ngram-max", "--prompt",
+                if (!List.of("--model", "--preset", "--draft", "--draft-model", "--draft-layers", "--num-draft-tokens", "--ngram-max", "--ngram-min", "--prompt",
                         "--max-tokens", "--repeats", "--weights", "--seed").contains(a)) {
                     throw new IllegalArgumentException("unknown argument '" + a + "'");
                 }
@@ -86,7 +86,7 @@ final class SpeculativeBench {
             if (!List.of("copy", "story").contains(prompt)) throw new IllegalArgumentException("--prompt: expected copy or story, found " + prompt);
             Options o = new Options(model, preset, drafter, Optional.ofNullable(v.get("--draft-model")).map(Path::of),
                     positive(v, "--draft-layers", 2), v.containsKey("--num-draft-tokens") ? OptionalInt.of(positive(v, "--num-draft-tokens", 1)) : OptionalInt.empty(),
-                    positive(v, "--ngram-max", 3), prompt, positive(v, "--max-tokens", 128), positive(v, "--repeats", 3),
+                    positive(v, "--ngram-max", 3), positive(v, "--ngram-min", 1), prompt, positive(v, "--max-tokens", 128), positive(v, "--repeats", 3),
                     WeightFormat.parse(v.getOrDefault("--weights", "bf16")), Long.parseLong(v.getOrDefault("--seed", "1")), json);
             if (o.drafter.equals("ngram") && o.draftModel.isPresent()) throw new IllegalArgumentException("--draft ngram takes no --draft-model");
             return o;
@@ -157,7 +157,7 @@ final class SpeculativeBench {
     private static int measure(Options o, PluginRegistry registry, Path target, Optional<Path> draftDir, PrintWriter out, PrintWriter err) {
         try (ModelSession session = ModelSession.open(registry, target, KvScheme.identity(), Optional.empty())) {
             SpeculationRequest request = new SpeculationRequest(Optional.of(o.drafter().equals("ngram") ? "ngram" : "draft-model"), draftDir,
-                    o.draftTokens(), o.drafter().equals("ngram") ? Map.of("ngram_max", String.valueOf(o.ngramMax())) : Map.of());
+                    o.draftTokens(), o.drafter().equals("ngram") ? Map.of("ngram_max", String.valueOf(o.ngramMax()), "ngram_min", String.valueOf(o.ngramMin())) : Map.of());
             SpeculationPlan plan = new SpeculationPlanner(registry).resolve(request).orElseThrow();
             int[] prompt = prompt(session, o);
             GenerationRequest greedy = new GenerationRequest(prompt, SamplingParams.greedy(), o.maxTokens(), session.tokenizer().eosIds());
@@ -184,7 +184,7 @@ final class SpeculativeBench {
                 SpeculationStats s = speculation.stats().since(before);
                 double plainTps = median(plainRates), fastTps = median(fastRates);
                 boolean identical = Arrays.equals(plainIds, fastIds);
-                String drafter = plan.drafter().id() + (draftDir.isPresent() ? " (" + draftLabel(o, draftDir.get()) + ")" : " (ngram_max " + o.ngramMax() + ")");
+                String drafter = plan.drafter().id() + (draftDir.isPresent() ? " (" + draftLabel(o, draftDir.get()) + ")" : " (n-grams " + o.ngramMin() + "-" + o.ngramMax() + ")");
                 if (o.json()) {
                     ObjectMapper json = new ObjectMapper();
                     ObjectNode root = json.createObjectNode();
