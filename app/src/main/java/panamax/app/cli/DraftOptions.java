@@ -30,13 +30,13 @@ public final class DraftOptions {
     @Option(names = "--draft-model", paramLabel = "DIR", description = "a smaller model with the same tokenizer that drafts tokens for this one")
     Path draftModel;
 
-    @Option(names = "--num-draft-tokens", paramLabel = "K", description = "tokens drafted per row and step (default: the drafter's: 3 for draft-model, 8 for ngram)")
+    @Option(names = "--num-draft-tokens", paramLabel = "K", description = "tokens drafted per row and step (default: the drafter's: 3 for draft-model, 4 for ngram)")
     Integer draftTokens;
 
     @Option(names = "--ngram-max", paramLabel = "N", description = "ngram drafter: the longest suffix looked up (default 3)")
     Integer ngramMax;
 
-    @Option(names = "--ngram-min", paramLabel = "N", description = "ngram drafter: the shortest suffix looked up (default 1)")
+    @Option(names = "--ngram-min", paramLabel = "N", description = "ngram drafter: the shortest suffix looked up (default 2)")
     Integer ngramMin;
 
     /**

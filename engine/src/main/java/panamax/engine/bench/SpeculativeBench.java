@@ -42,7 +42,7 @@ import panamax.engine.speculative.SpeculationStats;
 final class SpeculativeBench {
     static final String USAGE = """
             usage: panamax bench speculative [--model DIR | --preset 1b|125m|tiny] [--draft ngram|model] [--draft-model DIR]
-                                             [--draft-layers 2] [--num-draft-tokens K] [--ngram-max 3] [--ngram-min 1] [--prompt copy|story]
+                                             [--draft-layers 2] [--num-draft-tokens K] [--ngram-max 3] [--ngram-min 2] [--prompt copy|story]
                                              [--max-tokens 128] [--repeats 3] [--weights bf16|q8|q4] [--seed 1] [--json]
               --model DIR         the target model (e.g. "$(panamax demo-model)"); or
               --preset NAME       a random Llama checkpoint of that shape (bench decode's), written to a temporary folder
@@ -86,7 +86,7 @@ final class SpeculativeBench {
             if (!List.of("copy", "story").contains(prompt)) throw new IllegalArgumentException("--prompt: expected copy or story, found " + prompt);
             Options o = new Options(model, preset, drafter, Optional.ofNullable(v.get("--draft-model")).map(Path::of),
                     positive(v, "--draft-layers", 2), v.containsKey("--num-draft-tokens") ? OptionalInt.of(positive(v, "--num-draft-tokens", 1)) : OptionalInt.empty(),
-                    positive(v, "--ngram-max", 3), positive(v, "--ngram-min", 1), prompt, positive(v, "--max-tokens", 128), positive(v, "--repeats", 3),
+                    positive(v, "--ngram-max", 3), positive(v, "--ngram-min", 2), prompt, positive(v, "--max-tokens", 128), positive(v, "--repeats", 3),
                     WeightFormat.parse(v.getOrDefault("--weights", "bf16")), Long.parseLong(v.getOrDefault("--seed", "1")), json);
             if (o.drafter.equals("ngram") && o.draftModel.isPresent()) throw new IllegalArgumentException("--draft ngram takes no --draft-model");
             return o;

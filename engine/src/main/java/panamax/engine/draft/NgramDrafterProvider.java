@@ -22,8 +22,8 @@ public final class NgramDrafterProvider implements DrafterProvider {
         return new DrafterCapabilities("prompt lookup: the tokens that followed the latest earlier occurrence of the row's last n tokens"
                 + " (longest n first) in its own prompt and output; no second model",
                 List.of(new ParamSpec("ngram_max", "the longest suffix looked up (--ngram-max)", SIZES, "3"),
-                        new ParamSpec("ngram_min", "the shortest suffix looked up (--ngram-min)", SIZES, "1")),
-                false, 8);
+                        new ParamSpec("ngram_min", "the shortest suffix looked up (--ngram-min)", SIZES, "2")),
+                false, 4);
     }
 
     @Override

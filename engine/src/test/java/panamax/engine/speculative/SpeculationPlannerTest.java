@@ -36,9 +36,9 @@ class SpeculationPlannerTest {
     void ngramByIdTakesItsDefaultsAndRecordsTheOtherDrafterAsRefused() {
         SpeculationPlan plan = PLANNER.resolve(request("ngram", null, null, Map.of("ngram_max", "4"))).orElseThrow();
         assertEquals("ngram", plan.drafter().id());
-        assertEquals(8, plan.draftTokens());
+        assertEquals(4, plan.draftTokens());
         assertEquals("4", plan.params().get("ngram_max"));
-        assertEquals("1", plan.params().get("ngram_min"));
+        assertEquals("2", plan.params().get("ngram_min"));
         assertEquals("drafter draft-model", plan.refusals().getFirst().option());
         assertTrue(plan.describe().getFirst().contains("asked for by id"), plan.describe().toString());
     }

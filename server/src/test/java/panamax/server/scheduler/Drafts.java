@@ -23,7 +23,8 @@ final class Drafts {
     }
 
     static Speculation ngram(ModelSession target, int draftTokens) {
-        return open(target, new SpeculationRequest(Optional.of("ngram"), Optional.empty(), OptionalInt.of(draftTokens), Map.of()));
+        // n-grams from 1 token: more (and worse) drafts, so more acceptances and rejections to check
+        return open(target, new SpeculationRequest(Optional.of("ngram"), Optional.empty(), OptionalInt.of(draftTokens), Map.of("ngram_min", "1")));
     }
 
     static Speculation draftModel(ModelSession target, Path draft, int draftTokens) {
