@@ -30,10 +30,17 @@ public record SpeculationPlan(ChosenPlugin drafter, PluginParams params, int dra
     public List<String> describe() {
         List<String> lines = new ArrayList<>();
         lines.add("speculative: drafter " + drafter.id() + " (" + drafter.module() + ", " + drafter.origin() + "), "
-                + draftTokens + " draft tokens per step" + (params.values().isEmpty() ? "" : ", " + params)
+                + draftTokens + " draft tokens per step" + (params.values().isEmpty() ? "" : ", " + paramsText())
                 + draftModel.map(p -> ", draft model " + p).orElse("") + " - " + reason);
         for (Refusal r : refusals) lines.add("  refused " + r.option() + ": " + r.reason());
         return lines;
+    }
+
+    /** The params as {@code name=value}, by name (PluginParams' own text follows its map's order). */
+    private String paramsText() {
+        StringBuilder sb = new StringBuilder();
+        new java.util.TreeMap<>(params.values()).forEach((k, v) -> sb.append(sb.isEmpty() ? "" : ", ").append(k).append('=').append(v));
+        return sb.toString();
     }
 
     /** JSON-ready form. */
