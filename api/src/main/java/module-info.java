@@ -13,6 +13,7 @@ module panamax.api {
     exports panamax.api.error;
     exports panamax.api.memory;
     exports panamax.api.bench;
+    exports panamax.api.draft;
 
     requires java.management; // JitActivity reads the JIT's compile time
 
@@ -20,4 +21,5 @@ module panamax.api {
     uses panamax.api.kv.KvCodecProvider;
     uses panamax.api.kv.KvLayoutProvider;
     uses panamax.api.model.ModelPlugin;
+    uses panamax.api.draft.DrafterProvider;
 }

@@ -19,6 +19,7 @@ module panamax.engine {
     exports panamax.engine.eval;
     exports panamax.engine.serve;
     exports panamax.engine.structured;
+    exports panamax.engine.speculative;
 
     // Guice reflects on the injected constructors of these packages.
     opens panamax.engine.plan;
@@ -29,7 +30,13 @@ module panamax.engine {
     uses panamax.api.kv.KvLayoutProvider;
     uses panamax.api.model.ModelPlugin;
     uses panamax.api.model.TokenizerProvider;
+    uses panamax.api.draft.DrafterProvider;
+
+    // the built-in drafters of speculative decoding (found through ServiceLoader like any other)
+    provides panamax.api.draft.DrafterProvider with panamax.engine.draft.NgramDrafterProvider,
+            panamax.engine.draft.DraftModelDrafterProvider;
 
     // panamax bench decode (app's BenchCommand finds benchmarks as JDK tools in the boot layer)
-    provides java.util.spi.ToolProvider with panamax.engine.bench.DecodeBenchTool;
+    provides java.util.spi.ToolProvider with panamax.engine.bench.DecodeBenchTool,
+            panamax.engine.bench.SpeculativeBenchTool;
 }

@@ -114,14 +114,24 @@ public final class PanamaxServer implements AutoCloseable {
      * with the server).
      */
     public void serve(ModelSession session, String modelId, panamax.engine.serve.ServingConfig config) {
+        serve(session, modelId, config, null);
+    }
+
+    /**
+     * As {@link #serve(ModelSession, String, panamax.engine.serve.ServingConfig)}, decoding
+     * speculatively with {@code speculation} (null for none); takes ownership of it too.
+     */
+    public void serve(ModelSession session, String modelId, panamax.engine.serve.ServingConfig config,
+                      panamax.engine.speculative.Speculation speculation) {
         if (served != null) throw new IllegalStateException("the server already serves " + served.modelId());
         ServingPlan plan = ServingPlan.resolve(session.plan(1, 0), session::layoutCapabilities, config);
         warmUp(session);
-        BatchScheduler scheduler = BatchScheduler.start(session, plan, metrics);
+        BatchScheduler scheduler = BatchScheduler.start(session, plan, metrics, speculation);
         // A forced tool call's grammar needs the vocabulary's byte trie (seconds for 150k tokens): build it now, off the request path.
         if (session.toolCallFormat().isPresent()) Thread.ofVirtual().name("panamax-vocabulary").start(() -> TokenVocabulary.of(session.tokenizer()));
         ObjectNode planJson = PlanJson.tree(plan.execution(), modelId);
         planJson.set("serving", mapper.valueToTree(plan.toMap()));
+        if (speculation != null) planJson.set("speculative", mapper.valueToTree(speculation.plan().toMap()));
         served = new Served(session, scheduler, new CompletionService(scheduler, session.tokenizer(), session.spec().maxPositions(), modelId,
                 session.toolCallFormat()),
                 new OpenAiFormat(mapper, session.tokenizer(), modelId), modelId, planJson);
@@ -174,7 +184,13 @@ public final class PanamaxServer implements AutoCloseable {
             finished = false;
         } finally {
             web.stop();
-            if (s != null) s.session().close();
+            if (s != null) {
+                try {
+                    s.scheduler().speculation().ifPresent(panamax.engine.speculative.Speculation::close);
+                } finally {
+                    s.session().close();
+                }
+            }
         }
         return finished;
     }

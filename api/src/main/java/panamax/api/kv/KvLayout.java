@@ -67,6 +67,19 @@ public interface KvLayout extends AutoCloseable {
     /** Keeps {@code keep[r]} of the tokens row r appended in the round and drops the rest. */
     void rollback(int[] keep);
 
+    /**
+     * How many tokens row {@code row} may append in one multi-token step inside a speculative round
+     * and still be attended exactly as if they had been appended one at a time;
+     * {@link Integer#MAX_VALUE} when any number may. A delayed layout answers how many tokens are
+     * left before the row changes precision (a single-token step converts it at once; a round
+     * converts only when it ends).
+     *
+     * @since 0.2
+     */
+    default int exactRoundTokens(int row) {
+        return Integer.MAX_VALUE;
+    }
+
     /** Bytes stored per token across all rows' heads (keys and values). */
     long bytesPerToken();
 

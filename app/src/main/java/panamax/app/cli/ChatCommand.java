@@ -21,6 +21,7 @@ import panamax.engine.generate.GenerationOutput;
 import panamax.engine.generate.GenerationRequest;
 import panamax.engine.generate.ModelSession;
 import panamax.engine.generate.PrefixCache;
+import panamax.engine.speculative.Speculation;
 import panamax.engine.generate.SamplingParams;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -57,6 +58,9 @@ public final class ChatCommand implements Runnable {
     KvFlags kv;
 
     @Mixin
+    DraftOptions draft;
+
+    @Mixin
     PluginsDirOption plugins;
 
     @Override
@@ -68,7 +72,9 @@ public final class ChatCommand implements Runnable {
         PrintWriter err = spec.commandLine().getErr();
         BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
         try (ModelSession session = model.open(plugins.resolve(), scheme, sampling.prefillChunk, err);
-             PrefixCache cache = session.prefixCache()) {
+             Speculation speculation = draft.open(session, plugins.resolve(), err).orElse(null);
+             PrefixCache cache = speculation == null ? session.prefixCache()
+                     : new PrefixCache(session.generator().withSpeculation(speculation), 0)) {
             Tokenizer tokenizer = session.tokenizer();
             if (!tokenizer.hasChatTemplate()) {
                 throw usage(model.displayName() + " has no chat template (tokenizer_config.json chat_template or chat_template.jinja); use 'panamax generate'");
@@ -114,6 +120,7 @@ public final class ChatCommand implements Runnable {
                 out.flush();
                 conversation.add(calls.isEmpty() ? new ChatMessage("assistant", reply) : ChatMessage.assistantCalls("", calls));
                 err.println(output.stats().summary());
+                if (speculation != null) err.println("speculative: " + speculation.stats().summary());
             }
         } catch (IOException e) {
             throw new UncheckedIOException("reading standard input", e);

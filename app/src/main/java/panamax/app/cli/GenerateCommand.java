@@ -8,6 +8,8 @@ import panamax.api.model.Tokenizer;
 import panamax.api.plan.KvScheme;
 import panamax.engine.generate.GenerationOutput;
 import panamax.engine.generate.GenerationRequest;
+import panamax.engine.generate.Generator;
+import panamax.engine.speculative.Speculation;
 import panamax.engine.generate.ModelSession;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -47,6 +49,9 @@ public final class GenerateCommand implements Runnable {
     KvFlags kv;
 
     @Mixin
+    DraftOptions draft;
+
+    @Mixin
     PluginsDirOption plugins;
 
     @Override
@@ -57,7 +62,8 @@ public final class GenerateCommand implements Runnable {
         KvScheme scheme = kv.schemeFor(spec.commandLine());
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
-        try (ModelSession session = model.open(plugins.resolve(), scheme, sampling.prefillChunk, err)) {
+        try (ModelSession session = model.open(plugins.resolve(), scheme, sampling.prefillChunk, err);
+             Speculation speculation = draft.open(session, plugins.resolve(), err).orElse(null)) {
             Tokenizer tokenizer = session.tokenizer();
             List<GenerationRequest> requests = new ArrayList<>();
             for (String prompt : prompts) {
@@ -67,7 +73,8 @@ public final class GenerateCommand implements Runnable {
                         .withConstraint(sampling.constraint()));
             }
             boolean single = requests.size() == 1;
-            GenerationOutput output = session.generator().generate(requests,
+            Generator generator = speculation == null ? session.generator() : session.generator().withSpeculation(speculation);
+            GenerationOutput output = generator.generate(requests,
                     single ? new StreamPrinter(out, err, sampling.prefillChunk, model.progressEnabled())
                             : StreamPrinter.prefillOnly(err, sampling.prefillChunk, model.progressEnabled()));
             if (single) {
@@ -78,6 +85,7 @@ public final class GenerateCommand implements Runnable {
             out.println("[" + String.join(",", output.results().stream()
                     .map(result -> result.finish().name().toLowerCase(java.util.Locale.ROOT)).toList()) + "] " + output.stats().summary());
             out.flush();
+            if (speculation != null) err.println("speculative: " + speculation.stats().summary());
         }
     }
 

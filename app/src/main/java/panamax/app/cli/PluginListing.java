@@ -6,6 +6,8 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.stream.Collectors;
+import panamax.api.draft.DrafterCapabilities;
+import panamax.api.draft.DrafterProvider;
 import panamax.api.kv.KvCodecCapabilities;
 import panamax.api.kv.KvCodecProvider;
 import panamax.api.kv.KvLayoutProvider;
@@ -71,6 +73,11 @@ final class PluginListing {
                                 + " hostsRotatedValues=" + c.hostsRotatedValues() + " convertsCodec=" + c.convertsCodec());
             }
             case ModelPlugin model -> List.of("reads model_type " + sorted(model.modelTypes()));
+            case DrafterProvider drafter -> {
+                DrafterCapabilities c = drafter.capabilities();
+                yield List.of(c.description(), "params: " + params(c.params()),
+                        "capabilities: needsDraftModel=" + c.needsDraftModel() + " defaultDraftTokens=" + c.defaultDraftTokens());
+            }
             default -> List.of();
         };
     }
@@ -118,6 +125,14 @@ final class PluginListing {
                     caps.put("convertsCodec", c.convertsCodec());
                 }
                 case ModelPlugin model -> sorted(model.modelTypes()).forEach(o.putArray("modelTypes")::add);
+                case DrafterProvider drafter -> {
+                    DrafterCapabilities c = drafter.capabilities();
+                    o.put("description", c.description());
+                    params(o.putArray("params"), c.params());
+                    ObjectNode caps = o.putObject("capabilities");
+                    caps.put("needsDraftModel", c.needsDraftModel());
+                    caps.put("defaultDraftTokens", c.defaultDraftTokens());
+                }
                 default -> { }
             }
         }

@@ -7,6 +7,7 @@ import panamax.api.plan.KvScheme;
 import panamax.demo.DemoModel;
 import panamax.engine.generate.ModelSession;
 import panamax.engine.serve.ServingConfig;
+import panamax.engine.speculative.Speculation;
 import panamax.server.PanamaxServer;
 import panamax.server.ServerOptions;
 import picocli.CommandLine.Command;
@@ -71,6 +72,9 @@ public final class ServeCommand implements Runnable {
     KvFlags kv;
 
     @Mixin
+    DraftOptions draft;
+
+    @Mixin
     PluginsDirOption plugins;
 
     @Override
@@ -114,7 +118,14 @@ public final class ServeCommand implements Runnable {
             err.println("listening on http://" + host + ":" + server.port() + " (/health says loading until the model is in)");
             err.flush();
             ModelSession session = model.open(plugins.resolve(), scheme, prefillChunk, err);
-            server.serve(session, id, config);
+            Speculation speculation;
+            try {
+                speculation = draft.open(session, plugins.resolve(), err).orElse(null);
+            } catch (RuntimeException e) {
+                session.close();
+                throw e;
+            }
+            server.serve(session, id, config, speculation);
             err.println("serving '" + id + "' on http://" + host + ":" + server.port() + "/v1 (batch " + maxBatch + ", KV budget "
                     + config.memoryBudget() + " bytes" + (apiKey != null ? ", API key required" : "") + "); Ctrl-C drains and stops");
             server.scheduler().plan().describe().forEach(line -> err.println("  " + line));

@@ -18,11 +18,19 @@ public record ForwardPass(AutoregressiveGraph graph, Backend backend) {
      * values; returns the last column's logits {@code [rows * vocab]} when {@code logits}, else null.
      */
     public float[] run(KvState kv, int[] ids, int rows, int columns, boolean logits) {
+        return run(kv, ids, rows, columns, logits ? LogitSelection.LAST : null);
+    }
+
+    /**
+     * As {@link #run(KvState, int[], int, int, boolean)}, returning the logits of the selected
+     * columns {@code [rows * selected * vocab]} (row-major), or null when {@code selection} is null.
+     */
+    public float[] run(KvState kv, int[] ids, int rows, int columns, LogitSelection selection) {
         try (Tensor input = backend.fromInts(ids, Shape.of(rows, columns), DType.I32);
              Tensor hidden = graph.forwardHidden(input, kv)) {
-            if (!logits) return null;
-            try (Tensor last = graph.projectLogits(hidden, LogitSelection.LAST)) {
-                return backend.toFloats(last);
+            if (selection == null) return null;
+            try (Tensor selected = graph.projectLogits(hidden, selection)) {
+                return backend.toFloats(selected);
             }
         }
     }

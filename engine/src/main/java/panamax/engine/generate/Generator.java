@@ -30,6 +30,7 @@ public final class Generator {
     private final KvSessionFactory caches;
     private final Tokenizer tokenizer;
     private final int prefillChunk;
+    private final panamax.engine.speculative.Speculation speculation; // null: one token per row and step
 
     /**
      * @param tokenizer    turns ids into text and stop strings into matches, or null to generate ids only
@@ -42,6 +43,25 @@ public final class Generator {
         this.caches = caches;
         this.tokenizer = tokenizer;
         this.prefillChunk = prefillChunk;
+        this.speculation = null;
+    }
+
+    private Generator(Generator plain, panamax.engine.speculative.Speculation speculation) {
+        this.forward = plain.forward;
+        this.backend = plain.backend;
+        this.caches = plain.caches;
+        this.tokenizer = plain.tokenizer;
+        this.prefillChunk = plain.prefillChunk;
+        this.speculation = speculation;
+    }
+
+    /**
+     * This generator decoding speculatively: each step verifies the drafts of {@code speculation}'s
+     * drafter in one forward pass (borrowed; greedy output stays the same, sampling keeps the
+     * target's distribution).
+     */
+    public Generator withSpeculation(panamax.engine.speculative.Speculation speculation) {
+        return new Generator(this, java.util.Objects.requireNonNull(speculation, "speculation"));
     }
 
     /** Generates for one request. */
@@ -97,8 +117,9 @@ public final class Generator {
         long peakKv = kvBytes(layouts, columns);
         int vocab = logits.length / rows;
         List<RowState> active = new ArrayList<>(states);
+        for (int i = 0; i < active.size(); i++) active.get(i).step(logits, i * vocab, vocab, listener);
+        SpeculativeRows speculative = speculation == null ? null : new SpeculativeRows(speculation, forward, states, listener);
         while (true) {
-            for (int i = 0; i < active.size(); i++) active.get(i).step(logits, i * vocab, vocab, listener);
             int[] keep = stillActive(active);
             if (keep.length == 0) break;
             if (keep.length < active.size()) {
@@ -107,11 +128,17 @@ public final class Generator {
                 for (int k : keep) kept.add(active.get(k));
                 active = kept;
             }
-            int[] next = new int[active.size()];
-            for (int i = 0; i < next.length; i++) next[i] = active.get(i).lastToken();
-            logits = forward.run(kv, next, next.length, 1, true);
-            vocab = logits.length / active.size();
-            columns++;
+            if (speculative != null) {
+                speculative.step(kv, layouts, active);
+                columns = width(kv);
+            } else {
+                int[] next = new int[active.size()];
+                for (int i = 0; i < next.length; i++) next[i] = active.get(i).lastToken();
+                logits = forward.run(kv, next, next.length, 1, true);
+                vocab = logits.length / active.size();
+                for (int i = 0; i < active.size(); i++) active.get(i).step(logits, i * vocab, vocab, listener);
+                columns++;
+            }
             peakKv = Math.max(peakKv, kvBytes(layouts, columns));
         }
         long end = System.nanoTime();
@@ -139,6 +166,14 @@ public final class Generator {
         }
         if (padded.padded()) for (KvLayout layout : layouts) layout.finalizePrefill();
         return logits;
+    }
+
+    /** Columns the widest row spans (left padding plus tokens), as layer 0 sees it. */
+    private static int width(KvSession kv) {
+        int[] offsets = kv.layer(0).offsets(), left = kv.layer(0).leftPadding();
+        int w = 0;
+        for (int r = 0; r < offsets.length; r++) w = Math.max(w, offsets[r] + left[r]);
+        return w;
     }
 
     private static int[] stillActive(List<RowState> active) {

@@ -49,6 +49,21 @@ public final class RowState {
     /** Samples this row's next token from {@code logits[from, from + vocab)}, records it and reports it. */
     public int step(float[] logits, int from, int vocab, GenerationListener listener) {
         int id = grammar == null ? sampler.next(logits, from, vocab, history, historyLength) : constrainedNext(logits, from, vocab);
+        return record(id, listener);
+    }
+
+    /**
+     * Records {@code id} as this row's next token, chosen elsewhere (a verified speculative draft),
+     * and reports it; stops apply as for {@link #step}. A row under a grammar is never speculated
+     * (the planner refuses it), since its grammar advances only through {@link #step}.
+     */
+    public int accept(int id, GenerationListener listener) {
+        if (finish != null) throw new IllegalStateException("row " + row + " already finished (" + finish + ")");
+        if (grammar != null) throw new IllegalStateException("row " + row + " decodes under an output grammar: its tokens come from step, not a draft");
+        return record(id, listener);
+    }
+
+    private int record(int id, GenerationListener listener) {
         history[historyLength++] = id;
         generated++;
         listener.onToken(row, id);
@@ -107,6 +122,25 @@ public final class RowState {
         if (delta.isEmpty()) return;
         text.append(delta);
         listener.onText(row, delta);
+    }
+
+    /** This row's sampler (its parameters and random stream). */
+    public Sampler sampler() {
+        return sampler;
+    }
+
+    /** The prompt and generated ids so far; valid up to {@link #historyLength()}. Borrowed: do not modify. */
+    public int[] history() {
+        return history;
+    }
+
+    public int historyLength() {
+        return historyLength;
+    }
+
+    /** Tokens this row may still generate. */
+    public int remaining() {
+        return request.maxTokens() - generated;
     }
 
     public boolean finished() {

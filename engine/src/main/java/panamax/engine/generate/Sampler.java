@@ -62,11 +62,32 @@ public final class Sampler {
         }
         penalize(scores, history, historyLength, params);
         if (params.isGreedy()) return argmax(scores);
-        double[] p = probabilities(scores, params);
-        double u = random.nextDouble();
+        return draw(probabilities(scores, params), random.nextDouble());
+    }
+
+    /**
+     * The distribution {@link #next} draws from at these logits (repetition penalty and filters
+     * applied, renormalized), or null when this sampler is greedy. Speculative decoding's rejection
+     * rule compares it with the drafter's.
+     */
+    public double[] distribution(float[] logits, int from, int vocab, int[] history, int historyLength) {
+        if (params.isGreedy()) return null;
+        double[] scores = new double[vocab];
+        for (int i = 0; i < vocab; i++) scores[i] = logits[from + i];
+        penalize(scores, history, historyLength, params);
+        return probabilities(scores, params);
+    }
+
+    /** The next number of this row's random stream, in [0, 1). */
+    public double uniform() {
+        return random.nextDouble();
+    }
+
+    /** The index whose cumulative probability first exceeds {@code u} (zeros skipped). */
+    public static int draw(double[] p, double u) {
         double cumulative = 0;
         int last = -1;
-        for (int i = 0; i < vocab; i++) {
+        for (int i = 0; i < p.length; i++) {
             if (p[i] == 0) continue;
             cumulative += p[i];
             last = i;

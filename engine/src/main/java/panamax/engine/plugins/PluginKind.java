@@ -1,16 +1,18 @@
 package panamax.engine.plugins;
 
+import panamax.api.draft.DrafterProvider;
 import panamax.api.kv.KvCodecProvider;
 import panamax.api.kv.KvLayoutProvider;
 import panamax.api.model.ModelPlugin;
 import panamax.api.tensor.BackendProvider;
 
-/** The four kinds of plugin the engine discovers, each with its service interface. */
+/** The kinds of plugin the engine discovers, each with its service interface. */
 public enum PluginKind {
     BACKEND("backend", BackendProvider.class),
     CODEC("codec", KvCodecProvider.class),
     LAYOUT("layout", KvLayoutProvider.class),
-    MODEL("model", ModelPlugin.class);
+    MODEL("model", ModelPlugin.class),
+    DRAFTER("drafter", DrafterProvider.class);
 
     private final String label;
     private final Class<?> service;
@@ -57,6 +59,11 @@ public enum PluginKind {
             case MODEL -> {
                 ModelPlugin p = (ModelPlugin) provider;
                 p.modelTypes();
+                yield p.id();
+            }
+            case DRAFTER -> {
+                DrafterProvider p = (DrafterProvider) provider;
+                p.capabilities();
                 yield p.id();
             }
         };

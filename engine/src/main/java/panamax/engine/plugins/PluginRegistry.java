@@ -10,6 +10,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.ServiceLoader;
 import java.util.stream.Collectors;
+import panamax.api.draft.DrafterProvider;
 import panamax.api.kv.KvCodecProvider;
 import panamax.api.kv.KvLayoutProvider;
 import panamax.api.model.ModelPlugin;
@@ -96,6 +97,10 @@ public final class PluginRegistry {
 
     public List<DiscoveredPlugin<ModelPlugin>> models() {
         return ofKind(PluginKind.MODEL, ModelPlugin.class);
+    }
+
+    public List<DiscoveredPlugin<DrafterProvider>> drafters() {
+        return ofKind(PluginKind.DRAFTER, DrafterProvider.class);
     }
 
     /** Plugins that failed to load, each named by jar file or provider class. */

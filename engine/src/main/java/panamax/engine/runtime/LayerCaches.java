@@ -7,15 +7,15 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.UnaryOperator;
+import panamax.api.draft.RowCaches;
 import panamax.api.kv.KvLayout;
-import panamax.api.model.KvState;
 
 /**
  * The per-layer caches of one batch, built by {@link KvStateFactory}. Owns every layout (and through
  * them the codecs); layers that share a donor's cache hold the same instance, closed once.
  * Not thread-safe.
  */
-public final class LayerCaches implements KvState, AutoCloseable {
+public final class LayerCaches implements RowCaches {
     private final KvLayout[] layers;
     private boolean closed;
 
@@ -47,6 +47,7 @@ public final class LayerCaches implements KvState, AutoCloseable {
     }
 
     /** Rows of the batch, as layer 0 sees them. */
+    @Override
     public int rows() {
         return layers.length == 0 ? 0 : layers[0].rows();
     }
@@ -87,7 +88,29 @@ public final class LayerCaches implements KvState, AutoCloseable {
         for (KvLayout l : old) if (closedOnce.add(l)) l.close();
     }
 
+    /** {@link #mergeIn(LayerCaches)} for caches this factory built. */
+    @Override
+    public void mergeIn(RowCaches other) {
+        if (!(other instanceof LayerCaches caches)) {
+            throw new IllegalArgumentException("merge: expected caches built by KvStateFactory, found " + other.getClass().getName());
+        }
+        mergeIn(caches);
+    }
+
+    /** {@link KvLayout#beginRound} on every layout. */
+    @Override
+    public void beginRound() {
+        for (KvLayout l : distinct()) l.beginRound();
+    }
+
+    /** {@link KvLayout#rollback} on every layout: row r keeps {@code keep[r]} of the tokens it appended in the round. */
+    @Override
+    public void rollback(int[] keep) {
+        for (KvLayout l : distinct()) l.rollback(keep);
+    }
+
     /** Keeps only the given rows, in that order, in every layout ({@link KvLayout#filterRows}). */
+    @Override
     public void filterRows(int[] keep) {
         for (KvLayout l : distinct()) l.filterRows(keep);
     }
@@ -107,11 +130,13 @@ public final class LayerCaches implements KvState, AutoCloseable {
     }
 
     /** {@link KvLayout#preparePrefill} on every layout. */
+    @Override
     public void preparePrefill(int[] lengths, int[] leftPadding, int[] rightPadding) {
         for (KvLayout l : distinct()) l.preparePrefill(lengths, leftPadding, rightPadding);
     }
 
     /** {@link KvLayout#finalizePrefill} on every layout. */
+    @Override
     public void finalizePrefill() {
         for (KvLayout l : distinct()) l.finalizePrefill();
     }

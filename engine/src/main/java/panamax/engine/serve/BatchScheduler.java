@@ -9,6 +9,9 @@ import panamax.engine.generate.ForwardPass;
 import panamax.engine.generate.GenerationRequest;
 import panamax.engine.generate.ModelSession;
 import panamax.engine.runtime.LayerCaches;
+import panamax.engine.speculative.Speculation;
+import panamax.engine.speculative.SpeculationPlanner;
+import panamax.engine.speculative.SpeculativeDecoder;
 import panamax.engine.serve.RequestRejectedException.Kind;
 
 /**
@@ -40,6 +43,8 @@ public final class BatchScheduler implements AutoCloseable {
     private final ForwardPass forward;
     private final ServingPrefixCache prefixCache;
     private final Thread thread;
+    private final Speculation speculation;  // null: one token per row and step
+    private final SpeculativeDecoder speculative;
 
     private final Object lock = new Object();
     // guarded by lock
@@ -56,7 +61,9 @@ public final class BatchScheduler implements AutoCloseable {
     private PrefillCohort cohort;
     private long steps;
 
-    private BatchScheduler(ModelSession session, ServingPlan plan, SchedulerObserver observer) {
+    private BatchScheduler(ModelSession session, ServingPlan plan, SchedulerObserver observer, Speculation speculation) {
+        this.speculation = speculation;
+        this.speculative = speculation == null ? null : speculation.decoder(new ForwardPass(session.graph(), session.backend()));
         this.session = session;
         this.plan = plan;
         this.observer = observer;
@@ -68,9 +75,23 @@ public final class BatchScheduler implements AutoCloseable {
 
     /** Starts a scheduler over {@code session} (borrowed: close the scheduler first) under {@code plan}. */
     public static BatchScheduler start(ModelSession session, ServingPlan plan, SchedulerObserver observer) {
-        BatchScheduler scheduler = new BatchScheduler(session, plan, observer);
+        return start(session, plan, observer, null);
+    }
+
+    /**
+     * As {@link #start(ModelSession, ServingPlan, SchedulerObserver)}, decoding speculatively with
+     * {@code speculation} (borrowed: close the scheduler first; null for none): every step verifies
+     * the drafts of all speculating rows in one forward pass and rolls each row back to what it accepted.
+     */
+    public static BatchScheduler start(ModelSession session, ServingPlan plan, SchedulerObserver observer, Speculation speculation) {
+        BatchScheduler scheduler = new BatchScheduler(session, plan, observer, speculation);
         scheduler.thread.start();
         return scheduler;
+    }
+
+    /** The speculation this scheduler decodes with, if any. */
+    public java.util.Optional<Speculation> speculation() {
+        return java.util.Optional.ofNullable(speculation);
     }
 
     public ServingPlan plan() {
@@ -246,7 +267,14 @@ public final class BatchScheduler implements AutoCloseable {
     }
 
     private ServingRow admitted(Pending p, int cached, String prefixReason) {
-        RequestPlan requestPlan = new RequestPlan(plan.batching(), plan.batchingReason(), cached, prefixReason);
+        RequestPlan requestPlan;
+        if (speculation == null) {
+            requestPlan = new RequestPlan(plan.batching(), plan.batchingReason(), cached, prefixReason);
+        } else {
+            java.util.Optional<String> refusal = SpeculationPlanner.rowRefusal(p.request().logprobs(), p.request().generation().constraint() != null);
+            requestPlan = new RequestPlan(plan.batching(), plan.batchingReason(), cached, prefixReason, refusal.isEmpty(),
+                    refusal.orElse("drafter " + speculation.plan().drafter().id() + ", up to " + speculation.plan().draftTokens() + " tokens per step"));
+        }
         observer.admitted(p.prompt().length, cached);
         ServingRow row = new ServingRow(p.request(), p.ticket(), p.submitted(), requestPlan, session.tokenizer(), observer);
         p.request().events().onAdmitted(requestPlan);
@@ -273,7 +301,9 @@ public final class BatchScheduler implements AutoCloseable {
             width = Math.max(width, p.prompt().length);
             growth = Math.max(growth, p.request().generation().maxTokens());
         }
-        long projected = session.plan(rows.size() + joining.size(), width + growth).projectedKvBytes();
+        // a speculative step holds up to K drafted columns per row until it rolls them back
+        long slack = speculation == null ? 0 : speculation.plan().draftTokens();
+        long projected = session.plan(rows.size() + joining.size(), width + growth + slack).projectedKvBytes();
         long budget = plan.config().memoryBudget();
         while (projected + prefixCache.bytes() > budget && prefixCache.evictOldest()) {
             // the oldest cached prefix gives way to a request
@@ -330,12 +360,17 @@ public final class BatchScheduler implements AutoCloseable {
                 return;
             }
         }
-        int[] ids = new int[rows.size()];
-        for (int i = 0; i < ids.length; i++) ids[i] = rows.get(i).state.lastToken();
-        float[] logits = forward.run(running, ids, ids.length, 1, true);
-        steps++;
-        int vocab = logits.length / ids.length;
-        for (int i = 0; i < ids.length; i++) rows.get(i).step(logits, i * vocab, vocab);
+        if (speculative != null) {
+            speculative.step(running, running.distinctLayouts(), rows);
+            steps++;
+        } else {
+            int[] ids = new int[rows.size()];
+            for (int i = 0; i < ids.length; i++) ids[i] = rows.get(i).state.lastToken();
+            float[] logits = forward.run(running, ids, ids.length, 1, true);
+            steps++;
+            int vocab = logits.length / ids.length;
+            for (int i = 0; i < ids.length; i++) rows.get(i).step(logits, i * vocab, vocab);
+        }
         List<ServingRow> kept = retire(running, rows);
         rows.clear();
         rows.addAll(kept);

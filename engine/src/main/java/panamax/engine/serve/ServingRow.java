@@ -6,12 +6,13 @@ import panamax.api.model.Tokenizer;
 import panamax.engine.generate.FinishReason;
 import panamax.engine.generate.GenerationListener;
 import panamax.engine.generate.RowState;
+import panamax.engine.speculative.SpeculativeRow;
 
 /**
  * One admitted request on the scheduler thread: its {@link RowState} (sampler, stops, text), its
  * ticket, its timings, and the log-probabilities it asked for. Not thread-safe.
  */
-final class ServingRow implements GenerationListener {
+final class ServingRow implements GenerationListener, SpeculativeRow {
     final ServeRequest request;
     final Ticket ticket;
     final RowState state;
@@ -34,10 +35,37 @@ final class ServingRow implements GenerationListener {
     }
 
     /** Draws this row's next token from {@code logits[from, from + vocab)} and reports it (and the row's end). */
-    void step(float[] logits, int from, int vocab) {
+    @Override
+    public void step(float[] logits, int from, int vocab) {
         request.events().onLogits(logits, from, vocab);
         delta.setLength(0);
-        int id = state.step(logits, from, vocab, this);
+        reported(state.step(logits, from, vocab, this), logits, from, vocab);
+    }
+
+    /** Records {@code id}, chosen by speculative verification from the target logits {@code logits[from, from + vocab)}, and reports it. */
+    @Override
+    public void accept(int id, float[] logits, int from, int vocab) {
+        request.events().onLogits(logits, from, vocab);
+        delta.setLength(0);
+        reported(state.accept(id, this), logits, from, vocab);
+    }
+
+    @Override
+    public long key() {
+        return ticket.id();
+    }
+
+    @Override
+    public RowState state() {
+        return state;
+    }
+
+    @Override
+    public boolean speculates() {
+        return plan.speculative();
+    }
+
+    private void reported(int id, float[] logits, int from, int vocab) {
         long now = System.nanoTime();
         if (firstToken < 0) {
             firstToken = now;

@@ -2,6 +2,7 @@ package panamax.engine.wiring;
 
 import com.google.inject.AbstractModule;
 import com.google.inject.multibindings.MapBinder;
+import panamax.api.draft.DrafterProvider;
 import panamax.api.kv.KvCodecProvider;
 import panamax.api.kv.KvLayoutProvider;
 import panamax.api.model.ModelPlugin;
@@ -31,5 +32,7 @@ public final class PluginModule extends AbstractModule {
         for (DiscoveredPlugin<KvLayoutProvider> p : registry.layouts()) layouts.addBinding(p.id()).toInstance(p.provider());
         var models = MapBinder.newMapBinder(binder(), String.class, ModelPlugin.class);
         for (DiscoveredPlugin<ModelPlugin> p : registry.models()) models.addBinding(p.id()).toInstance(p.provider());
+        var drafters = MapBinder.newMapBinder(binder(), String.class, DrafterProvider.class);
+        for (DiscoveredPlugin<DrafterProvider> p : registry.drafters()) drafters.addBinding(p.id()).toInstance(p.provider());
     }
 }

@@ -334,6 +334,19 @@ final class BatchLayout implements KvLayout {
         convertReadyRows();
     }
 
+    /**
+     * Unlimited once the row is in its target codec; before, the tokens that still attend over
+     * identity history when fed one at a time (a token whose append reaches {@code start} converts
+     * the row first), since a round defers conversion to its end.
+     */
+    @Override
+    public int exactRoundTokens(int row) {
+        checkOpen();
+        if (row < 0 || row >= rows()) throw new IllegalArgumentException("exactRoundTokens: row " + row + " outside [0, " + rows() + ")");
+        if (positions.converted(row)) return Integer.MAX_VALUE;
+        return Math.max(0, start - 1 - positions.offset(row));
+    }
+
     @Override
     public long bytesPerToken() {
         long perHead = 0;
