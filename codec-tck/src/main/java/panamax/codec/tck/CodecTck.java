@@ -144,7 +144,7 @@ public abstract class CodecTck {
                 .checkAssert((c, kind, seed) -> roundTrip(c, kind, seed));
     }
 
-    private void roundTrip(CodecConfig c, Vectors.Kind kind, long seed) {
+    void roundTrip(CodecConfig c, Vectors.Kind kind, long seed) {
         ReconstructionBound bound = bound(c);
         int tokens = 3;
         Shape shape = Shape.of(2, HEADS, tokens, c.headDim());
