@@ -1,7 +1,6 @@
 package panamax.layout.tck;
 
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
-import static org.quicktheories.QuickTheory.qt;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -100,7 +99,7 @@ public abstract class LayoutTck {
     private void run(List<Sequences.Kind> kinds, Gen<StoredCodec> codecs, Gen<LayoutCase> cases, int examples) {
         KvLayoutProvider provider = provider();
         Gen<LayoutSetup> setups = cases.zip(codecs, Generate.range(1, 3), (c, codec, rows) -> new LayoutSetup(c, codec, rows, 32));
-        qt().withExamples(examples).forAll(setups, Sequences.sequences(kinds, 16)).checkAssert((setup, ops) ->
+        TckSeed.qt().withExamples(examples).forAll(setups, Sequences.sequences(kinds, 16)).checkAssert((setup, ops) ->
                 new LayoutHarness(backend, provider, setup, this::checkStorage).runAndClose(ops));
     }
 
