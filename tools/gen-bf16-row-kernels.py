@@ -84,7 +84,7 @@ def rotate(C):
     L.append("        // the sum of squares from the registers: one chain per chunk, then one reduction")
     sq, total = sum_of_squares(C, "e", "o")
     L += sq
-    L.append(f"        return {total}.reduceLanes(VectorOperators.ADD);")
+    L.append(f"        return Lanes.sum({total});")
     L.append("    }")
     return "\n".join(L) + "\n"
 
@@ -99,7 +99,7 @@ def encode(n, bits):
     a("        // the norm from the input (the rotation keeps it): the scale of the codes is ready before the butterflies end")
     sq, total = sum_of_squares(C, "x", "y")
     L += sq
-    a(f"        float norm = (float) Math.sqrt({total}.reduceLanes(VectorOperators.ADD));")
+    a(f"        float norm = (float) Math.sqrt(Lanes.sum({total}));")
     a("        float d = Math.max(norm, Float.MIN_NORMAL);")
     if bits >= 3:
         a("        float perCell = Float.intBitsToFloat(table[CELL_SCALE]) / d;")

@@ -30,6 +30,20 @@ public interface KvCodecProvider {
         return shape(params, headDim);
     }
 
+    /**
+     * The codec's guaranteed reconstruction error for {@code headDim} and {@code activationType}
+     * under resolved {@code params}, derived from its format (e.g. half a quantization step of a
+     * group's range), not measured. Empty when the codec does not declare one; the codec
+     * conformance kit then fails and asks for it.
+     *
+     * @throws panamax.api.error.InvalidParameterException as {@link #shape(PluginParams, int)}
+     * @since 0.1
+     */
+    default java.util.Optional<ReconstructionBound> reconstructionBound(PluginParams params, int headDim,
+                                                                      panamax.api.tensor.DType activationType) {
+        return java.util.Optional.empty();
+    }
+
     /** A codec instance for one layer, owned by the caller. Params are already resolved. */
     KvCodec create(PluginParams params, CodecContext context);
 }

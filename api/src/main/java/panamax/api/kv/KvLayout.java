@@ -102,7 +102,8 @@ public interface KvLayout extends AutoCloseable {
      * {@code leftPadding[r]}; rows may end at different columns afterwards.
      *
      * @throws IllegalArgumentException when the array length is not {@link #rows()} or a value is negative
-     * @throws UnsupportedOperationException when the layout cannot move rows
+     * @throws UnsupportedOperationException when the layout cannot move rows (it does not declare
+     *         {@link LayoutCapabilities#alignsRows()})
      * @since 0.1
      */
     default void alignRows(int[] leftPadding) {
@@ -112,7 +113,8 @@ public interface KvLayout extends AutoCloseable {
     /**
      * A view of this layer's KV for a later layer that shares it (donor capture), without copying.
      *
-     * @throws UnsupportedOperationException when the layout cannot expose its storage
+     * @throws UnsupportedOperationException when the layout cannot expose its storage (it does not
+     *         declare {@link LayoutCapabilities#capturable()})
      * @since 0.1
      */
     default KvCapture capture() {

@@ -12,10 +12,19 @@ import java.util.List;
  * @param bounded            keeps at most a window of tokens per row (memory does not grow with context)
  * @param hostsRotatedValues lets a codec with rotated values transform the attention output
  * @param convertsCodec      starts rows in identity and converts them to a target codec later
+ * @param alignsRows         implements {@link KvLayout#alignRows} (since 0.1)
+ * @param capturable         implements {@link KvLayout#capture} (since 0.1)
  */
 public record LayoutCapabilities(String description, List<ParamSpec> params, boolean batchable, boolean trimmable,
-                                 boolean bounded, boolean hostsRotatedValues, boolean convertsCodec) {
+                                 boolean bounded, boolean hostsRotatedValues, boolean convertsCodec,
+                                 boolean alignsRows, boolean capturable) {
     public LayoutCapabilities {
         params = List.copyOf(params);
+    }
+
+    /** Capabilities of a layout that neither aligns rows nor can be captured. */
+    public LayoutCapabilities(String description, List<ParamSpec> params, boolean batchable, boolean trimmable,
+                              boolean bounded, boolean hostsRotatedValues, boolean convertsCodec) {
+        this(description, params, batchable, trimmable, bounded, hostsRotatedValues, convertsCodec, false, false);
     }
 }

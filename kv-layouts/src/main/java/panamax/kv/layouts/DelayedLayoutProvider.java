@@ -16,7 +16,7 @@ public final class DelayedLayoutProvider implements KvLayoutProvider {
     private static final LayoutCapabilities CAPABILITIES = new LayoutCapabilities(
             "rows start in identity and are re-encoded into the codec at offset start; over full or rotating storage",
             List.of(LayoutParams.START, LayoutParams.STORAGE, LayoutParams.WINDOW, LayoutParams.KEEP),
-            true, true, false, true, true);
+            true, true, false, true, true, true, true);
 
     @Override
     public String id() {

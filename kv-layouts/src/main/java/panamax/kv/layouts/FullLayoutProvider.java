@@ -11,7 +11,7 @@ import panamax.api.kv.PluginParams;
 public final class FullLayoutProvider implements KvLayoutProvider {
     private static final LayoutCapabilities CAPABILITIES = new LayoutCapabilities(
             "every token kept; rows batched with per-row offsets and left padding", List.of(),
-            true, true, false, true, false);
+            true, true, false, true, false, true, true);
 
     @Override
     public String id() {

@@ -15,7 +15,7 @@ import panamax.api.kv.PluginParams;
 public final class RotatingLayoutProvider implements KvLayoutProvider {
     private static final LayoutCapabilities CAPABILITIES = new LayoutCapabilities(
             "sliding-window ring buffer with keep sink tokens; multi-token steps see time order",
-            List.of(LayoutParams.WINDOW, LayoutParams.KEEP), true, true, true, true, false);
+            List.of(LayoutParams.WINDOW, LayoutParams.KEEP), true, true, true, true, false, true, true);
 
     @Override
     public String id() {

@@ -13,7 +13,6 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import panamax.api.kv.CodecContext;
 import panamax.api.kv.KvCapture;
-import panamax.api.kv.KvCodecProvider;
 import panamax.api.kv.KvLayout;
 import panamax.api.kv.KvLayoutProvider;
 import panamax.api.kv.LayoutContext;
@@ -23,9 +22,13 @@ import panamax.api.tensor.Backend;
 import panamax.api.tensor.DType;
 import panamax.api.tensor.Shape;
 import panamax.api.tensor.Tensor;
+import panamax.layout.tck.StoredCodec;
+import panamax.layout.tck.TestCodecs;
+import panamax.layout.tck.Tokens;
 
 /** Worked examples of the contract, one behaviour each; the properties cover the general case. */
 class LayoutBehaviourTest {
+    private static final int HEAD_DIM = 32;
     private static Backend backend;
     private int nextToken = 1;
 
@@ -39,28 +42,27 @@ class LayoutBehaviourTest {
         backend.close();
     }
 
-    private static KvLayout layout(String id, Map<String, String> params, CodecChoice codec, int rows) {
+    private static KvLayout layout(String id, Map<String, String> params, StoredCodec codec, int rows) {
         KvLayoutProvider provider = Plugins.layout(id);
-        KvCodecProvider codecs = Plugins.codec(codec.id());
-        KvCodecProvider identity = Plugins.codec("identity");
-        CodecContext context = new CodecContext(backend, 0, Tokens.HEADS, Tokens.HEAD_DIM, DType.F32, 7);
+        CodecContext context = new CodecContext(backend, 0, Tokens.HEADS, HEAD_DIM, DType.F32, 7);
         return provider.create(PluginParams.of(params).resolve(id, provider.capabilities().params()),
-                new LayoutContext(backend, 0, rows,
-                        codecs.create(PluginParams.of(codec.params()).resolve(codecs.id(), codecs.capabilities().params()), context),
-                        identity.create(PluginParams.empty().resolve("identity", identity.capabilities().params()), context),
-                        Tokens.HEADS));
+                new LayoutContext(backend, 0, rows, codec.create(context), TestCodecs.EXACT.create(context), Tokens.HEADS));
+    }
+
+    private static long bytesPerTokenPerHead(StoredCodec codec) {
+        return codec.provider().shape(codec.resolved(), HEAD_DIM, DType.F32).bytesPerTokenPerHead();
     }
 
     private void append(KvLayout layout, int length) {
         int[][] ids = new int[layout.rows()][length];
         for (int[] row : ids) for (int t = 0; t < length; t++) row[t] = nextToken++;
-        try (Tensor k = Tokens.tensor(backend, ids, Tokens.KEY); Tensor v = Tokens.tensor(backend, ids, Tokens.VALUE)) {
+        try (Tensor k = Tokens.tensor(backend, ids, Tokens.KEY, HEAD_DIM); Tensor v = Tokens.tensor(backend, ids, Tokens.VALUE, HEAD_DIM)) {
             layout.append(k, v);
         }
     }
 
     private static float[] attend(KvLayout layout, float[] q, int length) {
-        try (Tensor queries = backend.fromFloats(q, Shape.of(layout.rows(), Tokens.HEADS, length, Tokens.HEAD_DIM), DType.F32);
+        try (Tensor queries = backend.fromFloats(q, Shape.of(layout.rows(), Tokens.HEADS, length, HEAD_DIM), DType.F32);
              Tensor out = layout.attend(queries, 0.25)) {
             return backend.toFloats(out);
         }
@@ -68,8 +70,8 @@ class LayoutBehaviourTest {
 
     @Test
     void alignedUnpaddedRowsNeedNoMaskArray() {
-        try (KvLayout full = layout("full", Map.of(), CodecChoice.IDENTITY, 2);
-             KvLayout sliding = layout("rotating", Map.of("window", "4"), CodecChoice.IDENTITY, 2)) {
+        try (KvLayout full = layout("full", Map.of(), TestCodecs.EXACT, 2);
+             KvLayout sliding = layout("rotating", Map.of("window", "4"), TestCodecs.EXACT, 2)) {
             append(full, 3);
             append(sliding, 3);
             assertEquals(AttentionMask.CAUSAL, full.mask(3));
@@ -79,7 +81,7 @@ class LayoutBehaviourTest {
 
     @Test
     void leftPaddedRowsGetAnExplicitBoolMask() {
-        try (KvLayout layout = layout("full", Map.of(), CodecChoice.IDENTITY, 2)) {
+        try (KvLayout layout = layout("full", Map.of(), TestCodecs.EXACT, 2)) {
             layout.preparePrefill(new int[] {3, 1}, new int[] {0, 2}, new int[] {0, 0});
             assertArrayEquals(new int[] {0, -2}, layout.ropeOffsets(), "padding takes the positions before the first token");
             append(layout, 3);
@@ -96,7 +98,7 @@ class LayoutBehaviourTest {
 
     @Test
     void storageGrowsIn256TokenSteps() {
-        try (KvLayout layout = layout("full", Map.of(), CodecChoice.AFFINE_4, 2)) {
+        try (KvLayout layout = layout("full", Map.of(), TestCodecs.LOSSY, 2)) {
             BatchLayout impl = (BatchLayout) layout;
             append(layout, 1);
             assertEquals(256 * layout.bytesPerToken(), impl.storedBytes());
@@ -110,7 +112,7 @@ class LayoutBehaviourTest {
 
     @Test
     void aRotatingLayoutHoldsItsWindowAndStopsBeingTrimmableOnceItWraps() {
-        try (KvLayout layout = layout("rotating", Map.of("window", "8", "keep", "2"), CodecChoice.IDENTITY, 1)) {
+        try (KvLayout layout = layout("rotating", Map.of("window", "8", "keep", "2"), TestCodecs.EXACT, 1)) {
             BatchLayout impl = (BatchLayout) layout;
             for (int i = 0; i < 8; i++) append(layout, 1);
             assertTrue(layout.isTrimmable());
@@ -129,10 +131,10 @@ class LayoutBehaviourTest {
 
     @Test
     void rollingBackAfterTheRingWrappedGivesTheSameAttentionAsNeverAppending() {
-        float[] q = new float[Tokens.HEADS * Tokens.HEAD_DIM];
+        float[] q = new float[Tokens.HEADS * HEAD_DIM];
         for (int i = 0; i < q.length; i++) q[i] = (i % 7 - 3) / 8f;
-        try (KvLayout speculative = layout("rotating", Map.of("window", "4"), CodecChoice.IDENTITY, 1);
-             KvLayout plain = layout("rotating", Map.of("window", "4"), CodecChoice.IDENTITY, 1)) {
+        try (KvLayout speculative = layout("rotating", Map.of("window", "4"), TestCodecs.EXACT, 1);
+             KvLayout plain = layout("rotating", Map.of("window", "4"), TestCodecs.EXACT, 1)) {
             for (int i = 0; i < 10; i++) append(speculative, 1);
             nextToken -= 10;
             for (int i = 0; i < 10; i++) append(plain, 1);
@@ -150,31 +152,31 @@ class LayoutBehaviourTest {
 
     @Test
     void delayedRowsMoveToTheCodecWhenTheirOwnOffsetReachesStart() {
-        try (KvLayout layout = layout("delayed", Map.of("start", "4"), CodecChoice.AFFINE_4, 2)) {
-            long identityBytes = Plugins.codec("identity").shape(PluginParams.of(Map.of("dtype", "bf16")), Tokens.HEAD_DIM)
-                    .bytesPerTokenPerHead() * Tokens.HEADS * 2;
+        try (KvLayout layout = layout("delayed", Map.of("start", "4"), TestCodecs.LOSSY, 2)) {
+            long identity = bytesPerTokenPerHead(TestCodecs.EXACT) * Tokens.HEADS * 2;
+            long codec = bytesPerTokenPerHead(TestCodecs.LOSSY) * Tokens.HEADS * 2;
             layout.preparePrefill(new int[] {2, 5}, new int[] {0, 0}, new int[] {3, 0});
             append(layout, 5);
             layout.finalizePrefill();
-            assertTrue(layout.bytesPerToken() > identityBytes, "one row converted: both precisions are held");
+            assertEquals(identity + codec, layout.bytesPerToken(), "one row converted: both precisions are held");
             append(layout, 1);
             append(layout, 1);
-            assertTrue(layout.bytesPerToken() < identityBytes / 2, "every row converted: only the codec's planes are left");
+            assertEquals(codec, layout.bytesPerToken(), "every row converted: only the codec's planes are left");
         }
     }
 
     @Test
     void aCaptureLetsALaterLayerAttendOverTheDonorWithoutCopying() {
-        float[] q = new float[2 * Tokens.HEADS * 2 * Tokens.HEAD_DIM];
+        float[] q = new float[2 * Tokens.HEADS * 2 * HEAD_DIM];
         for (int i = 0; i < q.length; i++) q[i] = (i % 5 - 2) / 4f;
-        try (KvLayout donor = layout("full", Map.of(), CodecChoice.AFFINE_8, 2)) {
+        try (KvLayout donor = layout("full", Map.of(), TestCodecs.LOSSY, 2)) {
             append(donor, 5);
             float[] direct = attend(donor, q, 2);
             long before = backend.memoryStats().activeBytes();
             try (KvCapture capture = donor.capture()) {
                 assertEquals(before, backend.memoryStats().activeBytes(), "a capture holds views, not copies");
                 append(donor, 1);
-                try (Tensor queries = backend.fromFloats(q, Shape.of(2, Tokens.HEADS, 2, Tokens.HEAD_DIM), DType.F32);
+                try (Tensor queries = backend.fromFloats(q, Shape.of(2, Tokens.HEADS, 2, HEAD_DIM), DType.F32);
                      Tensor out = capture.attend(queries, 0.25)) {
                     assertArrayEquals(direct, backend.toFloats(out), 1e-6f, "the capture still shows the donor as captured");
                 }
@@ -184,7 +186,7 @@ class LayoutBehaviourTest {
 
     @Test
     void appendsWriteInPlaceAgainOnceTheCaptureIsClosed() {
-        try (KvLayout layout = layout("full", Map.of(), CodecChoice.IDENTITY, 1)) {
+        try (KvLayout layout = layout("full", Map.of(), TestCodecs.EXACT, 1)) {
             BatchLayout donor = (BatchLayout) layout;
             append(layout, 3);
             Tensor planes = donor.target.current().keys().getFirst();

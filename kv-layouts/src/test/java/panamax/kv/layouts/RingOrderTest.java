@@ -12,7 +12,6 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import panamax.api.kv.CodecContext;
 import panamax.api.kv.KvCapture;
-import panamax.api.kv.KvCodecProvider;
 import panamax.api.kv.KvLayout;
 import panamax.api.kv.KvLayoutProvider;
 import panamax.api.kv.LayoutContext;
@@ -21,6 +20,8 @@ import panamax.api.tensor.Backend;
 import panamax.api.tensor.DType;
 import panamax.api.tensor.Shape;
 import panamax.api.tensor.Tensor;
+import panamax.layout.tck.TestCodecs;
+import panamax.layout.tck.Tokens;
 
 /**
  * A rotating row reads its tokens in the same column order, and so gets bit-identical attention,
@@ -30,6 +31,7 @@ import panamax.api.tensor.Tensor;
  */
 class RingOrderTest {
     private static final int TARGET = 1000;   // the followed row's token at position p has id TARGET + p
+    private static final int HEAD_DIM = 32;
     private static Backend backend;
 
     @BeforeAll
@@ -44,9 +46,8 @@ class RingOrderTest {
 
     private static KvLayout rotating(int window, int keep, int rows) {
         KvLayoutProvider provider = Plugins.layout("rotating");
-        KvCodecProvider identity = Plugins.codec("identity");
-        CodecContext context = new CodecContext(backend, 0, Tokens.HEADS, Tokens.HEAD_DIM, DType.F32, 7);
-        var codec = identity.create(PluginParams.empty().resolve("identity", identity.capabilities().params()), context);
+        CodecContext context = new CodecContext(backend, 0, Tokens.HEADS, HEAD_DIM, DType.F32, 7);
+        var codec = TestCodecs.EXACT.create(context);
         var params = PluginParams.of(Map.of("window", "" + window, "keep", "" + keep)).resolve("rotating", provider.capabilities().params());
         return provider.create(params, new LayoutContext(backend, 0, rows, codec, null, Tokens.HEADS));
     }
@@ -57,7 +58,7 @@ class RingOrderTest {
         for (int r = 0; r < ids.length; r++) {
             for (int t = 0; t < length; t++) ids[r][t] = r == target ? TARGET + layout.offsets()[r] + t : 7 * r + 31 * t + 3;
         }
-        try (Tensor k = Tokens.tensor(backend, ids, Tokens.KEY); Tensor v = Tokens.tensor(backend, ids, Tokens.VALUE)) {
+        try (Tensor k = Tokens.tensor(backend, ids, Tokens.KEY, HEAD_DIM); Tensor v = Tokens.tensor(backend, ids, Tokens.VALUE, HEAD_DIM)) {
             layout.append(k, v);
         }
     }
@@ -75,10 +76,10 @@ class RingOrderTest {
 
     /** The attention output of {@code row} for one query, the same query in every row. */
     private static float[] attend(KvLayout layout, int row) {
-        int per = Tokens.HEADS * Tokens.HEAD_DIM;
+        int per = Tokens.HEADS * HEAD_DIM;
         float[] q = new float[layout.rows() * per];
         for (int i = 0; i < q.length; i++) q[i] = ((i % per) % 11 - 5) / 3f;
-        try (Tensor queries = backend.fromFloats(q, Shape.of(layout.rows(), Tokens.HEADS, 1, Tokens.HEAD_DIM), DType.F32);
+        try (Tensor queries = backend.fromFloats(q, Shape.of(layout.rows(), Tokens.HEADS, 1, HEAD_DIM), DType.F32);
              Tensor out = layout.attend(queries, 0.37)) {
             return Arrays.copyOfRange(backend.toFloats(out), row * per, (row + 1) * per);
         }

@@ -118,7 +118,7 @@ public final class Bf16RowEncoder {
         FloatVector s1 = x1.mul(x1).add(y1.mul(y1));
         FloatVector s2 = x2.mul(x2).add(y2.mul(y2));
         FloatVector s3 = x3.mul(x3).add(y3.mul(y3));
-        float norm = (float) Math.sqrt(s0.add(s1).add(s2.add(s3)).reduceLanes(VectorOperators.ADD));
+        float norm = (float) Math.sqrt(Lanes.sum(s0.add(s1).add(s2.add(s3))));
         float d = Math.max(norm, Float.MIN_NORMAL);
         if (!Float.isFinite(d)) return -1f; // a NaN or infinity in the row, or a norm that overflowed
         FloatVector e0 = x0.mul(FloatVector.fromArray(F, factors, 0));
@@ -207,7 +207,7 @@ public final class Bf16RowEncoder {
         FloatVector s1 = x1.mul(x1).add(y1.mul(y1));
         FloatVector s2 = x2.mul(x2).add(y2.mul(y2));
         FloatVector s3 = x3.mul(x3).add(y3.mul(y3));
-        float norm = (float) Math.sqrt(s0.add(s1).add(s2.add(s3)).reduceLanes(VectorOperators.ADD));
+        float norm = (float) Math.sqrt(Lanes.sum(s0.add(s1).add(s2.add(s3))));
         float d = Math.max(norm, Float.MIN_NORMAL);
         if (!Float.isFinite(d)) return -1f; // a NaN or infinity in the row, or a norm that overflowed
         FloatVector e0 = x0.mul(FloatVector.fromArray(F, factors, 0));
@@ -315,7 +315,7 @@ public final class Bf16RowEncoder {
         FloatVector s1 = x1.mul(x1).add(y1.mul(y1));
         FloatVector s2 = x2.mul(x2).add(y2.mul(y2));
         FloatVector s3 = x3.mul(x3).add(y3.mul(y3));
-        float norm = (float) Math.sqrt(s0.add(s1).add(s2.add(s3)).reduceLanes(VectorOperators.ADD));
+        float norm = (float) Math.sqrt(Lanes.sum(s0.add(s1).add(s2.add(s3))));
         float d = Math.max(norm, Float.MIN_NORMAL);
         float perCell = Float.intBitsToFloat(table[CELL_SCALE]) / d;
         if (!Float.isFinite(d) || !Float.isFinite(perCell)) return -1f; // a NaN or infinity in the row, or a norm that overflowed
@@ -440,7 +440,7 @@ public final class Bf16RowEncoder {
         FloatVector s1 = x1.mul(x1).add(y1.mul(y1));
         FloatVector s2 = x2.mul(x2).add(y2.mul(y2));
         FloatVector s3 = x3.mul(x3).add(y3.mul(y3));
-        float norm = (float) Math.sqrt(s0.add(s1).add(s2.add(s3)).reduceLanes(VectorOperators.ADD));
+        float norm = (float) Math.sqrt(Lanes.sum(s0.add(s1).add(s2.add(s3))));
         float d = Math.max(norm, Float.MIN_NORMAL);
         float perCell = Float.intBitsToFloat(table[CELL_SCALE]) / d;
         if (!Float.isFinite(d) || !Float.isFinite(perCell)) return -1f; // a NaN or infinity in the row, or a norm that overflowed
@@ -539,7 +539,7 @@ public final class Bf16RowEncoder {
         // the norm from the input (the rotation keeps it): the scale of the codes is ready before the butterflies end
         FloatVector s0 = x0.mul(x0).add(y0.mul(y0));
         FloatVector s1 = x1.mul(x1).add(y1.mul(y1));
-        float norm = (float) Math.sqrt(s0.add(s1).reduceLanes(VectorOperators.ADD));
+        float norm = (float) Math.sqrt(Lanes.sum(s0.add(s1)));
         float d = Math.max(norm, Float.MIN_NORMAL);
         if (!Float.isFinite(d)) return -1f; // a NaN or infinity in the row, or a norm that overflowed
         FloatVector e0 = x0.mul(FloatVector.fromArray(F, factors, 0));
@@ -588,7 +588,7 @@ public final class Bf16RowEncoder {
         // the norm from the input (the rotation keeps it): the scale of the codes is ready before the butterflies end
         FloatVector s0 = x0.mul(x0).add(y0.mul(y0));
         FloatVector s1 = x1.mul(x1).add(y1.mul(y1));
-        float norm = (float) Math.sqrt(s0.add(s1).reduceLanes(VectorOperators.ADD));
+        float norm = (float) Math.sqrt(Lanes.sum(s0.add(s1)));
         float d = Math.max(norm, Float.MIN_NORMAL);
         if (!Float.isFinite(d)) return -1f; // a NaN or infinity in the row, or a norm that overflowed
         FloatVector e0 = x0.mul(FloatVector.fromArray(F, factors, 0));
@@ -648,7 +648,7 @@ public final class Bf16RowEncoder {
         // the norm from the input (the rotation keeps it): the scale of the codes is ready before the butterflies end
         FloatVector s0 = x0.mul(x0).add(y0.mul(y0));
         FloatVector s1 = x1.mul(x1).add(y1.mul(y1));
-        float norm = (float) Math.sqrt(s0.add(s1).reduceLanes(VectorOperators.ADD));
+        float norm = (float) Math.sqrt(Lanes.sum(s0.add(s1)));
         float d = Math.max(norm, Float.MIN_NORMAL);
         float perCell = Float.intBitsToFloat(table[CELL_SCALE]) / d;
         if (!Float.isFinite(d) || !Float.isFinite(perCell)) return -1f; // a NaN or infinity in the row, or a norm that overflowed
@@ -719,7 +719,7 @@ public final class Bf16RowEncoder {
         // the norm from the input (the rotation keeps it): the scale of the codes is ready before the butterflies end
         FloatVector s0 = x0.mul(x0).add(y0.mul(y0));
         FloatVector s1 = x1.mul(x1).add(y1.mul(y1));
-        float norm = (float) Math.sqrt(s0.add(s1).reduceLanes(VectorOperators.ADD));
+        float norm = (float) Math.sqrt(Lanes.sum(s0.add(s1)));
         float d = Math.max(norm, Float.MIN_NORMAL);
         float perCell = Float.intBitsToFloat(table[CELL_SCALE]) / d;
         if (!Float.isFinite(d) || !Float.isFinite(perCell)) return -1f; // a NaN or infinity in the row, or a norm that overflowed
@@ -791,8 +791,8 @@ public final class Bf16RowEncoder {
         FloatVector s0B = x0B.mul(x0B).add(y0B.mul(y0B));
         FloatVector s1A = x1A.mul(x1A).add(y1A.mul(y1A));
         FloatVector s1B = x1B.mul(x1B).add(y1B.mul(y1B));
-        float normA = (float) Math.sqrt(s0A.add(s1A).reduceLanes(VectorOperators.ADD));
-        float normB = (float) Math.sqrt(s0B.add(s1B).reduceLanes(VectorOperators.ADD));
+        float normA = (float) Math.sqrt(Lanes.sum(s0A.add(s1A)));
+        float normB = (float) Math.sqrt(Lanes.sum(s0B.add(s1B)));
         float dA = Math.max(normA, Float.MIN_NORMAL);
         float dB = Math.max(normB, Float.MIN_NORMAL);
         if (!Float.isFinite(dA) || !Float.isFinite(dB)) return false;
@@ -883,8 +883,8 @@ public final class Bf16RowEncoder {
         FloatVector s0B = x0B.mul(x0B).add(y0B.mul(y0B));
         FloatVector s1A = x1A.mul(x1A).add(y1A.mul(y1A));
         FloatVector s1B = x1B.mul(x1B).add(y1B.mul(y1B));
-        float normA = (float) Math.sqrt(s0A.add(s1A).reduceLanes(VectorOperators.ADD));
-        float normB = (float) Math.sqrt(s0B.add(s1B).reduceLanes(VectorOperators.ADD));
+        float normA = (float) Math.sqrt(Lanes.sum(s0A.add(s1A)));
+        float normB = (float) Math.sqrt(Lanes.sum(s0B.add(s1B)));
         float dA = Math.max(normA, Float.MIN_NORMAL);
         float dB = Math.max(normB, Float.MIN_NORMAL);
         if (!Float.isFinite(dA) || !Float.isFinite(dB)) return false;
@@ -995,8 +995,8 @@ public final class Bf16RowEncoder {
         FloatVector s0B = x0B.mul(x0B).add(y0B.mul(y0B));
         FloatVector s1A = x1A.mul(x1A).add(y1A.mul(y1A));
         FloatVector s1B = x1B.mul(x1B).add(y1B.mul(y1B));
-        float normA = (float) Math.sqrt(s0A.add(s1A).reduceLanes(VectorOperators.ADD));
-        float normB = (float) Math.sqrt(s0B.add(s1B).reduceLanes(VectorOperators.ADD));
+        float normA = (float) Math.sqrt(Lanes.sum(s0A.add(s1A)));
+        float normB = (float) Math.sqrt(Lanes.sum(s0B.add(s1B)));
         float dA = Math.max(normA, Float.MIN_NORMAL);
         float dB = Math.max(normB, Float.MIN_NORMAL);
         float perCellA = Float.intBitsToFloat(table[CELL_SCALE]) / dA;
@@ -1127,8 +1127,8 @@ public final class Bf16RowEncoder {
         FloatVector s0B = x0B.mul(x0B).add(y0B.mul(y0B));
         FloatVector s1A = x1A.mul(x1A).add(y1A.mul(y1A));
         FloatVector s1B = x1B.mul(x1B).add(y1B.mul(y1B));
-        float normA = (float) Math.sqrt(s0A.add(s1A).reduceLanes(VectorOperators.ADD));
-        float normB = (float) Math.sqrt(s0B.add(s1B).reduceLanes(VectorOperators.ADD));
+        float normA = (float) Math.sqrt(Lanes.sum(s0A.add(s1A)));
+        float normB = (float) Math.sqrt(Lanes.sum(s0B.add(s1B)));
         float dA = Math.max(normA, Float.MIN_NORMAL);
         float dB = Math.max(normB, Float.MIN_NORMAL);
         float perCellA = Float.intBitsToFloat(table[CELL_SCALE]) / dA;

@@ -34,7 +34,7 @@ public final class SketchVectors {
             v.intoArray(dst, j);
             sum = v.fma(v, sum);
         }
-        return sum.reduceLanes(VectorOperators.ADD);
+        return Lanes.sum(sum);
     }
 
     /**

@@ -1,6 +1,7 @@
 package panamax.example.fp8;
 
 import java.util.List;
+import java.util.Optional;
 import panamax.api.kv.CodecContext;
 import panamax.api.kv.CodecShape;
 import panamax.api.kv.KvCodec;
@@ -8,6 +9,7 @@ import panamax.api.kv.KvCodecCapabilities;
 import panamax.api.kv.KvCodecProvider;
 import panamax.api.kv.PlaneSpec;
 import panamax.api.kv.PluginParams;
+import panamax.api.kv.ReconstructionBound;
 import panamax.api.tensor.DType;
 
 /**
@@ -34,6 +36,23 @@ public final class Fp8CodecProvider implements KvCodecProvider {
     public CodecShape shape(PluginParams params, int headDim) {
         List<PlaneSpec> planes = List.of(new PlaneSpec("codes", headDim, DType.U8), new PlaneSpec("scale", 1, DType.F32));
         return new CodecShape(headDim, planes, planes);
+    }
+
+    /**
+     * Each element is rounded once in E4M3 after scaling by amax/448: within 2^-4 of itself in the
+     * normal range, within half a subnormal step (2^-10·scale ≤ 2^-10·‖x‖/448) below it. Over a
+     * vector: 2^-4 + √headDim·2^-10/448 relative; the f32 scale and product and the rounding to the
+     * activation dtype add their unit roundoffs.
+     */
+    @Override
+    public Optional<ReconstructionBound> reconstructionBound(PluginParams params, int headDim, DType activationType) {
+        double activation = switch (activationType) {
+            case BF16 -> 0x1p-8;
+            case F16 -> 0x1p-11;
+            default -> 0x1p-24;
+        };
+        double relative = 0x1p-4 + Math.sqrt(headDim) * 0x1p-10 / E4M3.MAX + (activation + 0x1p-22) * (1 + 0x1p-4);
+        return Optional.of(ReconstructionBound.relative(relative));
     }
 
     @Override

@@ -8,17 +8,28 @@ import static org.quicktheories.generators.SourceDSL.longs;
 
 import java.util.List;
 import java.util.Random;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
 import panamax.api.kv.CodecContext;
 import panamax.api.kv.KvCodec;
 import panamax.api.kv.KvRole;
 import panamax.api.kv.PluginParams;
+import panamax.api.tensor.Backend;
 import panamax.api.tensor.DType;
 import panamax.api.tensor.Shape;
 import panamax.api.tensor.Tensor;
+import panamax.layout.tck.LayoutTck;
 
+/** The E4M3 element bound, finer than the codec TCK's per-vector one, and the provider's declaration. */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class Fp8CodecProperties {
-    private final ArrayBackend backend = new ArrayBackend();
+    private final Backend backend = LayoutTck.testBackend();
+
+    @AfterAll
+    void close() {
+        backend.close();
+    }
 
     /** Values spread over many binades, with a few exact zeros and ties. */
     private static float[] vectors(long seed, int count) {

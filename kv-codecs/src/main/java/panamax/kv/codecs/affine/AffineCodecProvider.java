@@ -1,6 +1,7 @@
 package panamax.kv.codecs.affine;
 
 import java.util.List;
+import java.util.Optional;
 import java.util.stream.IntStream;
 import panamax.api.error.InvalidParameterException;
 import panamax.api.kv.CodecContext;
@@ -11,8 +12,10 @@ import panamax.api.kv.KvCodecProvider;
 import panamax.api.kv.ParamSpec;
 import panamax.api.kv.PlaneSpec;
 import panamax.api.kv.PluginParams;
+import panamax.api.kv.ReconstructionBound;
 import panamax.api.tensor.DType;
 import panamax.kv.codecs.internal.CodecParams;
+import panamax.kv.codecs.internal.Rounding;
 
 /**
  * The {@code affine} codec: MLX's affine group quantization along the head dimension, bit for bit
@@ -69,6 +72,25 @@ public final class AffineCodecProvider implements KvCodecProvider {
                 new PlaneSpec("scales", headDim / group, activationType),
                 new PlaneSpec("biases", headDim / group, activationType));
         return new CodecShape(headDim, planes, planes);
+    }
+
+    /**
+     * Per group of g elements with range R, MLX's zero-aligned step and upper clamp keep each
+     * element within R/2^bits (half a step of R/(2^bits − 1), or the clamped overshoot, whichever
+     * is larger); the group holds its min and max, so its norm is at least R/√2, giving
+     * √(2g)/2^bits relative. Rounding the scale to the activation dtype (and the product, when
+     * dequantized in that dtype) adds √(2g)·2.5·u, the output's rounding 2u; groups whose range is
+     * below MLX's 1e-7 floor add half that floor per element.
+     */
+    @Override
+    public Optional<ReconstructionBound> reconstructionBound(PluginParams params, int headDim, DType activationType) {
+        shape(params, headDim, activationType);
+        PluginParams resolved = CodecParams.resolve(ID, params, PARAMS);
+        int bits = resolved.getInt("bits");
+        int group = resolved.getInt("group_size");
+        double u = Rounding.unitRoundoff(activationType);
+        double relative = Math.sqrt(2.0 * group) / (1 << bits) + Math.sqrt(2.0 * group) * 2.5 * u + 2 * u;
+        return Optional.of(new ReconstructionBound(relative, relative, 0.5e-7));
     }
 
     @Override

@@ -2,6 +2,7 @@ package panamax.kv.codecs.identity;
 
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 import panamax.api.kv.CodecContext;
 import panamax.api.kv.CodecShape;
 import panamax.api.kv.KvCodec;
@@ -10,8 +11,10 @@ import panamax.api.kv.KvCodecProvider;
 import panamax.api.kv.ParamSpec;
 import panamax.api.kv.PlaneSpec;
 import panamax.api.kv.PluginParams;
+import panamax.api.kv.ReconstructionBound;
 import panamax.api.tensor.DType;
 import panamax.kv.codecs.internal.CodecParams;
+import panamax.kv.codecs.internal.Rounding;
 
 /**
  * The {@code identity} codec: keys and values stored as they are, in {@code dtype} (bf16 by
@@ -40,6 +43,19 @@ public final class IdentityCodecProvider implements KvCodecProvider {
         DType dtype = dtype(CodecParams.resolve(ID, params, PARAMS));
         List<PlaneSpec> planes = List.of(new PlaneSpec("values", headDim, dtype));
         return new CodecShape(headDim, planes, planes);
+    }
+
+    /**
+     * Exact when the storage dtype holds every value of the activation dtype (as wide or wider);
+     * otherwise one rounding to the storage dtype, half its spacing relative to each element. f16
+     * on either side adds its subnormal spacing (2^-25 per element) for tiny values.
+     */
+    @Override
+    public Optional<ReconstructionBound> reconstructionBound(PluginParams params, int headDim, DType activationType) {
+        DType storage = dtype(CodecParams.resolve(ID, params, PARAMS));
+        double relative = Rounding.precision(storage) < Rounding.precision(activationType) ? Rounding.unitRoundoff(storage) : 0;
+        double absolute = storage != activationType && (storage == DType.F16 || activationType == DType.F16) ? 0x1p-25 : 0;
+        return Optional.of(new ReconstructionBound(relative, relative, absolute));
     }
 
     @Override

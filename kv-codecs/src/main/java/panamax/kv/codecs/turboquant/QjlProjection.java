@@ -32,8 +32,7 @@ final class QjlProjection implements AutoCloseable {
     private final Tensor signBook;   // F32 [2]: code 0 → −1, code 1 → +1
 
     QjlProjection(Backend backend, int heads, int n, long... streamIds) {
-        double meanAbsCoordinate = Math.exp(logGamma(n / 2.0) - logGamma((n + 1) / 2.0)) / Math.sqrt(Math.PI);
-        this.scale = 1 / (n * meanAbsCoordinate);
+        this.scale = scaleFor(n);
         // block k draws its signs from [streamIds..., QJL, k, head]
         long[] ids = Arrays.copyOf(streamIds, streamIds.length + 1);
         ids[streamIds.length] = QJL_STREAM;
@@ -54,6 +53,12 @@ final class QjlProjection implements AutoCloseable {
     /** {@code 1/(n·E|u₁|)}, the estimator's scale before the residual norm, for u uniform on the n-sphere. */
     double scale() {
         return scale;
+    }
+
+    /** {@code 1/(n·E|u₁|)} for u uniform on the n-sphere. */
+    static double scaleFor(int n) {
+        double meanAbsCoordinate = Math.exp(logGamma(n / 2.0) - logGamma((n + 1) / 2.0)) / Math.sqrt(Math.PI);
+        return 1 / (n * meanAbsCoordinate);
     }
 
     /** ln Γ(x) for x ≥ 1/2 by Lanczos (g = 7, nine terms): relative error below 1e-13 here. */

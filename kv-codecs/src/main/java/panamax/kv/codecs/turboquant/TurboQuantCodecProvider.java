@@ -1,6 +1,7 @@
 package panamax.kv.codecs.turboquant;
 
 import java.util.List;
+import java.util.Optional;
 import panamax.api.kv.CodecContext;
 import panamax.api.kv.CodecShape;
 import panamax.api.kv.KvCodec;
@@ -8,7 +9,10 @@ import panamax.api.kv.KvCodecCapabilities;
 import panamax.api.kv.KvCodecProvider;
 import panamax.api.kv.ParamSpec;
 import panamax.api.kv.PluginParams;
+import panamax.api.kv.ReconstructionBound;
+import panamax.api.tensor.DType;
 import panamax.kv.codecs.internal.CodecParams;
+import panamax.kv.codecs.internal.Rounding;
 
 /**
  * The {@code turboquant} codec (Zandieh et al., 2025): a seeded randomized Hadamard rotation per
@@ -43,6 +47,24 @@ public final class TurboQuantCodecProvider implements KvCodecProvider {
     @Override
     public CodecShape shape(PluginParams params, int headDim) {
         return TurboQuantConfig.from(CodecParams.resolve(ID, params, PARAMS), headDim).shape();
+    }
+
+    /**
+     * The direction's error is the codebook's worst case over unit vectors of the padded dimension
+     * ({@link WorstCaseError}); the norm is stored apart and the rotation is orthogonal, so that is
+     * the relative error. QJL keys add the sketch's reconstruction of the residual r, of norm
+     * ‖r‖·scale·√n (S orthogonal, z = ±1), to the residual left by key_bits − 1 codebook bits.
+     * f32 arithmetic adds 1e-5 and the output's rounding to the activation dtype its unit roundoff.
+     */
+    @Override
+    public Optional<ReconstructionBound> reconstructionBound(PluginParams params, int headDim, DType activationType) {
+        TurboQuantConfig config = TurboQuantConfig.from(CodecParams.resolve(ID, params, PARAMS), headDim);
+        int n = config.paddedDim();
+        double values = WorstCaseError.ofUnitVector(LloydMaxCodebook.of(n, config.valueBits()), n);
+        double residual = config.keyCodeBits() == 0 ? 1 : WorstCaseError.ofUnitVector(LloydMaxCodebook.of(n, config.keyCodeBits()), n);
+        double keys = config.qjl() ? residual * (1 + QjlProjection.scaleFor(n) * Math.sqrt(n)) : residual;
+        double u = Rounding.unitRoundoff(activationType);
+        return Optional.of(new ReconstructionBound(keys * (1 + u) + u + 1e-5, values * (1 + u) + u + 1e-5, 0));
     }
 
     @Override

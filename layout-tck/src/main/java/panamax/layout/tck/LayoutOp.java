@@ -1,10 +1,10 @@
-package panamax.kv.layouts;
+package panamax.layout.tck;
 
 /**
  * One step of a generated operation sequence. Fields are small integers interpreted modulo the
  * current batch, so every sequence is valid and QuickTheories can shrink both the list and each value.
  */
-sealed interface LayoutOp {
+public sealed interface LayoutOp {
     /** Appends {@code length} tokens to every row in one step. */
     record Append(int length) implements LayoutOp {
     }
@@ -16,9 +16,9 @@ sealed interface LayoutOp {
      * after the first chunk and the others finish their own columns).
      */
     record Prefill(int rows, int seed, int chunk, int ending) implements LayoutOp {
-        static final int COMPLETE = 0;
-        static final int END_EARLY = 1;
-        static final int LONGEST_LEAVES = 2;
+        public static final int COMPLETE = 0;
+        public static final int END_EARLY = 1;
+        public static final int LONGEST_LEAVES = 2;
     }
 
     /** Keeps a non-empty subset of the rows in a shuffled order. */

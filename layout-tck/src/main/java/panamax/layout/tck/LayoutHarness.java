@@ -1,4 +1,4 @@
-package panamax.kv.layouts;
+package panamax.layout.tck;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -10,7 +10,6 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Random;
 import panamax.api.kv.CodecContext;
-import panamax.api.kv.KvCodecProvider;
 import panamax.api.kv.KvLayout;
 import panamax.api.kv.KvLayoutProvider;
 import panamax.api.kv.LayoutContext;
@@ -21,62 +20,73 @@ import panamax.api.tensor.Tensor;
 
 /**
  * Drives one layout and the reference model side by side through a sequence of {@link LayoutOp}s,
- * checking them against each other after every step with {@link LayoutChecks}. Owns the layouts
- * it creates; {@link #close()} closes them and checks that the backend is back to its baseline.
+ * checking them against each other after every step. Owns the layouts it creates;
+ * {@link #runAndClose} closes them and checks that the backend is back to its baseline. The codec
+ * TCK uses it to host a codec in every layout.
  */
-final class LayoutHarness implements AutoCloseable {
+public final class LayoutHarness {
+    /** An extra check of a layout's storage after each step, given the backend bytes the layout holds. */
+    @FunctionalInterface
+    public interface StorageCheck {
+        void check(KvLayout layout, long heldBytes);
+    }
+
     private final Backend backend;
     private final LayoutSetup setup;
     private final KvLayoutProvider provider;
     private final PluginParams params;
-    private final KvCodecProvider codecs;
-    private final PluginParams codecParams;
-    private final KvCodecProvider identities;
+    private final StoredCodec identities = TestCodecs.EXACT;
+    private final StorageCheck storageCheck;
     private final long baseline;
     private final long codecBytes;
-    private final Random random;
     private KvLayout layout;
     private List<ReferenceRow> reference = new ArrayList<>();
     private int nextToken = 1;
     private int lastAppend;
 
-    LayoutHarness(Backend backend, LayoutSetup setup, long seed) {
+    /**
+     * @param backend      where the layout stores its planes (borrowed)
+     * @param provider     the layout under test
+     * @param setup        its case, codec, rows and head dimension
+     * @param storageCheck run after every step on the main batch, e.g. to check a layout's internal capacity
+     */
+    public LayoutHarness(Backend backend, KvLayoutProvider provider, LayoutSetup setup, StorageCheck storageCheck) {
         this.backend = backend;
         this.setup = setup;
-        this.provider = Plugins.layout(setup.layout());
-        this.params = PluginParams.of(setup.params()).resolve(provider.id(), provider.capabilities().params());
-        this.codecs = Plugins.codec(setup.codec().id());
-        this.codecParams = PluginParams.of(setup.codec().params()).resolve(codecs.id(), codecs.capabilities().params());
-        this.identities = Plugins.codec("identity");
+        this.provider = provider;
+        this.params = PluginParams.of(setup.layout().params()).resolve(provider.id(), provider.capabilities().params());
+        this.storageCheck = storageCheck;
         long before = backend.memoryStats().activeBytes();
         this.baseline = before;
         // codecs may own tensors (rotations, codebooks); the batch layout holds exactly one pair of them
-        try (var codec = codecs.create(codecParams, codecContext());
-             var identity = identities.create(PluginParams.empty().resolve("identity", identities.capabilities().params()), codecContext())) {
+        try (var codec = setup.codec().create(codecContext()); var identity = identities.create(codecContext())) {
             this.codecBytes = backend.memoryStats().activeBytes() - before;
         }
-        this.random = new Random(seed);
         this.layout = newLayout(setup.rows());
         for (int r = 0; r < setup.rows(); r++) reference.add(new ReferenceRow(setup.start() == 0));
     }
 
     private KvLayout newLayout(int rows) {
         CodecContext context = codecContext();
-        return provider.create(params, new LayoutContext(backend, 0, rows, codecs.create(codecParams, context),
-                identities.create(PluginParams.empty().resolve("identity", identities.capabilities().params()), context),
-                Tokens.HEADS));
+        return provider.create(params, new LayoutContext(backend, 0, rows, setup.codec().create(context),
+                identities.create(context), Tokens.HEADS));
     }
 
     private CodecContext codecContext() {
-        return new CodecContext(backend, 0, Tokens.HEADS, Tokens.HEAD_DIM, DType.F32, 7);
+        return new CodecContext(backend, 0, Tokens.HEADS, setup.headDim(), DType.F32, 7);
     }
 
-    void run(List<LayoutOp> ops) {
-        LayoutChecks.check(backend, layout, reference, setup, 0, baseline + codecBytes);
+    private void check(KvLayout target, List<ReferenceRow> rows, int appended, long base) {
+        LayoutChecks.check(backend, target, rows, setup, provider.capabilities(), appended, base);
+        if (base >= 0) storageCheck.check(target, backend.memoryStats().activeBytes() - base);
+    }
+
+    private void run(List<LayoutOp> ops) {
+        check(layout, reference, 0, baseline + codecBytes);
         for (LayoutOp op : ops) {
             apply(op);
             settleConversions(reference);
-            LayoutChecks.check(backend, layout, reference, setup, lastAppend, baseline + codecBytes);
+            check(layout, reference, lastAppend, baseline + codecBytes);
         }
     }
 
@@ -105,7 +115,8 @@ final class LayoutHarness implements AutoCloseable {
     }
 
     private void write(KvLayout target, int[][] ids) {
-        try (Tensor k = Tokens.tensor(backend, ids, Tokens.KEY); Tensor v = Tokens.tensor(backend, ids, Tokens.VALUE)) {
+        try (Tensor k = Tokens.tensor(backend, ids, Tokens.KEY, setup.headDim());
+             Tensor v = Tokens.tensor(backend, ids, Tokens.VALUE, setup.headDim())) {
             target.append(k, v);
         }
     }
@@ -168,7 +179,7 @@ final class LayoutHarness implements AutoCloseable {
             cohortRows = remaining;
             cohort.finalizePrefill();
             settleConversions(cohortRows);
-            LayoutChecks.check(backend, cohort, cohortRows, setup, 1, -1);
+            check(cohort, cohortRows, 1, -1);
             KvLayout merged = layout.merge(List.of(cohort));
             layout.close();
             layout = merged;
@@ -203,7 +214,7 @@ final class LayoutHarness implements AutoCloseable {
             layout = single;
             reference = new ArrayList<>(rows);
         } else {
-            LayoutChecks.check(backend, single, rows, setup, 1, -1);
+            check(single, rows, 1, -1);
             single.close();
         }
     }
@@ -211,7 +222,7 @@ final class LayoutHarness implements AutoCloseable {
     private void trim(int n) {
         int wanted = 1 + Math.floorMod(n, 3);
         boolean trimmable = layout.isTrimmable();
-        if (setup.window() == 0) assertTrue(trimmable, "a full layout is always trimmable");
+        if (setup.window() == 0) assertTrue(trimmable, "a trimmable layout that keeps every token stays trimmable");
         int got = layout.trim(wanted);
         int min = reference.stream().mapToInt(ReferenceRow::offset).min().orElse(0);
         assertEquals(trimmable ? Math.min(wanted, min) : 0, got, "tokens trimmed");
@@ -256,22 +267,13 @@ final class LayoutHarness implements AutoCloseable {
         for (ReferenceRow row : rows) if (row.offset() >= setup.start()) row.converted = true;
     }
 
-    Random random() {
-        return random;
-    }
-
     /** Runs the sequence, closes the layout, and checks that every tensor was released. */
-    void runAndClose(List<LayoutOp> ops) {
+    public void runAndClose(List<LayoutOp> ops) {
         try {
             run(ops);
         } finally {
             layout.close();
         }
         assertEquals(baseline, backend.memoryStats().activeBytes(), "backend bytes after closing every layout");
-    }
-
-    @Override
-    public void close() {
-        layout.close();
     }
 }

@@ -1,4 +1,4 @@
-package panamax.kv.layouts;
+package panamax.layout.tck;
 
 import java.util.ArrayList;
 import java.util.List;
