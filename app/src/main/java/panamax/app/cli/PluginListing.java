@@ -70,7 +70,8 @@ final class PluginListing {
                 LayoutCapabilities c = layout.capabilities();
                 yield List.of(c.description(), "params: " + params(c.params()),
                         "capabilities: batchable=" + c.batchable() + " trimmable=" + c.trimmable() + " bounded=" + c.bounded()
-                                + " hostsRotatedValues=" + c.hostsRotatedValues() + " convertsCodec=" + c.convertsCodec());
+                                + " hostsRotatedValues=" + c.hostsRotatedValues() + " convertsCodec=" + c.convertsCodec()
+                                + " alignsRows=" + c.alignsRows() + " capturable=" + c.capturable());
             }
             case ModelPlugin model -> List.of("reads model_type " + sorted(model.modelTypes()));
             case DrafterProvider drafter -> {
@@ -123,6 +124,8 @@ final class PluginListing {
                     caps.put("bounded", c.bounded());
                     caps.put("hostsRotatedValues", c.hostsRotatedValues());
                     caps.put("convertsCodec", c.convertsCodec());
+                    caps.put("alignsRows", c.alignsRows());
+                    caps.put("capturable", c.capturable());
                 }
                 case ModelPlugin model -> sorted(model.modelTypes()).forEach(o.putArray("modelTypes")::add);
                 case DrafterProvider drafter -> {
