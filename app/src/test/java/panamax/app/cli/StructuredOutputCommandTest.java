@@ -83,6 +83,21 @@ class StructuredOutputCommandTest {
     }
 
     @Test
+    void aGrammarRowUnderADrafterDecodesOneTokenPerStepAndWritesWhatItWritesWithout(@TempDir Path dir) throws IOException {
+        // a constrained row is refused speculation (its grammar advances token by token), yet runs in the speculative loop
+        Path schema = Files.writeString(dir.resolve("schema.json"), SCHEMA);
+        Run plain = run("generate", "--prompt", "Call me Ishmael.", "--json-schema", schema.toString(), "--max-tokens", "200",
+                "--temp", "0", "--progress", "never");
+        Run drafted = run("generate", "--prompt", "Call me Ishmael.", "--json-schema", schema.toString(), "--max-tokens", "200",
+                "--temp", "0", "--progress", "never", "--draft", "ngram");
+        assertEquals(0, plain.exit(), plain.err());
+        assertEquals(0, drafted.exit(), drafted.err());
+        String text = plain.out().substring(0, plain.out().lastIndexOf("\n["));
+        assertEquals(text, drafted.out().substring(0, drafted.out().lastIndexOf("\n[")));
+        assertValid(text);
+    }
+
+    @Test
     void generateWithAGbnfGrammarFollowsIt(@TempDir Path dir) throws IOException {
         Path grammar = Files.writeString(dir.resolve("answer.gbnf"), """
                 root ::= "Answer: " verdict " (" [0-9]{1,2} "%)"

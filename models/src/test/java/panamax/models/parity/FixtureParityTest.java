@@ -45,16 +45,19 @@ class FixtureParityTest {
     @TestFactory
     Stream<DynamicTest> everyFixtureModelMatchesItsReference() {
         PluginRegistry registry = PluginRegistry.discover(Optional.empty());
-        return Fixtures.modelFolders().stream().map(dir -> DynamicTest.dynamicTest(dir.getFileName().toString(), () -> {
+        return Fixtures.modelFolders().stream().map(dir -> DynamicTest.dynamicTest(Fixtures.root().relativize(dir).toString(), () -> {
             String modelType = HfConfig.read(dir.resolve("config.json")).string("model_type").orElse("?");
             if (CHECKED_ELSEWHERE.contains(modelType)) {
                 Assumptions.abort(dir.getFileName() + " (model_type " + modelType + ") is checked by examples/gpt2-model-plugin's Gpt2DropInParityTest");
             }
             boolean known = registry.models().stream().anyMatch(p -> p.provider().modelTypes().contains(modelType));
             if (!known) fail(dir + ": no model plugin on the test path reads model_type '" + modelType + "'");
-            // the shared fixtures' references come from transformers models cast to bf16 in memory
-            ParityReport report = ParityRun.run(registry, dir, dir.resolve("reference.safetensors"), KvScheme.identity(), Optional.of(backend()),
-                    LoadOptions.BufferPrecision.STORED_DTYPE);
+            // the root's references come from transformers models cast to bf16 in memory; new-families/ declare
+            // theirs in reference.json (exact float32 buffers: the files loaded as a user loads them)
+            Path reference = dir.resolve("reference.safetensors");
+            LoadOptions.BufferPrecision buffers = Fixtures.isNewFamily(dir) ? ParityRun.declaredBuffers(reference)
+                    : LoadOptions.BufferPrecision.STORED_DTYPE;
+            ParityReport report = ParityRun.run(registry, dir, reference, KvScheme.identity(), Optional.of(backend()), buffers);
             System.out.println("[" + Fixtures.vectorWidth() + "] " + dir.getFileName() + " " + report.toJson());
             String at = " at " + Fixtures.vectorWidth() + ": ";
             assertTrue(report.maxAbsDiffSingle() <= TOLERANCE, dir + " single" + at + report.toJson());

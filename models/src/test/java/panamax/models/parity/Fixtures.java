@@ -19,14 +19,38 @@ final class Fixtures {
         return root;
     }
 
-    /** Every folder under the root holding a {@code reference.safetensors}, sorted. */
+    /**
+     * Every folder holding a {@code reference.safetensors}, sorted: the root's direct children, then
+     * those of {@code new-families/} (families added later sit one level down so older suites that
+     * list the root do not meet them).
+     */
     static List<Path> modelFolders() {
-        try (Stream<Path> s = Files.list(root())) {
-            List<Path> folders = s.filter(p -> Files.isRegularFile(p.resolve("reference.safetensors"))).sorted().toList();
-            if (folders.isEmpty()) fail("no folder with reference.safetensors under " + root());
-            return folders;
+        List<Path> folders = new java.util.ArrayList<>(rootModelFolders());
+        Path newFamilies = root().resolve("new-families");
+        if (!Files.isDirectory(newFamilies)) fail("fixtures folder " + newFamilies + " is missing");
+        List<Path> later = withReference(newFamilies);
+        if (later.isEmpty()) fail("no folder with reference.safetensors under " + newFamilies);
+        folders.addAll(later);
+        return folders;
+    }
+
+    /** The root's direct children holding a {@code reference.safetensors}, sorted (no {@code new-families/}). */
+    static List<Path> rootModelFolders() {
+        List<Path> folders = withReference(root());
+        if (folders.isEmpty()) fail("no folder with reference.safetensors under " + root());
+        return folders;
+    }
+
+    /** Whether {@code dir} is one of {@code new-families/}'s models. */
+    static boolean isNewFamily(Path dir) {
+        return dir.getParent().equals(root().resolve("new-families"));
+    }
+
+    private static List<Path> withReference(Path dir) {
+        try (Stream<Path> s = Files.list(dir)) {
+            return s.filter(p -> Files.isRegularFile(p.resolve("reference.safetensors"))).sorted().toList();
         } catch (IOException e) {
-            throw new AssertionError("cannot list " + root(), e);
+            throw new AssertionError("cannot list " + dir, e);
         }
     }
 
