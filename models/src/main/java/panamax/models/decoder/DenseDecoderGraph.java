@@ -110,27 +110,8 @@ final class DenseDecoderGraph implements AutoregressiveGraph {
 
     @Override
     public Tensor projectLogits(Tensor hidden, LogitSelection selection) {
-        int b = hidden.dim(0), t = hidden.dim(1);
-        int start, end;
-        switch (selection) {
-            case LogitSelection.All all -> { start = 0; end = t; }
-            case LogitSelection.Last last -> { start = t - 1; end = t; }
-            case LogitSelection.Range r -> {
-                if (r.end() > t) throw new IllegalArgumentException("logit range [" + r.start() + ", " + r.end() + ") beyond " + t + " positions");
-                start = r.start();
-                end = r.end();
-            }
-        }
-        Tensor shaped;
-        try (Tensor picked = ops.slice(hidden, 1, start, end);
-             Tensor flat = ops.reshape(picked, Shape.of(b * (end - start), config.hidden()));
-             Tensor logits = weights.lmHead() == null ? weights.embedding().project(ops, flat) : weights.lmHead().apply(ops, flat)) {
-            // a reshape is a new owned handle on the logits' storage: no copy of [B, T, vocab] per step
-            shaped = ops.reshape(logits, Shape.of(b, end - start, config.vocab()));
-        }
-        if (config.finalSoftcap() <= 0) return shaped;
-        try (shaped; Tensor scaled = ops.mul(shaped, 1.0 / config.finalSoftcap()); Tensor th = ops.unary(UnaryOp.TANH, scaled)) {
-            return ops.mul(th, config.finalSoftcap());
-        }
+        return LogitHead.project(ops, hidden, selection,
+                (o, flat) -> weights.lmHead() == null ? weights.embedding().project(o, flat) : weights.lmHead().apply(o, flat),
+                config.vocab(), config.finalSoftcap());
     }
 }

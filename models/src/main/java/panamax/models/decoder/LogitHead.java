@@ -35,6 +35,7 @@ final class LogitHead {
         try (Tensor picked = ops.slice(hidden, 1, start, end);
              Tensor flat = ops.reshape(picked, Shape.of(b * (end - start), h));
              Tensor logits = head.apply(ops, flat)) {
+            // a reshape is a new owned handle on the logits' storage: no copy of [B, T, vocab] per step
             shaped = ops.reshape(logits, Shape.of(b, end - start, vocab));
         }
         if (softcap <= 0) return shaped;
