@@ -3,6 +3,7 @@ package panamax.backend.mlx;
 import static panamax.backend.mlx.c.MlxC.*;
 
 import java.lang.foreign.MemorySegment;
+import java.util.Arrays;
 import java.util.Set;
 import panamax.api.error.InvalidParameterException;
 import panamax.api.tensor.DType;
@@ -116,19 +117,10 @@ final class QuantOps extends OpFamily {
      */
     private MlxTensor emptyProduct(MlxTensor x, QuantizedMatrix w, boolean transpose, DType type) {
         int[] wd = w.packed().shape().dims();
-        int rank = Math.max(x.dims.length, wd.length);
-        int[] out = new int[rank];
-        for (int i = 0; i < rank - 2; i++) {
-            int xi = i - (rank - x.dims.length), wi = i - (rank - wd.length);
-            int a = xi >= 0 ? x.dims[xi] : 1, b = wi >= 0 ? wd[wi] : 1;
-            if (a != b && a != 1 && b != 1) {
-                throw new IllegalArgumentException("quantizedMatmul: batch dims of x " + x.shape() + " and w "
-                        + w.packed().shape() + " do not broadcast");
-            }
-            out[i] = a == 1 ? b : a;
-        }
-        out[rank - 2] = x.dims[x.dims.length - 2];
-        out[rank - 1] = transpose ? w.rows() : w.cols();
+        int[] batch = ViewOps.broadcastShape("quantizedMatmul", Arrays.copyOf(x.dims, x.dims.length - 2), Arrays.copyOf(wd, wd.length - 2));
+        int[] out = Arrays.copyOf(batch, batch.length + 2);
+        out[batch.length] = x.dims[x.dims.length - 2];
+        out[batch.length + 1] = transpose ? w.rows() : w.cols();
         return backend.check(backend.ops().zeros(Shape.of(out), type), "zeros");
     }
 }

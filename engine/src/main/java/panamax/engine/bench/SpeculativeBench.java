@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
+import panamax.engine.speculative.TruncatedDraft;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -139,7 +140,7 @@ final class SpeculativeBench {
                     draftDir = o.draftModel();
                 } else {
                     if (temp == null) temp = Files.createTempDirectory("panamax-bench-speculative-");
-                    draftDir = Optional.of(truncated(target, o.draftLayers(), temp.resolve("draft")));
+                    draftDir = Optional.of(TruncatedDraft.write(target, o.draftLayers(), temp.resolve("draft")));
                 }
             }
             return measure(o, registry, target, draftDir, out, err);
@@ -265,28 +266,6 @@ final class SpeculativeBench {
         for (int i = 0; i < shape.vocab(); i++) vocab.put("t" + i, i);
         model.put("unk_token", "t0");
         json.writeValue(dir.resolve("tokenizer.json").toFile(), tokenizer);
-    }
-
-    /** A model folder reading {@code source}'s files (linked) with a config of only its first {@code layers} layers. */
-    static Path truncated(Path source, int layers, Path into) throws IOException {
-        ObjectMapper json = new ObjectMapper();
-        ObjectNode config = (ObjectNode) json.readTree(source.resolve("config.json").toFile());
-        int had = config.path("num_hidden_layers").asInt(0);
-        if (had == 0) throw new IllegalArgumentException("--draft-layers: " + source.resolve("config.json") + " has no num_hidden_layers");
-        if (layers >= had) throw new IllegalArgumentException("--draft-layers " + layers + ": the target has only " + had + " layers");
-        config.put("num_hidden_layers", layers);
-        if (config.has("layer_types")) {
-            ArrayNode types = (ArrayNode) config.get("layer_types");
-            while (types.size() > layers) types.remove(types.size() - 1);
-        }
-        Files.createDirectories(into);
-        try (var files = Files.list(source)) {
-            for (Path f : (Iterable<Path>) files::iterator) {
-                if (!f.getFileName().toString().equals("config.json")) Files.createSymbolicLink(into.resolve(f.getFileName()), f.toAbsolutePath());
-            }
-        }
-        json.writerWithDefaultPrettyPrinter().writeValue(into.resolve("config.json").toFile(), config);
-        return into;
     }
 
     private static void deleteRecursively(Path dir) {

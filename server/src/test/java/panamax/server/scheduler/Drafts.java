@@ -1,11 +1,7 @@
 package panamax.server.scheduler;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.Optional;
@@ -16,6 +12,7 @@ import panamax.engine.speculative.Speculation;
 import panamax.engine.speculative.SpeculationPlan;
 import panamax.engine.speculative.SpeculationPlanner;
 import panamax.engine.speculative.SpeculationRequest;
+import panamax.engine.speculative.TruncatedDraft;
 
 /** Speculations the tests run: prompt lookup, and a draft model that is the target itself or a copy of it cut to fewer layers. */
 final class Drafts {
@@ -37,27 +34,10 @@ final class Drafts {
         return Speculation.open(plan, target, registry, line -> { });
     }
 
-    /**
-     * A model folder in {@code into} that reads {@code source}'s files (linked) with a config of
-     * only its first {@code layers} layers: a cheap draft that agrees with its target part of the time.
-     */
+    /** {@link TruncatedDraft#write}: the target's first {@code layers} layers as a cheap draft. */
     static Path truncated(Path source, int layers, Path into) {
         try {
-            ObjectMapper json = new ObjectMapper();
-            ObjectNode config = (ObjectNode) json.readTree(source.resolve("config.json").toFile());
-            for (String key : new String[] {"num_hidden_layers", "n_layer"}) if (config.has(key)) config.put(key, layers);
-            if (config.has("layer_types")) {
-                ArrayNode types = (ArrayNode) config.get("layer_types");
-                while (types.size() > layers) types.remove(types.size() - 1);
-            }
-            Files.createDirectories(into);
-            try (var files = Files.list(source)) {
-                for (Path f : (Iterable<Path>) files::iterator) {
-                    if (!f.getFileName().toString().equals("config.json")) Files.createSymbolicLink(into.resolve(f.getFileName()), f.toAbsolutePath());
-                }
-            }
-            json.writerWithDefaultPrettyPrinter().writeValue(into.resolve("config.json").toFile(), config);
-            return into;
+            return TruncatedDraft.write(source, layers, into);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
