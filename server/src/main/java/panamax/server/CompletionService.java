@@ -8,6 +8,7 @@ import panamax.api.model.Tokenizer;
 import panamax.api.model.ToolCallFormat;
 import panamax.engine.generate.GenerationRequest;
 import panamax.engine.generate.SamplingParams;
+import panamax.engine.structured.Constraints;
 import panamax.engine.structured.Grammar;
 import panamax.engine.serve.RowEventQueue;
 import panamax.engine.serve.BatchScheduler;
@@ -82,6 +83,9 @@ final class CompletionService {
         } catch (IllegalArgumentException e) {
             throw ApiException.invalid(null, e.getMessage());
         }
+        // Bind the grammar here, on the caller's thread: the first binding builds the vocabulary's
+        // byte trie (seconds for a 150k vocabulary), which must not stall the scheduler's batch.
+        if (generation.constraint() != null) Constraints.bind(generation.constraint(), tokenizer);
         RowEventQueue events = new RowEventQueue();
         try {
             Ticket ticket = scheduler.submit(new ServeRequest(generation, params.topLogprobs(), events));
