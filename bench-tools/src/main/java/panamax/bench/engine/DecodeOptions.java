@@ -2,14 +2,13 @@ package panamax.bench.engine;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.OptionalInt;
 import panamax.api.model.LoadOptions;
 import panamax.api.plan.KvScheme;
+import panamax.engine.plan.KvSchemeFlags;
 
 /**
  * The command line of {@code panamax bench decode}, parsed and checked. Immutable.
@@ -23,7 +22,7 @@ import panamax.api.plan.KvScheme;
  * @param warmup        untimed decode steps before them, at least (more while the JIT still compiles)
  * @param prefillTokens tokens of the timed batch-1 prefill (0 skips it)
  * @param realPrefill   fill each decode batch's context by prefilling it through the model (else random keys/values)
- * @param kv            the KV scheme
+ * @param kv            the KV scheme, from the KV flags of {@code panamax generate} ({@link KvSchemeFlags})
  * @param threads       threads of the bandwidth and FMA probes
  * @param probeBytes    bytes the bandwidth probe reads per pass
  * @param json          one JSON object per line instead of the table
@@ -43,14 +42,15 @@ record DecodeOptions(ModelShape shape, String presetName, List<WeightFormat> wei
     static final String USAGE = """
             usage: panamax bench decode [--preset 1b|125m|tiny|moe|moe-tiny] [--layers N --hidden N --heads N --kv-heads N
                    --head-dim N --intermediate N --vocab N --experts N --top-k K] [--weights bf16,q8,q4] [--model DIR] [--batches 1,4,8] [--context 512]
-                   [--steps 16] [--warmup 3] [--prefill-tokens 512] [--fill random|prefill] [--kv-bits B
-                   --kv-group-size G --kv-codec ID] [--threads N] [--probe-mib 1024] [--seed S] [--tmp DIR] [--json]
-                   [--breakdown] [--weights-memory auto|map|copy[,...]] [--backend java|mlx|ID]
-            """;
+                   [--steps 16] [--warmup 3] [--prefill-tokens 512] [--fill random|prefill] [--threads N] [--probe-mib 1024]
+                   [--seed S] [--tmp DIR] [--json] [--breakdown] [--weights-memory auto|map|copy[,...]] [--backend java|mlx|ID]
+                   [KV flags, as for panamax generate: %s]
+            """.formatted(KvSchemeFlags.USAGE);
 
     /** @throws IllegalArgumentException naming the flag, what was expected and what was found */
     static DecodeOptions parse(List<String> args) {
         Map<String, String> values = new LinkedHashMap<>();
+        List<String> kvFlags = new ArrayList<>();
         boolean json = false, breakdown = false;
         for (int i = 0; i < args.size(); i++) {
             String a = args.get(i);
@@ -59,11 +59,18 @@ record DecodeOptions(ModelShape shape, String presetName, List<WeightFormat> wei
                 breakdown |= a.equals("--breakdown");
                 continue;
             }
-            if (!KNOWN.contains(a)) throw new IllegalArgumentException("unknown option " + a + "\n" + USAGE);
+            boolean kv = KvSchemeFlags.isKvFlag(a);
+            if (!kv && !KNOWN.contains(a)) throw new IllegalArgumentException("unknown option " + a + "\n" + USAGE);
             if (i + 1 >= args.size()) throw new IllegalArgumentException(a + ": expected a value, found the end of the arguments");
-            values.put(a, args.get(++i));
+            if (kv) {
+                kvFlags.add(a);
+                kvFlags.add(args.get(++i));
+            } else {
+                values.put(a, args.get(++i));
+            }
         }
-        if (values.containsKey("--model")) return withModel(values, json, breakdown);
+        KvScheme kv = KvSchemeFlags.parse(kvFlags).scheme();
+        if (values.containsKey("--model")) return withModel(values, kv, json, breakdown);
         String preset = values.getOrDefault("--preset", "1b");
         ModelShape p = ModelShape.preset(preset);
         ModelShape shape = new ModelShape(intOr(values, "--layers", p.layers()), intOr(values, "--hidden", p.hidden()),
@@ -78,11 +85,11 @@ record DecodeOptions(ModelShape shape, String presetName, List<WeightFormat> wei
         }
         List<WeightFormat> weights = new ArrayList<>();
         for (String w : values.getOrDefault("--weights", "bf16,q8,q4").split(",")) weights.add(WeightFormat.parse(w));
-        return common(values, shape, preset, weights, json, breakdown, Optional.empty());
+        return common(values, shape, preset, weights, kv, json, breakdown, Optional.empty());
     }
 
     /** {@code --model DIR}: the directory's own shape and weight format; shape and format flags do not apply. */
-    private static DecodeOptions withModel(Map<String, String> values, boolean json, boolean breakdown) {
+    private static DecodeOptions withModel(Map<String, String> values, KvScheme kv, boolean json, boolean breakdown) {
         for (String flag : List.of("--preset", "--layers", "--hidden", "--heads", "--kv-heads", "--head-dim", "--intermediate",
                 "--vocab", "--experts", "--top-k", "--weights")) {
             if (values.containsKey(flag)) throw new IllegalArgumentException(flag + ": not with --model (the model's config.json decides)");
@@ -90,11 +97,11 @@ record DecodeOptions(ModelShape shape, String presetName, List<WeightFormat> wei
         Path dir = Path.of(values.get("--model"));
         ModelConfigShape read = ModelConfigShape.read(dir);
         return common(values, read.shape(), dir.toAbsolutePath().normalize().getFileName().toString(), List.of(read.format()),
-                json, breakdown, Optional.of(dir));
+                kv, json, breakdown, Optional.of(dir));
     }
 
     private static DecodeOptions common(Map<String, String> values, ModelShape shape, String name, List<WeightFormat> weights,
-                                        boolean json, boolean breakdown, Optional<Path> model) {
+                                        KvScheme kv, boolean json, boolean breakdown, Optional<Path> model) {
         List<Integer> batches = new ArrayList<>();
         for (String b : values.getOrDefault("--batches", "1,4,8").split(",")) batches.add(positive("--batches", b));
         String fill = values.getOrDefault("--fill", "random");
@@ -105,7 +112,7 @@ record DecodeOptions(ModelShape shape, String presetName, List<WeightFormat> wei
         long probeMib = intOr(values, "--probe-mib", 1024);
         return new DecodeOptions(shape, name, List.copyOf(weights), List.copyOf(batches), intOr(values, "--context", 512),
                 intOr(values, "--steps", 16), nonNegative(values, "--warmup", 3), nonNegative(values, "--prefill-tokens", 512),
-                fill.equals("prefill"), kvScheme(values), threads, probeMib << 20, json,
+                fill.equals("prefill"), kv, threads, probeMib << 20, json,
                 Long.parseLong(values.getOrDefault("--seed", "42")),
                 Path.of(values.getOrDefault("--tmp", System.getProperty("java.io.tmpdir"))), breakdown, memories(values),
                 values.getOrDefault("--backend", "java"), model);
@@ -113,7 +120,7 @@ record DecodeOptions(ModelShape shape, String presetName, List<WeightFormat> wei
 
     private static final java.util.Set<String> KNOWN = java.util.Set.of("--preset", "--layers", "--hidden", "--heads",
             "--kv-heads", "--head-dim", "--intermediate", "--vocab", "--weights", "--batches", "--context", "--steps", "--warmup",
-            "--prefill-tokens", "--fill", "--kv-bits", "--kv-group-size", "--kv-codec", "--threads", "--probe-mib", "--seed", "--tmp",
+            "--prefill-tokens", "--fill", "--threads", "--probe-mib", "--seed", "--tmp",
             "--weights-memory", "--backend", "--model", "--experts", "--top-k");
 
     private static List<LoadOptions.Weights> memories(Map<String, String> values) {
@@ -127,20 +134,6 @@ record DecodeOptions(ModelShape shape, String presetName, List<WeightFormat> wei
             }
         }
         return List.copyOf(out);
-    }
-
-    /** {@code --kv-bits B} alone means codec {@code affine} with {@code bits=B}, as for {@code panamax generate}. */
-    private static KvScheme kvScheme(Map<String, String> values) {
-        if (!values.containsKey("--kv-bits") && !values.containsKey("--kv-codec") && !values.containsKey("--kv-group-size")) {
-            return KvScheme.identity();
-        }
-        Map<String, String> params = new HashMap<>();
-        if (values.containsKey("--kv-bits")) params.put("bits", Integer.toString(positive("--kv-bits", values.get("--kv-bits"))));
-        if (values.containsKey("--kv-group-size")) {
-            params.put("group_size", Integer.toString(positive("--kv-group-size", values.get("--kv-group-size"))));
-        }
-        String codec = values.getOrDefault("--kv-codec", params.isEmpty() ? "identity" : "affine");
-        return new KvScheme(codec, params, OptionalInt.empty(), OptionalInt.empty(), Optional.empty());
     }
 
     private static int intOr(Map<String, String> values, String flag, int fallback) {

@@ -20,7 +20,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * {@code panamax bench decode} end to end on the tiny preset: engine's tool found as a JDK tool
+ * {@code panamax bench decode} end to end on the tiny preset: the tool found as a JDK tool
  * in the boot layer (as {@code panamax bench} finds it), a random checkpoint loaded by the llama plugin from models, the real
  * backend and layouts. Checks the JSON lines' structure and that every rate is positive; no timing
  * is asserted.

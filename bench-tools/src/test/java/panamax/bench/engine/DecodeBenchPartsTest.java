@@ -16,11 +16,12 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import panamax.api.model.LoadOptions;
+import panamax.engine.plan.KvSchemeFlags;
 
 /**
- * The decode benchmark's parts that need no model plugin (the end-to-end run is app's
- * {@code BenchDecodeTest}, where the llama plugin is installed): the streaming safetensors writer,
- * option checking and the floor arithmetic.
+ * The decode benchmark's parts that need no model plugin (the end-to-end run is
+ * {@code BenchDecodeTest}): the streaming safetensors writer, option checking (the KV flags
+ * included) and the floor arithmetic.
  */
 class DecodeBenchPartsTest {
     @Test
@@ -73,6 +74,22 @@ class DecodeBenchPartsTest {
         assertEquals(List.of(LoadOptions.Weights.AUTO), o.memories()); // the default: as panamax generate places weights
         assertEquals(List.of(LoadOptions.Weights.MAP, LoadOptions.Weights.COPY),
                 DecodeOptions.parse(List.of("--weights-memory", "map,copy")).memories());
+    }
+
+    @Test
+    void theKvFlagsMeanWhatTheyMeanForPanamaxGenerate() {
+        for (List<String> kv : List.<List<String>>of(List.of(), List.of("--kv-bits", "4"), List.of("--kv-bits", "3", "--kv-group-size", "32"),
+                List.of("--kv-codec", "turboquant", "--kv-key-bits", "4", "--kv-value-bits", "2"),
+                List.of("--kv-codec", "affine", "--kv-param", "bits=8", "--kv-param", "group_size=32"),
+                List.of("--kv-bits", "8", "--quantized-kv-start", "64", "--max-kv-size", "256"))) {
+            List<String> args = new java.util.ArrayList<>(List.of("--preset", "tiny", "--json"));
+            args.addAll(kv);
+            assertEquals(KvSchemeFlags.parse(kv).scheme(), DecodeOptions.parse(args).kv(), kv.toString());
+        }
+        // --kv-bits alone carries the CLI's default group size, not the codec's
+        assertEquals("64", DecodeOptions.parse(List.of("--kv-bits", "4")).kv().codecParams().get("group_size"));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> DecodeOptions.parse(List.of("--kv-group-size", "32")));
+        assertTrue(e.getMessage().startsWith("--kv-group-size needs --kv-bits"), e.getMessage());
     }
 
     @Test
