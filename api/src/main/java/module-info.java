@@ -1,8 +1,7 @@
 /**
  * The SPIs of panamax and the value types they exchange. Holds interfaces and records only:
  * tensors and backends, KV codecs and layouts, models and graphs, execution plans and errors —
- * plus helpers that model loaders and benchmarks share: huge-page memory ({@code panamax.api.memory})
- * and JIT activity ({@code panamax.api.bench}).
+ * plus the native memory that backends and model loaders share ({@code panamax.api.memory}).
  * Plugins require this module and nothing else of panamax.
  */
 module panamax.api {
@@ -12,10 +11,7 @@ module panamax.api {
     exports panamax.api.plan;
     exports panamax.api.error;
     exports panamax.api.memory;
-    exports panamax.api.bench;
     exports panamax.api.draft;
-
-    requires java.management; // JitActivity reads the JIT's compile time
 
     uses panamax.api.tensor.BackendProvider;
     uses panamax.api.kv.KvCodecProvider;

@@ -7,8 +7,6 @@ module panamax.engine {
     requires com.google.guice;
     requires jakarta.inject;
     requires com.fasterxml.jackson.databind;
-    // bench decode's read-bandwidth and FMA probes
-    requires jdk.incubator.vector;
 
     exports panamax.engine.plugins;
     exports panamax.engine.plan;
@@ -35,8 +33,4 @@ module panamax.engine {
     // the built-in drafters of speculative decoding (found through ServiceLoader like any other)
     provides panamax.api.draft.DrafterProvider with panamax.engine.draft.NgramDrafterProvider,
             panamax.engine.draft.DraftModelDrafterProvider;
-
-    // panamax bench decode (app's BenchCommand finds benchmarks as JDK tools in the boot layer)
-    provides java.util.spi.ToolProvider with panamax.engine.bench.DecodeBenchTool,
-            panamax.engine.bench.SpeculativeBenchTool;
 }

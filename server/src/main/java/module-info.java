@@ -6,12 +6,6 @@ module panamax.server {
     requires micrometer.core;
     requires micrometer.registry.prometheus;
     requires java.logging;
-    requires java.net.http;
-    // bench serve runs the bundled demo model unless told otherwise
-    requires panamax.demo;
 
     exports panamax.server;
-
-    // panamax bench serve (the CLI finds benchmarks as JDK tools in the boot layer)
-    provides java.util.spi.ToolProvider with panamax.server.bench.ServeBenchTool, panamax.server.bench.StructuredBenchTool;
 }

@@ -15,9 +15,9 @@ import picocli.CommandLine.Unmatched;
 
 /**
  * {@code panamax bench NAME [ARGS...]}: runs a benchmark that a module publishes as the JDK tool
- * {@code panamax-bench-NAME} (a {@link ToolProvider}), e.g. {@code panamax bench codecs --json}
- * from the kv-codecs module. Benchmarks live with the code they measure; the CLI only dispatches,
- * so it never requires a plugin module.
+ * {@code panamax-bench-NAME} (a {@link ToolProvider}), e.g. {@code panamax bench codecs --json}.
+ * The benchmarks live in the bench-tools module ({@code panamax.bench}), which the distribution
+ * puts on the module path; the CLI only dispatches, so it requires neither it nor a plugin module.
  */
 @Command(name = "bench", description = "run a benchmark: panamax bench NAME [ARGS...] (panamax bench lists them)")
 public final class BenchCommand implements java.util.concurrent.Callable<Integer> {

@@ -5,40 +5,37 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
 import panamax.api.plan.KvScheme;
+import panamax.engine.plan.KvSchemeFlags;
 import picocli.CommandLine.Option;
 
 /**
- * The KV flags of {@code panamax plan}, in mlx-lm's vocabulary, and their translation into a
- * {@link KvScheme}: {@code --kv-bits B} alone means codec {@code affine} with {@code bits=B} and
- * {@code group_size} from {@code --kv-group-size} (default 64); {@code --kv-codec X} selects any
- * codec and passes the flags it names as its params.
+ * The KV flags of the commands that run a model, as picocli options; their names, help, defaults
+ * and translation into a {@link KvScheme} are {@link KvSchemeFlags}', which {@code panamax bench
+ * decode} parses too.
  */
 public final class KvFlags {
-    /** mlx-lm's default affine group size. */
-    static final int DEFAULT_GROUP_SIZE = 64;
-
-    @Option(names = "--kv-bits", paramLabel = "B", description = "quantize the KV cache to B bits (codec affine unless --kv-codec says otherwise)")
+    @Option(names = KvSchemeFlags.BITS, paramLabel = "B", description = KvSchemeFlags.BITS_HELP)
     Integer bits;
 
-    @Option(names = "--kv-group-size", paramLabel = "G", description = "affine group size (default 64)")
+    @Option(names = KvSchemeFlags.GROUP_SIZE, paramLabel = "G", description = KvSchemeFlags.GROUP_SIZE_HELP)
     Integer groupSize;
 
-    @Option(names = "--kv-codec", paramLabel = "ID", description = "KV codec plugin id: identity, affine, turboquant, or a third-party codec")
+    @Option(names = KvSchemeFlags.CODEC, paramLabel = "ID", description = KvSchemeFlags.CODEC_HELP)
     String codec;
 
-    @Option(names = "--kv-key-bits", paramLabel = "B", description = "key bits of a codec with separate key and value bits (turboquant)")
+    @Option(names = KvSchemeFlags.KEY_BITS, paramLabel = "B", description = KvSchemeFlags.KEY_BITS_HELP)
     Integer keyBits;
 
-    @Option(names = "--kv-value-bits", paramLabel = "B", description = "value bits of a codec with separate key and value bits (turboquant)")
+    @Option(names = KvSchemeFlags.VALUE_BITS, paramLabel = "B", description = KvSchemeFlags.VALUE_BITS_HELP)
     Integer valueBits;
 
-    @Option(names = "--kv-param", paramLabel = "NAME=VALUE", description = "any codec parameter, repeatable")
+    @Option(names = KvSchemeFlags.PARAM, paramLabel = "NAME=VALUE", description = KvSchemeFlags.PARAM_HELP)
     Map<String, String> params = new LinkedHashMap<>();
 
-    @Option(names = "--quantized-kv-start", paramLabel = "S", description = "keep the first S tokens of each row in full precision, then convert to the codec")
+    @Option(names = KvSchemeFlags.QUANTIZED_START, paramLabel = "S", description = KvSchemeFlags.QUANTIZED_START_HELP)
     Integer quantizedStart;
 
-    @Option(names = "--max-kv-size", paramLabel = "N", description = "keep at most N tokens per layer (a rotating cache keeping the first 4)")
+    @Option(names = KvSchemeFlags.MAX_KV_SIZE, paramLabel = "N", description = KvSchemeFlags.MAX_KV_SIZE_HELP)
     Integer maxKvSize;
 
     /** {@link #scheme()}, with a contradiction reported as a usage error of {@code command}. */
@@ -56,52 +53,8 @@ public final class KvFlags {
      * @throws IllegalArgumentException with a one-line message naming the flag when flags contradict each other
      */
     KvScheme scheme() {
-        nonNegative("--kv-bits", bits, 1);
-        nonNegative("--kv-group-size", groupSize, 1);
-        nonNegative("--kv-key-bits", keyBits, 1);
-        nonNegative("--kv-value-bits", valueBits, 1);
-        nonNegative("--quantized-kv-start", quantizedStart, 0);
-        nonNegative("--max-kv-size", maxKvSize, 1);
-        Map<String, String> values = new LinkedHashMap<>();
-        String id;
-        if (codec != null) {
-            id = codec;
-            put(values, "bits", bits, "--kv-bits");
-            put(values, "group_size", groupSize, "--kv-group-size");
-            put(values, "key_bits", keyBits, "--kv-key-bits");
-            put(values, "value_bits", valueBits, "--kv-value-bits");
-            params.forEach((name, value) -> {
-                String earlier = values.putIfAbsent(name, value);
-                if (earlier != null && !earlier.equals(value)) {
-                    throw new IllegalArgumentException("--kv-param " + name + "=" + value + " contradicts " + name + "=" + earlier + " given by another flag");
-                }
-            });
-        } else if (bits != null) {
-            id = "affine";
-            values.put("bits", bits.toString());
-            values.put("group_size", Integer.toString(groupSize == null ? DEFAULT_GROUP_SIZE : groupSize));
-            if (keyBits != null || valueBits != null) {
-                throw new IllegalArgumentException("--kv-key-bits and --kv-value-bits need --kv-codec (e.g. --kv-codec turboquant), found --kv-bits alone");
-            }
-            if (!params.isEmpty()) throw new IllegalArgumentException("--kv-param needs --kv-codec naming the codec it is for");
-        } else {
-            id = "identity";
-            if (groupSize != null) throw new IllegalArgumentException("--kv-group-size needs --kv-bits or --kv-codec affine");
-            if (keyBits != null || valueBits != null) throw new IllegalArgumentException("--kv-key-bits and --kv-value-bits need --kv-codec (e.g. turboquant)");
-            if (!params.isEmpty()) throw new IllegalArgumentException("--kv-param needs --kv-codec naming the codec it is for");
-            if (quantizedStart != null) throw new IllegalArgumentException("--quantized-kv-start needs --kv-bits or --kv-codec: without them nothing is quantized");
-        }
-        return new KvScheme(id, values, optional(quantizedStart), optional(maxKvSize), Optional.empty());
-    }
-
-    private static void put(Map<String, String> values, String name, Integer value, String flag) {
-        if (value != null) values.put(name, value.toString());
-    }
-
-    private static void nonNegative(String flag, Integer value, int min) {
-        if (value != null && value < min) {
-            throw new IllegalArgumentException(flag + " must be at least " + min + ", found " + value);
-        }
+        return new KvSchemeFlags(optional(bits), optional(groupSize), Optional.ofNullable(codec), optional(keyBits),
+                optional(valueBits), params, optional(quantizedStart), optional(maxKvSize)).scheme();
     }
 
     private static OptionalInt optional(Integer value) {

@@ -1,0 +1,194 @@
+package panamax.bench.engine;
+
+import java.util.Optional;
+import java.util.SplittableRandom;
+import panamax.bench.jit.JitActivity;
+import panamax.api.kv.KvLayout;
+import panamax.api.model.AutoregressiveGraph;
+import panamax.api.model.LogitSelection;
+import panamax.api.model.ModelSpec;
+import panamax.api.plan.Batching;
+import panamax.api.plan.ExecutionRequirements;
+import panamax.api.plan.KvScheme;
+import panamax.api.plan.Method;
+import panamax.api.plan.ResolvedExecution;
+import panamax.api.tensor.Backend;
+import panamax.api.tensor.DType;
+import panamax.api.tensor.Shape;
+import panamax.api.tensor.Tensor;
+import panamax.engine.runtime.KvStateFactory;
+import panamax.engine.runtime.LayerCaches;
+import panamax.engine.wiring.Engine;
+
+/**
+ * Times one loaded model's forward passes exactly as the generation loop runs them: caches planned
+ * by the engine's planner for the KV scheme and built by {@link KvStateFactory}, then
+ * {@code forwardHidden} and {@code projectLogits(LAST)}, logits copied to the host and the next ids
+ * picked by argmax. Borrows the graph and backend. Not thread-safe.
+ */
+final class DecodeMeasurement {
+    /**
+     * Tokens per second of one decode batch, and what the caches held. {@code fastestStep} is the
+     * shortest single step: on a shared machine it is the closest to an uncontended step, and the
+     * comparable figure to the probes, which also keep their best pass.
+     */
+    record Decode(int batch, int context, int warmupSteps, int steps, double seconds, double fastestStep, long kvBytesPerToken) {
+        double aggregateTokensPerSecond() {
+            return batch * steps / seconds;
+        }
+
+        double fastestStepTokensPerSecond() {
+            return batch / fastestStep;
+        }
+    }
+
+    /** One prefill pass of {@code tokens} tokens at batch 1. */
+    record Prefill(int tokens, double seconds) {
+        double tokensPerSecond() {
+            return tokens / seconds;
+        }
+    }
+
+    private final Engine engine;
+    private final ModelSpec spec;
+    private final KvScheme kv;
+    private final AutoregressiveGraph graph;
+    private final Backend backend;
+    private final KvStateFactory factory;
+    private final SplittableRandom random;
+    private OpTimer timer;
+
+    DecodeMeasurement(Engine engine, ModelSpec spec, KvScheme kv, AutoregressiveGraph graph, Backend backend, long seed) {
+        this.engine = engine;
+        this.spec = spec;
+        this.kv = kv;
+        this.graph = graph;
+        this.backend = backend;
+        this.factory = KvStateFactory.of(engine.registry());
+        this.random = new SplittableRandom(seed);
+    }
+
+    /** Records the ops of the timed decode steps (not the fill or warm-up) into {@code timer}. */
+    DecodeMeasurement recordingInto(OpTimer timer) {
+        this.timer = timer;
+        return this;
+    }
+
+    /** Caches for {@code rows} rows of up to {@code tokens} tokens, as the planner lays them out for the scheme. */
+    LayerCaches caches(int rows, long tokens) {
+        ResolvedExecution plan = engine.planner().resolve(new ExecutionRequirements(spec, Optional.of(backend.name()), kv,
+                Batching.SERIAL, Method.AUTOREGRESSIVE, rows, tokens, 0, false));
+        return factory.create(plan, backend, rows);
+    }
+
+    /** Prefills {@code tokens} random ids at batch 1 (logits of the last position only) and times it. */
+    Prefill prefill(int tokens) {
+        try (LayerCaches caches = caches(1, tokens + 1)) {
+            long start = System.nanoTime();
+            forward(randomIds(1, tokens), 1, tokens, caches);
+            return new Prefill(tokens, (System.nanoTime() - start) / 1e9);
+        }
+    }
+
+    /** Warm-up steps beyond the minimum, at most, while the JIT is still compiling. */
+    static final int EXTRA_WARMUP_STEPS = 64;
+    /** The JIT counts as done once no compilation has finished for this long. */
+    private static final long JIT_QUIET_NANOS = 500_000_000L;
+    /** Extra warm-up stops after this long, whatever the JIT does. */
+    private static final long EXTRA_WARMUP_LIMIT_NANOS = 20_000_000_000L;
+
+    /**
+     * Fills each row's cache with {@code context} tokens, runs at least {@code warmup} untimed
+     * decode steps and then more until the JIT has finished nothing for half a second (at most
+     * {@link #EXTRA_WARMUP_STEPS} more, or 20 s), then times {@code steps} steps of all rows. The
+     * extra steps matter: until C2 has compiled the kernels a decode step is up to 3x slower, and on
+     * two cores the compiler threads also take time from the timed steps (q4 1B at batch 1: 12.6
+     * tok/s after 4 warm-up steps, 18.4 after 40).
+     *
+     * @param realPrefill prefill the context through the model; otherwise append random keys and
+     *                    values of the same shape and dtype to every layer (same bytes to attend
+     *                    over, a fraction of the time)
+     */
+    Decode decode(int rows, int context, int warmup, int steps, boolean realPrefill) {
+        try (LayerCaches caches = caches(rows, (long) context + warmup + EXTRA_WARMUP_STEPS + steps + 1)) {
+            int[] next;
+            if (realPrefill) {
+                next = forward(randomIds(rows, context), rows, context, caches);
+            } else {
+                fillRandom(caches, rows, context);
+                next = randomIds(rows, 1);
+            }
+            for (int i = 0; i < warmup; i++) next = forward(next, rows, 1, caches);
+            int warmed = warmup;
+            long compiled = JitActivity.millis();
+            long extraStart = System.nanoTime();
+            long quietSince = extraStart;
+            while (warmed < warmup + EXTRA_WARMUP_STEPS && compiled > 0
+                    && System.nanoTime() - quietSince < JIT_QUIET_NANOS
+                    && System.nanoTime() - extraStart < EXTRA_WARMUP_LIMIT_NANOS) {
+                next = forward(next, rows, 1, caches);
+                warmed++;
+                long now = JitActivity.millis();
+                if (now != compiled) {
+                    compiled = now;
+                    quietSince = System.nanoTime();
+                }
+            }
+            if (timer != null) timer.recording = true;
+            long start = System.nanoTime();
+            long fastest = Long.MAX_VALUE;
+            for (int i = 0; i < steps; i++) {
+                long t0 = System.nanoTime();
+                next = forward(next, rows, 1, caches);
+                fastest = Math.min(fastest, System.nanoTime() - t0);
+            }
+            double seconds = (System.nanoTime() - start) / 1e9;
+            if (timer != null) timer.recording = false;
+            return new Decode(rows, context, warmed, steps, seconds, fastest / 1e9, caches.bytesPerToken());
+        }
+    }
+
+    /** One forward pass over ids {@code [rows, columns]}; returns each row's argmax next id. */
+    private int[] forward(int[] ids, int rows, int columns, LayerCaches caches) {
+        try (Tensor input = backend.fromInts(ids, Shape.of(rows, columns), DType.I32);
+             Tensor hidden = graph.forwardHidden(input, caches);
+             Tensor logits = graph.projectLogits(hidden, LogitSelection.LAST)) {
+            float[] values = backend.toFloats(logits);
+            int vocab = values.length / rows;
+            int[] next = new int[rows];
+            for (int r = 0; r < rows; r++) {
+                int best = 0;
+                for (int v = 1; v < vocab; v++) if (values[r * vocab + v] > values[r * vocab + best]) best = v;
+                next[r] = best;
+            }
+            return next;
+        }
+    }
+
+    private void fillRandom(LayerCaches caches, int rows, int context) {
+        java.util.Set<KvLayout> done = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+        for (int layer = 0; layer < caches.layers(); layer++) {
+            KvLayout l = caches.layer(layer);
+            if (!done.add(l)) continue; // a layer reading a donor's cache shares it
+            int kvHeads = spec.layers().get(layer).kvHeads();
+            int headDim = spec.layers().get(layer).headDim();
+            Shape shape = Shape.of(rows, kvHeads, context, headDim);
+            try (Tensor k = backend.fromFloats(randomFloats((int) shape.size()), shape, spec.activationType());
+                 Tensor v = backend.fromFloats(randomFloats((int) shape.size()), shape, spec.activationType())) {
+                l.append(k, v);
+            }
+        }
+    }
+
+    private float[] randomFloats(int n) {
+        float[] out = new float[n];
+        for (int i = 0; i < n; i++) out[i] = (float) (random.nextDouble() * 2 - 1);
+        return out;
+    }
+
+    private int[] randomIds(int rows, int columns) {
+        int[] ids = new int[rows * columns];
+        for (int i = 0; i < ids.length; i++) ids[i] = random.nextInt(spec.vocabSize());
+        return ids;
+    }
+}

@@ -1,0 +1,102 @@
+package panamax.bench.engine;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.List;
+
+/**
+ * Writes a safetensors file tensor by tensor through a {@link FileChannel}, so a multi-gigabyte
+ * checkpoint never sits on the heap: the header (names, dtypes, shapes, offsets) is declared up
+ * front, then each tensor's bytes are streamed in declaration order. Owns the channel; closing
+ * checks that every declared byte was written.
+ */
+final class SafetensorsWriter implements AutoCloseable {
+    /** One declared tensor: its safetensors dtype name ("BF16", "U32"), shape and byte length. */
+    record Entry(String name, String dtype, long[] shape, long bytes) {
+        Entry {
+            long elements = 1;
+            for (long d : shape) elements *= d;
+            long expected = elements * switch (dtype) {
+                case "BF16", "F16" -> 2;
+                case "F32", "U32", "I32" -> 4;
+                default -> throw new IllegalArgumentException("dtype: expected BF16, F16, F32, U32 or I32, found " + dtype);
+            };
+            if (expected != bytes) throw new IllegalArgumentException(name + ": expected " + expected + " bytes, found " + bytes);
+        }
+    }
+
+    private final FileChannel channel;
+    private final List<Entry> entries;
+    private int next;
+    private long writtenOfCurrent;
+
+    /** Creates {@code file} and writes the header for {@code entries}; their data must follow in this order. */
+    SafetensorsWriter(Path file, List<Entry> entries) throws IOException {
+        this.entries = List.copyOf(entries);
+        this.channel = FileChannel.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+        try {
+            writeHeader();
+        } catch (IOException | RuntimeException e) {
+            channel.close();
+            throw e;
+        }
+    }
+
+    private void writeHeader() throws IOException {
+        StringBuilder json = new StringBuilder("{");
+        long offset = 0;
+        for (Entry e : entries) {
+            if (json.length() > 1) json.append(',');
+            json.append('"').append(e.name()).append("\":{\"dtype\":\"").append(e.dtype()).append("\",\"shape\":[");
+            for (int i = 0; i < e.shape().length; i++) json.append(i == 0 ? "" : ",").append(e.shape()[i]);
+            json.append("],\"data_offsets\":[").append(offset).append(',').append(offset + e.bytes()).append("]}");
+            offset += e.bytes();
+        }
+        json.append('}');
+        // The data section starts 8-aligned, as the format recommends; trailing spaces are valid JSON.
+        while ((json.length() + 8) % 8 != 0) json.append(' ');
+        byte[] header = json.toString().getBytes(StandardCharsets.UTF_8);
+        ByteBuffer buf = ByteBuffer.allocate(8 + header.length).order(ByteOrder.LITTLE_ENDIAN);
+        buf.putLong(header.length).put(header).flip();
+        writeFully(buf);
+    }
+
+    /** Appends bytes of the current tensor; a tensor may arrive in several pieces. */
+    void write(ByteBuffer data) throws IOException {
+        if (next >= entries.size()) throw new IllegalStateException("all declared tensors are written");
+        Entry e = entries.get(next);
+        int n = data.remaining();
+        if (writtenOfCurrent + n > e.bytes()) {
+            throw new IllegalStateException(e.name() + ": expected " + e.bytes() + " bytes, found at least " + (writtenOfCurrent + n));
+        }
+        writeFully(data);
+        writtenOfCurrent += n;
+        if (writtenOfCurrent == e.bytes()) {
+            next++;
+            writtenOfCurrent = 0;
+        }
+    }
+
+    /** The tensor whose bytes come next. */
+    Entry current() {
+        return entries.get(next);
+    }
+
+    private void writeFully(ByteBuffer buf) throws IOException {
+        while (buf.hasRemaining()) channel.write(buf);
+    }
+
+    @Override
+    public void close() throws IOException {
+        try (channel) {
+            if (next != entries.size()) {
+                throw new IllegalStateException("tensor " + entries.get(next).name() + " was not written");
+            }
+        }
+    }
+}

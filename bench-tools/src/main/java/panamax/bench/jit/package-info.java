@@ -1,0 +1,2 @@
+/** The JIT's activity, which the benchmarks wait on before they time anything. */
+package panamax.bench.jit;

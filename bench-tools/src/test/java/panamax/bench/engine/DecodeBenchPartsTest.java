@@ -1,0 +1,155 @@
+package panamax.bench.engine;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import panamax.api.model.LoadOptions;
+import panamax.engine.plan.KvSchemeFlags;
+
+/**
+ * The decode benchmark's parts that need no model plugin (the end-to-end run is
+ * {@code BenchDecodeTest}): the streaming safetensors writer, option checking (the KV flags
+ * included) and the floor arithmetic.
+ */
+class DecodeBenchPartsTest {
+    @Test
+    void safetensorsWriterStreamsTensorsAfterAnAlignedHeader(@TempDir Path dir) throws IOException {
+        Path file = dir.resolve("model.safetensors");
+        List<SafetensorsWriter.Entry> entries = List.of(new SafetensorsWriter.Entry("a", "BF16", new long[] {2, 3}, 12),
+                new SafetensorsWriter.Entry("b", "U32", new long[] {2}, 8));
+        try (SafetensorsWriter w = new SafetensorsWriter(file, entries)) {
+            w.write(ByteBuffer.wrap(new byte[] {1, 2, 3, 4, 5, 6}));
+            w.write(ByteBuffer.wrap(new byte[] {7, 8, 9, 10, 11, 12})); // a tensor may arrive in pieces
+            w.write(ByteBuffer.wrap(new byte[] {13, 14, 15, 16, 17, 18, 19, 20}));
+        }
+        byte[] bytes = Files.readAllBytes(file);
+        long headerLength = ByteBuffer.wrap(bytes, 0, 8).order(ByteOrder.LITTLE_ENDIAN).getLong();
+        assertEquals(0, (8 + headerLength) % 8, "data starts 8-aligned");
+        JsonNode header = new ObjectMapper().readTree(new String(bytes, 8, (int) headerLength, StandardCharsets.UTF_8));
+        assertEquals("[12,20]", header.get("b").get("data_offsets").toString());
+        assertEquals("[2,3]", header.get("a").get("shape").toString());
+        assertEquals(8 + headerLength + 20, bytes.length);
+        assertEquals(13, bytes[(int) (8 + headerLength + 12)]);
+    }
+
+    @Test
+    void safetensorsWriterRefusesMissingOrExtraBytes(@TempDir Path dir) throws IOException {
+        List<SafetensorsWriter.Entry> one = List.of(new SafetensorsWriter.Entry("a", "F32", new long[] {1}, 4));
+        SafetensorsWriter short_ = new SafetensorsWriter(dir.resolve("short.safetensors"), one);
+        assertTrue(assertThrows(IllegalStateException.class, short_::close).getMessage().contains("tensor a was not written"));
+        try (SafetensorsWriter w = new SafetensorsWriter(dir.resolve("long.safetensors"), one)) {
+            assertThrows(IllegalStateException.class, () -> w.write(ByteBuffer.wrap(new byte[5])));
+            w.write(ByteBuffer.wrap(new byte[4]));
+        }
+        assertThrows(IllegalArgumentException.class, () -> new SafetensorsWriter.Entry("x", "BF16", new long[] {3}, 4));
+    }
+
+    @Test
+    void optionsNameTheFlagAndExpectedValue() {
+        for (List<String> args : List.of(List.of("--preset", "7b"), List.of("--weights", "bf16,fp8"), List.of("--batches", "1,0"),
+                List.of("--fill", "zeros"), List.of("--steps", "many"), List.of("--hidden", "100"), List.of("--kv-heads", "5"),
+                List.of("--context"), List.of("--frobnicate", "1"), List.of("--weights-memory", "huge"))) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> DecodeOptions.parse(args), args.toString());
+            assertTrue(e.getMessage().contains(args.getFirst()) || e.getMessage().contains("unknown option"), e.getMessage());
+        }
+        DecodeOptions o = DecodeOptions.parse(List.of("--preset", "125m", "--layers", "3", "--weights", "q4", "--kv-bits", "4", "--json"));
+        assertEquals(3, o.shape().layers());
+        assertEquals(768, o.shape().hidden());
+        assertEquals(List.of(WeightFormat.Q4), o.weights());
+        assertEquals("affine", o.kv().codec());
+        assertEquals("4", o.kv().codecParams().get("bits"));
+        assertTrue(o.json());
+        assertEquals(List.of(LoadOptions.Weights.AUTO), o.memories()); // the default: as panamax generate places weights
+        assertEquals(List.of(LoadOptions.Weights.MAP, LoadOptions.Weights.COPY),
+                DecodeOptions.parse(List.of("--weights-memory", "map,copy")).memories());
+    }
+
+    @Test
+    void theKvFlagsMeanWhatTheyMeanForPanamaxGenerate() {
+        for (List<String> kv : List.<List<String>>of(List.of(), List.of("--kv-bits", "4"), List.of("--kv-bits", "3", "--kv-group-size", "32"),
+                List.of("--kv-codec", "turboquant", "--kv-key-bits", "4", "--kv-value-bits", "2"),
+                List.of("--kv-codec", "affine", "--kv-param", "bits=8", "--kv-param", "group_size=32"),
+                List.of("--kv-bits", "8", "--quantized-kv-start", "64", "--max-kv-size", "256"))) {
+            List<String> args = new java.util.ArrayList<>(List.of("--preset", "tiny", "--json"));
+            args.addAll(kv);
+            assertEquals(KvSchemeFlags.parse(kv).scheme(), DecodeOptions.parse(args).kv(), kv.toString());
+        }
+        // --kv-bits alone carries the CLI's default group size, not the codec's
+        assertEquals("64", DecodeOptions.parse(List.of("--kv-bits", "4")).kv().codecParams().get("group_size"));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> DecodeOptions.parse(List.of("--kv-group-size", "32")));
+        assertTrue(e.getMessage().startsWith("--kv-group-size needs --kv-bits"), e.getMessage());
+    }
+
+    @Test
+    void theFloorIsTheSlowerOfStreamingAndComputing() {
+        ModelShape s = ModelShape.preset("1b");
+        MachineProbes.Yardsticks y = new MachineProbes.Yardsticks(50e9, 200e9, 1 << 30, 2, 16);
+        // bf16 batch 1: 2·params bytes over 50 GB/s dwarfs 2·params FLOPs over 200 GFLOP/s
+        Floor one = Floor.decodeStep(s, WeightFormat.BF16, 1, 512, 0);
+        assertTrue(one.memoryBound(y));
+        assertEquals(Floor.weightBytes(s, WeightFormat.BF16) / 50e9, one.seconds(y), one.seconds(y) * 0.01);
+        // 4-bit weights stream about 3.5x fewer bytes than bf16 (codes plus a scale and bias per 64)
+        double ratio = Floor.weightBytes(s, WeightFormat.BF16) / Floor.weightBytes(s, WeightFormat.Q4);
+        assertTrue(ratio > 3.4 && ratio < 3.7, "bf16/q4 bytes " + ratio);
+        // a 512-token prefill is compute-bound
+        assertTrue(!Floor.prefill(s, WeightFormat.BF16, 512).memoryBound(y));
+        // the KV cache adds to the bytes of a step
+        assertTrue(Floor.decodeStep(s, WeightFormat.BF16, 8, 512, 1 << 20).bytes() > one.bytes() + 512.0 * (1 << 20));
+    }
+
+    @Test
+    void aMixtureOfExpertsFloorStreamsOnlyTheRoutedExperts() {
+        ModelShape moe = ModelShape.preset("moe");
+        assertEquals(128, moe.experts());
+        assertEquals(8, moe.topK());
+        // one token: attention, routers, head and exactly k experts per layer
+        ModelShape kExperts = new ModelShape(moe.layers(), moe.hidden(), moe.heads(), moe.kvHeads(), moe.headDim(), moe.intermediate(), moe.vocab());
+        double expert = 3.0 * moe.hidden() * moe.intermediate() * 2, router = moe.experts() * moe.hidden() * 2.0, qkNorms = 2 * 2 * moe.headDim();
+        double dense = Floor.weightBytes(kExperts, WeightFormat.BF16);
+        assertEquals(dense + moe.layers() * ((moe.topK() - 1) * expert + router + qkNorms), Floor.weightBytes(moe, WeightFormat.BF16), 1);
+        // a batch reads the expected distinct experts, never more than all of them
+        assertEquals(moe.topK(), moe.expertsRead(1), 1e-9);
+        assertTrue(moe.expertsRead(8) > 8 && moe.expertsRead(8) < 64);
+        assertEquals(moe.experts(), moe.expertsRead(4096), 1e-6);
+        assertTrue(Floor.weightBytes(moe, WeightFormat.BF16, 4096) < moe.params() * 2.0, "no more than every weight once");
+        // FLOPs count the routed experts only: 2 per active weight
+        assertEquals(2.0 * moe.matmulParams(), moe.flopsPerToken(0), 1);
+        assertTrue(moe.params() > 8 * moe.matmulParams(), "128 experts of which 8 are active: " + moe.describe());
+    }
+
+    @Test
+    void aRowIsJudgedAgainstTheFasterProbeOfTheRun() {
+        ModelShape s = ModelShape.preset("1b");
+        MachineProbes.Yardsticks slow = new MachineProbes.Yardsticks(30e9, 200e9, 1 << 30, 2, 16);
+        MachineProbes.Yardsticks fast = new MachineProbes.Yardsticks(45e9, 180e9, 1 << 30, 2, 16);
+        MachineProbes.Yardsticks best = slow.best(fast);
+        assertEquals(45e9, best.readBytesPerSecond());
+        assertEquals(200e9, best.flopsPerSecond());
+        Floor floor = Floor.decodeStep(s, WeightFormat.BF16, 1, 512, 0);
+        double slowFloorRate = floor.tokensPerSecond(1, slow);
+        // measured at 90 % of the floor the slow probe gives: a PASS against it, a MISS against the faster one
+        double rate = 0.9 * slowFloorRate;
+        var batchOne = new DecodeBench.PendingRow("bf16", "decode", 1, 512, rate, rate, 0, floor, 1, ">= 80% of floor", 0.8, false);
+        assertEquals(true, batchOne.judged(slow).met());
+        BenchRow judged = batchOne.judged(best);
+        assertEquals(slowFloorRate * 1.5, judged.floorTokensPerSecond(), slowFloorRate * 1e-9);
+        assertEquals(false, judged.met());
+        assertEquals(0.6, judged.fractionOfFloor(), 1e-9);
+        // a target that does not depend on the floor keeps its verdict
+        Floor eight = Floor.decodeStep(s, WeightFormat.BF16, 8, 512, 0);
+        var batchEight = new DecodeBench.PendingRow("bf16", "decode", 8, 512, 60, 60, 0, eight, 8, ">= 5x batch 1 (5.1x)", 0, true);
+        assertEquals(true, batchEight.judged(best).met());
+    }
+}
