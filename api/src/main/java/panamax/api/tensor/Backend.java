@@ -24,7 +24,7 @@ public interface Backend extends AutoCloseable {
      * instance on every call.
      *
      * {@snippet :
-     * CodebookKernels codebook = backend.kernel(CodebookKernels.class).orElseGet(() -> composed(backend.ops()));
+     * Optional<CodebookKernels> fused = backend.kernel(CodebookKernels.class); // empty: compose the values from ops()
      * }
      *
      * @since 0.4
