@@ -6,6 +6,7 @@
  */
 module panamax.api {
     exports panamax.api.tensor;
+    exports panamax.api.tensor.kernel;
     exports panamax.api.kv;
     exports panamax.api.model;
     exports panamax.api.plan;

@@ -1,6 +1,8 @@
 package panamax.api.tensor;
 
 import java.lang.foreign.MemorySegment;
+import java.util.Optional;
+import panamax.api.tensor.kernel.KernelFamily;
 
 /**
  * A live tensor backend: creates tensors, reads them back and runs {@link Ops} on them. Owned by
@@ -13,8 +15,23 @@ public interface Backend extends AutoCloseable {
 
     BackendCapabilities capabilities();
 
-    /** The op surface; tensors of other backends are refused. */
+    /** The core op surface; tensors of other backends are refused. */
     Ops ops();
+
+    /**
+     * The backend's kernels of {@code family}, or empty when it offers none: present exactly for the
+     * families its {@link #capabilities()} list in {@link BackendCapabilities#kernels()}. The same
+     * instance on every call.
+     *
+     * {@snippet :
+     * Optional<CodebookKernels> fused = backend.kernel(CodebookKernels.class); // empty: compose the values from ops()
+     * }
+     *
+     * @since 0.4
+     */
+    default <K extends KernelFamily> Optional<K> kernel(Class<K> family) {
+        return Optional.empty();
+    }
 
     /**
      * A new tensor holding {@code data} (row-major) rounded to {@code dtype} (nearest, ties to even

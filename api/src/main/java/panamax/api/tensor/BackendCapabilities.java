@@ -1,6 +1,7 @@
 package panamax.api.tensor;
 
 import java.util.Set;
+import panamax.api.tensor.kernel.KernelFamily;
 
 /**
  * What a backend declares before it is created, so the planner can choose without instantiating.
@@ -10,13 +11,20 @@ import java.util.Set;
  * @param groupSizes     group sizes its affine ops support
  * @param lazy           true when ops build a graph and {@link Backend#eval} computes it
  * @param devices        device names it can run on, e.g. {@code cpu}, {@code gpu}
+ * @param kernels        the optional kernel families {@link Backend#kernel} hands out (since 0.4)
  */
 public record BackendCapabilities(Set<DType> storageTypes, Set<Integer> quantizedBits, Set<Integer> groupSizes,
-                                  boolean lazy, Set<String> devices) {
+                                  boolean lazy, Set<String> devices, Set<Class<? extends KernelFamily>> kernels) {
     public BackendCapabilities {
         storageTypes = Set.copyOf(storageTypes);
         quantizedBits = Set.copyOf(quantizedBits);
         groupSizes = Set.copyOf(groupSizes);
         devices = Set.copyOf(devices);
+        kernels = Set.copyOf(kernels);
+    }
+
+    /** Capabilities of a backend that offers no optional kernels. */
+    public BackendCapabilities(Set<DType> storageTypes, Set<Integer> quantizedBits, Set<Integer> groupSizes, boolean lazy, Set<String> devices) {
+        this(storageTypes, quantizedBits, groupSizes, lazy, devices, Set.of());
     }
 }

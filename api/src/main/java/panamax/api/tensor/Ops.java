@@ -3,7 +3,9 @@ package panamax.api.tensor;
 import java.util.List;
 
 /**
- * The op surface every backend implements: enough for layouts, codecs and models.
+ * The core op surface every backend implements: enough for layouts, codecs and models. Fused
+ * kernels beyond it (attention over quantized KV planes, codebook and rotation ops) are optional
+ * families a backend offers through {@link Backend#kernel}; see {@link panamax.api.tensor.kernel}.
  *
  * <p>Ownership: every tensor argument is borrowed (it stays open and unchanged); every returned
  * tensor is new and owned by the caller, including views. Shapes are checked and mismatches throw
@@ -144,64 +146,6 @@ public interface Ops {
      */
     Tensor scaledDotProductAttention(Tensor q, Tensor k, Tensor v, double scale, AttentionMask mask);
 
-    /**
-     * The attention probabilities of already-scaled {@code scores [B, Hq, Tq, Tk]} under {@code mask},
-     * with the semantics of {@link #scaledDotProductAttention}: softmax in f32 along the keys, and rows
-     * whose keys are all masked give zeros. Returns a new F32 tensor of the scores' shape. For codecs
-     * that score their own planes; the default composes {@link #softmax} with the mask.
-     *
-     * @since 0.2
-     */
-    default Tensor attentionProbabilities(Tensor scores, AttentionMask mask) {
-        return AttentionFallbacks.probabilities(this, scores, mask);
-    }
-
-    /**
-     * {@link #scaledDotProductAttention} over affine-quantized keys and values (a quantized KV cache):
-     * q {@code [B, Hq, Tq, D]}; keys packed {@code [B, Hkv, Tk, D·bits/32]} with scales and biases
-     * {@code [B, Hkv, Tk, D/groupSize]}; values the same with Dv columns (their own bits and group
-     * size). Scores, softmax and sums in f32; returns {@code [B, Hq, Tq, Dv]} in q's dtype, equal to
-     * attention over the dequantized keys and values up to f32 rounding. A fast backend reads the codes
-     * where they lie; the default composes {@link #quantizedMatmul}, {@link #attentionProbabilities} and
-     * {@link #quantizedMatmul}. Arguments are checked by {@link QuantizedAttentionShape#of}.
-     *
-     * @since 0.2
-     */
-    default Tensor quantizedAttention(Tensor q, QuantizedMatrix keys, QuantizedMatrix values, double scale, AttentionMask mask) {
-        return AttentionFallbacks.quantized(this, q, keys, values, scale, mask);
-    }
-
-    /**
-     * {@link #scaledDotProductAttention} over codebook keys and values (a vector-quantized cache such
-     * as TurboQuant's, in its rotated domain): q {@code [B, Hq, Tq, D]}; keys packed
-     * {@code [B, Hkv, Tk, D·bits/32]} with row scales {@code [B, Hkv, Tk, 1]}; values the same with Dv
-     * columns. Entry (t, j) of keys is {@code codebook[code]·rowScale[t]}. Scores, softmax and sums in
-     * f32; returns {@code [B, Hq, Tq, Dv]} in q's dtype. A fast backend looks codes up where they lie;
-     * the default composes {@link #codebookMatmul}, {@link #attentionProbabilities} and
-     * {@link #codebookMatmul}. Arguments are checked by {@link QuantizedAttentionShape#of(Tensor, CodebookMatrix, CodebookMatrix)}.
-     *
-     * @since 0.2
-     */
-    default Tensor codebookAttention(Tensor q, CodebookMatrix keys, CodebookMatrix values, double scale, AttentionMask mask) {
-        return AttentionFallbacks.codebook(this, q, keys, values, scale, mask);
-    }
-
-    /**
-     * {@link #codebookAttention} whose scores add a second, sketched key term:
-     * {@code softmax(scale·(q·Kᵀ + qs·Sᵀ) + mask)·V}, with {@code qs [B, Hq, Tq, Ds]} the queries in the
-     * sketch's space and {@code sketch} codebook rows {@code [B, Hkv, Tk, Ds·bits/32]} of the same keys
-     * (TurboQuant's QJL sign bits: a ±1 codebook whose row scales carry each key's estimator factor).
-     * Both query tensors are checked as {@link #codebookAttention}'s q against their keys and the values,
-     * and must agree on B, Hq and Tq. The default composes two {@link #codebookMatmul}s, their sum,
-     * {@link #attentionProbabilities} and {@link #codebookMatmul}.
-     *
-     * @since 0.2
-     */
-    default Tensor codebookAttention(Tensor q, CodebookMatrix keys, Tensor qs, CodebookMatrix sketch, CodebookMatrix values, double scale,
-                                     AttentionMask mask) {
-        return AttentionFallbacks.codebookSketched(this, q, keys, qs, sketch, values, scale, mask);
-    }
-
     // ---- MLX affine quantization ----
 
     /**
@@ -224,121 +168,6 @@ public interface Ops {
      * weights are never dequantized as a whole. Result dtype: promote(x, scales).
      */
     Tensor quantizedMatmul(Tensor x, QuantizedMatrix w, boolean transpose);
-
-    // ---- codebook codes and randomized Hadamard rotations (vector quantizers such as TurboQuant) ----
-
-    /**
-     * The dense values {@code codebook[code]·rowScale} of a codebook matrix: a new F32
-     * {@code [..., rows, cols]}. The default unpacks with {@link #dequantize} and gathers with
-     * {@link #take}; fast backends override it.
-     *
-     * @since 0.2
-     */
-    default Tensor codebookDequantize(CodebookMatrix w) {
-        return CodebookFallbacks.dequantize(this, w);
-    }
-
-    /**
-     * {@code x [..., K]} times a codebook matrix, as {@link #quantizedMatmul}: with {@code transpose},
-     * w is [N, K] and the result is {@code x·wᵀ [..., N]}; without, w is [K, N] and the result is
-     * {@code x·w}. Leading axes broadcast as in {@link #matmul}. Result F32, accumulated in f32. A fast
-     * backend looks codes up while it multiplies and never materializes w; the default does
-     * ({@link #codebookDequantize} then {@link #matmul}).
-     *
-     * @since 0.2
-     */
-    default Tensor codebookMatmul(Tensor x, CodebookMatrix w, boolean transpose) {
-        return CodebookFallbacks.matmul(this, x, w, transpose);
-    }
-
-    /**
-     * Quantizes each row of floating {@code x [..., cols]} as its norm times codebook values: the
-     * code of element j is the number of {@code boundaries} (F32 {@code [2^bits − 1]}, ascending)
-     * strictly below {@code x_j / max(‖x‖, 2^-126)}, with ‖x‖ the row's f32 Euclidean norm. Returns
-     * a matrix whose {@code packed} (U32 {@code [..., cols·bits/32]}, MLX's LSB-first packing) and
-     * {@code rowScales} (the norms, F32 {@code [..., 1]}) are new and owned by the caller, and whose
-     * {@code codebook} is the borrowed argument. {@code cols} must be a multiple of 32 (64 for 1 bit).
-     * Codes of values within f32 rounding of a boundary may differ between backends.
-     *
-     * @since 0.2
-     */
-    default CodebookMatrix codebookQuantize(Tensor x, Tensor codebook, Tensor boundaries, int bits) {
-        return CodebookFallbacks.quantize(this, x, codebook, boundaries, bits);
-    }
-
-    /**
-     * The randomized Hadamard rotation along the last axis of floating {@code x [..., n]}, n a power
-     * of two: forward {@code y = H·(signs ⊙ x)}, inverse {@code x = signs ⊙ (H·y)}, with H the
-     * normalized (orthonormal, symmetric) Walsh–Hadamard matrix and {@code signs} (F32, ±1) broadcast
-     * against x. Returns a new F32 tensor of x's shape. The default multiplies by a dense H (O(n²));
-     * fast backends run the O(n log n) butterfly.
-     *
-     * @since 0.2
-     */
-    default Tensor hadamardRotate(Tensor x, Tensor signs, boolean inverse) {
-        return CodebookFallbacks.hadamard(this, x, signs, inverse);
-    }
-
-    /**
-     * {@link #codebookQuantize} of {@link #hadamardRotate hadamardRotate(x, signs, false)}: the codes
-     * and norms of each row's rotated direction. A fast backend rotates, quantizes and packs each row
-     * in one pass, with no rotated copy of x; the default composes the two ops.
-     *
-     * @since 0.2
-     */
-    default CodebookMatrix codebookQuantizeRotated(Tensor x, Tensor signs, Tensor codebook, Tensor boundaries, int bits) {
-        try (Tensor rotated = hadamardRotate(x, signs, false)) {
-            return codebookQuantize(rotated, codebook, boundaries, bits);
-        }
-    }
-
-    /**
-     * {@link #hadamardRotate hadamardRotate(codebookDequantize(w), signs, true)} cast to {@code dtype}:
-     * rows decoded back to the unrotated domain, a new {@code [..., rows, cols]} tensor. A fast backend
-     * looks up, un-rotates and stores each row in one pass; the default composes the ops.
-     *
-     * @since 0.2
-     */
-    default Tensor codebookDequantizeRotated(CodebookMatrix w, Tensor signs, DType dtype) {
-        try (Tensor values = codebookDequantize(w); Tensor rotated = hadamardRotate(values, signs, true)) {
-            return astype(rotated, dtype);
-        }
-    }
-
-    /**
-     * TurboQuant-prod's key encoding in one op. For each row of floating {@code x [..., n]} (n a power of
-     * two, at least 64): the rotated direction {@code u = R x/max(‖x‖, 2^-126)} with
-     * {@code R x = hadamardRotate(x, signs, false)}; its codebook codes as {@link #codebookQuantizeRotated}
-     * gives them (none when {@code bits} is 0, and then codebook and boundaries may be null); the residual
-     * {@code r = u − codebook[codes]} (u itself without codes); and the signs of
-     * {@code S r = H·Dₖ·…·H·D₁·r}, the chain of {@code hadamardRotate(·, sketchSigns[i], false)} in list
-     * order, as 1-bit codes (bit set where positive). The norms {@code ‖x‖} and residual norms {@code ‖x‖·‖r‖}
-     * (the residual in x's own scale) are f32. The default
-     * composes the ops; a fast backend runs each row in one pass. Codes and sketch bits of values within
-     * f32 rounding of a boundary may differ between backends.
-     *
-     * @param sketchSigns one or more F32 ±1 sign tensors, each broadcast against x as {@code signs} is
-     * @since 0.3
-     */
-    default SketchedCodes codebookQuantizeRotatedSketched(Tensor x, Tensor signs, Tensor codebook, Tensor boundaries, int bits,
-                                                          List<Tensor> sketchSigns) {
-        return CodebookFallbacks.quantizeSketched(this, x, signs, codebook, boundaries, bits, sketchSigns);
-    }
-
-    /**
-     * The decoding of {@link #codebookQuantizeRotatedSketched}'s planes: per row
-     * {@code hadamardRotate(codebookDequantize(w) + Sᵀ·codebookDequantize(sketch), signs, true)} cast to
-     * {@code dtype}, with {@code Sᵀ = D₁·H·…·Dₖ·H} the transpose of the sketch's chain (the sketch's row
-     * scales carry the estimator's factor per row). {@code w} is null when the rows have no codebook codes.
-     * The default composes the ops; a fast backend decodes each row in one pass.
-     *
-     * @param sketch 1-bit codes {@code [..., rows, n/32]} over a two-entry book, with row scales
-     * @since 0.3
-     */
-    default Tensor codebookDequantizeRotatedSketched(CodebookMatrix w, CodebookMatrix sketch, List<Tensor> sketchSigns, Tensor signs,
-                                                     DType dtype) {
-        return CodebookFallbacks.dequantizeSketched(this, w, sketch, sketchSigns, signs, dtype);
-    }
 
     // ---- conveniences over the primitives above ----
 

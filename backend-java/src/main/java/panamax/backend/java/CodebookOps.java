@@ -4,10 +4,10 @@ import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
 import java.util.List;
 import panamax.api.tensor.AttentionMask;
-import panamax.api.tensor.CodebookMatrix;
 import panamax.api.tensor.DType;
 import panamax.api.tensor.Shape;
-import panamax.api.tensor.SketchedCodes;
+import panamax.api.tensor.kernel.CodebookMatrix;
+import panamax.api.tensor.kernel.SketchedCodes;
 import panamax.backend.java.kernel.AffineEncoding;
 import panamax.backend.java.kernel.Bf16RowDecoder;
 import panamax.backend.java.kernel.Bf16RowEncoder;
@@ -121,7 +121,7 @@ final class CodebookOps {
 
     /**
      * Fused attention over codebook keys and values ({@link CodebookAttention}), or null when its
-     * kernels do not serve them (the caller then composes the api default). Shapes are already checked.
+     * kernels do not serve them (the kernel then declines and the caller composes it). Shapes are already checked.
      */
     JavaTensor attention(JavaTensor q, CodebookMatrix keys, CodebookMatrix values, double scale, AttentionMask mask) {
         try (Parts k = parts(keys); Parts v = parts(values)) {

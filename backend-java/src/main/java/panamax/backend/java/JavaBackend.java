@@ -3,6 +3,7 @@ package panamax.backend.java;
 import panamax.api.tensor.MemoryCounter;
 import java.lang.foreign.MemorySegment;
 import java.util.Objects;
+import java.util.Optional;
 import panamax.api.memory.PlainNativeSegments;
 import panamax.api.tensor.Backend;
 import panamax.api.tensor.BackendCapabilities;
@@ -11,6 +12,10 @@ import panamax.api.tensor.MemoryStats;
 import panamax.api.tensor.Ops;
 import panamax.api.tensor.Shape;
 import panamax.api.tensor.Tensor;
+import panamax.api.tensor.kernel.AffineKvKernels;
+import panamax.api.tensor.kernel.CodebookAttentionKernels;
+import panamax.api.tensor.kernel.CodebookKernels;
+import panamax.api.tensor.kernel.KernelFamily;
 import panamax.backend.java.kernel.Floats;
 import panamax.backend.java.kernel.Parallel;
 
@@ -28,12 +33,17 @@ final class JavaBackend implements Backend {
     private final SegmentPool pool;
     final Parallel parallel;
     private final JavaOps ops;
+    private final JavaCodebookKernels codebookKernels;
+    private final JavaKvAttention kvAttention;
 
     JavaBackend(BackendCapabilities capabilities, int threads, long poolBytes) {
         this.capabilities = capabilities;
         this.pool = new SegmentPool(poolBytes);
         this.parallel = new Parallel(threads);
         this.ops = new JavaOps(this);
+        CodebookOps codebook = new CodebookOps(this, ops.views());
+        this.codebookKernels = new JavaCodebookKernels(this, codebook);
+        this.kvAttention = new JavaKvAttention(this, ops.quant(), codebook);
         panamax.backend.java.kernel.Warmup.startOnce();
     }
 
@@ -50,6 +60,14 @@ final class JavaBackend implements Backend {
     @Override
     public Ops ops() {
         return ops;
+    }
+
+    /** The kernel families {@link JavaBackendProvider} declares: all three. */
+    @Override
+    public <K extends KernelFamily> Optional<K> kernel(Class<K> family) {
+        Object kernels = family == CodebookKernels.class ? codebookKernels
+                : family == AffineKvKernels.class || family == CodebookAttentionKernels.class ? kvAttention : null;
+        return Optional.ofNullable(family.cast(kernels));
     }
 
     /** A new contiguous tensor with undefined contents (the caller writes every element), owned by the caller. */

@@ -4,23 +4,21 @@ import java.util.ArrayList;
 import java.util.List;
 import panamax.api.tensor.AttentionMask;
 import panamax.api.tensor.BinaryOp;
-import panamax.api.tensor.CodebookMatrix;
 import panamax.api.tensor.Comparison;
 import panamax.api.tensor.DType;
 import panamax.api.tensor.Ops;
-import panamax.api.tensor.QuantizedAttentionShape;
 import panamax.api.tensor.QuantizedMatrix;
 import panamax.api.tensor.Reduction;
 import panamax.api.tensor.RopeSpec;
 import panamax.api.tensor.Shape;
-import panamax.api.tensor.SketchedCodes;
 import panamax.api.tensor.Tensor;
 import panamax.api.tensor.TopK;
 import panamax.api.tensor.UnaryOp;
 
 /**
- * The {@link Ops} surface of the java backend: checks that arguments are open tensors of this
- * backend, then delegates to the op families. Inputs are borrowed, results owned by the caller.
+ * The core {@link Ops} surface of the java backend: checks that arguments are open tensors of this
+ * backend, then delegates to the op families. The optional kernels are {@link JavaCodebookKernels}
+ * and {@link JavaKvAttention}. Inputs are borrowed, results owned by the caller.
  * Thread-safe.
  */
 final class JavaOps implements Ops {
@@ -33,7 +31,6 @@ final class JavaOps implements Ops {
     private final NormOps norm;
     private final AttentionOps attention;
     private final QuantOps quant;
-    private final CodebookOps codebook;
 
     JavaOps(JavaBackend backend) {
         this.backend = backend;
@@ -45,7 +42,14 @@ final class JavaOps implements Ops {
         this.norm = new NormOps(backend);
         this.attention = new AttentionOps(backend);
         this.quant = new QuantOps(backend, views);
-        this.codebook = new CodebookOps(backend, views);
+    }
+
+    ViewOps views() {
+        return views;
+    }
+
+    QuantOps quant() {
+        return quant;
     }
 
     private JavaTensor t(Tensor x, String name) {
@@ -238,81 +242,5 @@ final class JavaOps implements Ops {
     @Override
     public Tensor quantizedMatmul(Tensor x, QuantizedMatrix w, boolean transpose) {
         return quant.quantizedMatmul(t(x, "x"), w, transpose);
-    }
-
-    @Override
-    public Tensor quantizedAttention(Tensor q, QuantizedMatrix keys, QuantizedMatrix values, double scale, AttentionMask mask) {
-        QuantizedAttentionShape.of(q, keys, values);
-        AttentionMask m = mask == null ? AttentionMask.NONE : mask;
-        if (m instanceof AttentionMask.Explicit e) t(e.mask(), "mask");
-        Tensor fused = quant.quantizedAttention(t(q, "q"), keys, values, scale, m);
-        return fused != null ? fused : Ops.super.quantizedAttention(q, keys, values, scale, m);
-    }
-
-    @Override
-    public Tensor codebookAttention(Tensor q, CodebookMatrix keys, CodebookMatrix values, double scale, AttentionMask mask) {
-        QuantizedAttentionShape.of(q, keys, values);
-        AttentionMask m = mask == null ? AttentionMask.NONE : mask;
-        if (m instanceof AttentionMask.Explicit e) t(e.mask(), "mask");
-        Tensor fused = codebook.attention(t(q, "q"), keys, values, scale, m);
-        return fused != null ? fused : Ops.super.codebookAttention(q, keys, values, scale, m);
-    }
-
-    @Override
-    public Tensor codebookAttention(Tensor q, CodebookMatrix keys, Tensor qs, CodebookMatrix sketch, CodebookMatrix values, double scale,
-                                    AttentionMask mask) {
-        QuantizedAttentionShape.of(q, keys, qs, sketch, values);
-        AttentionMask m = mask == null ? AttentionMask.NONE : mask;
-        if (m instanceof AttentionMask.Explicit e) t(e.mask(), "mask");
-        Tensor fused = codebook.attention(t(q, "q"), keys, t(qs, "qs"), sketch, values, scale, m);
-        return fused != null ? fused : Ops.super.codebookAttention(q, keys, qs, sketch, values, scale, m);
-    }
-
-    @Override
-    public Tensor codebookDequantize(CodebookMatrix w) {
-        return codebook.dequantize(w);
-    }
-
-    @Override
-    public Tensor codebookMatmul(Tensor x, CodebookMatrix w, boolean transpose) {
-        return codebook.matmul(t(x, "x"), w, transpose);
-    }
-
-    @Override
-    public CodebookMatrix codebookQuantize(Tensor x, Tensor codebook, Tensor boundaries, int bits) {
-        return this.codebook.quantize(t(x, "x"), null, t(codebook, "codebook"), t(boundaries, "boundaries"), bits);
-    }
-
-    @Override
-    public CodebookMatrix codebookQuantizeRotated(Tensor x, Tensor signs, Tensor codebook, Tensor boundaries, int bits) {
-        return this.codebook.quantize(t(x, "x"), t(signs, "signs"), t(codebook, "codebook"), t(boundaries, "boundaries"), bits);
-    }
-
-    @Override
-    public Tensor codebookDequantizeRotated(CodebookMatrix w, Tensor signs, DType dtype) {
-        return codebook.dequantizeRotated(w, t(signs, "signs"), dtype);
-    }
-
-    @Override
-    public SketchedCodes codebookQuantizeRotatedSketched(Tensor x, Tensor signs, Tensor codebook, Tensor boundaries, int bits,
-                                                         List<Tensor> sketchSigns) {
-        return this.codebook.quantizeSketched(t(x, "x"), t(signs, "signs"), codebook == null ? null : t(codebook, "codebook"),
-                boundaries == null ? null : t(boundaries, "boundaries"), bits, checkedAll(sketchSigns, "sketchSigns"));
-    }
-
-    @Override
-    public Tensor codebookDequantizeRotatedSketched(CodebookMatrix w, CodebookMatrix sketch, List<Tensor> sketchSigns, Tensor signs,
-                                                    DType dtype) {
-        return codebook.dequantizeSketched(w, sketch, checkedAll(sketchSigns, "sketchSigns"), t(signs, "signs"), dtype);
-    }
-
-    private List<JavaTensor> checkedAll(List<Tensor> tensors, String name) {
-        if (tensors == null) throw new IllegalArgumentException(name + ": expected a list of tensors, found none");
-        return tensors.stream().map(x -> t(x, name)).toList();
-    }
-
-    @Override
-    public Tensor hadamardRotate(Tensor x, Tensor signs, boolean inverse) {
-        return codebook.hadamard(t(x, "x"), t(signs, "signs"), inverse);
     }
 }

@@ -320,7 +320,7 @@ final class QuantOps {
 
     /**
      * Fused attention over quantized keys and values ({@link QuantizedAttention}), or null when its
-     * kernels do not serve these formats (the caller then composes the api default). Shapes are
+     * kernels do not serve these formats (the kernel then declines and the caller composes it). Shapes are
      * already checked.
      */
     JavaTensor quantizedAttention(JavaTensor q, QuantizedMatrix keys, QuantizedMatrix values, double scale, AttentionMask mask) {

@@ -1,18 +1,22 @@
 package panamax.backend.tck;
 
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.quicktheories.generators.SourceDSL.integers;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.quicktheories.core.Gen;
 import org.quicktheories.core.RandomnessSource;
 import panamax.api.tensor.AttentionMask;
-import panamax.api.tensor.CodebookMatrix;
 import panamax.api.tensor.DType;
 import panamax.api.tensor.QuantizedMatrix;
 import panamax.api.tensor.Shape;
 import panamax.api.tensor.Tensor;
+import panamax.api.tensor.kernel.AffineKvKernels;
+import panamax.api.tensor.kernel.CodebookAttentionKernels;
+import panamax.api.tensor.kernel.CodebookMatrix;
 
 /**
  * Batch invariance of attention over every kind of KV plane a codec keeps ({@link BatchInvarianceTck}):
@@ -23,6 +27,9 @@ import panamax.api.tensor.Tensor;
  * and each row's output must be the bits of that row alone (its own tokens only, a {@code Causal} mask),
  * which in turn must be, query by query, the bits of each query alone over the keys it sees (a
  * prefill's token against a decode step's). Rows alone read their planes as views of the batch's.
+ * Quantized planes are attended by the optional kernels ({@link #affineKvKernels()},
+ * {@link #codebookAttentionKernels()}); a kind whose kernel is absent is not drawn, and a case the
+ * kernel declines is not checked (its caller composes it).
  */
 public abstract class AttentionBatchInvarianceTck extends BatchInvarianceTck {
 
@@ -42,8 +49,25 @@ public abstract class AttentionBatchInvarianceTck extends BatchInvarianceTck {
         return integers().between(lo, hi).generate(in);
     }
 
+    /** The affine-plane attention under test: the backend's {@link AffineKvKernels}, or none. */
+    protected Optional<AffineKvKernels> affineKvKernels() {
+        return backend().kernel(AffineKvKernels.class);
+    }
+
+    /** The codebook-plane attention under test: the backend's {@link CodebookAttentionKernels}, or none. */
+    protected Optional<CodebookAttentionKernels> codebookAttentionKernels() {
+        return backend().kernel(CodebookAttentionKernels.class);
+    }
+
+    private AffineKvKernels affine;
+    private CodebookAttentionKernels codebook;
+
     private Gen<Case> cases(int maxLength) {
-        List<Planes> kinds = new ArrayList<>(List.of(Planes.F32, Planes.AFFINE, Planes.CODEBOOK, Planes.SKETCHED));
+        affine = affineKvKernels().orElse(null);
+        codebook = codebookAttentionKernels().orElse(null);
+        List<Planes> kinds = new ArrayList<>(List.of(Planes.F32));
+        if (affine != null) kinds.add(Planes.AFFINE);
+        if (codebook != null) kinds.addAll(List.of(Planes.CODEBOOK, Planes.SKETCHED));
         if (backend().capabilities().storageTypes().contains(DType.BF16)) kinds.add(Planes.BF16);
         return in -> {
             Planes planes = Gens.oneOf(kinds).generate(in);
@@ -155,14 +179,15 @@ public abstract class AttentionBatchInvarianceTck extends BatchInvarianceTck {
         return m == null ? null : new CodebookMatrix(part(m.packed(), r, from, to, owned), m.codebook(), part(m.rowScales(), r, from, to, owned), m.bits());
     }
 
-    /** The case's attention of q (and, sketched, qs) over kv under the mask: a new tensor. */
+    /** The case's attention of q (and, sketched, qs) over kv under the mask: a new tensor, or null when the kernel declines it. */
     private Tensor attend(Case c, Tensor q, Tensor qs, Kv kv, AttentionMask mask) {
-        return switch (c.planes) {
-            case F32, BF16 -> ops().scaledDotProductAttention(q, kv.k, kv.v, c.scale, mask);
-            case AFFINE -> ops().quantizedAttention(q, kv.qk, kv.qv, c.scale, mask);
-            case CODEBOOK -> ops().codebookAttention(q, kv.ck, kv.cv, c.scale, mask);
-            case SKETCHED -> ops().codebookAttention(q, kv.ck, qs, kv.sketch, kv.cv, c.scale, mask);
+        Optional<Tensor> out = switch (c.planes) {
+            case F32, BF16 -> Optional.of(ops().scaledDotProductAttention(q, kv.k, kv.v, c.scale, mask));
+            case AFFINE -> affine.quantizedAttention(q, kv.qk, kv.qv, c.scale, mask);
+            case CODEBOOK -> codebook.codebookAttention(q, kv.ck, kv.cv, c.scale, mask);
+            case SKETCHED -> codebook.codebookAttention(q, kv.ck, qs, kv.sketch, kv.cv, c.scale, mask);
         };
+        return out.orElse(null);
     }
 
     /** The batch's mask: row r's tokens are its last {@code lengths[r]} columns; causal, and the window when set. */
@@ -183,7 +208,7 @@ public abstract class AttentionBatchInvarianceTck extends BatchInvarianceTck {
         try (Tensor tq1 = backend().fromFloats(q, Shape.of(rows, c.hq, tq, c.d), DType.F32);
              Tensor tqs = qs == null ? null : backend().fromFloats(qs, Shape.of(rows, c.hq, tq, 64), DType.F32);
              Tensor out = attend(c, tq1, tqs, kv, mask)) {
-            return floats(out);
+            return out == null ? null : floats(out);
         }
     }
 
@@ -203,18 +228,21 @@ public abstract class AttentionBatchInvarianceTck extends BatchInvarianceTck {
             float[] q = Gens.uniform(new int[] {c.rows, c.hq, c.tq, c.d}, c.seed + 6, 1, DType.F32).toFloats();
             float[] qs = c.planes == Planes.SKETCHED ? Gens.uniform(new int[] {c.rows, c.hq, c.tq, 64}, c.seed + 7, 1, DType.F32).toFloats() : null;
             float[] batched = run(c, q, qs, c.rows, c.tq, all, new AttentionMask.Explicit(mask(c, owned)));
+            if (batched == null) return; // planes the kernel does not serve: its caller composes them
             AttentionMask causal = new AttentionMask.Causal(c.window);
             for (int r = 0; r < c.rows; r++) {
                 int length = c.lengths[r];
                 Kv own = part(all, r, c.columns - length, c.columns, owned);
                 float[] alone = run(c, queries(q, c, c.tq, c.d, r, 0, c.tq), qs == null ? null : queries(qs, c, c.tq, 64, r, 0, c.tq), 1, c.tq,
                         own, causal);
+                assertNotNull(alone, c + ": row " + r + " alone declined, though its batch was served");
                 assertSameBits(c + ": row " + r + " alone and in the batch", alone, queries(batched, c, c.tq, c.dv, r, 0, c.tq));
                 for (int i = 0; i < c.tq; i++) {
                     // query i alone over the keys it sees: the row's first length − tq + i + 1 tokens
                     Kv seen = part(all, r, c.columns - length, c.columns - c.tq + i + 1, owned);
                     float[] one = run(c, queries(q, c, c.tq, c.d, r, i, i + 1), qs == null ? null : queries(qs, c, c.tq, 64, r, i, i + 1), 1, 1,
                             seen, causal);
+                    assertNotNull(one, c + ": a query alone declined, though its batch was served");
                     float[] within = new float[c.hq * c.dv];
                     for (int h = 0; h < c.hq; h++) System.arraycopy(alone, (h * c.tq + i) * c.dv, within, h * c.dv, c.dv);
                     assertSameBits(c + ": row " + r + " query " + i + " of " + c.tq + " alone and among the row's queries", one, within);

@@ -20,6 +20,7 @@ import panamax.api.tensor.DType;
 import panamax.api.tensor.Ops;
 import panamax.api.tensor.Shape;
 import panamax.api.tensor.Tensor;
+import panamax.api.tensor.kernel.KernelFamily;
 
 /**
  * The base of every TCK class: creates one backend per test class from {@link #provider()}, closes
@@ -93,6 +94,15 @@ public abstract class BackendTck {
 
     protected final Ops ops() {
         return backend.ops();
+    }
+
+    /**
+     * The backend's kernels of {@code family}; when it offers none, aborts the calling test (reported as
+     * skipped, naming the family). Tests of optional kernels reach them through an overridable hook that
+     * calls this, so a subclass can hand in a composition of them to check instead.
+     */
+    protected final <K extends KernelFamily> K kernel(Class<K> family) {
+        return backend.kernel(family).orElseGet(() -> Assumptions.abort("backend " + backend.name() + " offers no " + family.getSimpleName()));
     }
 
     /** A property of {@code examples} cases per pass, with the suite's seeds ({@link PropertySeeds}). */

@@ -12,17 +12,22 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
 import java.util.List;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.quicktheories.core.Gen;
 import panamax.api.tensor.Backend;
 import panamax.api.tensor.DType;
 import panamax.api.tensor.Shape;
 import panamax.api.tensor.Tensor;
+import panamax.api.tensor.kernel.AffineKvKernels;
+import panamax.api.tensor.kernel.CodebookAttentionKernels;
+import panamax.api.tensor.kernel.CodebookKernels;
+import panamax.api.tensor.kernel.KernelFamily;
 
 /**
  * Creation and read-back: {@code zeros}, {@code full}, {@code arange}, {@code fromFloats},
  * {@code fromInts}, {@code fromSegment}, {@code toFloats}, {@code toInts}, tensor accessors and
- * closed-tensor handling. Every result here must be exact (see {@link BackendTck} for the rule).
+ * closed-tensor handling, and the optional kernel families handed out as declared. Every result here must be exact (see {@link BackendTck} for the rule).
  */
 public abstract class CreationTck extends BackendTck {
 
@@ -32,6 +37,20 @@ public abstract class CreationTck extends BackendTck {
 
     private Gen<DType> floatingTypes() {
         return Gens.oneOf(List.copyOf(supported(DType.F32, DType.BF16, DType.F16)));
+    }
+
+    @Test
+    public void kernelFamiliesAreHandedOutExactlyAsDeclared() {
+        var declared = backend().capabilities().kernels();
+        assertEquals(provider().capabilities().kernels(), declared, "kernel families: the provider's declaration and the backend's");
+        for (Class<? extends KernelFamily> family : List.of(AffineKvKernels.class, CodebookAttentionKernels.class, CodebookKernels.class)) {
+            Optional<? extends KernelFamily> kernels = backend().kernel(family);
+            assertEquals(declared.contains(family), kernels.isPresent(), family.getSimpleName() + ": declared and handed out");
+            kernels.ifPresent(k -> assertSame(k, backend().kernel(family).orElseThrow(), family.getSimpleName() + ": one instance"));
+        }
+        for (Class<? extends KernelFamily> family : declared) {
+            assertTrue(backend().kernel(family).map(family::isInstance).orElse(false), family.getSimpleName() + " is declared but not handed out");
+        }
     }
 
     @Test

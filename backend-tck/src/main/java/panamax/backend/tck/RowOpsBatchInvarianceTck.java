@@ -4,18 +4,20 @@ import static org.quicktheories.generators.SourceDSL.integers;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.quicktheories.core.Gen;
 import org.quicktheories.core.RandomnessSource;
 import org.quicktheories.generators.Generate;
-import panamax.api.tensor.CodebookMatrix;
 import panamax.api.tensor.DType;
 import panamax.api.tensor.QuantizedMatrix;
 import panamax.api.tensor.RopeSpec;
 import panamax.api.tensor.Shape;
-import panamax.api.tensor.SketchedCodes;
 import panamax.api.tensor.Tensor;
 import panamax.api.tensor.UnaryOp;
+import panamax.api.tensor.kernel.CodebookKernels;
+import panamax.api.tensor.kernel.CodebookMatrix;
+import panamax.api.tensor.kernel.SketchedCodes;
 
 /**
  * Batch invariance of the row ops on a decoder's path ({@link BatchInvarianceTck}): a row of x through
@@ -232,8 +234,14 @@ public abstract class RowOpsBatchInvarianceTck extends BatchInvarianceTck {
         }
     }
 
+    /** The codebook encoders under test: the backend's {@link CodebookKernels}, or none (then only {@code quantize} is checked). */
+    protected Optional<CodebookKernels> codebookKernels() {
+        return backend().kernel(CodebookKernels.class);
+    }
+
     @Test
     public void kvEncodersGiveEachTokenItsBitsAlone() {
+        CodebookKernels codebook = codebookKernels().orElse(null);
         List<DType> types = List.copyOf(supported(DType.F32, DType.BF16));
         qt(30).forAll(integers().between(0, 1 << 20), Gens.oneOf(types)).checkAssert((seed, dtype) -> {
             java.util.SplittableRandom random = new java.util.SplittableRandom(seed);
@@ -250,10 +258,10 @@ public abstract class RowOpsBatchInvarianceTck extends BatchInvarianceTck {
             java.util.Arrays.sort(bounds);
             try (Tensor all = input(x, dtype); Tensor ts = input(signs, DType.F32); Tensor book = ops().zeros(Shape.of(1 << bookBits), DType.F32);
                  Tensor tb = backend().fromFloats(bounds, Shape.of(bounds.length), DType.F32)) {
-                List<int[]> batched = encodings(all, ts, book, tb, group, bits, bookBits);
+                List<int[]> batched = encodings(codebook, all, ts, book, tb, group, bits, bookBits);
                 for (int t = 0; t < tokens; t++) {
                     try (Tensor one = ops().slice(all, 2, t, t + 1); Tensor copy = ops().copy(one)) {
-                        List<int[]> alone = encodings(copy, ts, book, tb, group, bits, bookBits);
+                        List<int[]> alone = encodings(codebook, copy, ts, book, tb, group, bits, bookBits);
                         for (int e = 0; e < alone.size(); e++) {
                             int[] a = alone.get(e);
                             int[] b = batched.get(e);
@@ -278,25 +286,26 @@ public abstract class RowOpsBatchInvarianceTck extends BatchInvarianceTck {
             "codebookQuantizeRotated packed", "codebookQuantizeRotated norms", "codebookQuantizeRotatedSketched codes",
             "codebookQuantizeRotatedSketched norms", "codebookQuantizeRotatedSketched sketch", "codebookQuantizeRotatedSketched residual norms");
 
-    /** The raw bits of every encoding of x [1, heads, tokens, d], in {@link #ENCODINGS}' order. */
-    private List<int[]> encodings(Tensor x, Tensor signs, Tensor book, Tensor bounds, int group, int bits, int bookBits) {
+    /** The raw bits of every encoding of x [1, heads, tokens, d], in {@link #ENCODINGS}' order (the codebook ones when codebook is not null). */
+    private List<int[]> encodings(CodebookKernels codebook, Tensor x, Tensor signs, Tensor book, Tensor bounds, int group, int bits, int bookBits) {
         List<int[]> out = new ArrayList<>();
         try (QuantizedMatrix q = ops().quantize(x, group, bits)) {
             out.add(backend().toInts(q.packed()));
             out.add(bitsOf(floats(q.scales())));
             out.add(bitsOf(floats(q.biases())));
         }
-        try (Tensor rotated = ops().hadamardRotate(x, signs, false)) {
+        if (codebook == null) return out;
+        try (Tensor rotated = codebook.hadamardRotate(x, signs, false)) {
             out.add(bitsOf(floats(rotated)));
         }
-        CodebookMatrix c = ops().codebookQuantizeRotated(x, signs, book, bounds, bookBits);
+        CodebookMatrix c = codebook.codebookQuantizeRotated(x, signs, book, bounds, bookBits);
         try (Tensor packed = c.packed(); Tensor norms = c.rowScales()) {
             out.add(backend().toInts(packed));
             out.add(bitsOf(floats(norms)));
         }
         // TurboQuant's QJL keys: codes, norm, the residual's sketch signs (the signs reversed as a second sketch rotation)
         try (Tensor sketchSigns = ops().mul(signs, -1.0);
-             SketchedCodes q = ops().codebookQuantizeRotatedSketched(x, signs, book, bounds, bookBits, List.of(sketchSigns))) {
+             SketchedCodes q = codebook.codebookQuantizeRotatedSketched(x, signs, book, bounds, bookBits, List.of(sketchSigns))) {
             out.add(backend().toInts(q.codes()));
             out.add(bitsOf(floats(q.norms())));
             out.add(backend().toInts(q.sketch()));

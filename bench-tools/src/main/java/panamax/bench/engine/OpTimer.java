@@ -8,14 +8,17 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 import panamax.api.tensor.Backend;
 import panamax.api.tensor.Ops;
 import panamax.api.tensor.QuantizedMatrix;
 import panamax.api.tensor.Tensor;
+import panamax.api.tensor.kernel.KernelFamily;
 
 /**
  * A wall-clock breakdown of a forward pass by backend op: {@link #wrap} returns a backend whose
- * {@code ops()} times every call while {@link #recording} is on, keyed by the op's name and its
+ * {@code ops()} and optional kernels time every call while {@link #recording} is on, keyed by the op's name and its
  * arguments' shapes and dtypes (so each weight matrix shape of a matmul is its own line). Valid for
  * eager backends, where an op's work is done when it returns (the Java backend). Borrows the backend
  * it wraps; not thread-safe (the model calls ops from one thread).
@@ -30,20 +33,30 @@ final class OpTimer {
     private final Map<String, Total> totals = new HashMap<>();
     boolean recording;
 
-    /** A backend that delegates everything to {@code backend}, timing its ops. */
+    /** A backend that delegates everything to {@code backend}, timing its ops and the kernels it hands out. */
     Backend wrap(Backend backend) {
-        Ops ops = backend.ops();
-        Ops timed = (Ops) Proxy.newProxyInstance(Ops.class.getClassLoader(), new Class<?>[] {Ops.class}, (proxy, m, args) -> {
-            if (!recording || m.getDeclaringClass() == Object.class) return invoke(ops, m, args);
+        Ops timed = timed(Ops.class, backend.ops());
+        Map<Class<?>, Optional<?>> kernels = new ConcurrentHashMap<>();
+        InvocationHandler handler = (proxy, m, args) -> switch (m.getName()) {
+            case "ops" -> timed;
+            case "kernel" -> kernels.computeIfAbsent((Class<?>) args[0],
+                    family -> backend.kernel(family.asSubclass(KernelFamily.class)).map(k -> timed(family, k)));
+            default -> invoke(backend, m, args);
+        };
+        return (Backend) Proxy.newProxyInstance(Backend.class.getClassLoader(), new Class<?>[] {Backend.class}, handler);
+    }
+
+    /** {@code target} as a proxy of {@code type} that times its calls while {@link #recording} is on. */
+    private <T> T timed(Class<T> type, Object target) {
+        return type.cast(Proxy.newProxyInstance(type.getClassLoader(), new Class<?>[] {type}, (proxy, m, args) -> {
+            if (!recording || m.getDeclaringClass() == Object.class) return invoke(target, m, args);
             long start = System.nanoTime();
-            Object result = invoke(ops, m, args);
+            Object result = invoke(target, m, args);
             Total t = totals.computeIfAbsent(key(m, args), k -> new Total());
             t.nanos += System.nanoTime() - start;
             t.calls++;
             return result;
-        });
-        InvocationHandler handler = (proxy, m, args) -> m.getName().equals("ops") && m.getParameterCount() == 0 ? timed : invoke(backend, m, args);
-        return (Backend) Proxy.newProxyInstance(Backend.class.getClassLoader(), new Class<?>[] {Backend.class}, handler);
+        }));
     }
 
     private static Object invoke(Object target, Method m, Object[] args) throws Throwable {

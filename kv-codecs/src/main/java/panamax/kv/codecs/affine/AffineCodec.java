@@ -10,12 +10,13 @@ import panamax.api.tensor.DType;
 import panamax.api.tensor.Ops;
 import panamax.api.tensor.QuantizedMatrix;
 import panamax.api.tensor.Tensor;
+import panamax.kv.codecs.internal.KvKernels;
 
 /**
  * MLX affine group quantization of keys and values, with attention on the planes through the
- * backend's {@code quantizedAttention} (the Java backend fuses scores, softmax and values per kv
- * head; the api default composes {@code quantizedMatmul}s) — the cache is never dequantized as a
- * whole. Holds no tensors; not thread-safe.
+ * backend's {@code AffineKvKernels} (the Java backend fuses scores, softmax and values per kv head;
+ * without them {@link KvKernels} composes {@code quantizedMatmul}s) — the cache is never dequantized
+ * as a whole. Holds no tensors; not thread-safe.
  */
 final class AffineCodec implements KvCodec {
     private final CodecShape shape;
@@ -24,6 +25,7 @@ final class AffineCodec implements KvCodec {
     private final DType activation;
     /** The context's backend: every op goes through it (a wrapping backend, e.g. a timer, sees them all). */
     private final Backend backend;
+    private final KvKernels kernels;
 
     AffineCodec(CodecShape shape, int bits, int groupSize, DType activation, Backend backend) {
         this.shape = shape;
@@ -31,6 +33,7 @@ final class AffineCodec implements KvCodec {
         this.groupSize = groupSize;
         this.activation = activation;
         this.backend = backend;
+        this.kernels = KvKernels.of(backend);
     }
 
     @Override
@@ -75,7 +78,7 @@ final class AffineCodec implements KvCodec {
             throw new IllegalArgumentException("queries " + queries.shape() + " do not fit key planes "
                     + keys.packed().shape() + " and value planes " + values.packed().shape());
         }
-        return backend.ops().quantizedAttention(queries, keys, values, scale, mask);
+        return kernels.quantizedAttention(queries, keys, values, scale, mask);
     }
 
     /** A borrowed view of planes as a quantized matrix; never closed here (the caller owns the planes). */

@@ -1,13 +1,14 @@
 /**
- * Helpers shared by the codecs, built on {@code Ops} only: tensor scopes, seeded
- * random streams, parameter checks. (Packing codes, looking them up and masked softmax are backend ops:
- * {@code Ops.codebookQuantize}, {@code codebookMatmul}, {@code codebookDequantize},
- * {@code attentionProbabilities}.) Not exported.
+ * Helpers shared by the codecs, built on the backend SPI only: tensor scopes, seeded random streams,
+ * parameter checks, and the kernels codecs run ({@link panamax.kv.codecs.internal.KvKernels}): the
+ * backend's optional kernel families where it offers them, their compositions from core {@code Ops}
+ * ({@link panamax.kv.codecs.internal.ComposedCodebookKernels},
+ * {@link panamax.kv.codecs.internal.ComposedAttention}) where it does not. Not exported.
  *
  * {@snippet :
  * try (TensorScope s = new TensorScope()) {
  *     Tensor scores = s.add(ops.matmul(q, kT));                          // closed with the scope
- *     Tensor p = s.keep(ops.attentionProbabilities(scores, mask));     // kept: owned by the caller
+ *     Tensor p = s.keep(composed.probabilities(scores, mask));          // kept: owned by the caller
  * }
  * }
  */

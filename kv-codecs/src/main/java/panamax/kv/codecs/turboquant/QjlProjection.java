@@ -4,11 +4,12 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import panamax.api.tensor.Backend;
-import panamax.api.tensor.CodebookMatrix;
 import panamax.api.tensor.DType;
-import panamax.api.tensor.Ops;
 import panamax.api.tensor.Shape;
 import panamax.api.tensor.Tensor;
+import panamax.api.tensor.kernel.CodebookKernels;
+import panamax.api.tensor.kernel.CodebookMatrix;
+import panamax.kv.codecs.internal.KvKernels;
 
 /**
  * The 1-bit quantized Johnson–Lindenstrauss transform of a residual r (Zandieh et al., Definition 1):
@@ -16,7 +17,7 @@ import panamax.api.tensor.Tensor;
  *
  * <p>S is not the paper's dense n × n Gaussian matrix but a structured orthogonal one, per kv head:
  * {@code S = H·D₃·H·D₂·H·D₁}, three randomized Hadamard blocks (H normalized, Dₖ seeded ±1 signs), applied
- * in O(n log n) by {@link Ops#hadamardRotate} instead of n² FMAs per vector. Its rows are orthonormal
+ * in O(n log n) by {@link CodebookKernels#hadamardRotate} instead of n² FMAs per vector. Its rows are orthonormal
  * and close to uniformly distributed on the sphere (Yu et al., 2016, "Orthogonal Random Features", SORF),
  * so {@code E⟨u, q⟩·sign⟨u, r⟩ = E|u₁|·⟨q, r⟩/‖r‖} with {@code E|u₁| = Γ(n/2)/(√π·Γ((n+1)/2))}, the
  * spherical counterpart of the Gaussian rows' {@code √(2/π)}; hence {@code scale = 1/(n·E|u₁|)}.
@@ -45,7 +46,7 @@ final class QjlProjection implements AutoCloseable {
         }
     }
 
-    /** The sign tensors D₁, D₂, D₃ (borrowed), in the order {@link Ops#codebookQuantizeRotatedSketched} applies them. */
+    /** The sign tensors D₁, D₂, D₃ (borrowed), in the order {@link CodebookKernels#codebookQuantizeRotatedSketched} applies them. */
     List<Tensor> blocks() {
         return blocks.stream().map(RandomizedHadamard::signs).toList();
     }
@@ -74,11 +75,11 @@ final class QjlProjection implements AutoCloseable {
     }
 
     /** {@code S x} for each row of borrowed {@code x [B, heads, T, n]}: a new f32 {@code [B, heads, T, n]}. */
-    Tensor project(Ops ops, Tensor x) {
-        Tensor y = blocks.getFirst().forward(ops, x);
+    Tensor project(KvKernels kernels, Tensor x) {
+        Tensor y = blocks.getFirst().forward(kernels, x);
         for (RandomizedHadamard block : blocks.subList(1, BLOCKS)) {
             try (Tensor previous = y) {
-                y = block.forward(ops, previous);
+                y = block.forward(kernels, previous);
             }
         }
         return y;

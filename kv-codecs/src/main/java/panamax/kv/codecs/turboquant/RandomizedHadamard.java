@@ -6,12 +6,13 @@ import panamax.api.tensor.DType;
 import panamax.api.tensor.Ops;
 import panamax.api.tensor.Shape;
 import panamax.api.tensor.Tensor;
+import panamax.kv.codecs.internal.KvKernels;
 import panamax.kv.codecs.internal.SplitMix64;
 
 /**
  * The seeded random rotation of each kv head: {@code R x = H·diag(signs)·pad(x)}, with {@code H}
  * the normalized Walsh–Hadamard matrix of the padded dimension n (a power of two) and one seeded
- * ±1 sign vector per head. Applied through {@link Ops#hadamardRotate}, which a fast backend runs as
+ * ±1 sign vector per head. Applied through {@link panamax.api.tensor.kernel.CodebookKernels#hadamardRotate}, which a fast backend runs as
  * the O(n log n) butterfly (the Java backend: a vector FWHT per row) and other backends at least
  * compose correctly. {@code H} is symmetric and orthogonal, hence {@code R⁻¹ y = unpad(signs ⊙ H y)}.
  * Owns its tensors; thread-safe once built.
@@ -83,10 +84,10 @@ final class RandomizedHadamard implements AutoCloseable {
     }
 
     /** {@code R x} of borrowed floating {@code x [B, heads, T, headDim]}: a new f32 {@code [B, heads, T, n]}. */
-    Tensor forward(Ops ops, Tensor x) {
-        if (paddedDim == headDim) return ops.hadamardRotate(x, signs, false);
-        try (Tensor padded = pad(ops, x)) {
-            return ops.hadamardRotate(padded, signs, false);
+    Tensor forward(KvKernels kernels, Tensor x) {
+        if (paddedDim == headDim) return kernels.codebook().hadamardRotate(x, signs, false);
+        try (Tensor padded = pad(kernels.ops(), x)) {
+            return kernels.codebook().hadamardRotate(padded, signs, false);
         }
     }
 
@@ -98,10 +99,10 @@ final class RandomizedHadamard implements AutoCloseable {
     }
 
     /** {@code R⁻¹ y} of borrowed f32 {@code y [B, heads, T, n]}: a new f32 {@code [B, heads, T, headDim]}. */
-    Tensor inverse(Ops ops, Tensor y) {
-        if (paddedDim == headDim) return ops.hadamardRotate(y, signs, true);
-        try (Tensor unsigned = ops.hadamardRotate(y, signs, true)) {
-            return ops.slice(unsigned, -1, 0, headDim);
+    Tensor inverse(KvKernels kernels, Tensor y) {
+        if (paddedDim == headDim) return kernels.codebook().hadamardRotate(y, signs, true);
+        try (Tensor unsigned = kernels.codebook().hadamardRotate(y, signs, true)) {
+            return kernels.ops().slice(unsigned, -1, 0, headDim);
         }
     }
 

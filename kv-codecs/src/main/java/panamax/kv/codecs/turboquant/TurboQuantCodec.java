@@ -7,12 +7,14 @@ import panamax.api.kv.CodecShape;
 import panamax.api.kv.KvCodec;
 import panamax.api.kv.KvRole;
 import panamax.api.tensor.AttentionMask;
-import panamax.api.tensor.CodebookMatrix;
 import panamax.api.tensor.DType;
 import panamax.api.tensor.Ops;
 import panamax.api.tensor.Shape;
-import panamax.api.tensor.SketchedCodes;
 import panamax.api.tensor.Tensor;
+import panamax.api.tensor.kernel.CodebookKernels;
+import panamax.api.tensor.kernel.CodebookMatrix;
+import panamax.api.tensor.kernel.SketchedCodes;
+import panamax.kv.codecs.internal.KvKernels;
 import panamax.kv.codecs.internal.TensorScope;
 
 /**
@@ -36,6 +38,7 @@ final class TurboQuantCodec implements KvCodec {
     private final CodebookQuantizer keyCodes;   // null when QJL takes every key bit
     private final CodebookQuantizer valueCodes;
     private final QjlProjection qjl;            // null unless config.qjl()
+    private final KvKernels kernels;
 
     TurboQuantCodec(TurboQuantConfig config, CodecContext context) {
         this.config = config;
@@ -44,6 +47,7 @@ final class TurboQuantCodec implements KvCodec {
         this.n = config.paddedDim();
         long[] ids = {context.seed(), config.seed(), context.layer()};
         var backend = context.backend();
+        this.kernels = KvKernels.of(backend);
         this.rotation = new RandomizedHadamard(backend, context.kvHeads(), config.headDim(), n, ids);
         this.keyCodes = config.keyCodeBits() > 0 ? new CodebookQuantizer(backend, n, config.keyCodeBits()) : null;
         this.valueCodes = new CodebookQuantizer(backend, n, config.valueBits());
@@ -61,18 +65,19 @@ final class TurboQuantCodec implements KvCodec {
             throw new IllegalArgumentException("expected [rows, " + context.kvHeads() + ", tokens, " + config.headDim()
                     + "], found " + x.shape());
         }
-        Ops ops = context.backend().ops();
+        Ops ops = kernels.ops();
+        CodebookKernels codebook = kernels.codebook();
         CodebookQuantizer direct = role == KvRole.KEY ? (qjl == null ? keyCodes : null) : valueCodes;
         if (direct != null && !rotation.padded()) {
             // rotation, norm, codes and packing in one pass per row: the planes are the result's two new tensors
-            CodebookMatrix q = direct.quantizeRotated(ops, x, rotation.signs());
+            CodebookMatrix q = direct.quantizeRotated(codebook, x, rotation.signs());
             return List.of(q.packed(), q.rowScales());
         }
         if (role == KvRole.KEY && qjl != null) {
             // codes, norm, the residual's sketch and its norm in one op per row
             try (TensorScope s = new TensorScope()) {
                 Tensor input = rotation.padded() ? s.add(rotation.pad(ops, x)) : x;
-                SketchedCodes q = CodebookQuantizer.quantizeRotatedSketched(ops, keyCodes, input, rotation.signs(), qjl.blocks());
+                SketchedCodes q = CodebookQuantizer.quantizeRotatedSketched(codebook, keyCodes, input, rotation.signs(), qjl.blocks());
                 List<Tensor> planes = new ArrayList<>();
                 if (q.codes() != null) planes.add(q.codes());
                 planes.addAll(List.of(q.norms(), q.sketch(), q.residualNorms()));
@@ -81,7 +86,7 @@ final class TurboQuantCodec implements KvCodec {
         }
         try (TensorScope s = new TensorScope()) {
             // R x/‖x‖ = (R x)/‖R x‖: the rotation is orthogonal, so codebookQuantize normalizes after rotating
-            CodebookMatrix q = direct.quantize(ops, s.add(rotation.forward(ops, x)));
+            CodebookMatrix q = direct.quantize(codebook, s.add(rotation.forward(kernels, x)));
             return List.of(q.packed(), q.rowScales());
         }
     }
@@ -89,22 +94,23 @@ final class TurboQuantCodec implements KvCodec {
     @Override
     public Tensor decode(KvRole role, List<Tensor> planes) {
         Planes p = Planes.of(role, planes, shape);
-        Ops ops = context.backend().ops();
+        Ops ops = kernels.ops();
+        CodebookKernels codebook = kernels.codebook();
         if ((role == KvRole.VALUE || qjl == null) && !rotation.padded()) {
             // look-up, un-rotation and the cast in one pass per row
             CodebookQuantizer quantizer = role == KvRole.KEY ? keyCodes : valueCodes;
-            return ops.codebookDequantizeRotated(quantizer.matrix(p.codes(), p.norm()), rotation.signs(), context.activationType());
+            return codebook.codebookDequantizeRotated(quantizer.matrix(p.codes(), p.norm()), rotation.signs(), context.activationType());
         }
         try (TensorScope s = new TensorScope()) {
             Tensor x;
             if (role == KvRole.VALUE || qjl == null) {
                 CodebookQuantizer quantizer = role == KvRole.KEY ? keyCodes : valueCodes;
-                x = s.add(rotation.inverse(ops, s.add(ops.codebookDequantize(quantizer.matrix(p.codes(), p.norm())))));
+                x = s.add(rotation.inverse(kernels, s.add(codebook.codebookDequantize(quantizer.matrix(p.codes(), p.norm())))));
             } else {
                 // ‖k‖·R⁻¹(ĉ + γ·scale·Sᵀz): the sketch's row scales carry ‖k‖·γ·scale (the plane holds ‖k‖·γ)
                 Tensor sketchScale = s.add(ops.mul(p.residualNorm(), qjl.scale()));
                 CodebookMatrix codes = keyCodes == null ? null : keyCodes.matrix(p.codes(), p.norm());
-                x = s.add(ops.codebookDequantizeRotatedSketched(codes, qjl.signs(p.qjl(), sketchScale), qjl.blocks(), rotation.signs(),
+                x = s.add(codebook.codebookDequantizeRotatedSketched(codes, qjl.signs(p.qjl(), sketchScale), qjl.blocks(), rotation.signs(),
                         rotation.padded() ? DType.F32 : context.activationType()));
                 if (!rotation.padded()) return s.keep(x);
                 x = s.add(ops.slice(x, -1, 0, config.headDim()));
@@ -131,29 +137,29 @@ final class TurboQuantCodec implements KvCodec {
                     + " and value norms " + v.norm().shape());
         }
         int groupRows = hq / hkv * tq;
-        Ops ops = context.backend().ops();
+        Ops ops = kernels.ops();
         try (TensorScope s = new TensorScope()) {
             // the rotation reads the queries in their dtype and gives f32; the scale goes to the attention op
             Tensor grouped = s.add(ops.reshape(queries, Shape.of(b, hkv, groupRows, d)));
-            Tensor qr = s.add(rotation.forward(ops, grouped));              // once per step
+            Tensor qr = s.add(rotation.forward(kernels, grouped));              // once per step
             // scores, softmax and Σ pᵢ·‖vᵢ‖·ĉᵢ in one backend op on the codes (the rotated domain); un-rotated once
             int n = qr.dim(-1);
             Tensor perHeadQuery = s.add(ops.reshape(qr, Shape.of(b, hq, tq, n)));
             CodebookMatrix values = valueCodes.matrix(v.codes(), v.norm());
             Tensor attended;
             if (qjl == null) {
-                attended = s.add(ops.codebookAttention(perHeadQuery, keyCodes.matrix(k.codes(), k.norm()), values, scale, mask));
+                attended = s.add(kernels.codebookAttention(perHeadQuery, keyCodes.matrix(k.codes(), k.norm()), values, scale, mask));
             } else {
                 // QJL keys add ‖k‖·γ·scale·⟨S·Rq, z⟩ to the scores: the sign bits are a ±1 codebook whose row scale
                 // is the stored ‖k‖·γ, scored in the same op as a second key matrix (the sketch); the estimator's
                 // scale goes into the projected query, so no per-token product is made per step
-                Tensor projected = s.add(ops.reshape(s.add(ops.mul(s.add(qjl.project(ops, qr)), qjl.scale())), Shape.of(b, hq, tq, n)));
+                Tensor projected = s.add(ops.reshape(s.add(ops.mul(s.add(qjl.project(kernels, qr)), qjl.scale())), Shape.of(b, hq, tq, n)));
                 CodebookMatrix signs = qjl.signs(k.qjl(), k.residualNorm());
                 attended = keyCodes == null // QJL takes every key bit: the sketch is the only key term
-                        ? s.add(ops.codebookAttention(projected, signs, values, scale, mask))
-                        : s.add(ops.codebookAttention(perHeadQuery, keyCodes.matrix(k.codes(), k.norm()), projected, signs, values, scale, mask));
+                        ? s.add(kernels.codebookAttention(projected, signs, values, scale, mask))
+                        : s.add(kernels.codebookAttention(perHeadQuery, keyCodes.matrix(k.codes(), k.norm()), projected, signs, values, scale, mask));
             }
-            Tensor out = s.add(rotation.inverse(ops, s.add(ops.reshape(attended, Shape.of(b, hkv, groupRows, n)))));
+            Tensor out = s.add(rotation.inverse(kernels, s.add(ops.reshape(attended, Shape.of(b, hkv, groupRows, n)))));
             return s.keep(ops.astype(s.add(ops.reshape(out, Shape.of(b, hq, tq, d))), queries.dtype()));
         }
     }

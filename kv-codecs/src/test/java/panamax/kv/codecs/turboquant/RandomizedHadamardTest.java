@@ -9,6 +9,7 @@ import panamax.api.tensor.DType;
 import panamax.api.tensor.Shape;
 import panamax.api.tensor.Tensor;
 import panamax.kv.codecs.JavaBackendFixture;
+import panamax.kv.codecs.internal.KvKernels;
 
 /** The per-head randomized Hadamard rotation, against a scalar butterfly written here. */
 class RandomizedHadamardTest {
@@ -43,8 +44,8 @@ class RandomizedHadamardTest {
                 float[] x = JavaBackendFixture.gaussians(d, 2 * heads * tokens * d);
                 try (RandomizedHadamard rotation = new RandomizedHadamard(b, heads, d, n, IDS);
                      Tensor xt = b.fromFloats(x, Shape.of(2, heads, tokens, d), DType.F32);
-                     Tensor y = rotation.forward(b.ops(), xt);
-                     Tensor back = rotation.inverse(b.ops(), y)) {
+                     Tensor y = rotation.forward(KvKernels.of(b), xt);
+                     Tensor back = rotation.inverse(KvKernels.of(b), y)) {
                     assertEquals(Shape.of(2, heads, tokens, n), y.shape());
                     float[] got = b.toFloats(y);
                     for (int v = 0; v < 2 * heads * tokens; v++) {

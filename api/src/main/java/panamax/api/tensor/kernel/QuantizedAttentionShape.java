@@ -1,9 +1,12 @@
-package panamax.api.tensor;
+package panamax.api.tensor.kernel;
+
+import panamax.api.tensor.QuantizedMatrix;
+import panamax.api.tensor.Tensor;
 
 /**
- * The validated geometry of {@link Ops#quantizedAttention}'s and {@link Ops#codebookAttention}'s arguments: q {@code [B, Hq, Tq, D]},
+ * The validated geometry of {@link AffineKvKernels#quantizedAttention}'s and {@link CodebookAttentionKernels#codebookAttention}'s arguments: q {@code [B, Hq, Tq, D]},
  * keys of D columns and values of Dv columns, both packed {@code [B, Hkv, Tk, ·]}, Hq a multiple of
- * Hkv. Backends that override the op check their arguments with {@link #of} too, so every backend
+ * Hkv. Kernels and their composed fallbacks check their arguments with {@link #of} too, so every backend
  * refuses the same inputs with the same message.
  */
 public record QuantizedAttentionShape(int b, int hq, int tq, int d, int hkv, int tk, int dv) {
@@ -44,7 +47,7 @@ public record QuantizedAttentionShape(int b, int hq, int tq, int d, int hkv, int
     }
 
     /**
-     * The shape of a valid {@link Ops#codebookAttention} call.
+     * The shape of a valid {@link CodebookAttentionKernels#codebookAttention} call.
      *
      * @throws IllegalArgumentException naming the argument and the expected and found shapes
      */
@@ -70,7 +73,7 @@ public record QuantizedAttentionShape(int b, int hq, int tq, int d, int hkv, int
     }
 
     /**
-     * The shape of a valid sketched {@link Ops#codebookAttention} call: each query tensor valid against its
+     * The shape of a valid sketched {@link CodebookAttentionKernels#codebookAttention} call: each query tensor valid against its
      * keys and the values, the two agreeing on every axis but their last ({@link #d()} is q's).
      *
      * @throws IllegalArgumentException naming the argument and the expected and found shapes

@@ -1,7 +1,9 @@
-package panamax.api.tensor;
+package panamax.api.tensor.kernel;
+
+import panamax.api.tensor.Tensor;
 
 /**
- * The planes of {@link Ops#codebookQuantizeRotatedSketched}: each row's codebook codes of its rotated
+ * The planes of {@link CodebookKernels#codebookQuantizeRotatedSketched}: each row's codebook codes of its rotated
  * direction (when it has any), its norm, the 1-bit sketch of the codes' residual and that residual's
  * norm in x's own scale. Owns its tensors: {@link #close} closes them.
  *

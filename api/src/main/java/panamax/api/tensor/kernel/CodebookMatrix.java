@@ -1,14 +1,17 @@
-package panamax.api.tensor;
+package panamax.api.tensor.kernel;
 
 import java.util.Arrays;
 import java.util.Set;
+import panamax.api.tensor.DType;
+import panamax.api.tensor.Shape;
+import panamax.api.tensor.Tensor;
 
 /**
  * A matrix whose entries are table values scaled per row: {@code w[r, c] = codebook[code(r, c)]·rowScales[r]}
  * ({@code rowScales} null: 1). Each row's codes are {@code bits} wide, packed LSB first into the row's
  * little-endian uint32 bit stream — MLX's affine packing, so 3-, 5- and 6-bit codes straddle words.
  * This is the storage of vector quantizers with a non-uniform codebook (TurboQuant's Lloyd-Max
- * centroids, with the vector norms as row scales), which the affine {@link QuantizedMatrix} cannot express.
+ * centroids, with the vector norms as row scales), which the affine {@link panamax.api.tensor.QuantizedMatrix} cannot express.
  *
  * <p>A view: it borrows its tensors and closes none of them.
  *

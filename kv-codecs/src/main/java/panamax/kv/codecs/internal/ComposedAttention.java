@@ -1,21 +1,45 @@
-package panamax.api.tensor;
+package panamax.kv.codecs.internal;
+
+import java.util.Optional;
+import panamax.api.tensor.AttentionMask;
+import panamax.api.tensor.Comparison;
+import panamax.api.tensor.DType;
+import panamax.api.tensor.Ops;
+import panamax.api.tensor.QuantizedMatrix;
+import panamax.api.tensor.Shape;
+import panamax.api.tensor.Tensor;
+import panamax.api.tensor.kernel.AffineKvKernels;
+import panamax.api.tensor.kernel.CodebookAttentionKernels;
+import panamax.api.tensor.kernel.CodebookKernels;
+import panamax.api.tensor.kernel.CodebookMatrix;
+import panamax.api.tensor.kernel.QuantizedAttentionShape;
 
 /**
- * The composed defaults of {@link Ops#attentionProbabilities}, {@link Ops#quantizedAttention} and
- * {@link Ops#codebookAttention},
- * built from primitive ops only, so a backend that does not override them computes the right values
- * (materializing the scores and the mask, which a fused kernel never does). Stateless.
+ * Attention over affine and codebook KV planes composed from the core {@link Ops} and
+ * {@link CodebookKernels} (the backend's, or {@link ComposedCodebookKernels}), for backends that
+ * offer no fused attention or decline a format: the same values, materializing the scores and the
+ * mask, which a fused kernel never does. Always serves (never returns empty). Borrows its ops;
+ * thread-safe.
  */
-final class AttentionFallbacks {
-    private AttentionFallbacks() {
+public final class ComposedAttention implements AffineKvKernels, CodebookAttentionKernels {
+    private final Ops ops;
+    private final CodebookKernels codebook;
+
+    public ComposedAttention(Ops ops, CodebookKernels codebook) {
+        this.ops = ops;
+        this.codebook = codebook;
     }
 
-    /** Softmax of already-scaled {@code scores [B, Hq, Tq, Tk]} under {@code mask}; see {@link Ops#attentionProbabilities}. */
-    static Tensor probabilities(Ops ops, Tensor scores, AttentionMask mask) {
+    /**
+     * The attention probabilities of already-scaled {@code scores [B, Hq, Tq, Tk]} under {@code mask},
+     * with the semantics of {@link Ops#scaledDotProductAttention}: softmax in f32 along the keys, and
+     * rows whose keys are all masked give zeros. Returns a new F32 tensor of the scores' shape.
+     */
+    public Tensor probabilities(Tensor scores, AttentionMask mask) {
         if (scores.rank() != 4) throw new IllegalArgumentException("attention scores: expected [B, Hq, Tq, Tk], found " + scores.shape());
         int tq = scores.dim(-2);
         int tk = scores.dim(-1);
-        try (OwnedTensors s = new OwnedTensors()) {
+        try (TensorScope s = new TensorScope()) {
             Tensor f32 = s.add(ops.astype(scores, DType.F32));
             Tensor masked;
             boolean mayHaveEmptyRows;
@@ -25,7 +49,7 @@ final class AttentionFallbacks {
                     mayHaveEmptyRows = false;
                 }
                 case AttentionMask.Causal causal -> {
-                    masked = s.add(ops.add(f32, s.add(causalBias(ops, tq, tk, causal.window()))));
+                    masked = s.add(ops.add(f32, s.add(causalBias(tq, tk, causal.window()))));
                     // query i sees key Tk − Tq + i (and a window behind it) unless that index is negative
                     mayHaveEmptyRows = tk < tq;
                 }
@@ -55,8 +79,8 @@ final class AttentionFallbacks {
      * The additive causal mask {@code [Tq, Tk]}: 0 where query i may see key j
      * ({@code j <= Tk − Tq + i}, and {@code j > Tk − Tq + i − window} when window &gt; 0), −∞ elsewhere.
      */
-    private static Tensor causalBias(Ops ops, int tq, int tk, int window) {
-        try (OwnedTensors s = new OwnedTensors()) {
+    private Tensor causalBias(int tq, int tk, int window) {
+        try (TensorScope s = new TensorScope()) {
             Tensor qi = s.add(ops.reshape(s.add(ops.arange(0, tq, DType.F32)), Shape.of(tq, 1)));
             Tensor kj = s.add(ops.reshape(s.add(ops.arange(0, tk, DType.F32)), Shape.of(1, tk)));
             // distance = (Tk − Tq + i) − j: how far key j lies behind query i's own position
@@ -75,18 +99,23 @@ final class AttentionFallbacks {
     }
 
     /**
-     * {@link Ops#quantizedAttention} as {@code quantizedMatmul(q·scale, K, transpose)}, masked softmax,
-     * {@code quantizedMatmul(p, V)}: grouped-query heads fold into rows of their kv head's product.
+     * {@code quantizedMatmul(q·scale, K, transpose)}, masked softmax, {@code quantizedMatmul(p, V)}:
+     * grouped-query heads fold into rows of their kv head's product.
      */
-    static Tensor quantized(Ops ops, Tensor q, QuantizedMatrix keys, QuantizedMatrix values, double scale, AttentionMask mask) {
+    @Override
+    public Optional<Tensor> quantizedAttention(Tensor q, QuantizedMatrix keys, QuantizedMatrix values, double scale, AttentionMask mask) {
+        return Optional.of(quantized(q, keys, values, scale, mask));
+    }
+
+    private Tensor quantized(Tensor q, QuantizedMatrix keys, QuantizedMatrix values, double scale, AttentionMask mask) {
         QuantizedAttentionShape shape = QuantizedAttentionShape.of(q, keys, values);
         int groupRows = shape.hq() / shape.hkv() * shape.tq(); // query heads of one kv head, times query tokens
-        try (OwnedTensors s = new OwnedTensors()) {
+        try (TensorScope s = new TensorScope()) {
             Tensor scaled = s.add(ops.mul(s.add(ops.astype(q, DType.F32)), scale));
             Tensor grouped = s.add(ops.reshape(scaled, Shape.of(shape.b(), shape.hkv(), groupRows, shape.d())));
             Tensor scores = s.add(ops.quantizedMatmul(grouped, keys, true));          // [B, Hkv, rep·Tq, Tk]
             Tensor perHead = s.add(ops.reshape(scores, Shape.of(shape.b(), shape.hq(), shape.tq(), shape.tk())));
-            Tensor p = s.add(ops.attentionProbabilities(perHead, mask));             // f32
+            Tensor p = s.add(probabilities(perHead, mask));             // f32
             Tensor pGrouped = s.add(ops.reshape(p, Shape.of(shape.b(), shape.hkv(), groupRows, shape.tk())));
             Tensor out = s.add(ops.quantizedMatmul(pGrouped, values, false));        // [B, Hkv, rep·Tq, Dv]
             Tensor outPerHead = s.add(ops.reshape(out, Shape.of(shape.b(), shape.hq(), shape.tq(), shape.dv())));
@@ -95,42 +124,43 @@ final class AttentionFallbacks {
     }
 
     /**
-     * {@link Ops#codebookAttention} as {@code codebookMatmul(q·scale, K, transpose)}, masked softmax,
-     * {@code codebookMatmul(p, V)}, grouped-query heads folded into rows as for {@link #quantized}.
+     * {@code codebookMatmul(q·scale, K, transpose)}, masked softmax, {@code codebookMatmul(p, V)},
+     * grouped-query heads folded into rows as for {@link #quantizedAttention}.
      */
-    static Tensor codebook(Ops ops, Tensor q, CodebookMatrix keys, CodebookMatrix values, double scale, AttentionMask mask) {
-        return codebook(ops, QuantizedAttentionShape.of(q, keys, values), q, keys, null, null, values, scale, mask);
+    @Override
+    public Optional<Tensor> codebookAttention(Tensor q, CodebookMatrix keys, CodebookMatrix values, double scale, AttentionMask mask) {
+        return Optional.of(codebook(QuantizedAttentionShape.of(q, keys, values), q, keys, null, null, values, scale, mask));
     }
 
     /**
-     * {@link Ops#codebookAttention(Tensor, CodebookMatrix, Tensor, CodebookMatrix, CodebookMatrix, double, AttentionMask)}
-     * as {@link #codebook} with the scores {@code codebookMatmul(q·scale, K) + codebookMatmul(qs·scale, S)}.
+     * As the unsketched form, with the scores {@code codebookMatmul(q·scale, K) + codebookMatmul(qs·scale, S)}.
      */
-    static Tensor codebookSketched(Ops ops, Tensor q, CodebookMatrix keys, Tensor qs, CodebookMatrix sketch, CodebookMatrix values,
-                                   double scale, AttentionMask mask) {
-        return codebook(ops, QuantizedAttentionShape.of(q, keys, qs, sketch, values), q, keys, qs, sketch, values, scale, mask);
+    @Override
+    public Optional<Tensor> codebookAttention(Tensor q, CodebookMatrix keys, Tensor qs, CodebookMatrix sketch, CodebookMatrix values,
+                                              double scale, AttentionMask mask) {
+        return Optional.of(codebook(QuantizedAttentionShape.of(q, keys, qs, sketch, values), q, keys, qs, sketch, values, scale, mask));
     }
 
     /** The composition of both forms; {@code qs} and {@code sketch} null for none. */
-    private static Tensor codebook(Ops ops, QuantizedAttentionShape shape, Tensor q, CodebookMatrix keys, Tensor qs, CodebookMatrix sketch,
+    private Tensor codebook(QuantizedAttentionShape shape, Tensor q, CodebookMatrix keys, Tensor qs, CodebookMatrix sketch,
                                    CodebookMatrix values, double scale, AttentionMask mask) {
         int groupRows = shape.hq() / shape.hkv() * shape.tq();
-        try (OwnedTensors s = new OwnedTensors()) {
-            Tensor scores = s.add(ops.codebookMatmul(grouped(ops, s, q, shape, groupRows, scale), keys, true));
+        try (TensorScope s = new TensorScope()) {
+            Tensor scores = s.add(codebook.codebookMatmul(grouped(s, q, shape, groupRows, scale), keys, true));
             if (sketch != null) {
-                scores = s.add(ops.add(scores, s.add(ops.codebookMatmul(grouped(ops, s, qs, shape, groupRows, scale), sketch, true))));
+                scores = s.add(ops.add(scores, s.add(codebook.codebookMatmul(grouped(s, qs, shape, groupRows, scale), sketch, true))));
             }
             Tensor perHead = s.add(ops.reshape(scores, Shape.of(shape.b(), shape.hq(), shape.tq(), shape.tk())));
-            Tensor p = s.add(ops.attentionProbabilities(perHead, mask));
+            Tensor p = s.add(probabilities(perHead, mask));
             Tensor pGrouped = s.add(ops.reshape(p, Shape.of(shape.b(), shape.hkv(), groupRows, shape.tk())));
-            Tensor out = s.add(ops.codebookMatmul(pGrouped, values, false));
+            Tensor out = s.add(codebook.codebookMatmul(pGrouped, values, false));
             Tensor outPerHead = s.add(ops.reshape(out, Shape.of(shape.b(), shape.hq(), shape.tq(), shape.dv())));
             return s.keep(ops.astype(outPerHead, q.dtype()));
         }
     }
 
     /** {@code x·scale} in f32, its query heads folded into rows per kv head ({@code [B, Hkv, groupRows, x's last axis]}). */
-    private static Tensor grouped(Ops ops, OwnedTensors s, Tensor x, QuantizedAttentionShape shape, int groupRows, double scale) {
+    private Tensor grouped(TensorScope s, Tensor x, QuantizedAttentionShape shape, int groupRows, double scale) {
         Tensor scaled = s.add(ops.mul(s.add(ops.astype(x, DType.F32)), scale));
         return s.add(ops.reshape(scaled, Shape.of(shape.b(), shape.hkv(), groupRows, x.dim(3))));
     }

@@ -1,16 +1,30 @@
-package panamax.api.tensor;
+package panamax.kv.codecs.internal;
 
 import java.util.Arrays;
 import java.util.List;
+import panamax.api.tensor.Backend;
+import panamax.api.tensor.BinaryOp;
+import panamax.api.tensor.Comparison;
+import panamax.api.tensor.DType;
+import panamax.api.tensor.Ops;
+import panamax.api.tensor.QuantizedMatrix;
+import panamax.api.tensor.Shape;
+import panamax.api.tensor.Tensor;
+import panamax.api.tensor.UnaryOp;
+import panamax.api.tensor.kernel.CodebookKernels;
+import panamax.api.tensor.kernel.CodebookMatrix;
+import panamax.api.tensor.kernel.SketchedCodes;
 
 /**
- * The composed defaults of {@link Ops}' codebook and Hadamard ops, built from the primitive ops
- * only, so a backend that does not override them still computes the right values (slowly: they
- * materialize what a fused kernel never would). Constants are created per call from host arrays.
- * Stateless.
+ * {@link CodebookKernels} composed from the core {@link Ops}, for backends that offer no codebook
+ * kernels: the same values, slowly (they materialize the dense and rotated rows a fused kernel never
+ * would). Constants are created per call from host arrays. Borrows its ops; thread-safe.
  */
-final class CodebookFallbacks {
-    private CodebookFallbacks() {
+public final class ComposedCodebookKernels implements CodebookKernels {
+    private final Ops ops;
+
+    public ComposedCodebookKernels(Ops ops) {
+        this.ops = ops;
     }
 
     private static Shape shape(int[] lead, int... tail) {
@@ -20,7 +34,7 @@ final class CodebookFallbacks {
     }
 
     /** The code values of every entry: F32 {@code [..., rows, cols]}, read through {@link Ops#dequantize} with unit scales. */
-    private static Tensor codes(Ops ops, OwnedTensors s, CodebookMatrix w) {
+    private Tensor codes(TensorScope s, CodebookMatrix w) {
         Backend backend = w.packed().backend();
         int width = w.bits() == 1 ? 2 : w.bits();          // MLX has no 1-bit format: read bit pairs
         int columns = w.bits() == 1 ? w.cols() / 2 : w.cols();
@@ -40,17 +54,19 @@ final class CodebookFallbacks {
         return s.add(ops.reshape(pairs, shape(lead, w.cols())));
     }
 
-    static Tensor dequantize(Ops ops, CodebookMatrix w) {
-        try (OwnedTensors s = new OwnedTensors()) {
-            Tensor index = s.add(ops.astype(codes(ops, s, w), DType.I32));
+    @Override
+    public Tensor codebookDequantize(CodebookMatrix w) {
+        try (TensorScope s = new TensorScope()) {
+            Tensor index = s.add(ops.astype(codes(s, w), DType.I32));
             Tensor values = s.add(ops.take(w.codebook(), index, 0));
             return s.keep(w.rowScales() == null ? values : s.add(ops.mul(values, w.rowScales())));
         }
     }
 
-    static Tensor matmul(Ops ops, Tensor x, CodebookMatrix w, boolean transpose) {
-        try (OwnedTensors s = new OwnedTensors()) {
-            Tensor dense = s.add(dequantize(ops, w));
+    @Override
+    public Tensor codebookMatmul(Tensor x, CodebookMatrix w, boolean transpose) {
+        try (TensorScope s = new TensorScope()) {
+            Tensor dense = s.add(codebookDequantize(w));
             if (!transpose) return s.keep(ops.matmul(x, dense));
             int[] axes = new int[dense.rank()];
             for (int i = 0; i < axes.length; i++) axes[i] = i;
@@ -60,7 +76,8 @@ final class CodebookFallbacks {
         }
     }
 
-    static CodebookMatrix quantize(Ops ops, Tensor x, Tensor codebook, Tensor boundaries, int bits) {
+    @Override
+    public CodebookMatrix codebookQuantize(Tensor x, Tensor codebook, Tensor boundaries, int bits) {
         int cols = x.dim(-1);
         if (boundaries.rank() != 1 || boundaries.dim(0) != (1 << bits) - 1) {
             throw new IllegalArgumentException("boundaries: expected [" + ((1 << bits) - 1) + "] for " + bits + " bits, found " + boundaries.shape());
@@ -71,7 +88,7 @@ final class CodebookFallbacks {
         Backend backend = x.backend();
         int[] lead = Arrays.copyOf(x.shape().dims(), x.rank() - 1);
         int words = cols * bits / 32;
-        try (OwnedTensors s = new OwnedTensors()) {
+        try (TensorScope s = new TensorScope()) {
             Tensor xf = s.add(ops.astype(x, DType.F32));
             Tensor norm = s.add(ops.unary(UnaryOp.SQRT, s.add(ops.sum(s.add(ops.unary(UnaryOp.SQUARE, xf)), -1, true))));
             Tensor unit = s.add(ops.div(xf, s.add(ops.binary(BinaryOp.MAXIMUM, norm, Float.MIN_NORMAL))));
@@ -98,7 +115,8 @@ final class CodebookFallbacks {
         }
     }
 
-    static Tensor hadamard(Ops ops, Tensor x, Tensor signs, boolean inverse) {
+    @Override
+    public Tensor hadamardRotate(Tensor x, Tensor signs, boolean inverse) {
         int n = x.dim(-1);
         if (Integer.bitCount(n) != 1) throw new IllegalArgumentException("hadamardRotate: the last axis of x " + x.shape() + " must be a power of two");
         float[] h = new float[n * n];
@@ -106,7 +124,7 @@ final class CodebookFallbacks {
         for (int i = 0; i < n; i++) {
             for (int j = 0; j < n; j++) h[i * n + j] = Integer.bitCount(i & j) % 2 == 0 ? norm : -norm;
         }
-        try (OwnedTensors s = new OwnedTensors()) {
+        try (TensorScope s = new TensorScope()) {
             Tensor matrix = s.add(x.backend().fromFloats(h, Shape.of(n, n), DType.F32));
             Tensor xf = s.add(ops.astype(x, DType.F32));
             // H is symmetric: the row vector times H is (H·x)ᵀ
@@ -115,48 +133,64 @@ final class CodebookFallbacks {
         }
     }
 
-    static SketchedCodes quantizeSketched(Ops ops, Tensor x, Tensor signs, Tensor codebook, Tensor boundaries, int bits,
+    @Override
+    public CodebookMatrix codebookQuantizeRotated(Tensor x, Tensor signs, Tensor codebook, Tensor boundaries, int bits) {
+        try (Tensor rotated = hadamardRotate(x, signs, false)) {
+            return codebookQuantize(rotated, codebook, boundaries, bits);
+        }
+    }
+
+    @Override
+    public Tensor codebookDequantizeRotated(CodebookMatrix w, Tensor signs, DType dtype) {
+        try (Tensor values = codebookDequantize(w); Tensor rotated = hadamardRotate(values, signs, true)) {
+            return ops.astype(rotated, dtype);
+        }
+    }
+
+    @Override
+    public SketchedCodes codebookQuantizeRotatedSketched(Tensor x, Tensor signs, Tensor codebook, Tensor boundaries, int bits,
                                           List<Tensor> sketchSigns) {
         checkSketch(x.dim(-1), sketchSigns, "codebookQuantizeRotatedSketched");
         Backend backend = x.backend();
-        try (OwnedTensors s = new OwnedTensors()) {
-            Tensor rotated = s.add(ops.hadamardRotate(x, signs, false));
+        try (TensorScope s = new TensorScope()) {
+            Tensor rotated = s.add(hadamardRotate(x, signs, false));
             Tensor norm = s.add(ops.unary(UnaryOp.SQRT, s.add(ops.sum(s.add(ops.unary(UnaryOp.SQUARE, rotated)), -1, true))));
             Tensor unit = s.add(ops.div(rotated, s.add(ops.binary(BinaryOp.MAXIMUM, norm, Float.MIN_NORMAL))));
             Tensor codes = null;
             Tensor residual = unit;
             if (bits > 0) {
-                CodebookMatrix q = ops.codebookQuantize(rotated, codebook, boundaries, bits);
+                CodebookMatrix q = codebookQuantize(rotated, codebook, boundaries, bits);
                 codes = s.add(q.packed());
                 s.add(q.rowScales());
-                Tensor approx = s.add(ops.codebookDequantize(new CodebookMatrix(q.packed(), codebook, null, bits)));
+                Tensor approx = s.add(codebookDequantize(new CodebookMatrix(q.packed(), codebook, null, bits)));
                 residual = s.add(ops.sub(unit, approx));
             }
             Tensor unitResidualNorm = s.add(ops.unary(UnaryOp.SQRT, s.add(ops.sum(s.add(ops.unary(UnaryOp.SQUARE, residual)), -1, true))));
             Tensor residualNorm = s.add(ops.mul(unitResidualNorm, norm));
             Tensor projected = residual;
-            for (Tensor d : sketchSigns) projected = s.add(ops.hadamardRotate(projected, d, false));
+            for (Tensor d : sketchSigns) projected = s.add(hadamardRotate(projected, d, false));
             Tensor zero = s.add(backend.fromFloats(new float[] {0f}, Shape.of(1), DType.F32));
             Tensor signBook = s.add(backend.fromFloats(new float[] {-1f, 1f}, Shape.of(2), DType.F32));
-            CodebookMatrix sketch = ops.codebookQuantize(projected, signBook, zero, 1);
+            CodebookMatrix sketch = codebookQuantize(projected, signBook, zero, 1);
             s.add(sketch.rowScales());
             Tensor packedSketch = s.add(sketch.packed());
             return new SketchedCodes(codes == null ? null : s.keep(codes), s.keep(norm), s.keep(packedSketch), s.keep(residualNorm));
         }
     }
 
-    static Tensor dequantizeSketched(Ops ops, CodebookMatrix w, CodebookMatrix sketch, List<Tensor> sketchSigns, Tensor signs, DType dtype) {
+    @Override
+    public Tensor codebookDequantizeRotatedSketched(CodebookMatrix w, CodebookMatrix sketch, List<Tensor> sketchSigns, Tensor signs, DType dtype) {
         checkSketch(sketch.cols(), sketchSigns, "codebookDequantizeRotatedSketched");
         if (sketch.bits() != 1) throw new IllegalArgumentException("codebookDequantizeRotatedSketched: expected a 1-bit sketch, found " + sketch.bits() + " bits");
         if (w != null && w.cols() != sketch.cols()) {
             throw new IllegalArgumentException("codebookDequantizeRotatedSketched: codes of rows of " + w.cols() + " and a sketch of rows of "
                     + sketch.cols() + " do not match");
         }
-        try (OwnedTensors s = new OwnedTensors()) {
-            Tensor t = s.add(ops.codebookDequantize(sketch));
-            for (int k = sketchSigns.size() - 1; k >= 0; k--) t = s.add(ops.hadamardRotate(t, sketchSigns.get(k), true));
-            if (w != null) t = s.add(ops.add(s.add(ops.codebookDequantize(w)), t));
-            Tensor x = s.add(ops.hadamardRotate(t, signs, true));
+        try (TensorScope s = new TensorScope()) {
+            Tensor t = s.add(codebookDequantize(sketch));
+            for (int k = sketchSigns.size() - 1; k >= 0; k--) t = s.add(hadamardRotate(t, sketchSigns.get(k), true));
+            if (w != null) t = s.add(ops.add(s.add(codebookDequantize(w)), t));
+            Tensor x = s.add(hadamardRotate(t, signs, true));
             return s.keep(ops.astype(x, dtype));
         }
     }
