@@ -405,7 +405,8 @@ def main(args):
     if args not in ([], ['--check']):
         sys.exit("usage: gen-bf16-row-kernels.py [--check]")
     stale = []
-    for path, text in outputs():
+    files = outputs()
+    for path, text in files:
         current = open(path).read() if os.path.exists(path) else None
         if current == text:
             continue
@@ -418,7 +419,7 @@ def main(args):
         print("differs from tools/gen-bf16-row-kernels.py's output (run it to regenerate): " + ", ".join(stale))
         sys.exit(1)
     if args:
-        print(f"{len(outputs())} files match the generator's output")
+        print(f"{len(files)} files match the generator's output")
 
 
 if __name__ == '__main__':
