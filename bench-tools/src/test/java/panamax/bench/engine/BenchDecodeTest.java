@@ -83,7 +83,7 @@ class BenchDecodeTest {
         assertEquals(2 * 3, rows.size(), "bf16, q8 x (prefill + 2 batches): " + rows);
         for (JsonNode r : rows) assertTrue(r.get("tok_per_s").asDouble() > 0 && r.get("floor_tok_per_s").asDouble() > 0, r.toString());
         JsonNode batchOne = rows.stream().filter(r -> r.get("phase").asText().equals("decode") && r.get("batch").asInt() == 1).findFirst().orElseThrow();
-        assertEquals(">= 70% of floor", batchOne.get("target").asText(), "issue 24's target for bf16 and 8-bit experts");
+        assertEquals(">= 70% of floor", batchOne.get("target").asText(), "the mixture-of-experts target for bf16 and 8-bit experts");
     }
 
     /** The tool {@code panamax bench decode} runs (its command prints to the process's streams, so the test calls the tool). */

@@ -6,7 +6,7 @@ import java.util.List;
 import panamax.api.draft.Draft;
 import panamax.api.draft.DraftRow;
 import panamax.api.draft.Drafter;
-import panamax.api.kv.KvLayout;
+import panamax.api.kv.SpeculativeRounds;
 import panamax.api.model.KvState;
 import panamax.api.model.LogitSelection;
 import panamax.engine.generate.ForwardPass;
@@ -17,8 +17,8 @@ import panamax.engine.generate.RowState;
  * row's newest token and its draft through the target in ONE forward pass (each row padded to the
  * longest draft) with logits for the whole drafted range, accepts per row
  * ({@link DraftVerification}), and rolls each layout back to what each row accepted through a
- * speculative round ({@link KvLayout#beginRound} / {@link KvLayout#rollback}). When no row has a
- * draft the step is a plain one-token decode. Borrows everything; used by one thread.
+ * speculative round ({@link SpeculativeRounds#beginRound} / {@link SpeculativeRounds#rollback}).
+ * When no row has a draft the step is a plain one-token decode. Borrows everything; used by one thread.
  */
 public final class SpeculativeDecoder {
     private final ForwardPass forward;
@@ -44,9 +44,9 @@ public final class SpeculativeDecoder {
      * Advances every row by at least one token. {@code kv} holds row i's prompt and every generated
      * token but its newest, and holds exactly that again afterwards.
      *
-     * @param layouts each of {@code kv}'s layouts once
+     * @param layouts each of {@code kv}'s layouts once; the step opens, bounds and rolls back their rounds
      */
-    public void step(KvState kv, Collection<KvLayout> layouts, List<? extends SpeculativeRow> rows) {
+    public void step(KvState kv, Collection<? extends SpeculativeRounds> layouts, List<? extends SpeculativeRow> rows) {
         int n = rows.size();
         Draft[] drafts = drafts(rows);
         int width = 0;
@@ -54,7 +54,7 @@ public final class SpeculativeDecoder {
         // Every row appends width + 1 columns in the round (padding included), so the batch's
         // width is bounded by the row closest to a precision change of a delayed layout.
         for (int i = 0; i < n && width > 0; i++) {
-            for (KvLayout layout : layouts) width = Math.min(width, Math.max(0, layout.exactRoundTokens(i) - 1));
+            for (SpeculativeRounds layout : layouts) width = Math.min(width, Math.max(0, layout.exactRoundTokens(i) - 1));
         }
         for (int i = 0; i < n; i++) drafts[i] = drafts[i].truncate(width);
         if (width == 0) {
@@ -71,13 +71,13 @@ public final class SpeculativeDecoder {
             // rows with shorter drafts are padded with their newest token; the padding is rolled back
             for (int j = 0; j < width; j++) ids[i * columns + 1 + j] = j < d.length ? d[j] : last;
         }
-        for (KvLayout layout : layouts) layout.beginRound();
+        for (SpeculativeRounds layout : layouts) layout.beginRound();
         float[] logits;
         try {
             logits = forward.run(kv, ids, n, columns, new LogitSelection.Range(0, columns));
         } catch (RuntimeException e) {
             int[] none = new int[n];
-            for (KvLayout layout : layouts) layout.rollback(none);
+            for (SpeculativeRounds layout : layouts) layout.rollback(none);
             throw e;
         }
         int v = logits.length / (n * columns);
@@ -92,7 +92,7 @@ public final class SpeculativeDecoder {
             accepted += a;
             produced += row.state().generated() - before;
         }
-        for (KvLayout layout : layouts) layout.rollback(keep);
+        for (SpeculativeRounds layout : layouts) layout.rollback(keep);
         stats.record(n, drafted, accepted, produced, true);
     }
 

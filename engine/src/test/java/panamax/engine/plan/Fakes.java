@@ -75,7 +75,7 @@ final class Fakes {
     record Codec(String id, List<ParamSpec> params, boolean rotatedValues) implements KvCodecProvider {
         @Override
         public KvCodecCapabilities capabilities() {
-            return new KvCodecCapabilities(id + " test codec", params, false, rotatedValues);
+            return KvCodecCapabilities.builder(id + " test codec").params(params).rotatedValues(rotatedValues).build();
         }
 
         @Override
@@ -133,21 +133,22 @@ final class Fakes {
     }
 
     static KvLayoutProvider full(boolean hostsRotated) {
-        return new Layout("full", new LayoutCapabilities("every token", List.of(), true, true, false, hostsRotated, false));
+        return new Layout("full", LayoutCapabilities.builder("every token")
+                .batchable(true).trimmable(true).hostsRotatedValues(hostsRotated).build());
     }
 
     static KvLayoutProvider rotating(boolean hostsRotated) {
-        return new Layout("rotating", new LayoutCapabilities("ring buffer", List.of(
-                new ParamSpec("window", "tokens kept", List.of(), "4096"), new ParamSpec("keep", "sink tokens", List.of(), "0")),
-                true, true, true, hostsRotated, false));
+        return new Layout("rotating", LayoutCapabilities.builder("ring buffer").params(List.of(
+                new ParamSpec("window", "tokens kept", List.of(), "4096"), new ParamSpec("keep", "sink tokens", List.of(), "0")))
+                .batchable(true).trimmable(true).bounded(true).hostsRotatedValues(hostsRotated).build());
     }
 
     static KvLayoutProvider delayed() {
-        return new Layout("delayed", new LayoutCapabilities("identity first", List.of(
+        return new Layout("delayed", LayoutCapabilities.builder("identity first").params(List.of(
                 new ParamSpec("start", "conversion offset", List.of(), "0"),
                 new ParamSpec("storage", "wrapped storage", List.of("full", "rotating"), "full"),
-                new ParamSpec("window", "tokens kept, 0 for all", List.of(), "0"), new ParamSpec("keep", "sink tokens", List.of(), "0")),
-                true, true, false, true, true));
+                new ParamSpec("window", "tokens kept, 0 for all", List.of(), "0"), new ParamSpec("keep", "sink tokens", List.of(), "0")))
+                .batchable(true).trimmable(true).hostsRotatedValues(true).convertsCodec(true).build());
     }
 
     /** A registry of the given providers, all from origin {@code test}. */

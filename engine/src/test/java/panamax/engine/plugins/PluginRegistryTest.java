@@ -20,7 +20,7 @@ class PluginRegistryTest {
             public final class GoodLayout implements KvLayoutProvider {
                 public String id() { return "good-layout"; }
                 public LayoutCapabilities capabilities() {
-                    return new LayoutCapabilities("a test layout", List.of(), true, true, false, false, false);
+                    return LayoutCapabilities.builder("a test layout").batchable(true).trimmable(true).build();
                 }
                 public KvLayout create(PluginParams params, LayoutContext context) { throw new UnsupportedOperationException("test"); }
             }

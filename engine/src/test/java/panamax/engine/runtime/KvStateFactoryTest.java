@@ -57,7 +57,7 @@ class KvStateFactoryTest {
     private KvCodecProvider codec(String id, List<ParamSpec> params) {
         return new KvCodecProvider() {
             public String id() { return id; }
-            public KvCodecCapabilities capabilities() { return new KvCodecCapabilities(id, params, false, false); }
+            public KvCodecCapabilities capabilities() { return KvCodecCapabilities.builder(id).params(params).build(); }
             public CodecShape shape(PluginParams p, int headDim) { throw new UnsupportedOperationException(); }
             public KvCodec create(PluginParams p, CodecContext context) {
                 codecContexts.add(context);
@@ -71,7 +71,8 @@ class KvStateFactoryTest {
     private KvLayoutProvider layout(String id, boolean converts) {
         return new KvLayoutProvider() {
             public String id() { return id; }
-            public LayoutCapabilities capabilities() { return new LayoutCapabilities(id, List.of(), true, true, false, true, converts); }
+            public LayoutCapabilities capabilities() { return LayoutCapabilities.builder(id)
+                    .batchable(true).trimmable(true).hostsRotatedValues(true).convertsCodec(converts).build(); }
             public KvLayout create(PluginParams params, LayoutContext context) {
                 Made m = new Made(id, params, context);
                 made.add(m);

@@ -27,7 +27,7 @@ class WiringTest {
     /** A codec declaration; the wiring never calls its factory. */
     record Codec(String id, String description) implements KvCodecProvider {
         public KvCodecCapabilities capabilities() {
-            return new KvCodecCapabilities(description, List.of(), false, false);
+            return KvCodecCapabilities.builder(description).build();
         }
 
         public CodecShape shape(PluginParams params, int headDim) {

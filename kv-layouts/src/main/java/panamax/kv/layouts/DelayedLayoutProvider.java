@@ -13,10 +13,11 @@ import panamax.api.kv.PluginParams;
  * into the layout's codec when their offset reaches {@code start}, one layer (one layout) at a time.
  */
 public final class DelayedLayoutProvider implements KvLayoutProvider {
-    private static final LayoutCapabilities CAPABILITIES = new LayoutCapabilities(
-            "rows start in identity and are re-encoded into the codec at offset start; over full or rotating storage",
-            List.of(LayoutParams.START, LayoutParams.STORAGE, LayoutParams.WINDOW, LayoutParams.KEEP),
-            true, true, false, true, true, true, true);
+    private static final LayoutCapabilities CAPABILITIES = LayoutCapabilities.builder(
+            "rows start in identity and are re-encoded into the codec at offset start; over full or rotating storage")
+            .params(List.of(LayoutParams.START, LayoutParams.STORAGE, LayoutParams.WINDOW, LayoutParams.KEEP))
+            .batchable(true).trimmable(true).hostsRotatedValues(true).convertsCodec(true).alignsRows(true).capturable(true)
+            .build();
 
     @Override
     public String id() {

@@ -1,6 +1,5 @@
 package panamax.kv.layouts;
 
-import java.util.List;
 import panamax.api.kv.KvLayout;
 import panamax.api.kv.KvLayoutProvider;
 import panamax.api.kv.LayoutCapabilities;
@@ -9,9 +8,10 @@ import panamax.api.kv.PluginParams;
 
 /** The {@code full} layout: every token of every row is kept. */
 public final class FullLayoutProvider implements KvLayoutProvider {
-    private static final LayoutCapabilities CAPABILITIES = new LayoutCapabilities(
-            "every token kept; rows batched with per-row offsets and left padding", List.of(),
-            true, true, false, true, false, true, true);
+    private static final LayoutCapabilities CAPABILITIES = LayoutCapabilities.builder(
+            "every token kept; rows batched with per-row offsets and left padding")
+            .batchable(true).trimmable(true).hostsRotatedValues(true).alignsRows(true).capturable(true)
+            .build();
 
     @Override
     public String id() {

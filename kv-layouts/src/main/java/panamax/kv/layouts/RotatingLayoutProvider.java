@@ -13,9 +13,11 @@ import panamax.api.kv.PluginParams;
  * Trimmable until a row wraps.
  */
 public final class RotatingLayoutProvider implements KvLayoutProvider {
-    private static final LayoutCapabilities CAPABILITIES = new LayoutCapabilities(
-            "sliding-window ring buffer with keep sink tokens; multi-token steps see time order",
-            List.of(LayoutParams.WINDOW, LayoutParams.KEEP), true, true, true, true, false, true, true);
+    private static final LayoutCapabilities CAPABILITIES = LayoutCapabilities.builder(
+            "sliding-window ring buffer with keep sink tokens; multi-token steps see time order")
+            .params(List.of(LayoutParams.WINDOW, LayoutParams.KEEP))
+            .batchable(true).trimmable(true).bounded(true).hostsRotatedValues(true).alignsRows(true).capturable(true)
+            .build();
 
     @Override
     public String id() {

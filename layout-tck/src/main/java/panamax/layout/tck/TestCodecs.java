@@ -18,12 +18,12 @@ import panamax.api.tensor.DType;
 public final class TestCodecs {
     /** f32 copies of keys and values: one plane {@code values [headDim]}. */
     public static final StoredCodec EXACT = new StoredCodec(new TestCodecProvider("tck-exact",
-            new KvCodecCapabilities("exact f32 copies (layout TCK)", List.of(), false, false),
+            KvCodecCapabilities.builder("exact f32 copies (layout TCK)").build(),
             d -> single(d), ExactCodec::new), Map.of(), ReconstructionBound.exact());
 
     /** Values less their mean, truncated to sixteenths: planes {@code codes} I32 [headDim] and {@code mean} F32 [1]. */
     public static final StoredCodec LOSSY = new StoredCodec(new TestCodecProvider("tck-lossy",
-            new KvCodecCapabilities("mean and truncated sixteenths (layout TCK)", List.of(), false, false),
+            KvCodecCapabilities.builder("mean and truncated sixteenths (layout TCK)").build(),
             d -> {
                 List<PlaneSpec> planes = List.of(new PlaneSpec("codes", d, DType.I32), new PlaneSpec("mean", 1, DType.F32));
                 return new CodecShape(d, planes, planes);
@@ -31,7 +31,8 @@ public final class TestCodecs {
 
     /** Values stored reversed and negated, attention on the planes un-rotating its output. */
     public static final StoredCodec ROTATED = new StoredCodec(new TestCodecProvider("tck-rotated",
-            new KvCodecCapabilities("values in a rotated domain, attention on the planes (layout TCK)", List.of(), true, true),
+            KvCodecCapabilities.builder("values in a rotated domain, attention on the planes (layout TCK)")
+                    .attentionOnPlanes(true).rotatedValues(true).build(),
             d -> single(d), RotatedCodec::new), Map.of(), ReconstructionBound.exact());
 
     private TestCodecs() {

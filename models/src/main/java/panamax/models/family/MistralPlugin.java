@@ -4,7 +4,6 @@ import java.nio.file.Path;
 import java.util.Optional;
 import java.util.Set;
 import panamax.api.model.ToolCallFormat;
-import panamax.api.tensor.UnaryOp;
 import panamax.models.decoder.DecoderFamily.SlidingPolicy;
 import panamax.models.decoder.DecoderFamily;
 import panamax.models.decoder.DecoderPlugin;
@@ -12,7 +11,9 @@ import panamax.models.tools.ToolCallFormats;
 
 /** Mistral: Llama blocks with a sliding window on every layer when {@code sliding_window} is set. */
 public final class MistralPlugin extends DecoderPlugin {
-    static final DecoderFamily FAMILY = new DecoderFamily("mistral", false, false, false, false, UnaryOp.SILU, false, false, SlidingPolicy.EVERY_LAYER);
+    static final DecoderFamily FAMILY = DecoderFamily.builder("mistral")
+            .sliding(SlidingPolicy.EVERY_LAYER)
+            .build();
 
     public MistralPlugin() {
         super(FAMILY, Set.of("mistral"));

@@ -4,7 +4,6 @@ import java.nio.file.Path;
 import java.util.Optional;
 import java.util.Set;
 import panamax.api.model.ToolCallFormat;
-import panamax.api.tensor.UnaryOp;
 import panamax.models.decoder.DecoderFamily.SlidingPolicy;
 import panamax.models.decoder.DecoderFamily;
 import panamax.models.decoder.DecoderPlugin;
@@ -12,7 +11,9 @@ import panamax.models.tools.ToolCallFormats;
 
 /** Qwen3: per-head RMSNorm of q and k before RoPE, and a head dimension decoupled from hidden/heads. */
 public final class Qwen3Plugin extends DecoderPlugin {
-    static final DecoderFamily FAMILY = new DecoderFamily("qwen3", false, true, false, false, UnaryOp.SILU, false, false, SlidingPolicy.FROM_MAX_WINDOW_LAYERS);
+    static final DecoderFamily FAMILY = DecoderFamily.builder("qwen3")
+            .qkNorm(true).sliding(SlidingPolicy.FROM_MAX_WINDOW_LAYERS)
+            .build();
 
     public Qwen3Plugin() {
         super(FAMILY, Set.of("qwen3"));

@@ -27,8 +27,8 @@ public final class Fp8CodecProvider implements KvCodecProvider {
 
     @Override
     public KvCodecCapabilities capabilities() {
-        return new KvCodecCapabilities("FP8 E4M3 with one f32 scale per token and head (an example third-party plugin)",
-                List.of(), false, false);
+        return KvCodecCapabilities.builder("FP8 E4M3 with one f32 scale per token and head (an example third-party plugin)")
+                .build();
     }
 
     /** Planes of one key or value: {@code codes} U8 {@code [headDim]} and {@code scale} F32 {@code [1]}. */

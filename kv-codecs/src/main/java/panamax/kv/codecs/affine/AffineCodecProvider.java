@@ -44,8 +44,10 @@ public final class AffineCodecProvider implements KvCodecProvider {
 
     @Override
     public KvCodecCapabilities capabilities() {
-        return new KvCodecCapabilities("MLX affine group quantization (bits 2-8, groups of 32/64/128), attention on the packed planes",
-                PARAMS, true, false);
+        return KvCodecCapabilities.builder(
+                        "MLX affine group quantization (bits 2-8, groups of 32/64/128), attention on the packed planes")
+                .params(PARAMS).attentionOnPlanes(true)
+                .build();
     }
 
     /** The planes with bf16 scales and biases, the usual activation dtype. */

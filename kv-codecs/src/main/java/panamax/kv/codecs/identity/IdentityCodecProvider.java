@@ -34,7 +34,9 @@ public final class IdentityCodecProvider implements KvCodecProvider {
 
     @Override
     public KvCodecCapabilities capabilities() {
-        return new KvCodecCapabilities("keys and values stored unchanged in bf16, f16 or f32", PARAMS, true, false);
+        return KvCodecCapabilities.builder("keys and values stored unchanged in bf16, f16 or f32")
+                .params(PARAMS).attentionOnPlanes(true)
+                .build();
     }
 
     @Override

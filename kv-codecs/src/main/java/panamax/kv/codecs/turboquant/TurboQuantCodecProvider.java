@@ -39,9 +39,10 @@ public final class TurboQuantCodecProvider implements KvCodecProvider {
 
     @Override
     public KvCodecCapabilities capabilities() {
-        return new KvCodecCapabilities(
-                "TurboQuant: random Hadamard rotation + Lloyd-Max codebooks, separate key/value bits, optional QJL keys",
-                PARAMS, true, true);
+        return KvCodecCapabilities.builder(
+                        "TurboQuant: random Hadamard rotation + Lloyd-Max codebooks, separate key/value bits, optional QJL keys")
+                .params(PARAMS).attentionOnPlanes(true).rotatedValues(true)
+                .build();
     }
 
     @Override

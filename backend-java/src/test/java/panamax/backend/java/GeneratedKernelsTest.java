@@ -1,0 +1,39 @@
+package panamax.backend.java;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The committed written-out kernels (src/generated/java's {@code Bf16RowEncoder}, and the generated
+ * regions of {@code HadamardVectors} and {@code Bf16RowDecoder}) are exactly what
+ * {@code tools/gen-bf16-row-kernels.py} writes: nobody edited them by hand, and nobody changed the
+ * generator without regenerating. Needs {@code python3}; fails, naming what is missing, without it.
+ */
+class GeneratedKernelsTest {
+    @Test
+    void committedKernelsEqualTheGeneratorsOutput() throws IOException, InterruptedException {
+        Path here = Path.of("").toAbsolutePath();
+        Path root = Files.exists(here.resolve("backend-java")) ? here : here.getParent();
+        Path generator = root.resolve("tools/gen-bf16-row-kernels.py");
+        assertTrue(Files.isRegularFile(generator), "the kernels' generator is missing: expected " + generator);
+        Process check;
+        try {
+            check = new ProcessBuilder("python3", generator.toString(), "--check").redirectErrorStream(true).start();
+        } catch (IOException e) {
+            fail("python3 runs the kernels' generator in check mode and could not be started: " + e.getMessage());
+            return;
+        }
+        String output = new String(check.getInputStream().readAllBytes(), UTF_8).strip();
+        assertTrue(check.waitFor(2, TimeUnit.MINUTES), "the generator's check did not finish in 2 minutes");
+        assertEquals(0, check.exitValue(), output);
+        assertEquals("3 files match the generator's output", output);
+    }
+}
