@@ -35,7 +35,8 @@ final class Gpt2Weights implements AutoCloseable {
     }
 
     static Gpt2Weights load(Gpt2Config c, SafetensorsFile f, Backend backend) {
-        String p = f.has("transformer.wte.weight") ? "transformer." : "";
+        // either embedding names the prefix, so that a missing one is reported by its full name
+        String p = f.has("transformer.wte.weight") || f.has("transformer.wpe.weight") ? "transformer." : "";
         List<Tensor> owned = new ArrayList<>();
         try {
             Tensor wte = track(owned, f.load(p + "wte.weight", backend, c.vocab(), c.hidden()));
