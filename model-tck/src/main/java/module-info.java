@@ -7,6 +7,7 @@
 module panamax.model.tck {
     requires transitive panamax.api;
     requires transitive panamax.engine;
+    requires transitive panamax.model.support;
     requires transitive org.junit.jupiter.api;
     requires panamax.layout.tck;
     requires com.fasterxml.jackson.databind;

@@ -2,23 +2,22 @@ package panamax.model.tck;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
-import java.nio.charset.StandardCharsets;
+import java.lang.foreign.MemorySegment;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.stream.Stream;
+import panamax.model.support.weights.SafetensorsHeader;
+import panamax.model.support.weights.SafetensorsWriter;
+import panamax.model.support.weights.TensorEntry;
+import panamax.model.support.weights.WeightFiles;
 
 /**
  * Copies of a model directory with one tensor removed or reshaped, written as valid safetensors
@@ -26,21 +25,13 @@ import java.util.stream.Stream;
  * a user's checkpoint may hold. The copies are plain files in a folder the caller owns. Stateless.
  */
 public final class BrokenCheckpoint {
-    /** The sharded checkpoints' index, written by Hugging Face's {@code save_pretrained}. */
-    private static final String INDEX = "model.safetensors.index.json";
-    private static final ObjectMapper JSON = new ObjectMapper();
-
     private BrokenCheckpoint() {
     }
 
     /** Every weight tensor of {@code model} (all {@code *.safetensors} but {@code reference.safetensors}) with its dims, by name. */
     public static Map<String, int[]> tensors(Path model) {
         Map<String, int[]> out = new TreeMap<>();
-        for (Path file : weightFiles(model)) {
-            header(file).properties().forEach(e -> {
-                if (!e.getKey().equals("__metadata__")) out.put(e.getKey(), dims(e.getValue()));
-            });
-        }
+        for (Path file : weightFiles(model)) header(file).tensors().forEach((name, e) -> out.put(name, e.shape().dims()));
         return out;
     }
 
@@ -53,15 +44,14 @@ public final class BrokenCheckpoint {
     public static Path withoutTensor(Path model, String tensor, Path target) {
         Path holder = holderOf(model, tensor);
         copyAllBut(model, holder, target);
-        ObjectNode header = header(holder);
-        header.remove(tensor);
-        write(holder, header, target.resolve(holder.getFileName()));
-        Path index = model.resolve(INDEX);
+        rewrite(holder, tensor, null, target.resolve(holder.getFileName()));
+        Path index = model.resolve(WeightFiles.INDEX);
         if (Files.isRegularFile(index)) {
             try {
-                JsonNode root = JSON.readTree(index.toFile());
+                ObjectMapper json = new ObjectMapper();
+                JsonNode root = json.readTree(index.toFile());
                 if (root.path("weight_map") instanceof ObjectNode map) map.remove(tensor);
-                JSON.writeValue(target.resolve(INDEX).toFile(), root);
+                json.writeValue(target.resolve(WeightFiles.INDEX).toFile(), root);
             } catch (IOException e) {
                 throw new UncheckedIOException("cannot rewrite " + index, e);
             }
@@ -78,16 +68,12 @@ public final class BrokenCheckpoint {
      */
     public static Path withShape(Path model, String tensor, int[] dims, Path target) {
         Path holder = holderOf(model, tensor);
-        ObjectNode header = header(holder);
-        int[] old = dims(header.get(tensor));
+        int[] old = header(holder).tensors().get(tensor).shape().dims();
         if (Arrays.stream(old).asLongStream().reduce(1, (a, b) -> a * b) != Arrays.stream(dims).asLongStream().reduce(1, (a, b) -> a * b)) {
             throw new IllegalArgumentException(tensor + ": " + Arrays.toString(dims) + " does not hold the " + Arrays.toString(old) + " elements");
         }
         copyAllBut(model, holder, target);
-        ArrayNode shape = JSON.createArrayNode();
-        for (int d : dims) shape.add(d);
-        ((ObjectNode) header.get(tensor)).set("shape", shape);
-        write(holder, header, target.resolve(holder.getFileName()));
+        rewrite(holder, tensor, dims, target.resolve(holder.getFileName()));
         return target;
     }
 
@@ -116,7 +102,7 @@ public final class BrokenCheckpoint {
     }
 
     private static Path holderOf(Path model, String tensor) {
-        for (Path file : weightFiles(model)) if (header(file).has(tensor)) return file;
+        for (Path file : weightFiles(model)) if (header(file).tensors().containsKey(tensor)) return file;
         throw new IllegalArgumentException("no tensor " + tensor + " in the weights of " + model);
     }
 
@@ -131,54 +117,31 @@ public final class BrokenCheckpoint {
         }
     }
 
-    private static ObjectNode header(Path file) {
+    private static SafetensorsHeader header(Path file) {
         try {
-            byte[] bytes = Files.readAllBytes(file);
-            long n = ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN).getLong(0);
-            if (n <= 0 || n > bytes.length - 8) throw new IllegalArgumentException(file + ": header length " + n + " is not inside the file");
-            if (!(JSON.readTree(new String(bytes, 8, (int) n, StandardCharsets.UTF_8)) instanceof ObjectNode header)) {
-                throw new IllegalArgumentException(file + ": the header is not a JSON object");
-            }
-            return header;
+            return SafetensorsHeader.parse(file, MemorySegment.ofArray(Files.readAllBytes(file)));
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read " + file, e);
         }
     }
 
-    /** Writes {@code header}'s tensors with their data from {@code source}, repacked in offset order; offsets are rewritten. */
-    private static void write(Path source, ObjectNode header, Path target) {
+    /**
+     * Writes {@code source}'s tensors in data order to {@code target}, {@code tensor} left out when
+     * {@code dims} is null and given those dims otherwise.
+     */
+    private static void rewrite(Path source, String tensor, int[] dims, Path target) {
         try {
             byte[] bytes = Files.readAllBytes(source);
-            long dataStart = 8 + ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN).getLong(0);
-            List<Map.Entry<String, JsonNode>> entries = new ArrayList<>();
-            header.properties().forEach(e -> {
-                if (!e.getKey().equals("__metadata__")) entries.add(e);
-            });
-            entries.sort(Comparator.comparingLong(e -> e.getValue().get("data_offsets").get(0).asLong()));
-            ByteArrayOutputStream data = new ByteArrayOutputStream();
-            for (var e : entries) {
-                ArrayNode offsets = (ArrayNode) e.getValue().get("data_offsets");
-                long begin = offsets.get(0).asLong(), end = offsets.get(1).asLong();
-                long at = data.size();
-                data.write(bytes, (int) (dataStart + begin), (int) (end - begin));
-                offsets.removeAll().add(at).add(data.size());
+            SafetensorsHeader header = SafetensorsHeader.parse(source, MemorySegment.ofArray(bytes));
+            SafetensorsWriter out = new SafetensorsWriter();
+            for (TensorEntry e : header.tensors().values().stream().sorted(Comparator.comparingLong(TensorEntry::begin)).toList()) {
+                if (e.name().equals(tensor) && dims == null) continue;
+                byte[] data = Arrays.copyOfRange(bytes, (int) (header.dataStart() + e.begin()), (int) (header.dataStart() + e.end()));
+                out.add(e.name(), e.dtype(), e.name().equals(tensor) ? dims : e.shape().dims(), data);
             }
-            byte[] json = JSON.writeValueAsBytes(header);
-            int padded = (json.length + 7) / 8 * 8;
-            ByteBuffer out = ByteBuffer.allocate(8 + padded + data.size()).order(ByteOrder.LITTLE_ENDIAN);
-            out.putLong(padded).put(json);
-            for (int i = json.length; i < padded; i++) out.put((byte) ' ');
-            out.put(data.toByteArray());
-            Files.write(target, out.array());
+            out.write(target);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot write " + target, e);
         }
-    }
-
-    private static int[] dims(JsonNode entry) {
-        JsonNode shape = entry.path("shape");
-        int[] out = new int[shape.size()];
-        for (int i = 0; i < out.length; i++) out[i] = shape.get(i).asInt();
-        return out;
     }
 }

@@ -16,6 +16,7 @@ import panamax.engine.parity.ParityReport;
 import panamax.engine.plugins.PluginRegistry;
 import panamax.engine.runtime.KvStateFactory;
 import panamax.engine.wiring.Engine;
+import panamax.layout.tck.LayoutTck;
 
 /**
  * The parity check of {@link ModelTck} as a call, for suites that iterate many model folders: loads
@@ -47,6 +48,14 @@ public final class ModelParity {
         try (RuntimeModel model = plugin.load(directory, backend, LoadOptions.defaults().withBuffers(buffers))) {
             return check.check(model, backend, ref);
         }
+    }
+
+    /**
+     * The backend the kit runs on, owned by the caller: {@code java} unless
+     * {@code -Dpanamax.test.backend=ID} names another (e.g. {@code mlx}).
+     */
+    public static Backend testBackend() {
+        return LayoutTck.testBackend();
     }
 
     /**

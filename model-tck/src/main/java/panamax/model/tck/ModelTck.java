@@ -6,9 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
@@ -36,7 +34,7 @@ import panamax.api.tensor.MemoryStats;
 import panamax.engine.parity.ParityReference;
 import panamax.engine.parity.ParityReport;
 import panamax.engine.parity.ParityRun;
-import panamax.layout.tck.LayoutTck;
+import panamax.model.support.config.HfConfig;
 
 /**
  * The model conformance suite. A subclass names its plugin and a Hugging Face model directory
@@ -98,7 +96,7 @@ public abstract class ModelTck {
         Path dir = modelDirectory();
         if (!Files.isRegularFile(dir.resolve("config.json"))) fail("model directory " + dir.toAbsolutePath() + " has no config.json");
         if (!Files.isRegularFile(reference())) fail("reference " + reference().toAbsolutePath() + " is missing");
-        backend = LayoutTck.testBackend();
+        backend = ModelParity.testBackend();
     }
 
     @AfterAll
@@ -117,12 +115,7 @@ public abstract class ModelTck {
 
     @Test
     void thePluginReadsTheModelTypeAndDescribesTheReferenceVocabulary() {
-        String type;
-        try {
-            type = new ObjectMapper().readTree(modelDirectory().resolve("config.json").toFile()).path("model_type").asText();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        String type = HfConfig.read(modelDirectory().resolve("config.json")).string("model_type").orElse("(none)");
         assertTrue(plugin().modelTypes().contains(type), "plugin " + plugin().id() + " reads " + plugin().modelTypes() + ", the model is " + type);
         ModelSpec spec = plugin().describe(modelDirectory());
         assertEquals(ParityReference.read(reference()).vocab(), spec.vocabSize(), "vocabulary of " + spec);
