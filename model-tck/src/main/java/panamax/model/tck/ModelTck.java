@@ -18,11 +18,13 @@ import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestFactory;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.io.TempDir;
 import panamax.api.error.BadModelFileException;
 import panamax.api.model.LoadOptions;
 import panamax.api.model.ModelPlugin;
@@ -51,7 +53,9 @@ import panamax.model.support.config.HfConfig;
  *   <li>for every weight tensor: a copy of the checkpoint without it, and one with it in another
  *       shape of the same bytes ({@link BrokenCheckpoint#wrongShape}), fail to load with a
  *       {@link BadModelFileException} that names the tensor (and, for the shape, the expected and
- *       the found dims), leaking nothing.
+ *       the found dims), leaking nothing;
+ *   <li>when {@link #checkDropIn()} says so, a jar of the plugin dropped into a plugins folder of a
+ *       fresh JVM is found there and matches the reference.
  * </ul>
  * The caches are planned and built by the engine as for generation (identity KV codec, the layouts
  * the model's KV needs ask for). Runs on the {@code java} backend unless
@@ -89,6 +93,15 @@ public abstract class ModelTck {
     /** Weight tensors that a load may do without (e.g. a buffer the plugin recomputes); none unless overridden. */
     protected Set<String> optionalTensors() {
         return Set.of();
+    }
+
+    /**
+     * Whether to check the plugin as a user installs it ({@link PluginDropIn}: its classes jarred into
+     * a plugins folder of a child JVM, found there, matching the reference); off unless overridden,
+     * as it starts a JVM. Needs the plugin's classes outside this JVM's module path.
+     */
+    protected boolean checkDropIn() {
+        return false;
     }
 
     @BeforeAll
@@ -150,6 +163,13 @@ public abstract class ModelTck {
             assertEquals(plugin().describe(modelDirectory()).vocabSize(), model.spec().vocabSize());
         }
         assertReleased(before, "after closing the model");
+    }
+
+    @Test
+    void droppedIntoAPluginsFolderItIsFoundThereAndMatchesTheReference(@TempDir Path work) throws Exception {
+        Assumptions.assumeTrue(checkDropIn(), "the drop-in check is off (override checkDropIn)");
+        String json = PluginDropIn.check(plugin().id(), PluginDropIn.classesOf(plugin()), modelDirectory(), work, buffers(), tolerance());
+        System.out.println(modelDirectory().getFileName() + " dropped in " + json);
     }
 
     @TestFactory

@@ -24,4 +24,21 @@ public final class Loaded {
         }
         return e;
     }
+
+    /**
+     * Closes everything in {@code owned}, all of it even when one fails.
+     *
+     * @throws IllegalStateException carrying the failures as suppressed exceptions, when any
+     */
+    public static void closeAll(List<? extends AutoCloseable> owned) {
+        IllegalStateException failed = new IllegalStateException("closing " + owned.size() + " weights failed");
+        for (AutoCloseable a : owned) {
+            try {
+                a.close();
+            } catch (Exception e) {
+                failed.addSuppressed(e);
+            }
+        }
+        if (failed.getSuppressed().length > 0) throw failed;
+    }
 }
