@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import panamax.model.support.blocks.Linear;
 import panamax.model.support.blocks.Mlp;
+import panamax.model.support.weights.Loaded;
 import panamax.model.support.weights.WeightSource;
 
 /**
@@ -59,14 +60,7 @@ final class ExpertWeights {
         } catch (RuntimeException e) {
             if (router != null) router.close();
             experts.forEach(Mlp::close);
-            for (AutoCloseable a : owned) {
-                try {
-                    a.close();
-                } catch (Exception suppressed) {
-                    e.addSuppressed(suppressed);
-                }
-            }
-            throw e;
+            throw Loaded.closeAll(owned, e);
         }
     }
 }

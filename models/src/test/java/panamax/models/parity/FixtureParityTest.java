@@ -50,7 +50,7 @@ class FixtureParityTest {
 
     /**
      * Model types whose plugin lives outside this module and runs the same check from its own test:
-     * gpt2 is the third-party example {@code examples/gpt2-model-plugin} (GptParityTest there).
+     * gpt2 is the third-party example {@code examples/gpt2-model-plugin} (Gpt2PluginTest there).
      */
     static final Set<String> CHECKED_ELSEWHERE = Set.of("gpt2");
 
@@ -74,7 +74,7 @@ class FixtureParityTest {
         return Fixtures.modelFolders().stream().map(dir -> DynamicTest.dynamicTest(Fixtures.root().relativize(dir).toString(), () -> {
             String modelType = HfConfig.read(dir.resolve("config.json")).string("model_type").orElse("?");
             if (CHECKED_ELSEWHERE.contains(modelType)) {
-                Assumptions.abort(dir.getFileName() + " (model_type " + modelType + ") is checked by examples/gpt2-model-plugin's Gpt2DropInParityTest");
+                Assumptions.abort(dir.getFileName() + " (model_type " + modelType + ") is checked by examples/gpt2-model-plugin's Gpt2PluginTest (the model kit)");
             }
             // the root's references come from transformers models cast to bf16 in memory; new-families/ declare
             // theirs in reference.json (exact float32 buffers: the files loaded as a user loads them)
