@@ -1,10 +1,12 @@
 /**
- * Safetensors reading: header checks, memory mapping into the model's arena, sharded checkpoints.
+ * Safetensors weights: header checks, memory mapping (or a huge-page copy) into the model's arena,
+ * sharded checkpoints, and {@link panamax.model.support.weights.WeightSource}, the tensors by
+ * Hugging Face name on a backend with their shapes checked.
  *
  * {@snippet :
  * try (Arena arena = Arena.ofShared()) {
- *     WeightFiles files = WeightFiles.open(directory, arena);
- *     try (Tensor norm = files.load("model.norm.weight", backend, new int[]{2048}, DType.BF16)) {
+ *     WeightSource weights = WeightSource.open(directory, arena, backend, LoadOptions.defaults(), Optional.empty());
+ *     try (Tensor norm = weights.vector("model.norm.weight", 2048)) {
  *         // use it
  *     }
  * }
