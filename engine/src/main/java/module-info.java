@@ -4,6 +4,8 @@
  */
 module panamax.engine {
     requires transitive panamax.api;
+    // parity reads its reference files through the checked safetensors header
+    requires panamax.model.support;
     requires com.google.guice;
     requires jakarta.inject;
     requires com.fasterxml.jackson.databind;
