@@ -41,6 +41,9 @@ public final class KvFlags {
     @Option(names = "--max-kv-size", paramLabel = "N", description = "keep at most N tokens per layer (a rotating cache keeping the first 4)")
     Integer maxKvSize;
 
+    @Option(names = "--kv-layout", paramLabel = "ID", description = "KV layout plugin id for every layer (default: the planner's choice: full, rotating for windows, delayed for --quantized-kv-start)")
+    String layout;
+
     /** {@link #scheme()}, with a contradiction reported as a usage error of {@code command}. */
     KvScheme schemeFor(picocli.CommandLine command) {
         try {
@@ -91,7 +94,8 @@ public final class KvFlags {
             if (!params.isEmpty()) throw new IllegalArgumentException("--kv-param needs --kv-codec naming the codec it is for");
             if (quantizedStart != null) throw new IllegalArgumentException("--quantized-kv-start needs --kv-bits or --kv-codec: without them nothing is quantized");
         }
-        return new KvScheme(id, values, optional(quantizedStart), optional(maxKvSize), Optional.empty());
+        if (layout != null && layout.isBlank()) throw new IllegalArgumentException("--kv-layout needs a layout id, found an empty one");
+        return new KvScheme(id, values, optional(quantizedStart), optional(maxKvSize), Optional.ofNullable(layout));
     }
 
     private static void put(Map<String, String> values, String name, Integer value, String flag) {
