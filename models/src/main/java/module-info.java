@@ -1,19 +1,17 @@
 /**
- * Model plugins and Hugging Face loading: config.json in both spellings, memory-mapped safetensors
- * (single, sharded, MLX-quantized), the dense decoder families; tokenizers and chat templates.
+ * The built-in model plugins (the dense decoder families, their mixture-of-experts variants and
+ * Gemma 3n), read through panamax.model.support; Hugging Face tokenizers and chat templates.
+ * Exports nothing: everything it offers is a service.
  */
 module panamax.models {
     requires panamax.api;
+    requires panamax.model.support;
     requires com.fasterxml.jackson.databind;
     // tokenizers and chat templates: DJL's HF tokenizers binding and Jinjava (automatic modules);
     // java.desktop for java.beans, which Jinjava's EL resolvers expose
     requires ai.djl.tokenizers;
     requires jinjava;
     requires java.desktop;
-
-    exports panamax.models.hf;
-    exports panamax.models.tokenizer;
-    exports panamax.models.template;
 
     provides panamax.api.model.ModelPlugin with
             panamax.models.family.LlamaPlugin,

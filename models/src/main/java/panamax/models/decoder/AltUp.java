@@ -7,6 +7,9 @@ import panamax.api.tensor.DType;
 import panamax.api.tensor.Ops;
 import panamax.api.tensor.Tensor;
 import panamax.api.tensor.UnaryOp;
+import panamax.model.support.blocks.Linear;
+import panamax.model.support.weights.Loaded;
+import panamax.model.support.weights.WeightSource;
 
 /**
  * Gemma 3n's Alternating Updates block: the layer computes on one of {@code n} parallel hidden
@@ -39,7 +42,7 @@ final class AltUp implements AutoCloseable {
     }
 
     /** Loads {@code prefix}{@code altup.*}. */
-    static AltUp load(WeightLoader w, String prefix, Gemma3nConfig c) {
+    static AltUp load(WeightSource w, String prefix, Gemma3nConfig c) {
         int n = c.altupStreams();
         List<AutoCloseable> loaded = new ArrayList<>();
         try {
@@ -58,7 +61,7 @@ final class AltUp implements AutoCloseable {
      * The correction coefficients {@code [streams, streams]}, clamped to {@code ±clip} when positive:
      * transformers clamps them in {@code correct()} at inference too (the prediction coefficients only in training).
      */
-    private static Linear correction(WeightLoader w, String name, int n, double clip) {
+    private static Linear correction(WeightSource w, String name, int n, double clip) {
         Tensor stored = w.matrix(name, n, n);
         if (!(clip > 0)) return Linear.dense(stored, null);
         var ops = w.ops();

@@ -6,7 +6,9 @@ import java.util.List;
 import java.util.Optional;
 import panamax.api.model.LoadOptions;
 import panamax.api.tensor.DType;
-import panamax.models.hf.HfConfig;
+import panamax.model.support.config.HfConfig;
+import panamax.model.support.config.RopeReader;
+import panamax.model.support.config.QuantizationConfig;
 
 /**
  * A dense decoder's dimensions and per-layer attention, read from config.json for one family.

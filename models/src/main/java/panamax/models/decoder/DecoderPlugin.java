@@ -1,6 +1,5 @@
 package panamax.models.decoder;
 
-import java.lang.foreign.Arena;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -12,8 +11,9 @@ import panamax.api.model.ModelSpec;
 import panamax.api.model.RuntimeModel;
 import panamax.api.tensor.Backend;
 import panamax.api.tensor.DType;
-import panamax.models.hf.HfConfig;
-import panamax.models.safetensors.WeightFiles;
+import panamax.model.support.config.HfConfig;
+import panamax.model.support.weights.WeightFiles;
+import panamax.model.support.LoadedModel;
 
 /**
  * The base of every dense decoder family plugin: a family is an id, its {@code model_type}s and a
@@ -87,14 +87,7 @@ public abstract class DecoderPlugin implements ModelPlugin {
     public RuntimeModel load(Path directory, Backend backend, LoadOptions options) {
         DecoderConfig c = config(directory, options.buffers());
         ModelSpec spec = spec(directory, c);
-        Arena arena = Arena.ofShared();
-        try {
-            WeightFiles files = WeightFiles.open(directory, arena, options);
-            DecoderWeights weights = DecoderWeights.load(c, new WeightLoader(files, backend, c.quantization()));
-            return new DecoderModel(spec, weights, new DenseDecoderGraph(c, weights, backend), arena);
-        } catch (RuntimeException e) {
-            arena.close();
-            throw e;
-        }
+        return LoadedModel.load(spec, directory, backend, options, c.quantization(), source -> DecoderWeights.load(c, source),
+                weights -> new DenseDecoderGraph(c, weights, backend));
     }
 }

@@ -3,6 +3,11 @@ package panamax.models.decoder;
 import java.util.ArrayList;
 import java.util.List;
 import panamax.api.tensor.Tensor;
+import panamax.model.support.blocks.Linear;
+import panamax.model.support.blocks.Mlp;
+import panamax.model.support.weights.Loaded;
+import panamax.model.support.blocks.Embedding;
+import panamax.model.support.weights.WeightSource;
 
 /**
  * Every weight of a dense decoder, loaded by Hugging Face name. Owns them all.
@@ -19,7 +24,7 @@ record DecoderWeights(Embedding embedding, List<LayerWeights> layers, Tensor fin
      *
      * @throws panamax.api.error.BadModelFileException naming the file and tensor that is missing or mismatched
      */
-    static DecoderWeights load(DecoderConfig c, WeightLoader w) {
+    static DecoderWeights load(DecoderConfig c, WeightSource w) {
         List<AutoCloseable> loaded = new ArrayList<>();
         try {
             DecoderFamily f = c.family();
@@ -44,16 +49,17 @@ record DecoderWeights(Embedding embedding, List<LayerWeights> layers, Tensor fin
                 } else {
                     preMlp = track(loaded, w.norm(p + "post_attention_layernorm.weight", c.hidden(), f.normPlusOne()));
                 }
-                Linear gate = null, up = null, down = null;
+                Mlp mlp = null;
                 SparseMoe experts = null;
                 if (c.experts().isPresent() && c.experts().get().sparse(i)) {
                     experts = track(loaded, ExpertWeights.load(c, c.experts().get(), w, p));
                 } else {
-                    gate = track(loaded, w.linear(p + "mlp.gate_proj", c.intermediate(), c.hidden(), c.mlpBias()));
-                    up = track(loaded, w.linear(p + "mlp.up_proj", c.intermediate(), c.hidden(), c.mlpBias()));
-                    down = track(loaded, w.linear(p + "mlp.down_proj", c.hidden(), c.intermediate(), c.mlpBias()));
+                    Linear gate = track(loaded, w.linear(p + "mlp.gate_proj", c.intermediate(), c.hidden(), c.mlpBias()));
+                    Linear up = track(loaded, w.linear(p + "mlp.up_proj", c.intermediate(), c.hidden(), c.mlpBias()));
+                    Linear down = track(loaded, w.linear(p + "mlp.down_proj", c.hidden(), c.intermediate(), c.mlpBias()));
+                    mlp = Mlp.gated(gate, up, down);
                 }
-                LayerWeights layer = new LayerWeights(q, k, v, o, qNorm, kNorm, inputNorm, postAttn, preMlp, postMlp, gate, up, down, experts);
+                LayerWeights layer = new LayerWeights(q, k, v, o, qNorm, kNorm, inputNorm, postAttn, preMlp, postMlp, mlp, experts);
                 loaded.clear();
                 loaded.add(embedding);
                 layers.forEach(loaded::add);
@@ -65,20 +71,12 @@ record DecoderWeights(Embedding embedding, List<LayerWeights> layers, Tensor fin
             Linear lmHead = c.tiedEmbeddings() ? null : track(loaded, w.linear("lm_head", c.vocab(), c.hidden(), false));
             return new DecoderWeights(embedding, layers, finalNorm, lmHead);
         } catch (RuntimeException e) {
-            for (AutoCloseable a : loaded) {
-                try {
-                    a.close();
-                } catch (Exception suppressed) {
-                    e.addSuppressed(suppressed);
-                }
-            }
-            throw e;
+            throw Loaded.closeAll(loaded, e);
         }
     }
 
     private static <T extends AutoCloseable> T track(List<AutoCloseable> loaded, T t) {
-        loaded.add(t);
-        return t;
+        return Loaded.track(loaded, t);
     }
 
     @Override

@@ -5,11 +5,11 @@ import panamax.api.model.AutoregressiveGraph;
 import panamax.api.model.KvState;
 import panamax.api.model.LogitSelection;
 import panamax.api.tensor.Backend;
-import panamax.api.tensor.DType;
 import panamax.api.tensor.Ops;
-import panamax.api.tensor.Shape;
 import panamax.api.tensor.Tensor;
 import panamax.api.tensor.UnaryOp;
+import panamax.model.support.blocks.Attention;
+import panamax.model.support.blocks.LogitHead;
 
 /**
  * The forward pass shared by every dense decoder family: embedding, then per layer RMSNorm →
@@ -69,43 +69,19 @@ final class DenseDecoderGraph implements AutoregressiveGraph {
     }
 
     private Tensor attention(int i, LayerWeights w, Tensor h, KvLayout cache) {
-        int b = h.dim(0), t = h.dim(1);
-        LayerAttention la = config.attention().get(i);
-        int[] ropeOffsets = cache.ropeOffsets(); // read before append moves them
-        try (Tensor offsets = backend.fromInts(ropeOffsets, Shape.of(b), DType.I32);
-             Tensor q = heads(w.q(), w.qNorm(), h, config.heads());
-             Tensor k = heads(w.k(), w.kNorm(), h, config.kvHeads());
-             Tensor v = heads(w.v(), null, h, config.kvHeads());
-             Tensor qr = ops.rope(q, la.rope(), offsets);
-             Tensor kr = ops.rope(k, la.rope(), offsets)) {
-            cache.append(kr, v);
-            try (Tensor o = cache.attend(qr, config.attentionScale());
-                 Tensor ot = ops.transpose(o, 0, 2, 1, 3);
-                 Tensor flat = ops.reshape(ot, Shape.of(b, t, config.heads() * config.headDim()))) {
-                return w.o().apply(ops, flat);
-            }
-        }
-    }
-
-    /** Projects {@code h [B, T, hidden]} to {@code [B, heads, T, headDim]}, normalizing each head when {@code norm} is given. */
-    private Tensor heads(Linear projection, Tensor norm, Tensor h, int heads) {
-        int b = h.dim(0), t = h.dim(1);
-        try (Tensor p = projection.apply(ops, h);
-             Tensor split = ops.reshape(p, Shape.of(b, t, heads, config.headDim()));
-             Tensor normed = norm == null ? null : ops.rmsNorm(split, norm, config.normEps())) {
-            return ops.transpose(normed == null ? split : normed, 0, 2, 1, 3);
+        int d = config.headDim();
+        double eps = config.normEps();
+        try (Tensor q = Attention.heads(ops, w.q(), h, config.heads(), d, w.qNorm(), eps);
+             Tensor k = Attention.heads(ops, w.k(), h, config.kvHeads(), d, w.kNorm(), eps);
+             Tensor v = Attention.heads(ops, w.v(), h, config.kvHeads(), d, null, eps);
+             Tensor o = Attention.attend(backend, cache, q, k, v, config.attention().get(i).rope(), config.attentionScale())) {
+            return w.o().apply(ops, o);
         }
     }
 
     private Tensor mlp(LayerWeights w, Tensor h) {
         UnaryOp act = config.family().activation();
-        if (w.experts() != null) return w.experts().apply(backend, act, h);
-        try (Tensor g = w.gate().apply(ops, h);
-             Tensor ga = ops.unary(act, g);
-             Tensor u = w.up().apply(ops, h);
-             Tensor gu = ops.mul(ga, u)) {
-            return w.down().apply(ops, gu);
-        }
+        return w.experts() != null ? w.experts().apply(backend, act, h) : w.mlp().apply(ops, act, h);
     }
 
     @Override

@@ -2,6 +2,10 @@ package panamax.models.decoder;
 
 import java.util.ArrayList;
 import java.util.List;
+import panamax.model.support.blocks.Linear;
+import panamax.model.support.blocks.Mlp;
+import panamax.model.support.weights.Loaded;
+import panamax.model.support.weights.WeightSource;
 
 /**
  * Loads one sparse layer's router and experts in either layout a checkpoint uses: as Hugging Face
@@ -18,12 +22,12 @@ final class ExpertWeights {
      *
      * @throws panamax.api.error.BadModelFileException naming the file and tensor that is missing or mismatched
      */
-    static SparseMoe load(DecoderConfig c, MoeConfig moe, WeightLoader w, String layerPrefix) {
+    static SparseMoe load(DecoderConfig c, MoeConfig moe, WeightSource w, String layerPrefix) {
         MixtureOfExperts f = moe.family();
         String block = layerPrefix + f.block() + ".";
         int n = moe.experts(), width = moe.expertWidth(), hidden = c.hidden();
         List<AutoCloseable> owned = new ArrayList<>();
-        List<SparseMoe.Expert> experts = new ArrayList<>();
+        List<Mlp> experts = new ArrayList<>();
         Linear router = null;
         try {
             router = w.linear(block + "gate", n, hidden, false);
@@ -34,7 +38,7 @@ final class ExpertWeights {
                 List<Linear> up = w.stacked(stacked + "up_proj", n, width, hidden, owned);
                 owned.addAll(up);
                 List<Linear> down = w.stacked(stacked + "down_proj", n, hidden, width, owned);
-                for (int e = 0; e < n; e++) experts.add(new SparseMoe.Expert(gate.get(e), up.get(e), down.get(e)));
+                for (int e = 0; e < n; e++) experts.add(Mlp.gated(gate.get(e), up.get(e), down.get(e)));
                 owned.removeAll(gate);
                 owned.removeAll(up);
             } else {
@@ -44,7 +48,7 @@ final class ExpertWeights {
                     Linear up = null;
                     try {
                         up = w.linear(p + f.up(), width, hidden, false);
-                        experts.add(new SparseMoe.Expert(gate, up, w.linear(p + f.down(), hidden, width, false)));
+                        experts.add(Mlp.gated(gate, up, w.linear(p + f.down(), hidden, width, false)));
                     } catch (RuntimeException ex) {
                         gate.close();
                         if (up != null) up.close();
@@ -55,15 +59,8 @@ final class ExpertWeights {
             return new SparseMoe(router, experts, owned, moe.topK(), moe.normalizeTopK());
         } catch (RuntimeException e) {
             if (router != null) router.close();
-            experts.forEach(SparseMoe.Expert::close);
-            for (AutoCloseable a : owned) {
-                try {
-                    a.close();
-                } catch (Exception suppressed) {
-                    e.addSuppressed(suppressed);
-                }
-            }
-            throw e;
+            experts.forEach(Mlp::close);
+            throw Loaded.closeAll(owned, e);
         }
     }
 }

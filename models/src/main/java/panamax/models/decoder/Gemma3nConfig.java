@@ -7,7 +7,9 @@ import java.util.List;
 import java.util.Optional;
 import panamax.api.model.LoadOptions;
 import panamax.api.tensor.DType;
-import panamax.models.hf.HfConfig;
+import panamax.model.support.config.HfConfig;
+import panamax.model.support.config.RopeReader;
+import panamax.model.support.config.QuantizationConfig;
 
 /**
  * Gemma 3n's text decoder as config.json describes it ({@code gemma3n_text}, or the {@code text_config}

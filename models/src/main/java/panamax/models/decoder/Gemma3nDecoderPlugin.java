@@ -1,6 +1,5 @@
 package panamax.models.decoder;
 
-import java.lang.foreign.Arena;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -12,8 +11,9 @@ import panamax.api.model.ModelSpec;
 import panamax.api.model.RuntimeModel;
 import panamax.api.tensor.Backend;
 import panamax.api.tensor.DType;
-import panamax.models.hf.HfConfig;
-import panamax.models.safetensors.WeightFiles;
+import panamax.model.support.config.HfConfig;
+import panamax.model.support.weights.WeightFiles;
+import panamax.model.support.LoadedModel;
 
 /**
  * The base of the Gemma 3n plugin: reads config.json as {@link Gemma3nConfig}, declares each layer's
@@ -75,14 +75,7 @@ public abstract class Gemma3nDecoderPlugin implements ModelPlugin {
     public RuntimeModel load(Path directory, Backend backend, LoadOptions options) {
         Gemma3nConfig c = config(directory, options.buffers());
         ModelSpec spec = spec(directory, c);
-        Arena arena = Arena.ofShared();
-        try {
-            WeightFiles files = WeightFiles.open(directory, arena, options);
-            Gemma3nWeights weights = Gemma3nWeights.load(c, new WeightLoader(files, backend, c.quantization()), backend);
-            return new DecoderModel(spec, weights, new Gemma3nGraph(c, weights, backend), arena);
-        } catch (RuntimeException e) {
-            arena.close();
-            throw e;
-        }
+        return LoadedModel.load(spec, directory, backend, options, c.quantization(), source -> Gemma3nWeights.load(c, source, backend),
+                weights -> new Gemma3nGraph(c, weights, backend));
     }
 }

@@ -16,6 +16,9 @@ import panamax.api.tensor.Reduction;
 import panamax.api.tensor.Shape;
 import panamax.api.tensor.Tensor;
 import panamax.api.tensor.UnaryOp;
+import panamax.model.support.blocks.Attention;
+import panamax.model.support.blocks.Linear;
+import panamax.model.support.blocks.LogitHead;
 
 /**
  * Gemma 3n's text decoder. The embedding is widened into AltUp streams; each layer predicts the
@@ -213,7 +216,7 @@ final class Gemma3nGraph implements AutoregressiveGraph {
     }
 
     private Tensor attention(int i, Gemma3nLayer w, Tensor h, KvState state, Sharing sharing) {
-        int b = h.dim(0), t = h.dim(1);
+        int b = h.dim(0);
         LayerAttention la = config.attention().get(i);
         int donor = config.donor(i);
         KvLayout cache = donor < 0 ? state.layer(i) : null;
@@ -239,32 +242,19 @@ final class Gemma3nGraph implements AutoregressiveGraph {
                 if (capture == null) throw new IllegalStateException("layer " + i + " reads layer " + donor + "'s KV, which was not captured");
                 o = capture.attend(qr, ATTENTION_SCALE);
             }
-            try (o;
-                 Tensor ot = ops.transpose(o, 0, 2, 1, 3);
-                 Tensor flat = ops.reshape(ot, Shape.of(b, t, config.heads() * config.headDim()))) {
-                return w.o().apply(ops, flat);
+            try (o; Tensor merged = Attention.merge(ops, o)) {
+                return w.o().apply(ops, merged);
             }
         }
     }
 
     /** Projects {@code h [B, T, hidden]} to {@code [B, heads, T, headDim]}, RMS-normalizing each head by {@code norm}. */
     private Tensor heads(Linear projection, Tensor norm, Tensor h, int heads) {
-        int b = h.dim(0), t = h.dim(1);
-        try (Tensor p = projection.apply(ops, h);
-             Tensor split = ops.reshape(p, Shape.of(b, t, heads, config.headDim()));
-             Tensor normed = ops.rmsNorm(split, norm, config.normEps())) {
-            return ops.transpose(normed, 0, 2, 1, 3);
-        }
+        return Attention.heads(ops, projection, h, heads, config.headDim(), norm, config.normEps());
     }
 
     private Tensor mlp(Gemma3nLayer w, Tensor h) {
-        try (Tensor g = w.gate().apply(ops, h);
-             Tensor sparse = w.sparsity() == null ? null : w.sparsity().apply(ops, g);
-             Tensor ga = ops.unary(UnaryOp.GELU_TANH, sparse == null ? g : sparse);
-             Tensor u = w.up().apply(ops, h);
-             Tensor gu = ops.mul(ga, u)) {
-            return w.down().apply(ops, gu);
-        }
+        return w.mlp().apply(ops, UnaryOp.GELU_TANH, h, w.sparsity() == null ? null : w.sparsity()::apply);
     }
 
     @Override

@@ -3,6 +3,10 @@ package panamax.models.decoder;
 import java.util.ArrayList;
 import java.util.List;
 import panamax.api.tensor.Tensor;
+import panamax.model.support.blocks.Linear;
+import panamax.model.support.blocks.Mlp;
+import panamax.model.support.weights.Loaded;
+import panamax.model.support.weights.WeightSource;
 
 /**
  * One Gemma 3n decoder layer's weights. Norm weights scale by {@code w} (Gemma 3n's RMSNorm has no
@@ -18,9 +22,7 @@ import panamax.api.tensor.Tensor;
  * @param postAttnNorm      norm of the attention output (hidden)
  * @param preMlpNorm        norm before the MLP (hidden)
  * @param postMlpNorm       norm of the MLP output (hidden)
- * @param gate              MLP gate projection (intermediate, hidden)
- * @param up                MLP up projection (intermediate, hidden)
- * @param down              MLP down projection (hidden, intermediate)
+ * @param mlp               the GELU-tanh gated MLP (intermediate, hidden)
  * @param sparsity          Gaussian top-k of the gate, or null for a dense layer
  * @param altUp             the layer's AltUp predict/correct block
  * @param laurel            the layer's LAuReL residual
@@ -29,12 +31,12 @@ import panamax.api.tensor.Tensor;
  * @param postPerLayerNorm  norm of that projection (hidden)
  */
 record Gemma3nLayer(Linear q, Linear k, Linear v, Linear o, Tensor qNorm, Tensor kNorm, Tensor inputNorm, Tensor postAttnNorm,
-                    Tensor preMlpNorm, Tensor postMlpNorm, Linear gate, Linear up, Linear down, GaussianTopK sparsity,
+                    Tensor preMlpNorm, Tensor postMlpNorm, Mlp mlp, GaussianTopK sparsity,
                     AltUp altUp, Laurel laurel, Linear perLayerGate, Linear perLayerProjection, Tensor postPerLayerNorm)
         implements AutoCloseable {
 
     /** Loads layer {@code i} under {@code c.prefix()}. */
-    static Gemma3nLayer load(WeightLoader w, Gemma3nConfig c, int i) {
+    static Gemma3nLayer load(WeightSource w, Gemma3nConfig c, int i) {
         String p = c.prefix() + "layers." + i + ".";
         String attn = p + "self_attn.";
         int qOut = c.heads() * c.headDim(), kvOut = c.kvHeads() * c.headDim(), hidden = c.hidden(), inner = c.intermediate()[i];
@@ -55,13 +57,14 @@ record Gemma3nLayer(Linear q, Linear k, Linear v, Linear o, Tensor qNorm, Tensor
             Linear gate = Loaded.track(loaded, w.linear(p + "mlp.gate_proj", inner, hidden, false));
             Linear up = Loaded.track(loaded, w.linear(p + "mlp.up_proj", inner, hidden, false));
             Linear down = Loaded.track(loaded, w.linear(p + "mlp.down_proj", hidden, inner, false));
+            Mlp mlp = Mlp.gated(gate, up, down);
             double s = c.sparsity()[i];
             AltUp altUp = Loaded.track(loaded, AltUp.load(w, p + "altup.", c));
             Laurel laurel = Loaded.track(loaded, Laurel.load(w, p + "laurel.", hidden, c.laurelRank(), c.normEps()));
             Linear plGate = Loaded.track(loaded, w.linear(p + "per_layer_input_gate", c.perLayerHidden(), hidden, false));
             Linear plProjection = Loaded.track(loaded, w.linear(p + "per_layer_projection", hidden, c.perLayerHidden(), false));
             Tensor plNorm = Loaded.track(loaded, w.norm(p + "post_per_layer_input_norm.weight", hidden, false));
-            return new Gemma3nLayer(q, k, v, o, qNorm, kNorm, inputNorm, postAttn, preMlp, postMlp, gate, up, down,
+            return new Gemma3nLayer(q, k, v, o, qNorm, kNorm, inputNorm, postAttn, preMlp, postMlp, mlp,
                     s > 0 ? new GaussianTopK(s) : null, altUp, laurel, plGate, plProjection, plNorm);
         } catch (RuntimeException e) {
             throw Loaded.closeAll(loaded, e);
@@ -70,7 +73,8 @@ record Gemma3nLayer(Linear q, Linear k, Linear v, Linear o, Tensor qNorm, Tensor
 
     @Override
     public void close() {
-        for (Linear l : new Linear[]{q, k, v, o, gate, up, down, perLayerGate, perLayerProjection}) if (l != null) l.close();
+        for (Linear l : new Linear[]{q, k, v, o, perLayerGate, perLayerProjection}) if (l != null) l.close();
+        mlp.close();
         for (Tensor t : new Tensor[]{qNorm, kNorm, inputNorm, postAttnNorm, preMlpNorm, postMlpNorm, postPerLayerNorm}) if (t != null) t.close();
         altUp.close();
         laurel.close();

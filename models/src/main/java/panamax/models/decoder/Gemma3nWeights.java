@@ -5,6 +5,10 @@ import java.util.List;
 import panamax.api.tensor.DType;
 import panamax.api.tensor.Shape;
 import panamax.api.tensor.Tensor;
+import panamax.model.support.blocks.Linear;
+import panamax.model.support.blocks.Embedding;
+import panamax.model.support.weights.Loaded;
+import panamax.model.support.weights.WeightSource;
 
 /**
  * Every weight of Gemma 3n's text decoder, loaded by Hugging Face name under {@link Gemma3nConfig#prefix()}.
@@ -30,7 +34,7 @@ record Gemma3nWeights(Embedding embedding, Embedding perLayerEmbedding, Linear p
      *
      * @throws panamax.api.error.BadModelFileException naming the file and tensor that is missing or mismatched
      */
-    static Gemma3nWeights load(Gemma3nConfig c, WeightLoader w, panamax.api.tensor.Backend backend) {
+    static Gemma3nWeights load(Gemma3nConfig c, WeightSource w, panamax.api.tensor.Backend backend) {
         List<AutoCloseable> loaded = new ArrayList<>();
         try {
             String m = c.prefix();

@@ -2,6 +2,8 @@ package panamax.models.decoder;
 
 import panamax.api.tensor.Ops;
 import panamax.api.tensor.Tensor;
+import panamax.model.support.blocks.Linear;
+import panamax.model.support.weights.WeightSource;
 
 /**
  * LAuReL, Gemma 3n's learned augmented residual: {@code x + norm(right(left(x)))} with a low-rank
@@ -10,7 +12,7 @@ import panamax.api.tensor.Tensor;
 record Laurel(Linear left, Linear right, Tensor norm, double eps) implements AutoCloseable {
 
     /** Loads {@code prefix}{@code linear_left}, {@code linear_right} and {@code post_laurel_norm}. */
-    static Laurel load(WeightLoader w, String prefix, int hidden, int rank, double eps) {
+    static Laurel load(WeightSource w, String prefix, int hidden, int rank, double eps) {
         Linear left = w.linear(prefix + "linear_left", rank, hidden, false);
         Linear right = null;
         try {

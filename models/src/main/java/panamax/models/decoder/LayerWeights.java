@@ -1,6 +1,8 @@
 package panamax.models.decoder;
 
 import panamax.api.tensor.Tensor;
+import panamax.model.support.blocks.Linear;
+import panamax.model.support.blocks.Mlp;
 
 /**
  * One decoder layer's weights. Norm weights are ready to pass to {@code rmsNorm} (for Gemma,
@@ -16,18 +18,16 @@ import panamax.api.tensor.Tensor;
  * @param postAttnNorm  norm of the attention output before the residual (hidden), or null
  * @param preMlpNorm    norm before the MLP (hidden)
  * @param postMlpNorm   norm of the MLP output before the residual (hidden), or null
- * @param gate          MLP gate projection (intermediate, hidden), or null in a sparse layer
- * @param up            MLP up projection (intermediate, hidden), or null in a sparse layer
- * @param down          MLP down projection (hidden, intermediate), or null in a sparse layer
+ * @param mlp           the gated MLP (intermediate, hidden), or null in a sparse layer
  * @param experts       the routed experts that replace the MLP in a sparse layer, or null
  */
 record LayerWeights(Linear q, Linear k, Linear v, Linear o, Tensor qNorm, Tensor kNorm, Tensor inputNorm,
-                    Tensor postAttnNorm, Tensor preMlpNorm, Tensor postMlpNorm, Linear gate, Linear up, Linear down,
-                    SparseMoe experts)
+                    Tensor postAttnNorm, Tensor preMlpNorm, Tensor postMlpNorm, Mlp mlp, SparseMoe experts)
         implements AutoCloseable {
     @Override
     public void close() {
-        for (Linear l : new Linear[]{q, k, v, o, gate, up, down}) if (l != null) l.close();
+        for (Linear l : new Linear[]{q, k, v, o}) l.close();
+        if (mlp != null) mlp.close();
         if (experts != null) experts.close();
         for (Tensor t : new Tensor[]{qNorm, kNorm, inputNorm, postAttnNorm, preMlpNorm, postMlpNorm}) {
             if (t != null) t.close();

@@ -4,7 +4,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-import panamax.models.hf.HfConfig;
+import panamax.model.support.config.HfConfig;
 
 /**
  * The mixture-of-experts dimensions of one checkpoint, read from config.json.

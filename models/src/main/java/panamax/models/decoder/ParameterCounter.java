@@ -4,8 +4,8 @@ import java.lang.foreign.Arena;
 import java.nio.file.Path;
 import panamax.api.model.LoadOptions;
 import panamax.api.model.ParameterCount;
-import panamax.models.safetensors.TensorEntry;
-import panamax.models.safetensors.WeightFiles;
+import panamax.model.support.weights.TensorEntry;
+import panamax.model.support.weights.WeightFiles;
 
 /**
  * Counts a decoder's parameters from its config, in total and per token: a sparse layer's token

@@ -8,6 +8,8 @@ import panamax.api.tensor.Ops;
 import panamax.api.tensor.Shape;
 import panamax.api.tensor.Tensor;
 import panamax.api.tensor.UnaryOp;
+import panamax.model.support.blocks.Linear;
+import panamax.model.support.blocks.Mlp;
 
 /**
  * One sparse MLP layer: a router picks {@code k} experts per token ({@link Routing}); the tokens
@@ -18,32 +20,13 @@ import panamax.api.tensor.UnaryOp;
  * Thread-safe for concurrent {@link #apply}.
  */
 final class SparseMoe implements AutoCloseable {
-    /** One expert's gated MLP: {@code down(act(gate(x)) · up(x))}. */
-    record Expert(Linear gate, Linear up, Linear down) implements AutoCloseable {
-        Tensor apply(Ops ops, UnaryOp act, Tensor x) {
-            try (Tensor g = gate.apply(ops, x);
-                 Tensor ga = ops.unary(act, g);
-                 Tensor u = up.apply(ops, x);
-                 Tensor gu = ops.mul(ga, u)) {
-                return down.apply(ops, gu);
-            }
-        }
-
-        @Override
-        public void close() {
-            gate.close();
-            up.close();
-            down.close();
-        }
-    }
-
     private final Linear router;            // (experts, hidden)
-    private final List<Expert> experts;
+    private final List<Mlp> experts;   // each a gated MLP
     private final List<AutoCloseable> stacked; // stacked storage the experts' weights are views of, or empty
     private final int topK;
     private final boolean normalize;
 
-    SparseMoe(Linear router, List<Expert> experts, List<AutoCloseable> stacked, int topK, boolean normalize) {
+    SparseMoe(Linear router, List<Mlp> experts, List<AutoCloseable> stacked, int topK, boolean normalize) {
         this.router = router;
         this.experts = List.copyOf(experts);
         this.stacked = List.copyOf(stacked);
@@ -104,7 +87,7 @@ final class SparseMoe implements AutoCloseable {
     @Override
     public void close() {
         router.close();
-        experts.forEach(Expert::close);
+        experts.forEach(Mlp::close);
         for (AutoCloseable a : stacked) {
             try {
                 a.close();

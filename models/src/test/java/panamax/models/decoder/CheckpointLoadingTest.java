@@ -18,7 +18,7 @@ import panamax.api.model.LoadOptions;
 import panamax.api.model.RuntimeModel;
 import panamax.api.tensor.Backend;
 import panamax.models.family.LlamaPlugin;
-import panamax.models.safetensors.SafetensorsWriter;
+import panamax.model.support.weights.SafetensorsWriter;
 
 /** Loading variants of the llama-tiny fixture: shards, dtypes, and every kind of malformed checkpoint. */
 class CheckpointLoadingTest {

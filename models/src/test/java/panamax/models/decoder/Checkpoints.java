@@ -22,7 +22,7 @@ import panamax.engine.plugins.PluginRegistry;
 import panamax.engine.runtime.KvStateFactory;
 import panamax.engine.runtime.LayerCaches;
 import panamax.engine.wiring.Engine;
-import panamax.models.safetensors.WeightFiles;
+import panamax.model.support.weights.WeightFiles;
 
 /** Test checkpoints derived from the fixtures, and a one-prefill logits runner. */
 final class Checkpoints {

@@ -23,8 +23,8 @@ import panamax.api.model.LoadOptions;
 import panamax.models.family.Gemma3Plugin;
 import panamax.models.family.MistralPlugin;
 import panamax.models.family.Qwen2Plugin;
-import panamax.models.hf.GenerationConfig;
-import panamax.models.hf.HfConfig;
+import panamax.model.support.config.GenerationConfig;
+import panamax.model.support.config.HfConfig;
 
 class ConfigReadingTest {
     private static final Path CONFIG = Path.of("config.json");

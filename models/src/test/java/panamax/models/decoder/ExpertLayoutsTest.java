@@ -20,7 +20,7 @@ import panamax.api.tensor.QuantizedMatrix;
 import panamax.api.tensor.Shape;
 import panamax.api.tensor.Tensor;
 import panamax.models.family.Qwen3MoePlugin;
-import panamax.models.safetensors.SafetensorsWriter;
+import panamax.model.support.weights.SafetensorsWriter;
 
 /**
  * The Qwen3-MoE fixture's experts rewritten in mlx-lm's stacked {@code switch_mlp} layout load to

@@ -16,7 +16,7 @@ import panamax.api.tensor.Backend;
 import panamax.models.family.LlamaPlugin;
 import panamax.models.family.MistralPlugin;
 import panamax.models.family.Qwen2Plugin;
-import panamax.models.safetensors.SafetensorsWriter;
+import panamax.model.support.weights.SafetensorsWriter;
 
 /**
  * The families without a fixture of their own, checked against llama-tiny's reference-exact

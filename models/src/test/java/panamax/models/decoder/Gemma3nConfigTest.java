@@ -11,7 +11,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import panamax.api.error.BadModelFileException;
 import panamax.api.model.LoadOptions;
-import panamax.models.hf.HfConfig;
+import panamax.model.support.config.HfConfig;
 
 class Gemma3nConfigTest {
     private static HfConfig json(String text) {

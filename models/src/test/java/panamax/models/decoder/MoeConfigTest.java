@@ -16,8 +16,8 @@ import panamax.api.error.BadModelFileException;
 import panamax.api.model.ModelSpec;
 import panamax.models.family.MixtralPlugin;
 import panamax.models.family.Qwen3MoePlugin;
-import panamax.models.hf.HfConfig;
-import panamax.models.safetensors.WeightFiles;
+import panamax.model.support.config.HfConfig;
+import panamax.model.support.weights.WeightFiles;
 
 /** Which layers are sparse, how routing weights are normalized, and the parameter counts a mixture of experts declares. */
 class MoeConfigTest {

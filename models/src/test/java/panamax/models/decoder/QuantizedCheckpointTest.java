@@ -17,7 +17,8 @@ import panamax.api.tensor.QuantizedMatrix;
 import panamax.api.tensor.Shape;
 import panamax.api.tensor.Tensor;
 import panamax.models.family.LlamaPlugin;
-import panamax.models.safetensors.SafetensorsWriter;
+import panamax.model.support.weights.SafetensorsWriter;
+import panamax.model.support.config.QuantizationConfig;
 
 /**
  * An MLX-quantized llama-tiny (4-bit groups of 32, one module overridden to 8-bit groups of 64,

@@ -15,8 +15,11 @@ import panamax.api.tensor.Shape;
 import panamax.api.tensor.Tensor;
 import panamax.api.tensor.UnaryOp;
 import panamax.models.family.Qwen3MoePlugin;
-import panamax.models.hf.HfConfig;
-import panamax.models.safetensors.WeightFiles;
+import panamax.model.support.config.HfConfig;
+import panamax.model.support.weights.WeightFiles;
+import panamax.model.support.blocks.Linear;
+import panamax.model.support.blocks.Mlp;
+import panamax.model.support.weights.WeightSource;
 
 /**
  * The sparse block groups tokens by expert without changing any token's result, and computes
@@ -37,7 +40,7 @@ class SparseMoeTest {
         DecoderConfig c = DecoderConfig.read(HfConfig.read(dir.resolve("config.json")), plugin.family());
         try (Backend backend = Checkpoints.backend(); Arena arena = Arena.ofShared()) {
             var ops = backend.ops();
-            try (DecoderWeights w = DecoderWeights.load(c, new WeightLoader(WeightFiles.open(dir, arena), backend, c.quantization()))) {
+            try (DecoderWeights w = DecoderWeights.load(c, new WeightSource(WeightFiles.open(dir, arena), backend, c.quantization()))) {
                 int checked = 0;
                 for (LayerWeights layer : w.layers()) {
                     SparseMoe moe = layer.experts();
@@ -87,12 +90,12 @@ class SparseMoeTest {
     }
 
     private static float[] run(Backend backend, float[][] w, float[] expert3Gate, float[] x, Routing routing, int hidden, int width) {
-        List<SparseMoe.Expert> experts = new ArrayList<>();
+        List<Mlp> experts = new ArrayList<>();
         for (int e = 0; e < 4; e++) {
             float[] gate = e == 3 ? expert3Gate : w[3 * e];
             float[] down = new float[hidden * width];
             System.arraycopy(w[3 * e + 2], 0, down, 0, down.length);
-            experts.add(new SparseMoe.Expert(
+            experts.add(Mlp.gated(
                     Linear.dense(backend.fromFloats(gate, Shape.of(width, hidden), DType.F32), null),
                     Linear.dense(backend.fromFloats(w[3 * e + 1], Shape.of(width, hidden), DType.F32), null),
                     Linear.dense(backend.fromFloats(down, Shape.of(hidden, width), DType.F32), null)));

@@ -20,7 +20,7 @@ import panamax.models.family.LlamaPlugin;
 import panamax.models.family.MistralPlugin;
 import panamax.models.family.Qwen2Plugin;
 import panamax.models.family.Qwen3Plugin;
-import panamax.models.hf.HfConfig;
+import panamax.model.support.config.HfConfig;
 
 /**
  * config.json reading under arbitrary bytes, for every family: a config is either read into a

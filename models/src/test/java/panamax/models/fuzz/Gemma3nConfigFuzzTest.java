@@ -15,7 +15,7 @@ import org.junit.jupiter.api.Test;
 import panamax.api.error.BadModelFileException;
 import panamax.api.model.LoadOptions;
 import panamax.models.decoder.Gemma3nConfig;
-import panamax.models.hf.HfConfig;
+import panamax.model.support.config.HfConfig;
 
 /**
  * Gemma 3n's config.json reading under arbitrary bytes: read into a consistent {@link Gemma3nConfig}

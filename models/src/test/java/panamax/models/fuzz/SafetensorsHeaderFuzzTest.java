@@ -14,8 +14,8 @@ import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import panamax.api.error.BadModelFileException;
-import panamax.models.safetensors.SafetensorsHeader;
-import panamax.models.safetensors.TensorEntry;
+import panamax.model.support.weights.SafetensorsHeader;
+import panamax.model.support.weights.TensorEntry;
 
 /**
  * The safetensors header reader under arbitrary bytes: it either returns entries that lie inside

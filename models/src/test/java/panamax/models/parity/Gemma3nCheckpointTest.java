@@ -38,7 +38,7 @@ import panamax.engine.plugins.PluginRegistry;
 import panamax.engine.runtime.KvStateFactory;
 import panamax.engine.runtime.LayerCaches;
 import panamax.engine.wiring.Engine;
-import panamax.models.safetensors.SafetensorsWriter;
+import panamax.model.support.weights.SafetensorsWriter;
 
 /**
  * Gemma 3n checkpoints other than the plain text one, built from {@code gemma3n-tiny}'s tensors: a

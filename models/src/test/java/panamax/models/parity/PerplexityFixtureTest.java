@@ -21,7 +21,7 @@ import panamax.engine.eval.PerplexityReport;
 import panamax.engine.generate.ModelSession;
 import panamax.engine.parity.ParityReference;
 import panamax.engine.plugins.PluginRegistry;
-import panamax.models.hf.HfConfig;
+import panamax.model.support.config.HfConfig;
 
 /**
  * {@link Perplexity} on every fixture model's reference prompt ({@code single.ids}, T = 24 tokens),

@@ -2,72 +2,55 @@ package panamax.example.gpt2;
 
 import java.util.ArrayList;
 import java.util.List;
-import panamax.api.tensor.Backend;
-import panamax.api.tensor.Tensor;
+import panamax.model.support.blocks.Embedding;
+import panamax.model.support.blocks.LearnedPositions;
+import panamax.model.support.blocks.Linear;
+import panamax.model.support.blocks.Mlp;
+import panamax.model.support.blocks.Norm;
+import panamax.model.support.weights.Loaded;
+import panamax.model.support.weights.WeightSource;
 
 /**
  * GPT-2's weights by Hugging Face name (with or without the {@code transformer.} prefix). Conv1D
- * weights stay as stored, {@code [in, out]}, so {@code x·W} needs no transpose. Owns every tensor.
+ * weights stay as stored, {@code [in, out]}. Owns every tensor.
+ *
+ * @param wte    token embedding (vocab, hidden), also the tied output projection
+ * @param wpe    learned positions (positions, hidden)
+ * @param blocks per layer
+ * @param lnF    the final LayerNorm
+ * @param owned  everything above, closed together
  */
-final class Gpt2Weights implements AutoCloseable {
-    /** One block: {@code (weight, bias)} pairs. */
-    record Block(Tensor ln1W, Tensor ln1B, Tensor attnW, Tensor attnB, Tensor projW, Tensor projB,
-                 Tensor ln2W, Tensor ln2B, Tensor fcW, Tensor fcB, Tensor outW, Tensor outB) {
-        List<Tensor> all() {
-            return List.of(ln1W, ln1B, attnW, attnB, projW, projB, ln2W, ln2B, fcW, fcB, outW, outB);
-        }
+record Gpt2Weights(Embedding wte, LearnedPositions wpe, List<Block> blocks, Norm lnF, List<AutoCloseable> owned) implements AutoCloseable {
+    /** One block: {@code c_attn} is q, k and v fused, (hidden, 3·hidden). */
+    record Block(Norm ln1, Linear attn, Linear proj, Norm ln2, Mlp mlp) {
     }
 
-    final Tensor wte;   // (vocab, hidden), also the tied output projection
-    final Tensor wpe;   // (positions, hidden)
-    final List<Block> blocks;
-    final Tensor lnFW;  // (hidden)
-    final Tensor lnFB;  // (hidden)
-    private final List<Tensor> owned;
-
-    private Gpt2Weights(Tensor wte, Tensor wpe, List<Block> blocks, Tensor lnFW, Tensor lnFB, List<Tensor> owned) {
-        this.wte = wte;
-        this.wpe = wpe;
-        this.blocks = blocks;
-        this.lnFW = lnFW;
-        this.lnFB = lnFB;
-        this.owned = owned;
-    }
-
-    static Gpt2Weights load(Gpt2Config c, SafetensorsFile f, Backend backend) {
-        String p = f.has("transformer.wte.weight") ? "transformer." : "";
-        List<Tensor> owned = new ArrayList<>();
+    static Gpt2Weights load(Gpt2Config c, WeightSource w) {
+        String p = w.files().names().stream().anyMatch(n -> n.startsWith("transformer.")) ? "transformer." : "";
+        int h = c.hidden();
+        List<AutoCloseable> owned = new ArrayList<>();
         try {
-            Tensor wte = track(owned, f.load(p + "wte.weight", backend, c.vocab(), c.hidden()));
-            Tensor wpe = track(owned, f.load(p + "wpe.weight", backend, c.positions(), c.hidden()));
+            Embedding wte = Loaded.track(owned, w.embedding(p + "wte", c.vocab(), h));
+            LearnedPositions wpe = Loaded.track(owned, new LearnedPositions(w.matrix(p + "wpe.weight", c.positions(), h)));
             List<Block> blocks = new ArrayList<>();
-            int h = c.hidden();
             for (int i = 0; i < c.layers(); i++) {
                 String b = p + "h." + i + ".";
-                blocks.add(new Block(
-                        track(owned, f.load(b + "ln_1.weight", backend, h)), track(owned, f.load(b + "ln_1.bias", backend, h)),
-                        track(owned, f.load(b + "attn.c_attn.weight", backend, h, 3 * h)), track(owned, f.load(b + "attn.c_attn.bias", backend, 3 * h)),
-                        track(owned, f.load(b + "attn.c_proj.weight", backend, h, h)), track(owned, f.load(b + "attn.c_proj.bias", backend, h)),
-                        track(owned, f.load(b + "ln_2.weight", backend, h)), track(owned, f.load(b + "ln_2.bias", backend, h)),
-                        track(owned, f.load(b + "mlp.c_fc.weight", backend, h, c.inner())), track(owned, f.load(b + "mlp.c_fc.bias", backend, c.inner())),
-                        track(owned, f.load(b + "mlp.c_proj.weight", backend, c.inner(), h)), track(owned, f.load(b + "mlp.c_proj.bias", backend, h))));
+                Norm ln1 = Loaded.track(owned, w.layerNorm(b + "ln_1", h, c.eps()));
+                Linear attn = Loaded.track(owned, w.inputMajor(b + "attn.c_attn", h, 3 * h, true));
+                Linear proj = Loaded.track(owned, w.inputMajor(b + "attn.c_proj", h, h, true));
+                Norm ln2 = Loaded.track(owned, w.layerNorm(b + "ln_2", h, c.eps()));
+                Linear fc = Loaded.track(owned, w.inputMajor(b + "mlp.c_fc", h, c.inner(), true));
+                Linear out = Loaded.track(owned, w.inputMajor(b + "mlp.c_proj", c.inner(), h, true));
+                blocks.add(new Block(ln1, attn, proj, ln2, Mlp.plain(fc, out)));
             }
-            Tensor lnFW = track(owned, f.load(p + "ln_f.weight", backend, h));
-            Tensor lnFB = track(owned, f.load(p + "ln_f.bias", backend, h));
-            return new Gpt2Weights(wte, wpe, blocks, lnFW, lnFB, owned);
+            return new Gpt2Weights(wte, wpe, blocks, Loaded.track(owned, w.layerNorm(p + "ln_f", h, c.eps())), owned);
         } catch (RuntimeException e) {
-            owned.forEach(Tensor::close);
-            throw e;
+            throw Loaded.closeAll(owned, e);
         }
-    }
-
-    private static Tensor track(List<Tensor> owned, Tensor t) {
-        owned.add(t);
-        return t;
     }
 
     @Override
     public void close() {
-        owned.forEach(Tensor::close);
+        Loaded.closeAll(owned);
     }
 }

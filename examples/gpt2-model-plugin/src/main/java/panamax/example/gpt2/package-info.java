@@ -1,5 +1,5 @@
 /**
- * GPT-2 as a third-party model plugin, depending on panamax.api only.
+ * GPT-2 as a third-party model plugin, built on panamax.model.support.
  *
  * {@snippet :
  * try (RuntimeModel model = new Gpt2Plugin().load(Path.of("gpt2"), backend)) {
