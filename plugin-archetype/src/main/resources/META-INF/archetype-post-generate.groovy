@@ -6,7 +6,7 @@ import java.nio.file.Files
 import java.util.regex.Matcher
 import java.util.regex.Pattern
 
-final List<String> KINDS = ['codec', 'layout']
+final List<String> KINDS = ['codec', 'layout', 'model']
 
 File root = new File(request.outputDirectory, request.artifactId)
 String kind = request.properties.getProperty('kind')

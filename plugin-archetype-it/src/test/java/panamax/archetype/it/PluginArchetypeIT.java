@@ -32,6 +32,7 @@ class PluginArchetypeIT {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final String CODEC_ID = "itbf16";
     private static final String LAYOUT_ID = "itfull";
+    private static final String MODEL_ID = "itgpt2";
     private static final String PROMPT = "Call me Ishmael.";
     private static final int TOKENS = 8;
     private static final String AGGREGATOR = """
@@ -44,6 +45,7 @@ class PluginArchetypeIT {
               <modules>
                 <module>it-codec</module>
                 <module>it-layout</module>
+                <module>it-model</module>
               </modules>
             </project>
             """;
@@ -56,6 +58,8 @@ class PluginArchetypeIT {
 
     private Path codecProject;
     private Path layoutProject;
+    private Path modelProject;
+    private Path gpt2Tiny;
     private Path plugins;
     private Path demoModel;
 
@@ -69,18 +73,24 @@ class PluginArchetypeIT {
         assertTrue(Files.isRegularFile(archetype), "the archetype is not in the local repository " + repository
                 + ": this test runs after `mvn install` of plugin-archetype (./dev test installs it)");
         assertTrue(Files.isExecutable(dist.resolve("bin/panamax")), "no distribution at " + dist + ": app's package phase assembles it");
+        gpt2Tiny = property("panamax.fixtures", "../../shared/fixtures").resolve("gpt2-tiny");
+        assertTrue(Files.isRegularFile(gpt2Tiny.resolve("reference.safetensors")), "the gpt2-tiny fixture is missing: " + gpt2Tiny);
         deleteRecursively(work);
         Files.createDirectories(work);
         codecProject = generate("codec", "com.example.itcodec", "it-codec", CODEC_ID);
         layoutProject = generate("layout", "com.example.itlayout", "it-layout", LAYOUT_ID);
-        // one reactor for both (one Maven start-up); the layout kit's 500-sequence property is left to the
-        // author's own build: here each operation it declares runs its 40 sequences (about 15 s instead of 65)
+        modelProject = generate("model", "com.example.itmodel", "it-model", MODEL_ID);
+        // one reactor for all three (one Maven start-up); the layout kit's 500-sequence property is left to the
+        // author's own build: here each operation it declares runs its 40 sequences (about 15 s instead of 65);
+        // the model kit checks the GPT-2 skeleton against transformers' logits for the gpt2-tiny fixture
         Files.writeString(work.resolve("pom.xml"), AGGREGATOR);
         maven(work, "build", "package", "-Dsurefire.failIfNoSpecifiedTests=false",
-                "-Dtest=!ForwardingLayoutTckTest#everyDeclaredOperationSequenceKeepsTheLayoutEqualToTheReference");
+                "-Dtest=!ForwardingLayoutTckTest#everyDeclaredOperationSequenceKeepsTheLayoutEqualToTheReference",
+                "-Dpanamax.model.dir=" + gpt2Tiny);
         plugins = Files.createDirectories(work.resolve("plugins"));
         Files.copy(codecProject.resolve("target/it-codec-1.0.0.jar"), plugins.resolve("it-codec.jar"));
         Files.copy(layoutProject.resolve("target/it-layout-1.0.0.jar"), plugins.resolve("it-layout.jar"));
+        Files.copy(modelProject.resolve("target/it-model-1.0.0.jar"), plugins.resolve("it-model.jar"));
         Command.Result where = panamax("demo-model", "demo-model");
         succeeded(where, "panamax demo-model");
         demoModel = Path.of(where.out().strip());
@@ -138,7 +148,13 @@ class PluginArchetypeIT {
                 "src/main/java/module-info.java", "src/test/java/com/example/itcodec/Bf16CodecTckTest.java"), sources(codecProject));
         assertEquals(List.of("src/main/java/com/example/itlayout/ForwardingLayout.java", "src/main/java/com/example/itlayout/ForwardingLayoutProvider.java",
                 "src/main/java/module-info.java", "src/test/java/com/example/itlayout/ForwardingLayoutTckTest.java"), sources(layoutProject));
-        for (Path project : List.of(codecProject, layoutProject)) {
+        assertTrue(moduleDeclaration(modelProject).contains("requires panamax.model.support;"), moduleDeclaration(modelProject));
+        assertTrue(moduleDeclaration(modelProject).contains("provides panamax.api.model.ModelPlugin with com.example.itmodel.Gpt2Plugin;"),
+                moduleDeclaration(modelProject));
+        assertEquals(List.of("src/main/java/com/example/itmodel/Gpt2Config.java", "src/main/java/com/example/itmodel/Gpt2Graph.java",
+                "src/main/java/com/example/itmodel/Gpt2Plugin.java", "src/main/java/com/example/itmodel/Gpt2Weights.java",
+                "src/main/java/module-info.java", "src/test/java/com/example/itmodel/Gpt2PluginTckTest.java"), sources(modelProject));
+        for (Path project : List.of(codecProject, layoutProject, modelProject)) {
             assertFalse(Files.exists(project.resolve("kinds")), "the other kinds' sources are removed");
             assertTrue(Files.isExecutable(project.resolve("mvnw")), "the Maven wrapper is executable");
             assertEquals(Files.readString(root.resolve(".mvn/wrapper/maven-wrapper.properties")),
@@ -154,6 +170,21 @@ class PluginArchetypeIT {
         assertKitRan(codecProject, "com.example.itcodec.Bf16CodecTckTest", 9, 0);
         // all but the 500-sequence property; the conversion test is skipped: the layout does not declare convertsCodec
         assertKitRan(layoutProject, "com.example.itlayout.ForwardingLayoutTckTest", 7, 1);
+        // describe, parity (single prompt, cached decode, batch, greedy ids), no leak, the drop-in, and each of
+        // gpt2-tiny's weight tensors missing and reshaped
+        assertKitRan(modelProject, "com.example.itmodel.Gpt2PluginTckTest", 7 + 2 * tensors(gpt2Tiny.resolve("model.safetensors")), 0);
+    }
+
+    /** The tensors a safetensors file holds: the keys of its JSON header, less {@code __metadata__}. */
+    private static int tensors(Path safetensors) throws IOException {
+        try (var in = Files.newInputStream(safetensors)) {
+            byte[] size = in.readNBytes(8);
+            long length = java.nio.ByteBuffer.wrap(size).order(java.nio.ByteOrder.LITTLE_ENDIAN).getLong();
+            JsonNode header = JSON.readTree(in.readNBytes((int) length));
+            int n = 0;
+            for (var names = header.fieldNames(); names.hasNext(); ) if (!names.next().equals("__metadata__")) n++;
+            return n;
+        }
     }
 
     private static void assertKitRan(Path project, String testClass, int tests, int skipped) throws IOException {
@@ -182,6 +213,18 @@ class PluginArchetypeIT {
         JsonNode layout = plugin(listing, "layout", LAYOUT_ID);
         assertEquals("com.example.itlayout", layout.get("module").asText());
         assertEquals(plugins.toString(), layout.get("origin").asText());
+        JsonNode model = plugin(listing, "model", MODEL_ID);
+        assertEquals("com.example.itmodel", model.get("module").asText());
+        assertEquals("[\"gpt2\"]", model.get("modelTypes").toString());
+    }
+
+    @Test
+    void theGeneratedModelPluginGeneratesFromTheGpt2Fixture() throws Exception {
+        Command.Result r = panamax("generate-model", "generate", "--model", gpt2Tiny.toString(), "--prompt", "Hello",
+                "--max-tokens", Integer.toString(TOKENS), "--temp", "0", "--plugins", plugins.toString());
+        succeeded(r, "panamax generate --model gpt2-tiny");
+        assertTrue(r.err().contains("model plugin " + MODEL_ID), r.report());
+        assertTrue(generatedTokens(r) >= 1, r.report());
     }
 
     private static JsonNode plugin(JsonNode listing, String kind, String id) {
