@@ -98,7 +98,7 @@ class PluginArchetypeIT {
 
     /** {@code archetype:generate} in batch mode, as docs/plugins.md tells a plugin author. */
     private Path generate(String kind, String groupId, String artifactId, String pluginId) throws Exception {
-        maven(work, "generate-" + kind,
+        maven(work, "archetype-" + kind,
                 "org.apache.maven.plugins:maven-archetype-plugin:" + System.getProperty("panamax.it.archetype.plugin", "3.4.1") + ":generate",
                 "-DarchetypeCatalog=local",
                 "-DarchetypeGroupId=io.panamax", "-DarchetypeArtifactId=panamax-plugin-archetype", "-DarchetypeVersion=" + version,
