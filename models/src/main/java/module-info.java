@@ -1,7 +1,7 @@
 /**
  * The built-in model plugins (the dense decoder families, their mixture-of-experts variants and
  * Gemma 3n), read through panamax.model.support; Hugging Face tokenizers and chat templates.
- * Exports nothing: everything it offers is a service.
+ * Exports nothing but the template functions to Jinjava: everything it offers is a service.
  */
 module panamax.models {
     requires panamax.api;
@@ -12,6 +12,8 @@ module panamax.models {
     requires ai.djl.tokenizers;
     requires jinjava;
     requires java.desktop;
+    // Jinjava calls the chat templates' functions (raise_exception, ...) reflectively
+    exports panamax.models.template to jinjava;
 
     provides panamax.api.model.ModelPlugin with
             panamax.models.family.LlamaPlugin,

@@ -38,6 +38,9 @@ public final class KvFlags {
     @Option(names = KvSchemeFlags.MAX_KV_SIZE, paramLabel = "N", description = KvSchemeFlags.MAX_KV_SIZE_HELP)
     Integer maxKvSize;
 
+    @Option(names = KvSchemeFlags.LAYOUT, paramLabel = "ID", description = KvSchemeFlags.LAYOUT_HELP)
+    String layout;
+
     /** {@link #scheme()}, with a contradiction reported as a usage error of {@code command}. */
     KvScheme schemeFor(picocli.CommandLine command) {
         try {
@@ -54,7 +57,7 @@ public final class KvFlags {
      */
     KvScheme scheme() {
         return new KvSchemeFlags(optional(bits), optional(groupSize), Optional.ofNullable(codec), optional(keyBits),
-                optional(valueBits), params, optional(quantizedStart), optional(maxKvSize)).scheme();
+                optional(valueBits), params, optional(quantizedStart), optional(maxKvSize), Optional.ofNullable(layout)).scheme();
     }
 
     private static OptionalInt optional(Integer value) {

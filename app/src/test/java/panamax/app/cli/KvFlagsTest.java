@@ -49,6 +49,13 @@ class KvFlagsTest {
     }
 
     @Test
+    void kvLayoutForcesTheLayoutOfEveryLayerAndIsOtherwiseLeftToThePlanner() {
+        assertEquals(java.util.Optional.of("mine"), parse("--kv-layout", "mine").layout());
+        assertEquals(java.util.Optional.empty(), parse("--kv-bits", "4").layout());
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> parse("--kv-layout", " ")).getMessage().startsWith("--kv-layout needs"));
+    }
+
+    @Test
     void contradictoryFlagsAreRejectedNamingTheFlag() {
         assertTrue(assertThrows(IllegalArgumentException.class, () -> parse("--kv-group-size", "32")).getMessage().startsWith("--kv-group-size needs"));
         assertTrue(assertThrows(IllegalArgumentException.class, () -> parse("--quantized-kv-start", "10")).getMessage().startsWith("--quantized-kv-start needs"));

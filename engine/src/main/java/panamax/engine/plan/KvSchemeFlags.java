@@ -26,9 +26,11 @@ import panamax.api.plan.KvScheme;
  * @param params         {@code --kv-param NAME=VALUE}, repeatable, in the order given
  * @param quantizedStart {@code --quantized-kv-start}
  * @param maxKvSize      {@code --max-kv-size}
+ * @param layout         {@code --kv-layout}: a layout plugin for every layer instead of the planner's choice
  */
 public record KvSchemeFlags(OptionalInt bits, OptionalInt groupSize, Optional<String> codec, OptionalInt keyBits,
-                            OptionalInt valueBits, Map<String, String> params, OptionalInt quantizedStart, OptionalInt maxKvSize) {
+                            OptionalInt valueBits, Map<String, String> params, OptionalInt quantizedStart, OptionalInt maxKvSize,
+                            Optional<String> layout) {
     /** mlx-lm's default affine group size. */
     public static final int DEFAULT_GROUP_SIZE = 64;
 
@@ -40,6 +42,7 @@ public record KvSchemeFlags(OptionalInt bits, OptionalInt groupSize, Optional<St
     public static final String PARAM = "--kv-param";
     public static final String QUANTIZED_START = "--quantized-kv-start";
     public static final String MAX_KV_SIZE = "--max-kv-size";
+    public static final String LAYOUT = "--kv-layout";
 
     public static final String BITS_HELP = "quantize the KV cache to B bits (codec affine unless --kv-codec says otherwise)";
     public static final String GROUP_SIZE_HELP = "affine group size (default " + DEFAULT_GROUP_SIZE + ")";
@@ -49,12 +52,13 @@ public record KvSchemeFlags(OptionalInt bits, OptionalInt groupSize, Optional<St
     public static final String PARAM_HELP = "any codec parameter, repeatable";
     public static final String QUANTIZED_START_HELP = "keep the first S tokens of each row in full precision, then convert to the codec";
     public static final String MAX_KV_SIZE_HELP = "keep at most N tokens per layer (a rotating cache keeping the first 4)";
+    public static final String LAYOUT_HELP = "KV layout plugin id for every layer (default: the planner's choice: full, rotating for windows, delayed for --quantized-kv-start)";
 
     /** The flags in one line of a usage text. */
     public static final String USAGE = "[--kv-bits B] [--kv-group-size G] [--kv-codec ID] [--kv-key-bits B] [--kv-value-bits B]"
-            + " [--kv-param NAME=VALUE]... [--quantized-kv-start S] [--max-kv-size N]";
+            + " [--kv-param NAME=VALUE]... [--quantized-kv-start S] [--max-kv-size N] [--kv-layout ID]";
 
-    private static final Set<String> NAMES = Set.of(BITS, GROUP_SIZE, CODEC, KEY_BITS, VALUE_BITS, PARAM, QUANTIZED_START, MAX_KV_SIZE);
+    private static final Set<String> NAMES = Set.of(BITS, GROUP_SIZE, CODEC, KEY_BITS, VALUE_BITS, PARAM, QUANTIZED_START, MAX_KV_SIZE, LAYOUT);
 
     public KvSchemeFlags {
         params = Collections.unmodifiableMap(new LinkedHashMap<>(params)); // in the order given
@@ -63,7 +67,7 @@ public record KvSchemeFlags(OptionalInt bits, OptionalInt groupSize, Optional<St
     /** No KV flag given: the identity codec over the full layout. */
     public static KvSchemeFlags none() {
         return new KvSchemeFlags(OptionalInt.empty(), OptionalInt.empty(), Optional.empty(), OptionalInt.empty(),
-                OptionalInt.empty(), Map.of(), OptionalInt.empty(), OptionalInt.empty());
+                OptionalInt.empty(), Map.of(), OptionalInt.empty(), OptionalInt.empty(), Optional.empty());
     }
 
     /** Whether {@code flag} is one of these flags (each takes one value). */
@@ -96,7 +100,7 @@ public record KvSchemeFlags(OptionalInt bits, OptionalInt groupSize, Optional<St
         }
         return new KvSchemeFlags(integer(single, BITS), integer(single, GROUP_SIZE), Optional.ofNullable(single.get(CODEC)),
                 integer(single, KEY_BITS), integer(single, VALUE_BITS), params, integer(single, QUANTIZED_START),
-                integer(single, MAX_KV_SIZE));
+                integer(single, MAX_KV_SIZE), Optional.ofNullable(single.get(LAYOUT)));
     }
 
     /**
@@ -144,7 +148,8 @@ public record KvSchemeFlags(OptionalInt bits, OptionalInt groupSize, Optional<St
                 throw new IllegalArgumentException(QUANTIZED_START + " needs " + BITS + " or " + CODEC + ": without them nothing is quantized");
             }
         }
-        return new KvScheme(id, values, quantizedStart, maxKvSize, Optional.empty());
+        if (layout.isPresent() && layout.get().isBlank()) throw new IllegalArgumentException(LAYOUT + " needs a layout id, found an empty one");
+        return new KvScheme(id, values, quantizedStart, maxKvSize, layout);
     }
 
     private static OptionalInt integer(Map<String, String> values, String flag) {
