@@ -141,8 +141,12 @@ public final class QuantMatVec {
 
     /** Weight rows whose group parameters are widened together when few x rows go against them. */
     static final int TILE = 16;
-    /** Weight rows one x row is taken against at a time (2, or 4 with {@code -Dpanamax.affine.oneRowBlock=4}). */
-    static final int ONE_ROW_BLOCK = Integer.getInteger("panamax.affine.oneRowBlock", 2);
+    /**
+     * Weight rows one x row is taken against at a time: two with 16 vector registers (AVX2, NEON's
+     * 128-bit run), four with 32 (AVX-512); {@code -Dpanamax.affine.oneRowBlock=2|4} overrides it for
+     * A/B runs (on the AVX2 VM the two measured level).
+     */
+    static final int ONE_ROW_BLOCK = Integer.getInteger("panamax.affine.oneRowBlock", V >= 16 ? 4 : 2);
     /** Up to this many x rows go in one tile (batched decode); more are tiled for L2. */
     private static final int SMALL_ROWS = 8;
     /** Bytes of x rows one tile keeps (L2-resident while a panel of weight rows sweeps it). */
