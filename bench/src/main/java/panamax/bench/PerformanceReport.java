@@ -19,14 +19,14 @@ import org.openjdk.jmh.runner.options.CommandLineOptions;
 import org.openjdk.jmh.runner.options.OptionsBuilder;
 
 /**
- * Runs the five benchmarks through JMH's Runner API in one go and prints a Markdown table: the
+ * Runs the kernel benchmarks through JMH's Runner API in one go and prints a Markdown table: the
  * machine's measured read bandwidth and FMA peak, then each kernel's time per operation, its
  * effective rate and its ratio against its target (bf16 matrix-vector ≥ 0.70 of read
  * bandwidth, 4-bit matrix-vector ≥ 2× the bf16 one, prefill ≥ 0.50 of FMA peak), PASS or MISS.
  *
  * <p>Usage: {@code java --add-modules jdk.incubator.vector -cp panamax-benchmarks.jar
  * panamax.bench.PerformanceReport [--out FILE] [jmh options]}. JMH options override the
- * annotations (e.g. {@code -wi 1 -i 2}); a benchmark regex replaces the default five. A benchmark
+ * annotations (e.g. {@code -wi 1 -i 2}); a benchmark regex replaces the default set. A benchmark
  * that fails is reported as MISSING and the others still run.
  */
 public final class PerformanceReport {
@@ -35,8 +35,8 @@ public final class PerformanceReport {
     static final double PREFILL_PEAK_TARGET = 0.50;
     static final int[] MATVEC_ROWS = {4096, 14336};
 
-    private static final String ALL_FIVE =
-            "^panamax\\.bench\\.(ReadBandwidth|FmaPeak|MatVecBf16|MatVecQ4|MatMulPrefill)\\.";
+    private static final String DEFAULT_SET =
+            "^panamax\\.bench\\.(ReadBandwidth|FmaPeak|MatVecBf16|MatVecQ4|MatVecQuantized|MatMulPrefill)\\.";
 
     private PerformanceReport() {
     }
@@ -58,7 +58,7 @@ public final class PerformanceReport {
         }
         CommandLineOptions cli = new CommandLineOptions(jmhArgs.toArray(String[]::new));
         ChainedOptionsBuilder options = new OptionsBuilder().parent(cli);
-        if (cli.getIncludes().isEmpty()) options.include(ALL_FIVE);
+        if (cli.getIncludes().isEmpty()) options.include(DEFAULT_SET);
 
         String loadBefore = loadAverage();
         Instant started = Instant.now();
@@ -85,6 +85,10 @@ public final class PerformanceReport {
             String key = parts[parts.length - 2];
             String n = run.getParams().getParam("n");
             if (n != null) key += ":" + n;
+            for (String p : new String[] {"bits", "shape", "rows"}) {
+                String v = run.getParams().getParam(p);
+                if (v != null) key += ":" + v;
+            }
             Result<?> primary = run.getPrimaryResult();
             double toSeconds = secondsPerUnit(primary.getScoreUnit());
             double error = primary.getScoreError() / primary.getScore();
@@ -147,10 +151,39 @@ public final class PerformanceReport {
                 prefillRate / fmaRate, "of FMA peak", PREFILL_PEAK_TARGET);
 
         text.append(table.render()).append('\n');
+        text.append(quantizedTable(scores, readRate)).append('\n');
         text.append("GB = 10^9 bytes. time/op: JMH average time, with its 99.9% confidence half-width.\n");
         text.append("matvec bytes: bf16 = n*4096*2; q4 = packed codes + bf16 scales + biases (group 64).\n");
         text.append("MISSING: the benchmark failed or was not selected; see JMH's output above.\n");
         return text.toString();
+    }
+
+    /**
+     * {@link MatVecQuantized}'s rows: the 1B model's decode products over 4- and 8-bit weights, one x row
+     * (GB/s of weight bytes and their share of the read bandwidth) and eight (time against one row's).
+     */
+    static String quantizedTable(Map<String, Score> scores, double readRate) {
+        MarkdownTable table = new MarkdownTable("quantized matvec (1B decode shapes, group 64)", "time/op", "weights read", "of read bw",
+                "8 rows / 1 row");
+        boolean any = false;
+        for (String shape : new String[] {"2048:8192", "8192:2048"}) {
+            int k = MatVecQuantized.k(shape), n = MatVecQuantized.n(shape);
+            for (String bits : new String[] {"4", "8"}) {
+                Score one = scores.get("MatVecQuantized:" + bits + ":" + shape + ":1");
+                Score eight = scores.get("MatVecQuantized:" + bits + ":" + shape + ":8");
+                long bytes = MatVecQuantized.bytes(k, n, Integer.parseInt(bits));
+                for (Score s : new Score[] {one, eight}) {
+                    if (s == null) continue;
+                    any = true;
+                    int rows = s == one ? 1 : 8;
+                    double rate = bytes / s.seconds();
+                    table.add("q" + bits + " [" + rows + "," + k + "]x[" + k + "," + n + "]", time(s), rate(rate, "GB/s", 1e9),
+                            Double.isNaN(readRate) ? "-" : String.format(Locale.ROOT, "%.2f", rate / readRate),
+                            rows == 8 && one != null ? String.format(Locale.ROOT, "%.2f x", s.seconds() / one.seconds()) : "");
+                }
+            }
+        }
+        return any ? table.render() : "";
     }
 
     private static void reference(MarkdownTable table, String name, Score score, double rate, String unit, double scale) {

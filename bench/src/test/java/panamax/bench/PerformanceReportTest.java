@@ -85,4 +85,21 @@ class PerformanceReportTest {
         IllegalStateException e = assertThrows(IllegalStateException.class, () -> PerformanceReport.secondsPerUnit("ops/s"));
         assertTrue(e.getMessage().contains("ops/s"), e.getMessage());
     }
+
+    @Test
+    void quantizedRowsReportWeightBytesPerSecondAndTheBatchOfEightAgainstOneRow() {
+        long bytes = MatVecQuantized.bytes(2048, 8192, 4);
+        assertEquals(8192L * 2048 / 2 + 2L * 8192 * 32 * 2, bytes, "packed codes + bf16 scales and biases in groups of 64");
+        Map<String, PerformanceReport.Score> scores = scoresAt(1.0);
+        scores.put("MatVecQuantized:4:2048:8192:1", new PerformanceReport.Score(bytes / 10e9, 0.01));
+        scores.put("MatVecQuantized:4:2048:8192:8", new PerformanceReport.Score(3 * bytes / 10e9, 0.01));
+        String report = PerformanceReport.render(scores, Instant.EPOCH, "0 0 0", "0 0 0");
+        String one = Arrays.stream(report.split("\n")).filter(l -> l.startsWith("| q4 [1,2048]x[2048,8192]")).findFirst().orElseThrow(() -> new AssertionError(report));
+        String eight = Arrays.stream(report.split("\n")).filter(l -> l.startsWith("| q4 [8,2048]x[2048,8192]")).findFirst().orElseThrow(() -> new AssertionError(report));
+        assertTrue(one.contains("10.0 GB/s"), one);
+        // read bandwidth of scoresAt: 2^30 bytes in 20 ms = 53.7 GB/s
+        assertTrue(one.contains("| 0.19 "), one);
+        assertTrue(eight.contains("3.00 x"), eight);
+        assertFalse(report.contains("q8 ["), "no row for a benchmark that did not run:\n" + report);
+    }
 }

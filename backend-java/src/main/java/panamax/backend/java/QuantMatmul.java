@@ -103,8 +103,9 @@ final class QuantMatmul {
             if (QuantMatVec.supports(bits, k, gs)) {
                 float[] xa = new float[m * k];
                 for (int r = 0; r < m; r++) QuantMatVec.arrange(x, r * k, k, bits, xa, r * k);
+                float[] xsums = QuantMatVec.groupSums(x, m, k, gs);
                 par.forEvenSplit((n + 3) / 4, quads, (q0, q1) ->
-                        QuantMatVec.vector(ps, base, rowBytes, bits, gs, k, params, xa, m, 4 * q0, Math.min(n, 4 * q1), c, n));
+                        QuantMatVec.vector(ps, base, rowBytes, bits, gs, k, params, xa, xsums, m, 4 * q0, Math.min(n, 4 * q1), c, n));
             } else {
                 par.forEvenSplit((n + 3) / 4, quads, (q0, q1) ->
                         QuantMatVec.generic(ps, base, rowBytes, bits, gs, k, params, x, m, 4 * q0, Math.min(n, 4 * q1), c, n));

@@ -108,7 +108,7 @@ class KernelOracleTest {
                     for (int r = 0; r < rows; r++) QuantMatVec.arrange(x, r * k, k, bits, xa, r * k);
                     float[] fast = new float[rows * n];
                     float[] slow = new float[rows * n];
-                    QuantMatVec.vector(packed, 0, 4L * words, bits, gs, k, params, xa, rows, 0, n, fast, n);
+                    QuantMatVec.vector(packed, 0, 4L * words, bits, gs, k, params, xa, QuantMatVec.groupSums(x, rows, k, gs), rows, 0, n, fast, n);
                     QuantMatVec.generic(packed, 0, 4L * words, bits, gs, k, params, x, rows, 0, n, slow, n);
                     for (int i = 0; i < rows * n; i++) assertNear(slow[i], fast[i], Math.sqrt(k) * 8, "b" + bits + " g" + gs);
                 }

@@ -106,8 +106,8 @@ class MultiRowKernelsTest {
                         float[] fast = new float[rows * n];
                         float[] slow = new float[rows * n];
                         // two sub-ranges, as two threads would split the outputs
-                        QuantMatVec.vector(packed, 0, 4L * words, bits, gs, k, params, xa, rows, 0, 5, fast, n);
-                        QuantMatVec.vector(packed, 0, 4L * words, bits, gs, k, params, xa, rows, 5, n, fast, n);
+                        QuantMatVec.vector(packed, 0, 4L * words, bits, gs, k, params, xa, QuantMatVec.groupSums(x, rows, k, gs), rows, 0, 5, fast, n);
+                        QuantMatVec.vector(packed, 0, 4L * words, bits, gs, k, params, xa, QuantMatVec.groupSums(x, rows, k, gs), rows, 5, n, fast, n);
                         QuantMatVec.generic(packed, 0, 4L * words, bits, gs, k, params, x, rows, 0, n, slow, n);
                         for (int i = 0; i < rows * n; i++) {
                             assertEquals(slow[i], fast[i], 1e-4 * Math.sqrt(k) * 8, "b" + bits + " g" + gs + " rows=" + rows + " at " + i);
@@ -116,7 +116,7 @@ class MultiRowKernelsTest {
                         for (int r = 0; r < rows; r++) {
                             float[] alone = new float[n];
                             QuantMatVec.vector(packed, 0, 4L * words, bits, gs, k, params, java.util.Arrays.copyOfRange(xa, r * k, r * k + k),
-                                    1, 0, n, alone, n);
+                                    QuantMatVec.groupSums(java.util.Arrays.copyOfRange(x, r * k, r * k + k), 1, k, gs), 1, 0, n, alone, n);
                             for (int j = 0; j < n; j++) {
                                 assertEquals(Float.floatToRawIntBits(alone[j]), Float.floatToRawIntBits(fast[r * n + j]),
                                         "b" + bits + " g" + gs + ": row " + r + " of " + rows + " differs from that row alone at " + j);

@@ -8,10 +8,12 @@ import jdk.incubator.vector.VectorSpecies;
 
 /**
  * {@code out[m, n] = Σ_k x[m, k]·(q[n, k]·s + b)} for affine-quantized rows W[n] with 2, 4 or
- * 8-bit codes (no straddling): each chunk of V words is loaded once, every code position costs a
- * shift, a mask, a conversion and {@code fma(q, s, b)}, then an fma against x pre-arranged by
- * {@link #arrange} (lane l of position j holds element l·(32/bits)+j). Each output is summed in one
- * order for any number of x rows ({@link #vector}). Other widths use {@link #generic}.
+ * 8-bit codes (no straddling), summed as MLX's CPU and GPU kernels do,
+ * {@code Σ_g s_g·Σ_{i∈g} q_i·x_i + Σ_g b_g·Σ_{i∈g} x_i}: each chunk of V words is loaded once, every
+ * code position costs a shift, a mask, a conversion and one FMA against x pre-arranged by
+ * {@link #arrange} (lane l of position j holds element l·(32/bits)+j); the scale is applied once
+ * per group, the bias through the x rows' group sums ({@link AffineDots}). Each output is summed in
+ * one order for any number of x rows ({@link #vector}). Other widths use {@link #generic}.
  */
 public final class QuantMatVec {
     private static final VectorSpecies<Integer> IS = IntVector.SPECIES_PREFERRED;
@@ -42,55 +44,120 @@ public final class QuantMatVec {
     }
 
     /**
-     * Rows {@code [n0, n1)} of W against {@code rows} x rows. Row n's words start at byte
-     * {@code base + n·rowBytes}; xa holds arranged x rows (stride k); results go to
-     * {@code out[m·ldo + n]}. Each output is the dot product of its x row and the weight row decoded
-     * as {@code fma(q, s, b)} per code (in arranged order), one FMA chain over it in order, then
-     * {@link Lanes#sum}: one order whatever the number of x rows, so an x row gets the same bits alone
-     * and in any batch. One x row of 8-bit codes takes {@link QuantRows} (four weight rows at once,
-     * codes decoded in registers); the rest take {@link MultiRowQuantMatVec} (each weight row decoded
-     * once into a panel for all x rows).
+     * The group sums of x rows in natural order (row stride k): {@code sums[m·groups + g] = Σ x[m, g·gs ..
+     * (g + 1)·gs)}, each summed in one order (vectors of the group in order, then {@link Lanes#sum}), so a
+     * row's sums do not depend on the other rows. {@link #vector} applies the biases through them.
      */
-    public static void vector(MemorySegment packed, long base, long rowBytes, int bits, int groupSize, int k, RowScales params,
-                              float[] xa, int rows, int n0, int n1, float[] out, int ldo) {
-        if (rows != 1 || bits != 8) {
-            // 2 and 4-bit rows: the decoded panel measured faster for one x row too (8 or 16 code
-            // positions per word, decoded in registers for four rows, did not fit the registers)
-            MultiRowQuantMatVec.vector(packed, base, rowBytes, bits, groupSize, k, params, xa, rows, n0, n1, out, ldo);
-            return;
-        }
+    public static float[] groupSums(float[] x, int rows, int k, int groupSize) {
         int groups = k / groupSize;
-        // a tile's group parameters are widened in one pass (rows lie back to back): row by row, a
-        // 256-wide row's 4 groups went through the scalar tails of the widening loop, and per-row
-        // costs were half of a small model's matvec time. Padded by a vector: a chunk's lane
-        // parameters are spread from one load at its first group
-        float[] scales = new float[TILE * groups + V];
-        float[] biases = new float[TILE * groups + V];
-        float[] sums = new float[4];
-        int wordsPerGroup = groupSize * bits / 32;
-        int gShift = Integer.numberOfTrailingZeros(wordsPerGroup);
-        VectorShuffle<Float> spread = spread(wordsPerGroup);
-        int n = n0;
-        while (n1 - n >= 4) {
-            int tile = Math.min(TILE, (n1 - n) / 4 * 4);
-            params.loadRows(n, tile, groups, scales, biases);
-            for (int j = 0; j < tile; j += 4) {
-                long row = base + (n + j) * rowBytes;
-                QuantRows.rows8(packed, row, rowBytes, k, xa, 0, scales, biases, j * groups, groups, gShift, spread, sums);
-                System.arraycopy(sums, 0, out, n + j, 4);
+        float[] sums = new float[rows * groups];
+        int bound = groupSize - groupSize % V;
+        for (int m = 0; m < rows; m++) {
+            for (int g = 0; g < groups; g++) {
+                int at = m * k + g * groupSize;
+                FloatVector a = FloatVector.zero(S);
+                for (int i = 0; i < bound; i += V) a = a.add(FloatVector.fromArray(S, x, at + i));
+                float sum = Lanes.sum(a);
+                for (int i = bound; i < groupSize; i++) sum += x[at + i];
+                sums[m * groups + g] = sum;
             }
-            n += tile;
         }
-        if (n < n1) MultiRowQuantMatVec.vector(packed, base, rowBytes, bits, groupSize, k, params, xa, 1, n, n1, out, ldo);
+        return sums;
     }
 
-    /** Weight rows whose group parameters are widened together. */
-    static final int TILE = 16;
+    /**
+     * Rows {@code [n0, n1)} of W against {@code rows} x rows. Row n's words start at byte
+     * {@code base + n·rowBytes}; xa holds arranged x rows (stride k), xsums their {@link #groupSums};
+     * results go to {@code out[m·ldo + n]}. Each output is {@link AffineDots}' one order for the pair,
+     * whatever the number of x rows, so an x row gets the same bits alone and in any batch: x rows go
+     * four or two at a time against one weight row (each code decoded once for all of them), a last odd
+     * x row against four weight rows at a time (batch-1 decode). Many x rows (prefill) go in L2-sized
+     * tiles against panels of weight rows.
+     */
+    public static void vector(MemorySegment packed, long base, long rowBytes, int bits, int groupSize, int k, RowScales params,
+                              float[] xa, float[] xsums, int rows, int n0, int n1, float[] out, int ldo) {
+        int groups = k / groupSize;
+        int wordsPerGroup = groupSize * bits / 32;
+        int gShift = Integer.numberOfTrailingZeros(wordsPerGroup);
+        int chunks = blockChunks(wordsPerGroup);
+        VectorShuffle<Float> spread = spread(wordsPerGroup);
+        int panel = rows <= SMALL_ROWS ? TILE : (int) Math.max(TILE, PANEL_BYTES / Math.max(rowBytes, 1) / 4 * 4);
+        int tile = rows <= SMALL_ROWS ? Math.max(rows, 1) : Math.max(4, X_TILE_BYTES / (4 * Math.max(k, 1)) / 4 * 4);
+        // a panel's group parameters are widened in one pass (rows lie back to back); padded by a
+        // vector: a block's lane parameters are spread from one load at its first group
+        int span = Math.min(panel, Math.max(n1 - n0, 0));
+        float[] scales = new float[span * groups + V];
+        float[] biases = new float[span * groups + V];
+        for (int p0 = n0; p0 < n1; p0 += panel) {
+            int nb = Math.min(panel, n1 - p0);
+            params.loadRows(p0, nb, groups, scales, biases);
+            for (int m0 = 0; m0 < rows; m0 += tile) {
+                int m1 = Math.min(rows, m0 + tile);
+                int pairs = m1 - (m1 - m0) % 2;
+                if (pairs > m0) {
+                    for (int j = 0; j < nb; j++) {
+                        long row = base + (p0 + j) * rowBytes;
+                        int m = m0;
+                        for (; m + 4 <= pairs; m += 4) {
+                            AffineDots.row1x4(bits, chunks, packed, row, k, gShift, spread, xa, m * k, scales, biases, j * groups, groups,
+                                    xsums, m * groups, out, m * ldo + p0 + j, ldo);
+                        }
+                        if (m < pairs) {
+                            AffineDots.row1x2(bits, chunks, packed, row, k, gShift, spread, xa, m * k, scales, biases, j * groups, groups,
+                                    xsums, m * groups, out, m * ldo + p0 + j, ldo);
+                        }
+                    }
+                }
+                if (pairs < m1) {
+                    // the odd x row (batch-1 decode): two or four weight rows at a time share its loads
+                    int m = pairs;
+                    int j = 0;
+                    if (ONE_ROW_BLOCK == 4) {
+                        for (; j + 4 <= nb; j += 4) {
+                            AffineDots.rows4x1(bits, chunks, packed, base + (p0 + j) * rowBytes, rowBytes, k, gShift, spread, xa, m * k,
+                                    scales, biases, j * groups, groups, xsums, m * groups, out, m * ldo + p0 + j);
+                        }
+                    }
+                    for (; j + 2 <= nb; j += 2) {
+                        AffineDots.rows2x1(bits, chunks, packed, base + (p0 + j) * rowBytes, rowBytes, k, gShift, spread, xa, m * k,
+                                scales, biases, j * groups, groups, xsums, m * groups, out, m * ldo + p0 + j);
+                    }
+                    for (; j < nb; j++) {
+                        out[m * ldo + p0 + j] = AffineDots.row1x1(bits, chunks, packed, base + (p0 + j) * rowBytes, k, gShift, spread,
+                                xa, m * k, scales, biases, j * groups, groups, xsums, m * groups);
+                    }
+                }
+            }
+        }
+    }
 
     /**
-     * The lane-scale spread of a chunk holding several groups: lane l takes the scale of group
-     * {@code l / wordsPerGroup} after the chunk's first; null where one group spans the chunk (its
-     * scale is broadcast: a permute per chunk cost 2048-wide q8 rows 25 %).
+     * Chunks of V words per block of {@link AffineDots}' order: one where a group fits in a chunk, else
+     * two (never more than a group), whatever the number of x rows.
+     */
+    static int blockChunks(int wordsPerGroup) {
+        return wordsPerGroup >= 2 * V ? 2 : 1;
+    }
+
+    /** Weight rows whose group parameters are widened together when few x rows go against them. */
+    static final int TILE = 16;
+    /**
+     * Weight rows one x row is taken against at a time: two with 16 vector registers (AVX2, NEON's
+     * 128-bit run), four with 32 (AVX-512); {@code -Dpanamax.affine.oneRowBlock=2|4} overrides it for
+     * A/B runs (on the AVX2 VM the two measured level).
+     */
+    static final int ONE_ROW_BLOCK = Integer.getInteger("panamax.affine.oneRowBlock", V >= 16 ? 4 : 2);
+    /** Up to this many x rows go in one tile (batched decode); more are tiled for L2. */
+    private static final int SMALL_ROWS = 8;
+    /** Bytes of x rows one tile keeps (L2-resident while a panel of weight rows sweeps it). */
+    private static final int X_TILE_BYTES = 192 * 1024;
+    /** Bytes of packed weight rows one panel keeps. */
+    private static final int PANEL_BYTES = 128 * 1024;
+
+    /**
+     * The lane-scale spread of a block holding several groups: lane l takes the scale of group
+     * {@code l / wordsPerGroup} after the block's first; null where one group spans the block (its
+     * scale is broadcast).
      */
     static VectorShuffle<Float> spread(int wordsPerGroup) {
         return wordsPerGroup < V ? VectorShuffle.fromOp(S, l -> l / wordsPerGroup) : null;

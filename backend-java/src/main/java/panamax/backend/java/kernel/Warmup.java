@@ -70,6 +70,7 @@ public final class Warmup {
             float[] xBig = new float[bigK];
             float[] xRows = new float[MULTI_ROWS * k];
             float[] outRows = new float[MULTI_ROWS * n];
+            float[] xRowSums = new float[MULTI_ROWS * (k / 64)];
             float[] values = new float[CodeColumns.ROWS * k];
             float[] valueBias = new float[CodeColumns.ROWS * k / 64];
             codecKernels(arena); // first: the KV codecs run on every appended token
@@ -111,7 +112,7 @@ public final class Warmup {
                     int rows = 1 + i % MULTI_ROWS;
                     MultiRowMatVec.bf16(w, 0, 2L * k, k, xRows, rows, 0, n, outRows, 0, n);
                     int bits = i % 2 == 0 ? 8 : 4;
-                    QuantMatVec.vector(w, 0, (long) k * bits / 8, bits, 64, k, params, xRows, rows, 0, n, outRows, n);
+                    QuantMatVec.vector(w, 0, (long) k * bits / 8, bits, 64, k, params, xRows, xRowSums, rows, 0, n, outRows, n);
                     if (i % 16 == 0) MultiRowMatVec.bf16(wBig, 0, 2L * bigK, bigK, xBig, 1, 0, 4, outRows, 0, 4);
                 }
             }

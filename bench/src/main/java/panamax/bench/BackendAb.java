@@ -1,0 +1,195 @@
+package panamax.bench;
+
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
+import java.net.URL;
+import java.net.URLClassLoader;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.SplittableRandom;
+import panamax.api.tensor.Backend;
+import panamax.api.tensor.BackendOptions;
+import panamax.api.tensor.BackendProvider;
+import panamax.api.tensor.DType;
+import panamax.api.tensor.Ops;
+import panamax.api.tensor.QuantizedMatrix;
+import panamax.api.tensor.Shape;
+import panamax.api.tensor.Tensor;
+
+/**
+ * A/B of two builds of backend-java on the quantized decode products, in one JVM: each jar gets its own
+ * class loader (backend classes from the jar, the api from the bench), and the two backends' calls
+ * alternate (A B, then B A), so a busy machine slows both alike. Each call's cost is the CPU time of the
+ * calling thread (one backend thread, so that thread does all the work), which other processes' load
+ * does not add to; weights are cycled through enough copies to come from DRAM. Prints the median and
+ * quartiles per case, B ÷ A, and the largest difference between the two outputs relative to
+ * {@code Σ|x|·max|w|}.
+ *
+ * <p>Usage: {@code java --add-modules jdk.incubator.vector -cp panamax-benchmarks.jar panamax.bench.BackendAb
+ * A.jar B.jar [--bits 4,8] [--rows 1,8] [--shapes 2048:8192,8192:2048] [--calls 60] [--mib 256] [--threads 1] [--warmup-ms 3000]}
+ */
+public final class BackendAb {
+    private BackendAb() {
+    }
+
+    /** Loads {@code panamax.backend.java.*} from its jar first, everything else from the parent. */
+    private static final class BackendFirst extends URLClassLoader {
+        BackendFirst(Path jar, ClassLoader parent) throws Exception {
+            super(new URL[] {jar.toUri().toURL()}, parent);
+        }
+
+        @Override
+        protected Class<?> loadClass(String name, boolean resolve) throws ClassNotFoundException {
+            if (!name.startsWith("panamax.backend.java.")) return super.loadClass(name, resolve);
+            synchronized (getClassLoadingLock(name)) {
+                Class<?> c = findLoadedClass(name);
+                if (c == null) c = findClass(name);
+                if (resolve) resolveClass(c);
+                return c;
+            }
+        }
+    }
+
+    private record Side(String name, Backend backend, QuantizedMatrix[] weights, Tensor x, long[] nanos) {
+    }
+
+    public static void main(String[] args) throws Exception {
+        if (args.length < 2) {
+            System.err.println("usage: BackendAb A.jar B.jar [--bits 4,8] [--rows 1,8] [--shapes 2048:8192,8192:2048] [--calls 60] [--mib 256] [--threads 1] [--warmup-ms 3000]");
+            System.exit(2);
+        }
+        int[] bitsList = {4, 8};
+        int[] rowsList = {1, 8};
+        String[] shapes = {"2048:8192", "8192:2048"};
+        int calls = 60;
+        int mib = 256;
+        int threads = 1;
+        long warmupMillis = 3000;
+        for (int i = 2; i < args.length; i += 2) {
+            String v = args[i + 1];
+            switch (args[i]) {
+                case "--bits" -> bitsList = Arrays.stream(v.split(",")).mapToInt(Integer::parseInt).toArray();
+                case "--rows" -> rowsList = Arrays.stream(v.split(",")).mapToInt(Integer::parseInt).toArray();
+                case "--shapes" -> shapes = v.split(",");
+                case "--calls" -> calls = Integer.parseInt(v);
+                case "--mib" -> mib = Integer.parseInt(v);
+                case "--threads" -> threads = Integer.parseInt(v);
+                case "--warmup-ms" -> warmupMillis = Long.parseLong(v);
+                default -> throw new IllegalArgumentException("unknown option " + args[i] + ": expected --bits, --rows, --shapes, --calls, --mib, --threads or --warmup-ms");
+            }
+        }
+        Backend a = open(Path.of(args[0]), threads);
+        Backend b = open(Path.of(args[1]), threads);
+        ThreadMXBean mx = ManagementFactory.getThreadMXBean();
+        System.out.printf(Locale.ROOT, "A = %s%nB = %s%nthreads %d, %d calls per case, weights cycled through %d MiB per side%n",
+                args[0], args[1], threads, calls, mib);
+        System.out.println("| bits | k:n | rows | A median (q1-q3, min) | B median (q1-q3, min) | B / A (medians) | B / A (minima) | max |A-B| / (Σ|x|·max|w|) |");
+        System.out.println("| --- | --- | --- | --- | --- | --- | --- | --- |");
+        for (String shape : shapes) {
+            int k = MatVecQuantized.k(shape), n = MatVecQuantized.n(shape);
+            for (int bits : bitsList) {
+                for (int rows : rowsList) {
+                    Side sa = side("A", a, k, n, bits, rows, mib, calls);
+                    Side sb = side("B", b, k, n, bits, rows, mib, calls);
+                    float[] ya = run(sa, 0), yb = run(sb, 0);
+                    double scale = 0;
+                    float[] xs = sa.backend.toFloats(sa.x);
+                    for (int r = 0; r < rows; r++) {
+                        double s = 0;
+                        for (int i = 0; i < k; i++) s += Math.abs(xs[r * k + i]);
+                        scale = Math.max(scale, s * 0.05);
+                    }
+                    double diff = 0;
+                    for (int i = 0; i < ya.length; i++) diff = Math.max(diff, Math.abs(ya[i] - yb[i]));
+                    // until C2 has compiled both sides' kernels (on a busy machine its thread gets little time)
+                    long warmEnd = System.nanoTime() + warmupMillis * 1_000_000L;
+                    for (int w = 0; System.nanoTime() < warmEnd; w++) {
+                        run(sa, w);
+                        run(sb, w);
+                    }
+                    for (int c = 0; c < calls; c++) {
+                        Side first = c % 2 == 0 ? sa : sb, second = c % 2 == 0 ? sb : sa;
+                        for (Side s : List.of(first, second)) {
+                            long t0 = mx.getCurrentThreadCpuTime();
+                            try (Tensor y = s.backend.ops().quantizedMatmul(s.x, s.weights[c % s.weights.length], true)) {
+                                s.backend.eval(y);
+                            }
+                            s.nanos[c] = mx.getCurrentThreadCpuTime() - t0;
+                        }
+                    }
+                    double ma = median(sa.nanos), mb = median(sb.nanos);
+                    System.out.printf(Locale.ROOT, "| %d | %s | %d | %s | %s | %.2f | %.2f | %.1e |%n", bits, shape, rows, quartiles(sa.nanos), quartiles(sb.nanos),
+                            mb / ma, (double) min(sb.nanos) / min(sa.nanos), diff / scale);
+                    close(sa);
+                    close(sb);
+                }
+            }
+        }
+        a.close();
+        b.close();
+    }
+
+    private static Backend open(Path jar, int threads) throws Exception {
+        ClassLoader loader = new BackendFirst(jar, BackendAb.class.getClassLoader());
+        BackendProvider provider = (BackendProvider) Class.forName("panamax.backend.java.JavaBackendProvider", true, loader)
+                .getConstructor().newInstance();
+        return provider.create(new BackendOptions(threads, java.util.Optional.empty(), java.util.Map.of()));
+    }
+
+    private static Side side(String name, Backend backend, int k, int n, int bits, int rows, int mib, int calls) {
+        Ops ops = backend.ops();
+        SplittableRandom random = new SplittableRandom(Workloads.SEED);
+        float[] w = new float[n * k];
+        for (int i = 0; i < w.length; i++) w[i] = (float) ((random.nextDouble() * 2 - 1) * 0.05);
+        QuantizedMatrix first;
+        try (Tensor wt = backend.fromFloats(w, Shape.of(n, k), DType.BF16)) {
+            first = ops.quantize(wt, Workloads.GROUP_SIZE, bits);
+        }
+        long bytes = MatVecQuantized.bytes(k, n, bits);
+        QuantizedMatrix[] weights = new QuantizedMatrix[(int) Math.max(1, ((long) mib << 20) / bytes)];
+        weights[0] = first;
+        for (int i = 1; i < weights.length; i++) {
+            weights[i] = new QuantizedMatrix(ops.copy(first.packed()), ops.copy(first.scales()), ops.copy(first.biases()),
+                    first.groupSize(), first.bits());
+        }
+        float[] x = new float[rows * k];
+        SplittableRandom rx = new SplittableRandom(Workloads.SEED + 1);
+        for (int i = 0; i < x.length; i++) x[i] = (float) (rx.nextDouble() * 2 - 1);
+        return new Side(name, backend, weights, backend.fromFloats(x, Shape.of(rows, k), DType.F32), new long[calls]);
+    }
+
+    private static float[] run(Side s, int i) {
+        try (Tensor y = s.backend.ops().quantizedMatmul(s.x, s.weights[i % s.weights.length], true)) {
+            return s.backend.toFloats(y);
+        }
+    }
+
+    private static void close(Side s) {
+        for (QuantizedMatrix q : s.weights) {
+            q.packed().close();
+            q.scales().close();
+            q.biases().close();
+        }
+        s.x.close();
+    }
+
+    private static double median(long[] v) {
+        long[] c = v.clone();
+        Arrays.sort(c);
+        return c[c.length / 2];
+    }
+
+    private static long min(long[] v) {
+        return Arrays.stream(v).min().orElseThrow();
+    }
+
+    private static String quartiles(long[] v) {
+        long[] c = v.clone();
+        Arrays.sort(c);
+        return String.format(Locale.ROOT, "%.3f ms (%.3f-%.3f, min %.3f)", c[c.length / 2] / 1e6, c[c.length / 4] / 1e6, c[3 * c.length / 4] / 1e6,
+                c[0] / 1e6);
+    }
+}
