@@ -25,8 +25,9 @@ class LayoutProvidersTest {
         LayoutCapabilities delayed = Plugins.layout("delayed").capabilities();
         for (LayoutCapabilities c : new LayoutCapabilities[] {full, rotating, delayed}) {
             assertTrue(c.batchable() && c.trimmable() && c.hostsRotatedValues(), c.description());
+            assertTrue(c.alignsRows() && c.capturable(), c.description());
         }
-        assertFalse(full.bounded());
+        assertFalse(full.bounded() || delayed.bounded());
         assertTrue(rotating.bounded());
         assertTrue(delayed.convertsCodec());
         assertFalse(full.convertsCodec() || rotating.convertsCodec());
