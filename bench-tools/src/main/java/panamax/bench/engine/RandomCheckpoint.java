@@ -36,9 +36,17 @@ final class RandomCheckpoint {
     }
 
     /** One weight matrix [out, in], stack of them [stack, out, in] (mlx-lm's experts), or norm vector [out] (in = 0), by module name. */
-    private record Weight(String module, int out, int in, int stack) {
+    private record Weight(String module, int out, int in, int stack, float scale) {
         Weight(String module, int out, int in) {
-            this(module, out, in, 0);
+            this(module, out, in, 0, 1f);
+        }
+
+        Weight(String module, int out, int in, int stack) {
+            this(module, out, in, stack, 1f);
+        }
+
+        Weight scaled(float by) {
+            return new Weight(module, out, in, stack, scale * by);
         }
 
         boolean norm() {
@@ -62,8 +70,18 @@ final class RandomCheckpoint {
      * @return the bytes of the written tensors
      */
     static long write(Path dir, ModelShape s, WeightFormat format, long seed, Backend backend) throws IOException {
+        return write(dir, s, format, seed, backend, s.layers(), 1f);
+    }
+
+    /**
+     * As {@link #write(Path, ModelShape, WeightFormat, long, Backend)}, with the residual outputs
+     * ({@code o_proj}, {@code down_proj}) of layers {@code scaledFrom} and later multiplied by
+     * {@code scale}: the smaller it is, the less those layers move the first layers' prediction, so a
+     * draft made of the first {@code scaledFrom} layers agrees with the whole model more often.
+     */
+    static long write(Path dir, ModelShape s, WeightFormat format, long seed, Backend backend, int scaledFrom, float scale) throws IOException {
         writeConfig(dir.resolve("config.json"), s, format);
-        List<Weight> weights = weights(s, format);
+        List<Weight> weights = weights(s, format).stream().map(w -> residualOutputOfLayerFrom(w, scaledFrom) ? w.scaled(scale) : w).toList();
         List<SafetensorsWriter.Entry> entries = new ArrayList<>();
         long total = 0;
         for (Weight w : weights) {
@@ -101,7 +119,7 @@ final class RandomCheckpoint {
                 for (int row = 0; row < w.rows(); row += BLOCK_ROWS) {
                     int rows = Math.min(BLOCK_ROWS, w.rows() - row);
                     MemorySegment slice = block.asSlice(0, 2L * rows * w.in());
-                    state = fillUniformBf16(slice, state);
+                    state = fillUniformBf16(slice, state, w.scale());
                     if (!format.quantized()) {
                         out.write(slice.asByteBuffer());
                     } else {
@@ -141,10 +159,16 @@ final class RandomCheckpoint {
         return b.flip();
     }
 
-    /** Fills the segment with bf16 values uniform in ±0.02·√3; returns the generator's next state. */
-    private static long fillUniformBf16(MemorySegment seg, long state) {
+    /** Whether {@code w} writes into the residual stream ({@code o_proj}, any {@code down_proj}) in layer {@code from} or later. */
+    private static boolean residualOutputOfLayerFrom(Weight w, int from) {
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("model\\.layers\\.(\\d+)\\..*(o_proj|down_proj)").matcher(w.module());
+        return m.matches() && Integer.parseInt(m.group(1)) >= from;
+    }
+
+    /** Fills the segment with bf16 values uniform in ±0.02·√3·scale; returns the generator's next state. */
+    private static long fillUniformBf16(MemorySegment seg, long state, float scale) {
         long n = seg.byteSize() / 2;
-        float step = HALF_WIDTH / 32768f;
+        float step = HALF_WIDTH * scale / 32768f;
         long i = 0;
         while (i < n) {
             state = mix(state);

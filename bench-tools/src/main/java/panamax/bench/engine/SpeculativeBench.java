@@ -44,13 +44,16 @@ final class SpeculativeBench {
     static final String USAGE = """
             usage: panamax bench speculative [--model DIR | --preset 1b|125m|tiny] [--draft ngram|model] [--draft-model DIR]
                                              [--draft-layers 2] [--num-draft-tokens K] [--ngram-max 3] [--ngram-min 2] [--prompt copy|story]
-                                             [--max-tokens 128] [--repeats 3] [--weights bf16|q8|q4] [--seed 1] [--json]
+                                             [--max-tokens 128] [--repeats 3] [--weights bf16|q8|q4] [--seed 1] [--later-layers-scale 1] [--json]
               --model DIR         the target model (e.g. "$(panamax demo-model)"); or
               --preset NAME       a random Llama checkpoint of that shape (bench decode's), written to a temporary folder
               --draft ngram|model prompt lookup (default with --model) or a draft model (default with --preset)
               --draft-model DIR   the draft model; default: the target's first --draft-layers layers (same files, shorter config)
               --prompt copy|story copy (default): a paragraph, then an instruction to repeat it with an edit, then its start;
                                   story: a paragraph to continue (little to look up)
+              --later-layers-scale S  with --preset: scale the residual outputs of the layers after the first --draft-layers
+                                  by S in [0, 1]; the default draft then agrees with the target more often the smaller S is
+                                  (random layers never agree at 1): sets the acceptance a step's cost is measured at
             """;
     private static final String PARAGRAPH = "Call me Ishmael. Some years ago, never mind how long precisely, having little or no money in my"
             + " purse, and nothing particular to interest me on shore, I thought I would sail about a little and see the watery part"
@@ -60,7 +63,8 @@ final class SpeculativeBench {
             + " to sea as soon as I can.";
 
     record Options(Optional<Path> model, String preset, String drafter, Optional<Path> draftModel, int draftLayers, OptionalInt draftTokens,
-                   int ngramMax, int ngramMin, String prompt, int maxTokens, int repeats, WeightFormat weights, long seed, boolean json) {
+                   int ngramMax, int ngramMin, String prompt, int maxTokens, int repeats, WeightFormat weights, long seed,
+                   float laterLayersScale, boolean json) {
         static Options parse(List<String> args) {
             Map<String, String> v = new java.util.HashMap<>();
             boolean json = false;
@@ -71,7 +75,7 @@ final class SpeculativeBench {
                     continue;
                 }
                 if (!List.of("--model", "--preset", "--draft", "--draft-model", "--draft-layers", "--num-draft-tokens", "--ngram-max", "--ngram-min", "--prompt",
-                        "--max-tokens", "--repeats", "--weights", "--seed").contains(a)) {
+                        "--max-tokens", "--repeats", "--weights", "--seed", "--later-layers-scale").contains(a)) {
                     throw new IllegalArgumentException("unknown argument '" + a + "'");
                 }
                 if (i + 1 == args.size()) throw new IllegalArgumentException(a + " needs a value");
@@ -88,9 +92,25 @@ final class SpeculativeBench {
             Options o = new Options(model, preset, drafter, Optional.ofNullable(v.get("--draft-model")).map(Path::of),
                     positive(v, "--draft-layers", 2), v.containsKey("--num-draft-tokens") ? OptionalInt.of(positive(v, "--num-draft-tokens", 1)) : OptionalInt.empty(),
                     positive(v, "--ngram-max", 3), positive(v, "--ngram-min", 2), prompt, positive(v, "--max-tokens", 128), positive(v, "--repeats", 3),
-                    WeightFormat.parse(v.getOrDefault("--weights", "bf16")), Long.parseLong(v.getOrDefault("--seed", "1")), json);
+                    WeightFormat.parse(v.getOrDefault("--weights", "bf16")), Long.parseLong(v.getOrDefault("--seed", "1")),
+                    unitFraction(v, "--later-layers-scale"), json);
+            if (v.containsKey("--later-layers-scale") && model.isPresent()) {
+                throw new IllegalArgumentException("--later-layers-scale shapes a random --preset target; it cannot change --model's weights");
+            }
             if (o.drafter.equals("ngram") && o.draftModel.isPresent()) throw new IllegalArgumentException("--draft ngram takes no --draft-model");
             return o;
+        }
+
+        private static float unitFraction(Map<String, String> v, String name) {
+            String s = v.get(name);
+            if (s == null) return 1f;
+            try {
+                float f = Float.parseFloat(s);
+                if (f >= 0 && f <= 1) return f;
+            } catch (NumberFormatException e) {
+                // reported below
+            }
+            throw new IllegalArgumentException(name + ": expected a number from 0 to 1, found '" + s + "'");
         }
 
         private static int positive(Map<String, String> v, String name, int fallback) {
@@ -192,6 +212,7 @@ final class SpeculativeBench {
                     root.put("target", target.toString());
                     root.put("drafter", drafter);
                     root.put("draft_tokens", plan.draftTokens());
+                    if (o.model().isEmpty()) root.put("later_layers_scale", o.laterLayersScale());
                     root.put("prompt", o.prompt());
                     root.put("prompt_tokens", prompt.length);
                     root.put("generated_tokens", o.maxTokens());
@@ -251,9 +272,11 @@ final class SpeculativeBench {
                 .orElseThrow(() -> new IllegalStateException("the java backend is not installed")).provider();
         long start = System.nanoTime();
         try (Backend backend = provider.create(BackendOptions.defaults())) {
-            long bytes = RandomCheckpoint.write(dir, shape, o.weights(), o.seed(), backend);
-            err.printf(Locale.ROOT, "wrote %.2f GB of random %s weights (%s) to %s in %.1f s%n", bytes / 1e9, o.weights().label,
-                    shape.describe(), dir, (System.nanoTime() - start) / 1e9);
+            long bytes = RandomCheckpoint.write(dir, shape, o.weights(), o.seed(), backend, o.draftLayers(), o.laterLayersScale());
+            err.printf(Locale.ROOT, "wrote %.2f GB of random %s weights (%s%s) to %s in %.1f s%n", bytes / 1e9, o.weights().label,
+                    shape.describe(), o.laterLayersScale() == 1f ? ""
+                            : String.format(Locale.ROOT, "; o_proj/down_proj of layers %d+ scaled by %s", o.draftLayers(), o.laterLayersScale()),
+                    dir, (System.nanoTime() - start) / 1e9);
         }
         ObjectMapper json = new ObjectMapper();
         ObjectNode tokenizer = json.createObjectNode();
