@@ -1,7 +1,8 @@
 /**
  * The built-in model plugins (the dense decoder families, their mixture-of-experts variants and
  * Gemma 3n), read through panamax.model.support; Hugging Face tokenizers and chat templates.
- * Exports nothing but the template functions to Jinjava: everything it offers is a service.
+ * Everything it offers is a service; the template package is open to Jinjava alone, which calls the
+ * Python-like functions it registers reflectively.
  */
 module panamax.models {
     requires panamax.api;
