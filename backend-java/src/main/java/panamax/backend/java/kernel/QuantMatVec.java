@@ -19,7 +19,6 @@ public final class QuantMatVec {
     private static final VectorSpecies<Integer> IS = IntVector.SPECIES_PREFERRED;
     private static final VectorSpecies<Float> S = FloatVector.SPECIES_PREFERRED;
     private static final int V = IS.length();
-    private static final java.nio.ByteOrder LE = java.nio.ByteOrder.LITTLE_ENDIAN;
 
     private QuantMatVec() {
     }
@@ -71,7 +70,8 @@ public final class QuantMatVec {
      * results go to {@code out[m·ldo + n]}. Each output is {@link AffineDots}' one order for the pair,
      * whatever the number of x rows, so an x row gets the same bits alone and in any batch: x rows go
      * four or two at a time against one weight row (each code decoded once for all of them), a last odd
-     * x row against four weight rows at a time (batch-1 decode). Many x rows (prefill) go in L2-sized
+     * x row (batch-1 decode) against one weight row at a time where rows are short, else two or four
+     * ({@link #LONG_ROW_BYTES}, {@link #ONE_ROW_BLOCK}). Many x rows (prefill) go in L2-sized
      * tiles against panels of weight rows.
      */
     public static void vector(MemorySegment packed, long base, long rowBytes, int bits, int groupSize, int k, RowScales params,
