@@ -19,7 +19,6 @@ public final class QuantMatVec {
     private static final VectorSpecies<Integer> IS = IntVector.SPECIES_PREFERRED;
     private static final VectorSpecies<Float> S = FloatVector.SPECIES_PREFERRED;
     private static final int V = IS.length();
-    private static final java.nio.ByteOrder LE = java.nio.ByteOrder.LITTLE_ENDIAN;
 
     private QuantMatVec() {
     }
@@ -71,7 +70,8 @@ public final class QuantMatVec {
      * results go to {@code out[m·ldo + n]}. Each output is {@link AffineDots}' one order for the pair,
      * whatever the number of x rows, so an x row gets the same bits alone and in any batch: x rows go
      * four or two at a time against one weight row (each code decoded once for all of them), a last odd
-     * x row against four weight rows at a time (batch-1 decode). Many x rows (prefill) go in L2-sized
+     * x row (batch-1 decode) against one weight row at a time where rows are short, else two or four
+     * ({@link #LONG_ROW_BYTES}, {@link #ONE_ROW_BLOCK}). Many x rows (prefill) go in L2-sized
      * tiles against panels of weight rows.
      */
     public static void vector(MemorySegment packed, long base, long rowBytes, int bits, int groupSize, int k, RowScales params,
@@ -109,16 +109,18 @@ public final class QuantMatVec {
                     }
                 }
                 if (pairs < m1) {
-                    // the odd x row (batch-1 decode): two or four weight rows at a time share its loads
+                    // the odd x row (batch-1 decode): short rows one at a time (one stream for the
+                    // prefetcher), long ones two or four at a time sharing the x loads
                     int m = pairs;
                     int j = 0;
-                    if (ONE_ROW_BLOCK == 4) {
+                    int block = rowBytes < LONG_ROW_BYTES ? 1 : ONE_ROW_BLOCK;
+                    if (block == 4) {
                         for (; j + 4 <= nb; j += 4) {
                             AffineDots.rows4x1(bits, chunks, packed, base + (p0 + j) * rowBytes, rowBytes, k, gShift, spread, xa, m * k,
                                     scales, biases, j * groups, groups, xsums, m * groups, out, m * ldo + p0 + j);
                         }
                     }
-                    for (; j + 2 <= nb; j += 2) {
+                    for (; block >= 2 && j + 2 <= nb; j += 2) {
                         AffineDots.rows2x1(bits, chunks, packed, base + (p0 + j) * rowBytes, rowBytes, k, gShift, spread, xa, m * k,
                                 scales, biases, j * groups, groups, xsums, m * groups, out, m * ldo + p0 + j);
                     }
@@ -144,9 +146,15 @@ public final class QuantMatVec {
     /**
      * Weight rows one x row is taken against at a time: two with 16 vector registers (AVX2, NEON's
      * 128-bit run), four with 32 (AVX-512); {@code -Dpanamax.affine.oneRowBlock=2|4} overrides it for
-     * A/B runs (on the AVX2 VM the two measured level).
+     * A/B runs (on the AVX2 VM the two measured level in L2).
      */
     static final int ONE_ROW_BLOCK = Integer.getInteger("panamax.affine.oneRowBlock", V >= 16 ? 4 : 2);
+    /**
+     * Rows of at least this many bytes go {@link #ONE_ROW_BLOCK} at a time against one x row; shorter ones
+     * one at a time: from DRAM, two interleaved 1–2 KiB rows read 1.3× slower than one (the prefetcher
+     * follows one stream), while 4–8 KiB rows gained from the shared x loads (AVX2 VM, 2026-12-02).
+     */
+    static final int LONG_ROW_BYTES = Integer.getInteger("panamax.affine.longRowBytes", 4096);
     /** Up to this many x rows go in one tile (batched decode); more are tiled for L2. */
     private static final int SMALL_ROWS = 8;
     /** Bytes of x rows one tile keeps (L2-resident while a panel of weight rows sweeps it). */
