@@ -8,6 +8,7 @@
  */
 module panamax.bench {
     requires panamax.engine;
+    requires panamax.model.support; // to say where auto placed the weights it measured
     requires panamax.server;
     requires panamax.demo;
     requires com.fasterxml.jackson.databind;

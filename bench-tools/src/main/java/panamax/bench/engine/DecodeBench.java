@@ -21,6 +21,7 @@ import panamax.api.tensor.BackendOptions;
 import panamax.engine.plan.ModelResolver;
 import panamax.engine.plugins.PluginRegistry;
 import panamax.engine.wiring.Engine;
+import panamax.model.support.weights.WeightFiles;
 
 /**
  * {@code panamax bench decode}: for each weight format, writes a random Llama checkpoint to a
@@ -158,9 +159,12 @@ public final class DecodeBench {
                 // the default (mapped) keeps the format's plain label; anything else says where the weights were
                 String label = o.memories().equals(List.of(LoadOptions.Weights.AUTO)) ? f.label : f.label + "/" + memory.name().toLowerCase(Locale.ROOT);
                 LoadOptions load = LoadOptions.defaults().withWeights(memory);
+                // auto's choice depends on the memory free at the time, so say which one was measured
+                String placed = memory != LoadOptions.Weights.AUTO ? ""
+                        : WeightFiles.placement(dir, memory) == LoadOptions.Weights.COPY ? " (auto: copied into huge pages)" : " (auto: memory-mapped)";
                 long loadStart = System.nanoTime();
                 try (RuntimeModel model = plugin.load(dir, backend, load)) {
-                    err.printf(Locale.ROOT, "%s: loaded in %.2f s%n", label, (System.nanoTime() - loadStart) / 1e9);
+                    err.printf(Locale.ROOT, "%s: loaded in %.2f s%s%n", label, (System.nanoTime() - loadStart) / 1e9, placed);
                     DecodeMeasurement m = new DecodeMeasurement(engine, resolved.spec(), o.kv(), model.graph(), backend, o.seed());
                     // A short untimed pass first, so the timed ones run compiled code.
                     m.decode(1, Math.min(o.context(), 32), 2, 2, false);
@@ -201,8 +205,9 @@ public final class DecodeBench {
             }
             rows.add(new PendingRow(label, "decode", batch, o.context(), rate, d.fastestStepTokensPerSecond(), d.warmupSteps(), floor,
                     batch, target, floorTarget, batchTargetMet));
-            err.printf(Locale.ROOT, "%s: decode batch %d: %d steps in %.2f s (after %d warm-up steps)%n", label, batch, d.steps(), d.seconds(),
-                    d.warmupSteps());
+            err.printf(Locale.ROOT, "%s: decode batch %d: %d steps in %.2f s (after %d warm-up steps%s)%n", label, batch, d.steps(), d.seconds(),
+                    d.warmupSteps(), d.faults().known()
+                            ? String.format(Locale.ROOT, "; %d minor, %d major page faults while timed", d.faults().minor(), d.faults().major()) : "");
         }
         return rows;
     }

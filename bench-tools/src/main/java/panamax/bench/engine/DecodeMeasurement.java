@@ -30,9 +30,12 @@ final class DecodeMeasurement {
     /**
      * Tokens per second of one decode batch, and what the caches held. {@code fastestStep} is the
      * shortest single step: on a shared machine it is the closest to an uncontended step, and the
-     * comparable figure to the probes, which also keep their best pass.
+     * comparable figure to the probes, which also keep their best pass. {@code faults} are the
+     * process's page faults during the timed steps: near zero when every weight page was already
+     * mapped in (the steps measure a steady state), thousands when they also paid for first touches.
      */
-    record Decode(int batch, int context, int warmupSteps, int steps, double seconds, double fastestStep, long kvBytesPerToken) {
+    record Decode(int batch, int context, int warmupSteps, int steps, double seconds, double fastestStep, long kvBytesPerToken,
+                  PageFaults faults) {
         double aggregateTokensPerSecond() {
             return batch * steps / seconds;
         }
@@ -135,6 +138,7 @@ final class DecodeMeasurement {
                 }
             }
             if (timer != null) timer.recording = true;
+            PageFaults before = PageFaults.now();
             long start = System.nanoTime();
             long fastest = Long.MAX_VALUE;
             for (int i = 0; i < steps; i++) {
@@ -143,8 +147,9 @@ final class DecodeMeasurement {
                 fastest = Math.min(fastest, System.nanoTime() - t0);
             }
             double seconds = (System.nanoTime() - start) / 1e9;
+            PageFaults faults = PageFaults.now().since(before);
             if (timer != null) timer.recording = false;
-            return new Decode(rows, context, warmed, steps, seconds, fastest / 1e9, caches.bytesPerToken());
+            return new Decode(rows, context, warmed, steps, seconds, fastest / 1e9, caches.bytesPerToken(), faults);
         }
     }
 

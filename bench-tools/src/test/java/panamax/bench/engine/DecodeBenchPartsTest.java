@@ -3,10 +3,14 @@ package panamax.bench.engine;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
@@ -90,6 +94,28 @@ class DecodeBenchPartsTest {
         assertEquals("64", DecodeOptions.parse(List.of("--kv-bits", "4")).kv().codecParams().get("group_size"));
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> DecodeOptions.parse(List.of("--kv-group-size", "32")));
         assertTrue(e.getMessage().startsWith("--kv-group-size needs --kv-bits"), e.getMessage());
+    }
+
+    @Test
+    void pageFaultsAreReadAfterACommandNameHoldingSpacesAndParentheses() {
+        PageFaults f = PageFaults.parse("12584 (java (x) y) R 12579 12579 3216 0 -1 4194304 101 7 3 2 0 0 0 0 20 0 1 0 118078");
+        assertEquals(new PageFaults(101, 3), f);
+        assertEquals(new PageFaults(61, 1), f.since(new PageFaults(40, 2)));
+        assertEquals(PageFaults.UNKNOWN, f.since(PageFaults.UNKNOWN));
+        assertThrows(IllegalArgumentException.class, () -> PageFaults.parse("12584 (cat) R 1 2"));
+    }
+
+    @Test
+    void pageFaultsOfThisProcessGrowWhenFreshMemoryIsTouched() {
+        PageFaults before = PageFaults.now();
+        assumeTrue(before.known(), "no /proc/self/stat here");
+        PageFaults after;
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment fresh = arena.allocate(64 << 20); // a fresh anonymous mapping at this size, zeroed page by page
+            fresh.set(ValueLayout.JAVA_BYTE, fresh.byteSize() - 1, (byte) 1);
+            after = PageFaults.now();
+        }
+        assertTrue(after.since(before).minor() >= 1000, "allocating 64 MiB off-heap faults its pages in: " + after.since(before));
     }
 
     @Test

@@ -64,6 +64,10 @@ final class SparseMoe implements AutoCloseable {
             for (int e = 0; e < experts.size(); e++) {
                 if (groups.count(e) == 0) continue;
                 int[] rows = groups.tokens(e, k);
+                if (everyRowInOrder(rows, tokens)) { // e.g. every expert of a one-token decode step: no gather
+                    outputs.add(experts.get(e).apply(ops, act, flat));
+                    continue;
+                }
                 try (Tensor idx = backend.fromInts(rows, Shape.of(rows.length), DType.I32);
                      Tensor in = ops.take(flat, idx, 0)) {
                     outputs.add(experts.get(e).apply(ops, act, in));
@@ -82,6 +86,12 @@ final class SparseMoe implements AutoCloseable {
         } finally {
             for (Tensor t : outputs) t.close();
         }
+    }
+
+    private static boolean everyRowInOrder(int[] rows, int tokens) {
+        if (rows.length != tokens) return false;
+        for (int i = 0; i < tokens; i++) if (rows[i] != i) return false;
+        return true;
     }
 
     @Override

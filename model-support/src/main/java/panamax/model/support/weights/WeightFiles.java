@@ -114,6 +114,15 @@ public final class WeightFiles {
         return sum;
     }
 
+    /**
+     * Where {@link #open(Path, Arena, LoadOptions)} would place the weights of {@code directory} when
+     * asked for {@code requested}: {@link LoadOptions.Weights#AUTO} resolved, on this machine now,
+     * against the size of the directory's safetensors files (as stored); MAP or COPY as given.
+     */
+    public static LoadOptions.Weights placement(Path directory, LoadOptions.Weights requested) {
+        return WeightPlacement.resolve(requested, storedBytes(directory));
+    }
+
     /** Total bytes of the safetensors files of {@code directory} (weights as stored), or 0 when there are none. */
     public static long storedBytes(Path directory) {
         return sizeOf(safetensorsIn(directory));

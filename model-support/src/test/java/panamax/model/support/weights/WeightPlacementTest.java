@@ -3,8 +3,12 @@ package panamax.model.support.weights;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
+import java.io.IOException;
+import java.io.RandomAccessFile;
+import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import panamax.api.model.LoadOptions.Weights;
 
 class WeightPlacementTest {
@@ -28,6 +32,21 @@ class WeightPlacementTest {
     void explicitChoicesAreKept() {
         assertEquals(Weights.MAP, WeightPlacement.resolve(Weights.MAP, 1));
         assertEquals(Weights.COPY, WeightPlacement.resolve(Weights.COPY, Long.MAX_VALUE));
+    }
+
+    @Test
+    void aDirectoryIsPlacedAsItsFilesWouldBe(@TempDir Path dir) throws IOException {
+        Path file = dir.resolve("model.safetensors");
+        try (RandomAccessFile f = new RandomAccessFile(file.toFile(), "rw")) {
+            f.setLength(8L << 40); // sparse: 8 TiB on paper, more than half of any machine's memory
+        }
+        assertEquals(Weights.MAP, WeightFiles.placement(dir, Weights.AUTO));
+        assertEquals(Weights.COPY, WeightFiles.placement(dir, Weights.COPY));
+        try (RandomAccessFile f = new RandomAccessFile(file.toFile(), "rw")) {
+            f.setLength(4096);
+        }
+        assertEquals(WeightPlacement.resolve(Weights.AUTO, 4096), WeightFiles.placement(dir, Weights.AUTO));
+        assertEquals(Weights.MAP, WeightFiles.placement(dir, Weights.MAP));
     }
 
     @Test
