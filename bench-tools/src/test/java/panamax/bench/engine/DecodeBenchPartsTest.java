@@ -49,6 +49,24 @@ class DecodeBenchPartsTest {
     }
 
     @Test
+    void safetensorsWriterKeepsEveryByteAcrossItsStagedWrites(@TempDir Path dir) throws IOException {
+        int n = 2 * SafetensorsWriter.STAGE + 12345 * 4; // more than two staged writes, the last one partial
+        byte[] data = new byte[n];
+        new java.util.Random(7).nextBytes(data);
+        Path file = dir.resolve("model.safetensors");
+        try (SafetensorsWriter w = new SafetensorsWriter(file, List.of(new SafetensorsWriter.Entry("a", "U32", new long[] {n / 4}, n)))) {
+            for (int at = 0, piece = 1; at < n; at += piece, piece = piece * 3 + 1) { // pieces of odd sizes, some across a stage
+                piece = Math.min(piece, n - at);
+                w.write(ByteBuffer.wrap(data, at, piece));
+            }
+        }
+        byte[] bytes = Files.readAllBytes(file);
+        long headerLength = ByteBuffer.wrap(bytes, 0, 8).order(ByteOrder.LITTLE_ENDIAN).getLong();
+        assertEquals(8 + headerLength + n, bytes.length);
+        assertTrue(java.util.Arrays.equals(data, java.util.Arrays.copyOfRange(bytes, (int) (8 + headerLength), bytes.length)));
+    }
+
+    @Test
     void safetensorsWriterRefusesMissingOrExtraBytes(@TempDir Path dir) throws IOException {
         List<SafetensorsWriter.Entry> one = List.of(new SafetensorsWriter.Entry("a", "F32", new long[] {1}, 4));
         SafetensorsWriter short_ = new SafetensorsWriter(dir.resolve("short.safetensors"), one);
