@@ -1,14 +1,16 @@
 """Makes the mixture-of-experts parity fixtures under models/src/test/resources/fixtures/ with Hugging Face
 transformers (float32 math, eager attention, on CPU), in the format of ../shared/fixtures/README.md.
 
-    python make_moe_fixtures.py OUT_DIR
+    python make_moe_fixtures.py OUT_DIR [NAME ...]
 
-Writes OUT_DIR/<name>/ for
+Writes OUT_DIR/<name>/ (each NAME given, else all) for
   mixtral-tiny        MixtralForCausalLM, bf16, experts as HF writes them (one tensor per expert and projection)
   mixtral-tiny-mlx4   the same kind of model MLX-quantized in mlx-lm's layout (switch_mlp stacked experts,
                       4-bit group 64, router 8-bit), reference computed from the dequantized weights
   qwen3moe-tiny-mlx4  Qwen3MoeForCausalLM with a dense MLP layer (mlp_only_layers) and norm_topk_prob false,
                       MLX-quantized the same way
+  qwen2moe-tiny       Qwen2MoeForCausalLM, bf16: q/k/v biases, a shared expert with its sigmoid gate, a dense
+                      MLP layer (mlp_only_layers), norm_topk_prob true
 Each holds config.json, generation_config.json, model.safetensors, reference.json, reference.safetensors;
 the tokenizer (vocab 512) is copied from ../shared/fixtures/llama-tiny afterwards.
 """
@@ -21,9 +23,10 @@ import tempfile
 import numpy as np
 import torch
 import transformers
-from transformers import AutoModelForCausalLM, MixtralConfig, Qwen3MoeConfig
+from transformers import AutoModelForCausalLM, MixtralConfig, Qwen2MoeConfig, Qwen3MoeConfig
 
 OUT = sys.argv[1]
+ONLY = set(sys.argv[2:])
 T_PROMPT, N_STEPS, BATCH_LENGTHS = 24, 16, [24, 13, 5]
 torch.use_deterministic_algorithms(True)
 
@@ -171,11 +174,13 @@ def check_experts(name, config, tensors, expected):
     assert len(found) == expected, f"{name}: {len(found)} experts saved, expected {expected}: {config.to_json_string()}"
 
 
-def plain(name, config, seed):
+def plain(name, config, seed, experts=4):
+    if ONLY and name not in ONLY:
+        return
     out_dir = os.path.join(OUT, name)
     save_bf16(config, seed, out_dir)
     saved = read_safetensors(os.path.join(out_dir, "model.safetensors"))
-    check_experts(name, config, saved, 4)
+    check_experts(name, config, saved, experts)
     print(name, "tensors:", sorted(saved)[:12])
     print(open(os.path.join(out_dir, "config.json")).read())
     write_reference(out_dir, out_dir, config.model_type, seed, config.vocab_size, {})
@@ -194,6 +199,8 @@ def expert_key(name):
 def quantized(name, config, seed, bits=4, gs=64, gate_bits=8):
     """An mlx-lm style quantized checkpoint: every Linear and the embedding at `bits`, routers at `gate_bits`
     (per-module overrides in config.json, as mlx-lm writes them), experts stacked under switch_mlp."""
+    if ONLY and name not in ONLY:
+        return
     out_dir = os.path.join(OUT, name)
     os.makedirs(out_dir, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:
@@ -256,3 +263,8 @@ qwen = Qwen3MoeConfig(**{**common, "num_hidden_layers": 4}, head_dim=32, interme
                       mlp_only_layers=[1], rms_norm_eps=1e-6,
                       rope_parameters={"rope_theta": 1e6, "rope_type": "default"})
 quantized("qwen3moe-tiny-mlx4", qwen, 47)
+qwen2 = Qwen2MoeConfig(**{**common, "num_hidden_layers": 4}, intermediate_size=128, moe_intermediate_size=32,
+                       shared_expert_intermediate_size=96, num_experts=6, num_experts_per_tok=2, norm_topk_prob=True,
+                       decoder_sparse_step=1, mlp_only_layers=[2], qkv_bias=True, rms_norm_eps=1e-6,
+                       rope_parameters={"rope_theta": 1e6, "rope_type": "default"})
+plain("qwen2moe-tiny", qwen2, 53, experts=6)

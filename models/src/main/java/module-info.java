@@ -24,6 +24,7 @@ module panamax.models {
             panamax.models.family.Gemma3Plugin,
             panamax.models.family.Gemma3nPlugin,
             panamax.models.family.Qwen3MoePlugin,
+            panamax.models.family.Qwen2MoePlugin,
             panamax.models.family.MixtralPlugin;
 
     provides panamax.api.model.TokenizerProvider with panamax.models.tokenizer.HfTokenizerProvider;

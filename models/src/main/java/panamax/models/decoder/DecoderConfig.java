@@ -83,7 +83,8 @@ public record DecoderConfig(DecoderFamily family, String modelType, int hidden, 
         if (!(eps > 0)) throw config.bad("rms_norm_eps", "a positive number", eps);
         int maxPositions = config.intOr("max_position_embeddings", 4096, 1, Integer.MAX_VALUE);
         boolean tied = config.boolOr("tie_word_embeddings", family.tiedDefault());
-        boolean qkvBias = config.boolOr("attention_bias", family.qkvBiasDefault());
+        // transformers names Qwen2-MoE's switch qkv_bias
+        boolean qkvBias = config.boolOr("attention_bias", config.boolOr("qkv_bias", family.qkvBiasDefault()));
         boolean outputBias = !family.qkvBiasDefault() && config.boolOr("attention_bias", false);
         boolean mlpBias = config.boolOr("mlp_bias", false);
         if (config.has("attn_logit_softcapping")) {

@@ -12,6 +12,7 @@ import panamax.model.support.weights.WeightSource;
  * writes them (one tensor per expert and projection, {@code <block>.experts.<e>.<proj>.weight}) or
  * as mlx-lm stacks them ({@code <block>.switch_mlp.{gate,up,down}_proj.weight [experts, out, in]},
  * floats or MLX-quantized). Both stay memory-mapped: stacked experts are views of their slice.
+ * A shared expert ({@link MixtureOfExperts.SharedExpert}) is an ordinary gated MLP and its gate.
  */
 final class ExpertWeights {
     private ExpertWeights() {
@@ -29,6 +30,8 @@ final class ExpertWeights {
         List<AutoCloseable> owned = new ArrayList<>();
         List<Mlp> experts = new ArrayList<>();
         Linear router = null;
+        Mlp shared = null;
+        Linear sharedGate = null;
         try {
             router = w.linear(block + "gate", n, hidden, false);
             String stacked = block + "switch_mlp.";
@@ -56,10 +59,28 @@ final class ExpertWeights {
                     }
                 }
             }
-            return new SparseMoe(router, experts, owned, moe.topK(), moe.normalizeTopK());
+            if (f.shared().isPresent()) {
+                MixtureOfExperts.SharedExpert se = f.shared().get();
+                String p = block + se.module() + ".";
+                int sw = moe.sharedWidth();
+                sharedGate = w.linear(block + se.gate(), 1, hidden, false);
+                Linear gate = w.linear(p + f.gate(), sw, hidden, false);
+                Linear up = null;
+                try {
+                    up = w.linear(p + f.up(), sw, hidden, false);
+                    shared = Mlp.gated(gate, up, w.linear(p + f.down(), hidden, sw, false));
+                } catch (RuntimeException ex) {
+                    gate.close();
+                    if (up != null) up.close();
+                    throw ex;
+                }
+            }
+            return new SparseMoe(router, experts, owned, moe.topK(), moe.normalizeTopK(), shared, sharedGate);
         } catch (RuntimeException e) {
             if (router != null) router.close();
             experts.forEach(Mlp::close);
+            if (shared != null) shared.close();
+            if (sharedGate != null) sharedGate.close();
             throw Loaded.closeAll(owned, e);
         }
     }

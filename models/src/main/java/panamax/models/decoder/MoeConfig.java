@@ -15,8 +15,10 @@ import panamax.model.support.config.HfConfig;
  * @param expertWidth    an expert's inner width
  * @param normalizeTopK  the selected experts' weights are renormalized to sum to one
  * @param sparseLayers   per layer, whether it is sparse
+ * @param sharedWidth    the shared expert's inner width, or 0 when the family has none
  */
-public record MoeConfig(MixtureOfExperts family, int experts, int topK, int expertWidth, boolean normalizeTopK, List<Boolean> sparseLayers) {
+public record MoeConfig(MixtureOfExperts family, int experts, int topK, int expertWidth, boolean normalizeTopK, List<Boolean> sparseLayers,
+                        int sharedWidth) {
 
     public MoeConfig {
         sparseLayers = List.copyOf(sparseLayers);
@@ -61,6 +63,7 @@ public record MoeConfig(MixtureOfExperts family, int experts, int topK, int expe
         }
         List<Boolean> perLayer = new ArrayList<>();
         for (boolean b : sparse) perLayer.add(b);
-        return new MoeConfig(family, experts, topK, width, normalize, perLayer);
+        int shared = family.shared().isEmpty() ? 0 : config.requireInt(family.shared().get().widthKey(), 1, 1 << 24);
+        return new MoeConfig(family, experts, topK, width, normalize, perLayer, shared);
     }
 }

@@ -31,8 +31,9 @@ final class ParameterCounter {
             if (c.experts().isPresent() && c.experts().get().sparse(i)) {
                 MoeConfig m = c.experts().get();
                 long expert = 3 * h * m.expertWidth();
-                total += m.experts() * h + m.experts() * expert;
-                active += m.experts() * h + m.topK() * expert;
+                long shared = m.sharedWidth() == 0 ? 0 : 3 * h * m.sharedWidth() + h; // and its gate: every token runs it
+                total += m.experts() * h + m.experts() * expert + shared;
+                active += m.experts() * h + m.topK() * expert + shared;
             } else {
                 total += denseMlp;
                 active += denseMlp;

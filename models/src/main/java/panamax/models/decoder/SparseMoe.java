@@ -15,7 +15,8 @@ import panamax.model.support.blocks.Mlp;
  * One sparse MLP layer: a router picks {@code k} experts per token ({@link Routing}); the tokens
  * are grouped by expert and each chosen expert runs once over the tokens routed to it (one
  * product per projection), so a step computes only the routed experts, never all of them. The
- * outputs are weighted and summed per token. Owns its weights (including the stacked tensors
+ * outputs are weighted and summed per token; a shared expert, where the family has one, runs on
+ * every token and is added times its sigmoid gate. Owns its weights (including the stacked tensors
  * that the experts' views slice, when loaded from mlx-lm's {@code switch_mlp} layout).
  * Thread-safe for concurrent {@link #apply}.
  */
@@ -25,13 +26,23 @@ final class SparseMoe implements AutoCloseable {
     private final List<AutoCloseable> stacked; // stacked storage the experts' weights are views of, or empty
     private final int topK;
     private final boolean normalize;
+    private final Mlp shared;                // every token's expert, or null
+    private final Linear sharedGate;         // (1, hidden), or null
 
     SparseMoe(Linear router, List<Mlp> experts, List<AutoCloseable> stacked, int topK, boolean normalize) {
+        this(router, experts, stacked, topK, normalize, null, null);
+    }
+
+    /** With a shared expert and its gate (both null for none); takes ownership of all. */
+    SparseMoe(Linear router, List<Mlp> experts, List<AutoCloseable> stacked, int topK, boolean normalize, Mlp shared, Linear sharedGate) {
+        if ((shared == null) != (sharedGate == null)) throw new IllegalArgumentException("a shared expert needs its gate, and only it");
         this.router = router;
         this.experts = List.copyOf(experts);
         this.stacked = List.copyOf(stacked);
         this.topK = topK;
         this.normalize = normalize;
+        this.shared = shared;
+        this.sharedGate = sharedGate;
     }
 
     int experts() {
@@ -81,7 +92,15 @@ final class SparseMoe implements AutoCloseable {
                  Tensor w = backend.fromFloats(routing.weight(), Shape.of(tokens, k, 1), DType.F32);
                  Tensor weighted = ops.mul(perToken, w);
                  Tensor sum = ops.sum(weighted, 1, false)) {
-                return ops.reshape(sum, x.shape());
+                if (shared == null) return ops.reshape(sum, x.shape());
+                // as transformers' Qwen2MoeSparseMoeBlock: routed + sigmoid(gate(x)) · shared(x)
+                try (Tensor s = shared.apply(ops, act, flat);
+                     Tensor g = sharedGate.apply(ops, flat);
+                     Tensor gs = ops.unary(UnaryOp.SIGMOID, g);
+                     Tensor scaled = ops.mul(gs, s);
+                     Tensor total = ops.add(sum, scaled)) {
+                    return ops.reshape(total, x.shape());
+                }
             }
         } finally {
             for (Tensor t : outputs) t.close();
@@ -98,6 +117,8 @@ final class SparseMoe implements AutoCloseable {
     public void close() {
         router.close();
         experts.forEach(Mlp::close);
+        if (shared != null) shared.close();
+        if (sharedGate != null) sharedGate.close();
         for (AutoCloseable a : stacked) {
             try {
                 a.close();

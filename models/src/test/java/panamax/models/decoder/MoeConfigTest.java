@@ -15,6 +15,7 @@ import org.junit.jupiter.api.Test;
 import panamax.api.error.BadModelFileException;
 import panamax.api.model.ModelSpec;
 import panamax.models.family.MixtralPlugin;
+import panamax.models.family.Qwen2MoePlugin;
 import panamax.models.family.Qwen3MoePlugin;
 import panamax.model.support.config.HfConfig;
 import panamax.model.support.weights.WeightFiles;
@@ -86,6 +87,33 @@ class MoeConfigTest {
         assertEquals(total - experts * 6 / 8, spec.parameters().activePerToken(), "top-2 of 8 experts");
         assertEquals(spec.weightBytes() - expertBytes * 6 / 8, spec.parameters().activeWeightBytes());
         assertTrue(spec.parameters().sparse());
+    }
+
+    /** The shared expert and its gate run for every token: counted as active, not as routed. */
+    @Test
+    void qwen2MoeCountsItsSharedExpertAsActive() throws IOException {
+        Path dir = Path.of("src/test/resources/fixtures/qwen2moe-tiny");
+        ModelSpec spec = new Qwen2MoePlugin().describe(dir);
+        long total = 0, experts = 0, shared = 0;
+        try (Arena arena = Arena.ofConfined()) {
+            WeightFiles files = WeightFiles.open(dir, arena);
+            for (String name : files.names()) {
+                long n = files.entry(name).orElseThrow().shape().size();
+                total += n;
+                if (name.contains(".experts.")) experts += n;
+                if (name.contains(".shared_expert")) shared += n;
+            }
+        }
+        assertTrue(shared > 0, "the fixture has shared experts");
+        assertEquals(total, spec.parameters().total());
+        assertEquals(total - experts * 4 / 6, spec.parameters().activePerToken(), "top-2 of 6 routed experts, every shared one");
+        MoeConfig m = read(Files.readString(dir.resolve("config.json")), new Qwen2MoePlugin().family());
+        assertEquals(96, m.sharedWidth());
+        assertEquals(List.of(true, true, false, true), m.sparseLayers());
+        var e = assertThrows(BadModelFileException.class, () -> read(Files.readString(dir.resolve("config.json"))
+                .replaceAll("\"shared_expert_intermediate_size\": \\d+,?", ""), new Qwen2MoePlugin().family()));
+        assertTrue(e.getMessage().contains("shared_expert_intermediate_size"), e.getMessage());
+        assertEquals(0, read(qwen(""), new Qwen3MoePlugin().family()).sharedWidth(), "Qwen3-MoE has no shared expert");
     }
 
     @Test

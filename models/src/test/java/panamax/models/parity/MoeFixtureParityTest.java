@@ -22,7 +22,8 @@ import panamax.model.tck.ModelParity;
  * checks the dense ones (single prompt, KV-cached greedy decode, left-padded batch; f32, identity
  * KV, max |Δlogit| ≤ {@link FixtureParityTest#TOLERANCE}, greedy ids equal): the shared
  * {@code new-families/qwen3moe-tiny} and this module's own (Mixtral in Hugging Face's per-expert
- * layout, MLX-quantized Mixtral and Qwen3-MoE in mlx-lm's stacked {@code switch_mlp} layout).
+ * layout, MLX-quantized Mixtral and Qwen3-MoE in mlx-lm's stacked {@code switch_mlp} layout, Qwen2-MoE
+ * with its shared expert).
  */
 class MoeFixtureParityTest {
 
@@ -35,7 +36,7 @@ class MoeFixtureParityTest {
         try (Stream<Path> s = Files.list(own)) {
             s.filter(p -> Files.isRegularFile(p.resolve("reference.safetensors"))).sorted().forEach(out::add);
         }
-        if (out.size() < 4) throw new AssertionError("expected the three MoE fixtures under " + own + ", found " + out);
+        if (out.size() < 5) throw new AssertionError("expected the four MoE fixtures under " + own + ", found " + out);
         return out;
     }
 
