@@ -32,6 +32,8 @@ import panamax.engine.generate.GenerationRequest;
 import panamax.engine.generate.ModelSession;
 import panamax.engine.generate.SamplingParams;
 import panamax.engine.plugins.PluginRegistry;
+import panamax.engine.serve.BatchScheduler;
+import panamax.engine.serve.SchedulerStats;
 import panamax.engine.serve.ServingConfig;
 import panamax.server.PanamaxServer;
 import panamax.server.ServerOptions;
@@ -41,7 +43,8 @@ import panamax.server.ServerOptions;
  * concurrent streaming clients ({@code /v1/completions}, seeded sampling, {@code ignore_eos} so
  * every request generates its full {@code --max-tokens}). Per concurrency it prints aggregate
  * generated tok/s, time to first token and inter-token latency (p50/p99) and their ratio to the
- * 1-client level. The serving overhead is measured against the in-process generator (what
+ * 1-client level, and the share of the wall time the scheduler thread spent in forward steps
+ * ({@code busy}) and of that the share spent prefilling. The serving overhead is measured against the in-process generator (what
  * {@code panamax generate} runs) on the same prompt, seed and token count: one generate and one
  * 1-client HTTP request alternate {@code --rounds} times, in alternating order, after a warm-up of
  * both (and of the batched shapes) so that neither side measures the JIT compiling; medians are
@@ -125,13 +128,16 @@ final class ServeBench {
                         "serving overhead, %d alternating runs each (medians): generate %.1f tok/s, 1 client over HTTP %.1f tok/s = %.2fx",
                         o.rounds(), generate, http, http / generate));
 
-                String header = String.format(Locale.ROOT, "%-9s %8s %9s %10s %10s %10s %10s %9s %11s", "clients", "requests", "tok/s",
-                        "ttft p50", "ttft p99", "itl p50", "itl p99", "tok/s x1", "ttft p99 x1");
+                String header = String.format(Locale.ROOT, "%-9s %8s %9s %10s %10s %10s %10s %6s %9s %9s %11s", "clients", "requests", "tok/s",
+                        "ttft p50", "ttft p99", "itl p50", "itl p99", "busy", "prefill", "tok/s x1", "ttft p99 x1");
                 double oneTps = Double.NaN, oneTtft = Double.NaN;
                 for (int clients : o.clients()) {
+                    SchedulerStats before = server.scheduler().stats();
                     long t0 = System.nanoTime();
                     List<Sample> samples = level(target, clients, o.requests());
                     double wall = (System.nanoTime() - t0) / 1e9;
+                    SchedulerStats after = settled(server.scheduler());
+                    double prefill = after.prefillSeconds() - before.prefillSeconds(), decode = after.decodeSeconds() - before.decodeSeconds();
                     int tokens = samples.stream().mapToInt(Sample::tokens).sum();
                     double[] ttft = samples.stream().mapToDouble(Sample::ttft).sorted().toArray();
                     double[] itl = samples.stream().flatMapToDouble(s -> Arrays.stream(s.gaps())).sorted().toArray();
@@ -149,14 +155,17 @@ final class ServeBench {
                     row.put("ttft_p99_ms", round(1000 * pct(ttft, 0.99)));
                     row.put("itl_p50_ms", round(1000 * pct(itl, 0.5)));
                     row.put("itl_p99_ms", round(1000 * pct(itl, 0.99)));
+                    row.put("scheduler_busy", round2((prefill + decode) / wall));
+                    row.put("prefill_share", round2(prefill / (prefill + decode)));
                     boolean vsOne = !Double.isNaN(oneTps); // only when the 1-client level ran first
                     if (vsOne) {
                         row.put("tok_s_vs_1_client", round2(tps / oneTps));
                         row.put("ttft_p99_vs_1_client", round2(pct(ttft, 0.99) / oneTtft));
                     }
-                    report(out, mapper, o.json(), row, header, String.format(Locale.ROOT, "%-9d %8d %9.1f %8.1fms %8.1fms %8.1fms %8.1fms %9s %11s",
+                    report(out, mapper, o.json(), row, header, String.format(Locale.ROOT,
+                            "%-9d %8d %9.1f %8.1fms %8.1fms %8.1fms %8.1fms %5.0f%% %8.0f%% %9s %11s",
                             clients, samples.size(), tps, 1000 * pct(ttft, 0.5), 1000 * pct(ttft, 0.99), 1000 * pct(itl, 0.5),
-                            1000 * pct(itl, 0.99), vsOne ? String.format(Locale.ROOT, "%.2fx", tps / oneTps) : "-",
+                            1000 * pct(itl, 0.99), 100 * (prefill + decode) / wall, 100 * prefill / (prefill + decode), vsOne ? String.format(Locale.ROOT, "%.2fx", tps / oneTps) : "-",
                             vsOne ? String.format(Locale.ROOT, "%.2fx", pct(ttft, 0.99) / oneTtft) : "-"));
                     header = null;
                 }
@@ -172,6 +181,20 @@ final class ServeBench {
             err.println("bench serve failed: " + e);
             return 1;
         }
+    }
+
+    /**
+     * The scheduler's stats once it is idle: it publishes its busy times after the step that
+     * handed out the level's last tokens.
+     */
+    private static SchedulerStats settled(BatchScheduler scheduler) throws InterruptedException {
+        long deadline = System.nanoTime() + 5_000_000_000L;
+        SchedulerStats s = scheduler.stats();
+        while (s.runningRows() > 0 && System.nanoTime() < deadline) {
+            Thread.sleep(1);
+            s = scheduler.stats();
+        }
+        return s;
     }
 
     /** What {@code panamax generate} runs: the prompt through the in-process generator, end to end; returns generated tok/s. */

@@ -63,6 +63,9 @@ class ServeBenchTest {
             // two events can arrive in one read: a gap of 0.0 ms
             for (String field : List.of("itl_p50_ms", "itl_p99_ms")) assertTrue(level.get(field).asDouble() >= 0, field + " in " + level);
             assertTrue(level.get("ttft_p99_ms").asDouble() >= level.get("ttft_p50_ms").asDouble(), level.toString());
+            assertTrue(level.get("scheduler_busy").asDouble() > 0, level.toString());
+            double prefill = level.get("prefill_share").asDouble();
+            assertTrue(prefill > 0 && prefill < 1, "every request was prefilled and decoded: " + level);
         }
         assertEquals(1.0, one.get("tok_s_vs_1_client").asDouble());
         assertEquals(three.get("tok_s").asDouble() / one.get("tok_s").asDouble(), three.get("tok_s_vs_1_client").asDouble(), 0.02, three.toString());
