@@ -47,8 +47,9 @@ final class ServerMetrics implements SchedulerObserver {
     }
 
     private void busy(String name, String description, Supplier<SchedulerStats> stats, ToDoubleFunction<SchedulerStats> value) {
-        FunctionCounter.builder(name, stats, s -> {
-            SchedulerStats now = s.get();
+        // Micrometer holds the counter's object weakly (then freezes its value): this metrics object lives as long as the server
+        FunctionCounter.builder(name, this, metrics -> {
+            SchedulerStats now = stats.get();
             return now == null ? 0 : value.applyAsDouble(now);
         }).description(description).register(registry);
     }
