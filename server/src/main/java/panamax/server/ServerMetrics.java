@@ -1,6 +1,7 @@
 package panamax.server;
 
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
@@ -13,7 +14,8 @@ import panamax.engine.serve.SchedulerStats;
 
 /**
  * The server's Prometheus metrics through Micrometer: requests by outcome, prompt, cached and
- * generated tokens, prefix-cache hits, the scheduler's running rows, queue and KV bytes, and
+ * generated tokens, prefix-cache hits, the scheduler's running rows, queue and KV bytes, its time
+ * spent prefilling and decoding, and
  * histograms of time to first token, inter-token latency and request duration. Thread-safe.
  */
 final class ServerMetrics implements SchedulerObserver {
@@ -33,12 +35,22 @@ final class ServerMetrics implements SchedulerObserver {
         gauge("panamax_kv_bytes", "bytes the running rows' KV cache holds", stats, SchedulerStats::kvBytes);
         gauge("panamax_prefix_cache_bytes", "bytes the prefix cache holds", stats, SchedulerStats::prefixCacheBytes);
         gauge("panamax_kv_budget_bytes", "the memory budget of the KV cache and the prefix cache", stats, SchedulerStats::memoryBudget);
+        busy("panamax_scheduler_prefill_seconds", "time the scheduler thread spent prefilling prompts", stats, SchedulerStats::prefillSeconds);
+        busy("panamax_scheduler_decode_seconds", "time the scheduler thread spent in decode steps", stats, SchedulerStats::decodeSeconds);
     }
 
     private void gauge(String name, String description, Supplier<SchedulerStats> stats, ToDoubleFunction<SchedulerStats> value) {
         Gauge.builder(name, () -> {
             SchedulerStats s = stats.get();
             return s == null ? 0 : value.applyAsDouble(s);
+        }).description(description).register(registry);
+    }
+
+    private void busy(String name, String description, Supplier<SchedulerStats> stats, ToDoubleFunction<SchedulerStats> value) {
+        // Micrometer holds the counter's object weakly (then freezes its value): this metrics object lives as long as the server
+        FunctionCounter.builder(name, this, metrics -> {
+            SchedulerStats now = stats.get();
+            return now == null ? 0 : value.applyAsDouble(now);
         }).description(description).register(registry);
     }
 

@@ -5,6 +5,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.io.PrintWriter;
+import java.lang.management.ManagementFactory;
+import java.lang.management.OperatingSystemMXBean;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -13,6 +15,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -29,6 +32,8 @@ import panamax.engine.generate.GenerationRequest;
 import panamax.engine.generate.ModelSession;
 import panamax.engine.generate.SamplingParams;
 import panamax.engine.plugins.PluginRegistry;
+import panamax.engine.serve.BatchScheduler;
+import panamax.engine.serve.SchedulerStats;
 import panamax.engine.serve.ServingConfig;
 import panamax.server.PanamaxServer;
 import panamax.server.ServerOptions;
@@ -37,9 +42,13 @@ import panamax.server.ServerOptions;
  * {@code panamax bench serve}: starts the server in-process on loopback and drives it with 1..N
  * concurrent streaming clients ({@code /v1/completions}, seeded sampling, {@code ignore_eos} so
  * every request generates its full {@code --max-tokens}). Per concurrency it prints aggregate
- * generated tok/s, time to first token and inter-token latency (p50/p99), and first the same
- * prompt through the in-process generator (what {@code panamax generate} runs) so the serving
- * overhead shows in the same run.
+ * generated tok/s, time to first token and inter-token latency (p50/p99) and their ratio to the
+ * 1-client level, and the share of the wall time the scheduler thread spent in forward steps
+ * ({@code busy}) and of that the share spent prefilling. The serving overhead is measured against the in-process generator (what
+ * {@code panamax generate} runs) on the same prompt, seed and token count: one generate and one
+ * 1-client HTTP request alternate {@code --rounds} times, in alternating order, after a warm-up of
+ * both (and of the batched shapes) so that neither side measures the JIT compiling; medians are
+ * reported. The clients run in the same process, so they share its cores with the server.
  */
 final class ServeBench {
     private static final String TEXT = "Call me Ishmael. Some years ago, never mind how long precisely, having little or no money in my"
@@ -48,12 +57,19 @@ final class ServeBench {
             + " growing grim about the mouth; whenever it is a damp, drizzly November in my soul; whenever I find myself involuntarily"
             + " pausing before coffin warehouses, and bringing up the rear of every funeral I meet; then, I account it high time to get"
             + " to sea as soon as I can. This is my substitute for pistol and ball. ";
+    private static final String USAGE = "usage: panamax bench serve [--model DIR] [--clients 1,8,32] [--prompt-tokens 64] [--max-tokens 64]"
+            + " [--requests-per-client 3] [--max-batch 8] [--rounds 5] [--warmup 3] [--json]";
 
-    private record Options(Path model, List<Integer> clients, int promptTokens, int maxTokens, int requests, int maxBatch, boolean json) {
+    private record Options(Path model, List<Integer> clients, int promptTokens, int maxTokens, int requests, int maxBatch, int rounds,
+                           int warmup, boolean json) {
     }
 
     /** One streamed request as a client saw it. */
     private record Sample(double ttft, double[] gaps, int tokens, double seconds) {
+    }
+
+    /** Where the server listens and what each request asks for. */
+    private record Target(HttpClient http, URI uri, ObjectMapper mapper, String prompt, int maxTokens) {
     }
 
     private ServeBench() {
@@ -65,45 +81,72 @@ final class ServeBench {
             o = parse(args);
         } catch (IllegalArgumentException e) {
             err.println("bench serve: " + e.getMessage());
-            err.println("usage: panamax bench serve [--model DIR] [--clients 1,8,32] [--prompt-tokens 64] [--max-tokens 64]"
-                    + " [--requests-per-client 3] [--max-batch 8] [--json]");
+            err.println(USAGE);
             return 2;
         }
         ObjectMapper mapper = new ObjectMapper();
         Path dir = o.model() != null ? o.model() : DemoModel.directory();
+        OperatingSystemMXBean os = ManagementFactory.getOperatingSystemMXBean();
+        double loadBefore = os.getSystemLoadAverage();
         try (ModelSession session = ModelSession.open(PluginRegistry.discover(Optional.empty()), dir, KvScheme.identity(), Optional.empty())) {
             Tokenizer tokenizer = session.tokenizer();
             int[] prompt = promptOf(tokenizer, o.promptTokens());
             String promptText = tokenizer.decode(prompt, true);
             int[] encoded = tokenizer.encode(promptText, true);
             err.println("prompt: " + encoded.length + " tokens; max tokens " + o.maxTokens() + "; model " + dir);
-            // What `panamax generate` runs: the same prompt through the in-process generator, end to end.
-            double generate = 0;
-            for (int i = -2; i < 3; i++) { // two untimed runs first: the JIT compiles the decode path
-                long t0 = System.nanoTime();
-                GenerationOutput g = session.generator().generate(new GenerationRequest(encoded, SamplingParams.sample(0.8, i), o.maxTokens(),
-                        java.util.Set.of()), GenerationListener.NONE);
-                if (i >= 0) generate = Math.max(generate, g.stats().generatedTokens() / ((System.nanoTime() - t0) / 1e9));
-            }
-            report(out, mapper, o.json(), Map.of("mode", "generate", "clients", 1, "tok_s", round(generate)),
-                    String.format(Locale.ROOT, "%-9s %7s %9s %10s %10s %10s %10s", "clients", "requests", "tok/s", "ttft p50", "ttft p99", "itl p50", "itl p99"),
-                    String.format(Locale.ROOT, "%-9s %7d %9.1f %10s %10s %10s %10s", "generate", 3, generate, "-", "-", "-", "-"));
             ServingConfig config = ServingConfig.defaults().withMaxBatch(o.maxBatch()).withPrefixCacheShare(0)
                     .withMaxQueue(Math.max(64, o.clients().stream().mapToInt(Integer::intValue).max().orElse(1) * 2));
             try (PanamaxServer server = PanamaxServer.start(ServerOptions.defaults().withPort(0))) {
                 server.serve(openAgain(dir), "bench", config);
-                URI uri = URI.create("http://127.0.0.1:" + server.port() + "/v1/completions");
-                HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
-                level(http, uri, mapper, promptText, o.maxTokens(), 1, 1); // warm-up: compiles the serving path
+                Target target = new Target(HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build(),
+                        URI.create("http://127.0.0.1:" + server.port() + "/v1/completions"), mapper, promptText, o.maxTokens());
+                // Warm-up: both sides until the JIT has compiled their prefill and decode paths, then the batched shapes.
+                for (int i = 0; i < o.warmup(); i++) {
+                    generate(session, encoded, o.maxTokens(), -1 - i);
+                    stream(target, -1 - i);
+                }
+                int widest = Math.min(o.maxBatch(), o.clients().stream().mapToInt(Integer::intValue).max().orElse(1));
+                if (widest > 1 && o.warmup() > 0) level(target, widest, 2);
+
+                double[] generated = new double[o.rounds()], served = new double[o.rounds()];
+                for (int r = 0; r < o.rounds(); r++) { // the same seed on both sides; which goes first alternates
+                    if (r % 2 == 0) generated[r] = generate(session, encoded, o.maxTokens(), r);
+                    Sample s = stream(target, r);
+                    served[r] = s.tokens() / s.seconds();
+                    if (r % 2 == 1) generated[r] = generate(session, encoded, o.maxTokens(), r);
+                }
+                double generate = median(generated), http = median(served);
+                Map<String, Object> overhead = new LinkedHashMap<>();
+                overhead.put("mode", "overhead");
+                overhead.put("rounds", o.rounds());
+                overhead.put("generate_tok_s", round(generate));
+                overhead.put("http_1_client_tok_s", round(http));
+                overhead.put("ratio", round2(http / generate));
+                overhead.put("generate_runs", Arrays.stream(generated).map(ServeBench::round).toArray());
+                overhead.put("http_runs", Arrays.stream(served).map(ServeBench::round).toArray());
+                report(out, mapper, o.json(), overhead, null, String.format(Locale.ROOT,
+                        "serving overhead, %d alternating runs each (medians): generate %.1f tok/s, 1 client over HTTP %.1f tok/s = %.2fx",
+                        o.rounds(), generate, http, http / generate));
+
+                String header = String.format(Locale.ROOT, "%-9s %8s %9s %10s %10s %10s %10s %6s %9s %9s %11s", "clients", "requests", "tok/s",
+                        "ttft p50", "ttft p99", "itl p50", "itl p99", "busy", "prefill", "tok/s x1", "ttft p99 x1");
+                double oneTps = Double.NaN, oneTtft = Double.NaN;
                 for (int clients : o.clients()) {
+                    SchedulerStats before = server.scheduler().stats();
                     long t0 = System.nanoTime();
-                    List<Sample> samples = level(http, uri, mapper, promptText, o.maxTokens(), clients, o.requests());
+                    List<Sample> samples = level(target, clients, o.requests());
                     double wall = (System.nanoTime() - t0) / 1e9;
+                    SchedulerStats after = settled(server.scheduler());
+                    double prefill = after.prefillSeconds() - before.prefillSeconds(), decode = after.decodeSeconds() - before.decodeSeconds();
                     int tokens = samples.stream().mapToInt(Sample::tokens).sum();
                     double[] ttft = samples.stream().mapToDouble(Sample::ttft).sorted().toArray();
                     double[] itl = samples.stream().flatMapToDouble(s -> Arrays.stream(s.gaps())).sorted().toArray();
                     double tps = tokens / wall;
-                    Map<String, Object> row = new java.util.LinkedHashMap<>();
+                    if (clients == 1) {
+                        oneTps = tps;
+                        oneTtft = pct(ttft, 0.99);
+                    }
+                    Map<String, Object> row = new LinkedHashMap<>();
                     row.put("mode", "serve");
                     row.put("clients", clients);
                     row.put("requests", samples.size());
@@ -112,16 +155,54 @@ final class ServeBench {
                     row.put("ttft_p99_ms", round(1000 * pct(ttft, 0.99)));
                     row.put("itl_p50_ms", round(1000 * pct(itl, 0.5)));
                     row.put("itl_p99_ms", round(1000 * pct(itl, 0.99)));
-                    row.put("vs_generate", round(tps / generate));
-                    report(out, mapper, o.json(), row, null, String.format(Locale.ROOT, "%-9d %7d %9.1f %8.1fms %8.1fms %8.1fms %8.1fms",
-                            clients, samples.size(), tps, 1000 * pct(ttft, 0.5), 1000 * pct(ttft, 0.99), 1000 * pct(itl, 0.5), 1000 * pct(itl, 0.99)));
+                    row.put("scheduler_busy", round2((prefill + decode) / wall));
+                    row.put("prefill_share", round2(prefill / (prefill + decode)));
+                    boolean vsOne = !Double.isNaN(oneTps); // only when the 1-client level ran first
+                    if (vsOne) {
+                        row.put("tok_s_vs_1_client", round2(tps / oneTps));
+                        row.put("ttft_p99_vs_1_client", round2(pct(ttft, 0.99) / oneTtft));
+                    }
+                    report(out, mapper, o.json(), row, header, String.format(Locale.ROOT,
+                            "%-9d %8d %9.1f %8.1fms %8.1fms %8.1fms %8.1fms %5.0f%% %8.0f%% %9s %11s",
+                            clients, samples.size(), tps, 1000 * pct(ttft, 0.5), 1000 * pct(ttft, 0.99), 1000 * pct(itl, 0.5),
+                            1000 * pct(itl, 0.99), 100 * (prefill + decode) / wall, 100 * prefill / (prefill + decode), vsOne ? String.format(Locale.ROOT, "%.2fx", tps / oneTps) : "-",
+                            vsOne ? String.format(Locale.ROOT, "%.2fx", pct(ttft, 0.99) / oneTtft) : "-"));
+                    header = null;
                 }
             }
+            Map<String, Object> load = new LinkedHashMap<>();
+            load.put("mode", "load");
+            load.put("before", round2(loadBefore));
+            load.put("after", round2(os.getSystemLoadAverage()));
+            report(out, mapper, o.json(), load, null, String.format(Locale.ROOT,
+                    "load average (1 min) %.2f before, %.2f after; the clients share this process's cores", loadBefore, os.getSystemLoadAverage()));
             return 0;
         } catch (Exception e) {
             err.println("bench serve failed: " + e);
             return 1;
         }
+    }
+
+    /**
+     * The scheduler's stats once it is idle: it publishes its busy times after the step that
+     * handed out the level's last tokens.
+     */
+    private static SchedulerStats settled(BatchScheduler scheduler) throws InterruptedException {
+        long deadline = System.nanoTime() + 5_000_000_000L;
+        SchedulerStats s = scheduler.stats();
+        while (s.runningRows() > 0 && System.nanoTime() < deadline) {
+            Thread.sleep(1);
+            s = scheduler.stats();
+        }
+        return s;
+    }
+
+    /** What {@code panamax generate} runs: the prompt through the in-process generator, end to end; returns generated tok/s. */
+    private static double generate(ModelSession session, int[] prompt, int maxTokens, long seed) {
+        long t0 = System.nanoTime();
+        GenerationOutput g = session.generator().generate(new GenerationRequest(prompt, SamplingParams.sample(0.8, seed), maxTokens,
+                java.util.Set.of()), GenerationListener.NONE);
+        return g.stats().generatedTokens() / ((System.nanoTime() - t0) / 1e9);
     }
 
     /** A second session for the server, so the generator baseline's session stays free. */
@@ -130,15 +211,14 @@ final class ServeBench {
     }
 
     /** {@code clients} concurrent clients, each sending {@code requests} streamed requests one after another. */
-    private static List<Sample> level(HttpClient http, URI uri, ObjectMapper mapper, String prompt, int maxTokens, int clients,
-                                      int requests) throws Exception {
+    private static List<Sample> level(Target target, int clients, int requests) throws Exception {
         try (ExecutorService pool = Executors.newVirtualThreadPerTaskExecutor()) {
             List<Future<List<Sample>>> futures = new ArrayList<>();
             for (int c = 0; c < clients; c++) {
                 int client = c;
                 futures.add(pool.submit(() -> {
                     List<Sample> mine = new ArrayList<>();
-                    for (int r = 0; r < requests; r++) mine.add(stream(http, uri, mapper, prompt, maxTokens, client * 1000L + r));
+                    for (int r = 0; r < requests; r++) mine.add(stream(target, 1000L + client * 1000L + r));
                     return mine;
                 }));
             }
@@ -148,11 +228,12 @@ final class ServeBench {
         }
     }
 
-    private static Sample stream(HttpClient http, URI uri, ObjectMapper mapper, String prompt, int maxTokens, long seed) throws Exception {
-        String body = mapper.writeValueAsString(Map.of("prompt", prompt, "max_tokens", maxTokens, "temperature", 0.8, "seed", seed,
-                "stream", true, "ignore_eos", true, "stream_options", Map.of("include_usage", true)));
+    private static Sample stream(Target target, long seed) throws Exception {
+        ObjectMapper mapper = target.mapper();
+        String body = mapper.writeValueAsString(Map.of("prompt", target.prompt(), "max_tokens", target.maxTokens(), "temperature", 0.8,
+                "seed", seed, "stream", true, "ignore_eos", true, "stream_options", Map.of("include_usage", true)));
         long start = System.nanoTime();
-        HttpResponse<java.io.InputStream> res = http.send(HttpRequest.newBuilder(uri).header("Content-Type", "application/json")
+        HttpResponse<java.io.InputStream> res = target.http().send(HttpRequest.newBuilder(target.uri()).header("Content-Type", "application/json")
                 .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofInputStream());
         if (res.statusCode() != 200) throw new IllegalStateException("HTTP " + res.statusCode() + ": " + new String(res.body().readAllBytes(), StandardCharsets.UTF_8));
         List<Double> gaps = new ArrayList<>();
@@ -185,8 +266,19 @@ final class ServeBench {
         return sorted[Math.min(sorted.length - 1, (int) Math.ceil(q * sorted.length) - 1 < 0 ? 0 : (int) Math.ceil(q * sorted.length) - 1)];
     }
 
+    private static double median(double[] values) {
+        double[] sorted = values.clone();
+        Arrays.sort(sorted);
+        int n = sorted.length;
+        return n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+    }
+
     private static double round(double v) {
         return Math.round(v * 10) / 10.0;
+    }
+
+    private static double round2(double v) {
+        return Math.round(v * 100) / 100.0;
     }
 
     private static void report(PrintWriter out, ObjectMapper mapper, boolean json, Map<String, Object> row, String header, String line) {
@@ -205,7 +297,7 @@ final class ServeBench {
     private static Options parse(List<String> args) {
         Path model = null;
         List<Integer> clients = List.of(1, 8, 32);
-        int prompt = 64, max = 64, requests = 3, batch = 8;
+        int prompt = 64, max = 64, requests = 3, batch = 8, rounds = 5, warmup = 3;
         boolean json = false;
         for (int i = 0; i < args.size(); i++) {
             String a = args.get(i);
@@ -223,6 +315,8 @@ final class ServeBench {
                     case "--max-tokens" -> max = Integer.parseInt(v);
                     case "--requests-per-client" -> requests = Integer.parseInt(v);
                     case "--max-batch" -> batch = Integer.parseInt(v);
+                    case "--rounds" -> rounds = Integer.parseInt(v);
+                    case "--warmup" -> warmup = Integer.parseInt(v);
                     default -> throw new IllegalArgumentException("unknown option " + a);
                 }
             } catch (NumberFormatException e) {
@@ -230,7 +324,8 @@ final class ServeBench {
             }
         }
         if (clients.isEmpty() || clients.stream().anyMatch(c -> c < 1)) throw new IllegalArgumentException("--clients: expected positive counts");
-        if (prompt < 1 || max < 1 || requests < 1 || batch < 1) throw new IllegalArgumentException("counts must be at least 1");
-        return new Options(model, clients, prompt, max, requests, batch, json);
+        if (prompt < 1 || max < 1 || requests < 1 || batch < 1 || rounds < 1) throw new IllegalArgumentException("counts must be at least 1");
+        if (warmup < 0) throw new IllegalArgumentException("--warmup: expected 0 or more runs");
+        return new Options(model, clients, prompt, max, requests, batch, rounds, warmup, json);
     }
 }

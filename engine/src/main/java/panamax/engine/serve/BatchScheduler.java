@@ -60,6 +60,7 @@ public final class BatchScheduler implements AutoCloseable {
     private final List<ServingRow> rows = new ArrayList<>();
     private PrefillCohort cohort;
     private long steps;
+    private long prefillNanos, decodeNanos;
 
     private BatchScheduler(ModelSession session, ServingPlan plan, SchedulerObserver observer, Speculation speculation) {
         this.speculation = speculation;
@@ -69,7 +70,7 @@ public final class BatchScheduler implements AutoCloseable {
         this.observer = observer;
         this.forward = new ForwardPass(session.graph(), session.backend());
         this.prefixCache = new ServingPrefixCache(plan.prefixReuse() ? plan.config().prefixCacheBytes() : 0);
-        this.stats = new SchedulerStats(0, 0, 0, 0, 0, plan.config().memoryBudget(), 0);
+        this.stats = new SchedulerStats(0, 0, 0, 0, 0, plan.config().memoryBudget(), 0, 0, 0);
         this.thread = Thread.ofPlatform().name("panamax-scheduler").daemon().unstarted(this::loop);
     }
 
@@ -186,8 +187,12 @@ public final class BatchScheduler implements AutoCloseable {
                 try {
                     dropCancelledWaiting();
                     if (cohort == null) cohort = admit();
+                    long t0 = System.nanoTime();
                     if (cohort != null) prefillStep();
+                    long t1 = System.nanoTime();
                     if (!rows.isEmpty()) decodeStep();
+                    prefillNanos += t1 - t0;
+                    decodeNanos += System.nanoTime() - t1;
                 } catch (RuntimeException | OutOfMemoryError | StackOverflowError e) {
                     failAll(e instanceof RuntimeException r ? r : new IllegalStateException("generation step failed: " + e, e));
                 }
@@ -439,7 +444,8 @@ public final class BatchScheduler implements AutoCloseable {
                 + (cohort == null ? 0 : cohort.caches.projectedBytes(cohort.width()));
         synchronized (lock) {
             busy = active > 0;
-            stats = new SchedulerStats(active, queue.size(), kv, prefixCache.bytes(), prefixCache.size(), plan.config().memoryBudget(), steps);
+            stats = new SchedulerStats(active, queue.size(), kv, prefixCache.bytes(), prefixCache.size(), plan.config().memoryBudget(), steps,
+                    prefillNanos / 1e9, decodeNanos / 1e9);
             lock.notifyAll();
         }
     }
