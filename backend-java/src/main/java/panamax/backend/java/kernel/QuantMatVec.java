@@ -28,9 +28,7 @@ public final class QuantMatVec {
         if (bits != 2 && bits != 4 && bits != 8 || S.length() != V) return false;
         int perChunk = V * (32 / bits);
         int wordsPerGroup = groupSize * bits / 32;
-        // a group of fewer words than lanes would need AffineDots' lane-spreading shuffle, which runs ~10x
-        // slower than the generic kernel on AVX2 (2-bit codes in groups of 64: bench codecs --case 128:1)
-        return k % perChunk == 0 && wordsPerGroup % V == 0;
+        return k % perChunk == 0 && (wordsPerGroup % V == 0 || V % wordsPerGroup == 0 && V / wordsPerGroup <= 4);
     }
 
     /** Rearranges {@code k} values of x so chunk c, code position j, lane l holds {@code x[c·E + l·cpw + j]}. */
