@@ -12,9 +12,10 @@ Why written out: constant shifts per code position, one counted loop over blocks
 chunks, its trip count unknown to C2, cost 1.5-2x), and no vector merged from two branches (a ternary between a
 broadcast and a permuted load boxed vectors, see docs/backend-java.md): each kernel comes per width, per block
 of one or two chunks, and for one chunk also with spread scales (several groups in a vector of words).
-Run from anywhere: python3 tools/gen-affine-dot-kernels.py
+Run from anywhere: python3 tools/gen-affine-dot-kernels.py [--check: only compare with the committed file]
 """
 import os
+import sys
 
 OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..',
                    'backend-java/src/main/java/panamax/backend/java/kernel/AffineDots.java')
@@ -45,7 +46,9 @@ import jdk.incubator.vector.VectorSpecies;
  * was bound by the FMA latency). {@code rows4x1}/{@code rows2x1}: four or two weight rows against one x row
  * (batch-1 decode); {@code row1x4}/{@code row1x2}: one weight row against four or two x rows (each code
  * decoded once for all of them); {@code row1x1}. Suffix {@code c1}/{@code c2}: chunks per block; {@code S}:
- * several groups' scales spread over a vector of words. Parameters: the words of weight row i start at byte
+ * several groups' scales spread over a vector of words. A block of more than 32 (code position × row) FMAs runs
+ * as a counted loop of parts in the same order: C1 gives up on longer straight lines, and a kernel it cannot
+ * compile at its profiling tier can stay unintrinsified (10-50× slower) for the life of the JVM. Parameters: the words of weight row i start at byte
  * {@code row + i·ld}, {@code k} codes per row; its group parameters at {@code scales/biases[po + i·groups ..]}
  * (padded by a vector); x row j at {@code xa[xo + j·k ..]}, its group sums at {@code xsums[xso + j·groups ..]}.
  * Stateless.
@@ -60,12 +63,13 @@ final class AffineDots {
     }
 '''
 
-def code(bits, j, w):
+def code(bits, j, w, whole=True):
+    """Code position j of the words in w; whole: w holds whole words (its top position needs no mask)."""
     cpw = 32 // bits
     mask = (1 << bits) - 1
     if j == 0:
         e = f"{w}.and({mask})"
-    elif j == cpw - 1:
+    elif j == cpw - 1 and whole:
         e = f"{w}.lanewise(VectorOperators.LSHR, {bits * j})"
     else:
         e = f"{w}.lanewise(VectorOperators.LSHR, {bits * j}).and({mask})"
@@ -78,6 +82,22 @@ def byte_at(bits, cexpr):
 
 def word_of(bits, cexpr):
     return {8: f"({cexpr}) >>> 2", 4: f"({cexpr}) >>> 3", 2: f"({cexpr}) >>> 4"}[bits]
+
+
+# C1 gives up on a method of more than about 32 (code position x row) FMAs in one straight line ("out of
+# virtual registers", seen at 64); a method C1 cannot profile at tier 3 can stay at tier 2 (the Vector API
+# unintrinsified, 10-50x slower) when its first compile came while C2 was busy. Larger blocks therefore run
+# as a counted loop of parts of at most this many, in the same order.
+MAX_STRAIGHT_FMAS = 32
+
+
+def parts(bits, chunks, rows):
+    """(positions per part, parts per chunk, parts per block): one part per block when it fits."""
+    cpw = 32 // bits
+    if chunks * cpw * rows <= MAX_STRAIGHT_FMAS:
+        return None
+    per = min(cpw, MAX_STRAIGHT_FMAS // rows)
+    return per, cpw // per, chunks * cpw // per
 
 
 def scale(spread, idx):
@@ -107,6 +127,23 @@ def tail(rs, out_stmt, per_row_bias, per_row_xs):
     return L
 
 
+def part_loop(bits, per, ppc, count, load, step):
+    """A block as `count` parts of `per` code positions (ppc parts per chunk of V words), in block order:
+    part h reads chunk h / ppc's words shifted right past the positions of the parts before it in the chunk."""
+    cpw = 32 // bits
+    L = [f"            for (int h = 0; h < {count}; h++) {{"]
+    chunk = "h" if ppc == 1 else f"(h >>> {ppc.bit_length() - 1})"
+    at = byte_at(bits, f"c + {chunk} * {cpw} * V")
+    shift = "" if ppc == 1 else f".lanewise(VectorOperators.LSHR, (h & {ppc - 1}) * {per * bits})"
+    L.append("                " + load(at).replace("{shift}", shift))
+    L.append(f"                int e = c + h * {per} * V;")
+    for j in range(per):
+        off = "e" if j == 0 else f"e + {j} * V"
+        L += step(j, ppc == 1, off)
+    L.append("            }")
+    return L
+
+
 def rowsnx1(bits, nr, chunks, spread):
     """nr weight rows x one x row."""
     cpw = 32 // bits
@@ -120,13 +157,20 @@ def rowsnx1(bits, nr, chunks, spread):
          "            " + vec_list("d", rs, "FloatVector.zero(S)") + ";",
          "            IntVector " + ", ".join(f"w{r}" for r in rs) + ";",
          "            FloatVector x;"]
-    for u in range(chunks):
-        cu = "c" if u == 0 else f"c + {u * cpw} * V"
-        L.append("            " + " ".join(f"w{r} = IntVector.fromMemorySegment(IS, p, r{r} + {byte_at(bits, cu)}, LE);" for r in rs))
-        for j in range(cpw):
-            off = f"xo + {cu}" + ("" if j == 0 else f" + {j} * V")
-            L.append(f"            x = FloatVector.fromArray(S, xa, {off});")
-            L.append("            " + " ".join(f"d{r} = {code(bits, j, f'w{r}')}.fma(x, d{r});" for r in rs))
+    split = parts(bits, chunks, nr)
+    if split is None:
+        for u in range(chunks):
+            cu = "c" if u == 0 else f"c + {u * cpw} * V"
+            L.append("            " + " ".join(f"w{r} = IntVector.fromMemorySegment(IS, p, r{r} + {byte_at(bits, cu)}, LE);" for r in rs))
+            for j in range(cpw):
+                off = f"xo + {cu}" + ("" if j == 0 else f" + {j} * V")
+                L.append(f"            x = FloatVector.fromArray(S, xa, {off});")
+                L.append("            " + " ".join(f"d{r} = {code(bits, j, f'w{r}')}.fma(x, d{r});" for r in rs))
+    else:
+        per, ppc, count = split
+        L += part_loop(bits, per, ppc, count, lambda at: " ".join(f"w{r} = IntVector.fromMemorySegment(IS, p, r{r} + {at}, LE){{shift}};" for r in rs),
+                       lambda j, whole, off: [f"                x = FloatVector.fromArray(S, xa, xo + {off});",
+                                              "                " + " ".join(f"d{r} = {code(bits, j, f'w{r}', whole)}.fma(x, d{r});" for r in rs)])
     L.append(f"            int g = po + ({word_of(bits, 'c')} >>> gShift);")
     for r in rs:
         L.append(f"            a{r} = d{r}.fma({scale(spread, 'g' if r == 0 else f'g + {r} * groups')}, a{r});")
@@ -153,13 +197,20 @@ def row1xm(bits, m, chunks, spread):
     L.append("            " + vec_list("d", rs, "FloatVector.zero(S)") + ";")
     L.append("            IntVector w;")
     L.append("            FloatVector q;")
-    for u in range(chunks):
-        cu = "c" if u == 0 else f"c + {u * cpw} * V"
-        L.append(f"            w = IntVector.fromMemorySegment(IS, p, row + {byte_at(bits, cu)}, LE);")
-        for j in range(cpw):
-            off = f"{cu}" + ("" if j == 0 else f" + {j} * V")
-            L.append(f"            q = {code(bits, j, 'w')};")
-            L.append("            " + " ".join(f"d{r} = q.fma(FloatVector.fromArray(S, xa, x{r} + {off}), d{r});" for r in rs))
+    split = parts(bits, chunks, m)
+    if split is None:
+        for u in range(chunks):
+            cu = "c" if u == 0 else f"c + {u * cpw} * V"
+            L.append(f"            w = IntVector.fromMemorySegment(IS, p, row + {byte_at(bits, cu)}, LE);")
+            for j in range(cpw):
+                off = f"{cu}" + ("" if j == 0 else f" + {j} * V")
+                L.append(f"            q = {code(bits, j, 'w')};")
+                L.append("            " + " ".join(f"d{r} = q.fma(FloatVector.fromArray(S, xa, x{r} + {off}), d{r});" for r in rs))
+    else:
+        per, ppc, count = split
+        L += part_loop(bits, per, ppc, count, lambda at: f"w = IntVector.fromMemorySegment(IS, p, row + {at}, LE){{shift}};",
+                       lambda j, whole, off: [f"                q = {code(bits, j, 'w', whole)};",
+                                              "                " + " ".join(f"d{r} = q.fma(FloatVector.fromArray(S, xa, x{r} + {off}), d{r});" for r in rs)])
     L.append(f"            FloatVector s = {scale(spread, 'po + (' + word_of(bits, 'c') + ' >>> gShift)')};")
     L.append("            " + " ".join(f"a{r} = d{r}.fma(s, a{r});" for r in rs))
     L.append("        }")
@@ -212,8 +263,16 @@ def main():
             for m in (4, 2, 1):
                 L += [""] + row1xm(bits, m, chunks, spread)
     L.append("}")
+    text = "\n".join(L) + "\n"
+    if "--check" in sys.argv[1:]:
+        with open(OUT) as f:
+            if f.read() != text:
+                print(f"{os.path.relpath(OUT)} differs from the generator's output: run python3 tools/gen-affine-dot-kernels.py")
+                sys.exit(1)
+        print("1 file matches the generator's output")
+        return
     with open(OUT, "w") as f:
-        f.write("\n".join(L) + "\n")
+        f.write(text)
 
 
 if __name__ == "__main__":

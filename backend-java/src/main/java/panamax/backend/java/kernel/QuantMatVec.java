@@ -28,9 +28,7 @@ public final class QuantMatVec {
         if (bits != 2 && bits != 4 && bits != 8 || S.length() != V) return false;
         int perChunk = V * (32 / bits);
         int wordsPerGroup = groupSize * bits / 32;
-        // a group of fewer words than lanes would need AffineDots' lane-spreading shuffle, which runs ~10x
-        // slower than the generic kernel on AVX2 (2-bit codes in groups of 64: bench codecs --case 128:1)
-        return k % perChunk == 0 && wordsPerGroup % V == 0;
+        return k % perChunk == 0 && (wordsPerGroup % V == 0 || V % wordsPerGroup == 0 && V / wordsPerGroup <= 4);
     }
 
     /** Rearranges {@code k} values of x so chunk c, code position j, lane l holds {@code x[c·E + l·cpw + j]}. */
@@ -72,8 +70,8 @@ public final class QuantMatVec {
      * results go to {@code out[m·ldo + n]}. Each output is {@link AffineDots}' one order for the pair,
      * whatever the number of x rows, so an x row gets the same bits alone and in any batch: x rows go
      * four or two at a time against one weight row (each code decoded once for all of them), a last odd
-     * x row (batch-1 decode) against one weight row at a time where rows are short, else two or four
-     * ({@link #LONG_ROW_BYTES}, {@link #ONE_ROW_BLOCK}). Many x rows (prefill) go in L2-sized
+     * x row (batch-1 decode) against one weight row at a time where rows are 1–4 KiB, else two or four
+     * ({@link #SHORT_ROW_BYTES}, {@link #LONG_ROW_BYTES}, {@link #ONE_ROW_BLOCK}). Many x rows (prefill) go in L2-sized
      * tiles against panels of weight rows.
      */
     public static void vector(MemorySegment packed, long base, long rowBytes, int bits, int groupSize, int k, RowScales params,
@@ -111,11 +109,11 @@ public final class QuantMatVec {
                     }
                 }
                 if (pairs < m1) {
-                    // the odd x row (batch-1 decode): short rows one at a time (one stream for the
-                    // prefetcher), long ones two or four at a time sharing the x loads
+                    // the odd x row (batch-1 decode): 1-4 KiB rows one at a time (one stream for the
+                    // prefetcher), others two or four at a time sharing the x loads
                     int m = pairs;
                     int j = 0;
-                    int block = rowBytes < LONG_ROW_BYTES ? 1 : ONE_ROW_BLOCK;
+                    int block = rowBytes < SHORT_ROW_BYTES || rowBytes >= LONG_ROW_BYTES ? ONE_ROW_BLOCK : 1;
                     if (block == 4) {
                         for (; j + 4 <= nb; j += 4) {
                             AffineDots.rows4x1(bits, chunks, packed, base + (p0 + j) * rowBytes, rowBytes, k, gShift, spread, xa, m * k,
@@ -157,6 +155,12 @@ public final class QuantMatVec {
      * follows one stream), while 4–8 KiB rows gained from the shared x loads (AVX2 VM, 2026-12-02).
      */
     static final int LONG_ROW_BYTES = Integer.getInteger("panamax.affine.longRowBytes", 4096);
+    /**
+     * Rows of fewer bytes go {@link #ONE_ROW_BLOCK} at a time against one x row too: a block of them is one
+     * contiguous run, and two chains hide the FMA latency that one short row cannot (768×256 8-bit from
+     * L2, one x row: 41 → 31 µs on the AVX2 VM, 2026-12-02).
+     */
+    static final int SHORT_ROW_BYTES = Integer.getInteger("panamax.affine.shortRowBytes", 1024);
     /** Up to this many x rows go in one tile (batched decode); more are tiled for L2. */
     private static final int SMALL_ROWS = 8;
     /** Bytes of x rows one tile keeps (L2-resident while a panel of weight rows sweeps it). */

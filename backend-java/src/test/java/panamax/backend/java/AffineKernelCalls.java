@@ -1,0 +1,55 @@
+package panamax.backend.java;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.reflect.Method;
+import jdk.incubator.vector.FloatVector;
+import jdk.incubator.vector.VectorShuffle;
+
+/**
+ * Calls every written-out kernel of {@code AffineDots} once (by reflection, so that kernels the generator
+ * adds are called too) and prints how many it called. {@link AffineKernelCompilationTest} runs it in a JVM
+ * that compiles each method at C1's profiling tier before its first call.
+ */
+public final class AffineKernelCalls {
+    private AffineKernelCalls() {
+    }
+
+    public static void main(String[] args) throws ReflectiveOperationException {
+        Class<?> dots = Class.forName("panamax.backend.java.kernel.AffineDots");
+        int v = FloatVector.SPECIES_PREFERRED.length();
+        VectorShuffle<Float> spread = VectorShuffle.fromOp(FloatVector.SPECIES_PREFERRED, l -> l / Math.max(1, v / 2));
+        MemorySegment p = Arena.global().allocate(1 << 16, 64);
+        float[] xa = new float[1 << 14], scales = new float[256], biases = new float[256], sums = new float[256], out = new float[256];
+        int called = 0;
+        for (Method m : dots.getDeclaredMethods()) {
+            String name = m.getName();
+            if (!name.matches("rows?\\dx\\db\\dc\\dS?")) continue;
+            m.setAccessible(true);
+            int bits = Integer.parseInt(name.replaceAll(".*b(\\d)c.*", "$1"));
+            int chunks = Integer.parseInt(name.replaceAll(".*c(\\d).*", "$1"));
+            int k = 2 * chunks * v * (32 / bits);
+            VectorShuffle<Float> s = name.endsWith("S") ? spread : null;
+            Object[] common = {xa, 0, scales, biases, 0, 2, sums, 0};
+            Object[] call;
+            if (name.startsWith("rows")) {
+                call = concat(new Object[] {p, 0L, (long) k * bits / 8, k, 0, s}, common, new Object[] {out, 0});
+            } else if (name.startsWith("row1x1")) {
+                call = concat(new Object[] {p, 0L, k, 0, s}, common, new Object[0]);
+            } else {
+                call = concat(new Object[] {p, 0L, k, 0, s}, common, new Object[] {out, 0, 1});
+            }
+            m.invoke(null, call);
+            called++;
+        }
+        System.out.println("called " + called + " kernels");
+    }
+
+    private static Object[] concat(Object[] a, Object[] b, Object[] c) {
+        Object[] all = new Object[a.length + b.length + c.length];
+        System.arraycopy(a, 0, all, 0, a.length);
+        System.arraycopy(b, 0, all, a.length, b.length);
+        System.arraycopy(c, 0, all, a.length + b.length, c.length);
+        return all;
+    }
+}
