@@ -57,6 +57,12 @@ final class AffineDots {
     private static final VectorSpecies<Integer> IS = IntVector.SPECIES_PREFERRED;
     private static final VectorSpecies<Float> S = FloatVector.SPECIES_PREFERRED;
     private static final int V = IS.length();
+    /** {@link Lanes#sum}'s fold: rotate by half, quarter, ... and add; whole up to 16 lanes. */
+    private static final boolean FOLDED = V <= 16;
+    private static final VectorShuffle<Float> R8 = V >= 16 ? VectorShuffle.iota(S, 8, 1, true) : null;
+    private static final VectorShuffle<Float> R4 = V >= 8 ? VectorShuffle.iota(S, 4, 1, true) : null;
+    private static final VectorShuffle<Float> R2 = V >= 4 ? VectorShuffle.iota(S, 2, 1, true) : null;
+    private static final VectorShuffle<Float> R1 = V >= 2 ? VectorShuffle.iota(S, 1, 1, true) : null;
     private static final ByteOrder LE = ByteOrder.LITTLE_ENDIAN;
 
     private AffineDots() {
@@ -117,7 +123,17 @@ def tail(rs, out_stmt, per_row_bias, per_row_xs):
     for r in rs:
         L.append(f"            a{r} = FloatVector.fromArray(S, biases, {per_row_bias(r, 'g')}).fma(FloatVector.fromArray(S, xsums, {per_row_xs(r, 'g')}), a{r});")
     L.append("        }")
-    L.append("        float " + ", ".join(f"s{r} = Lanes.sum(a{r})" for r in rs) + ";")
+    # Lanes.sum written out (its fold, same adds in the same order): these kernels pass C2's node-count
+    # cutoff for inlining calls that are not forced, so a call to Lanes.sum here boxed the accumulators,
+    # allocating on every row; the Vector API's own methods are force-inlined past the cutoff.
+    L.append("        float " + ", ".join(f"s{r}" for r in rs) + ";")
+    L.append("        if (FOLDED) {")
+    for step, shuffle in ((16, "R8"), (8, "R4"), (4, "R2"), (2, "R1")):
+        L.append(f"            if (V >= {step}) {{ " + " ".join(f"a{r} = a{r}.add(a{r}.rearrange({shuffle}));" for r in rs) + " }")
+    L.append("            " + " ".join(f"s{r} = a{r}.lane(0);" for r in rs))
+    L.append("        } else {")
+    L.append("            " + " ".join(f"s{r} = Lanes.sum(a{r});" for r in rs))
+    L.append("        }")
     L.append("        for (; g < groups; g++) {")
     for r in rs:
         L.append(f"            s{r} = Math.fma(biases[{per_row_bias(r, 'g')}], xsums[{per_row_xs(r, 'g')}], s{r});")

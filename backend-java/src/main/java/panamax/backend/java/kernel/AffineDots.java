@@ -35,6 +35,12 @@ final class AffineDots {
     private static final VectorSpecies<Integer> IS = IntVector.SPECIES_PREFERRED;
     private static final VectorSpecies<Float> S = FloatVector.SPECIES_PREFERRED;
     private static final int V = IS.length();
+    /** {@link Lanes#sum}'s fold: rotate by half, quarter, ... and add; whole up to 16 lanes. */
+    private static final boolean FOLDED = V <= 16;
+    private static final VectorShuffle<Float> R8 = V >= 16 ? VectorShuffle.iota(S, 8, 1, true) : null;
+    private static final VectorShuffle<Float> R4 = V >= 8 ? VectorShuffle.iota(S, 4, 1, true) : null;
+    private static final VectorShuffle<Float> R2 = V >= 4 ? VectorShuffle.iota(S, 2, 1, true) : null;
+    private static final VectorShuffle<Float> R1 = V >= 2 ? VectorShuffle.iota(S, 1, 1, true) : null;
     private static final ByteOrder LE = ByteOrder.LITTLE_ENDIAN;
 
     private AffineDots() {
@@ -238,7 +244,16 @@ final class AffineDots {
             a2 = FloatVector.fromArray(S, biases, po + 2 * groups + g).fma(FloatVector.fromArray(S, xsums, xso + g), a2);
             a3 = FloatVector.fromArray(S, biases, po + 3 * groups + g).fma(FloatVector.fromArray(S, xsums, xso + g), a3);
         }
-        float s0 = Lanes.sum(a0), s1 = Lanes.sum(a1), s2 = Lanes.sum(a2), s3 = Lanes.sum(a3);
+        float s0, s1, s2, s3;
+        if (FOLDED) {
+            if (V >= 16) { a0 = a0.add(a0.rearrange(R8)); a1 = a1.add(a1.rearrange(R8)); a2 = a2.add(a2.rearrange(R8)); a3 = a3.add(a3.rearrange(R8)); }
+            if (V >= 8) { a0 = a0.add(a0.rearrange(R4)); a1 = a1.add(a1.rearrange(R4)); a2 = a2.add(a2.rearrange(R4)); a3 = a3.add(a3.rearrange(R4)); }
+            if (V >= 4) { a0 = a0.add(a0.rearrange(R2)); a1 = a1.add(a1.rearrange(R2)); a2 = a2.add(a2.rearrange(R2)); a3 = a3.add(a3.rearrange(R2)); }
+            if (V >= 2) { a0 = a0.add(a0.rearrange(R1)); a1 = a1.add(a1.rearrange(R1)); a2 = a2.add(a2.rearrange(R1)); a3 = a3.add(a3.rearrange(R1)); }
+            s0 = a0.lane(0); s1 = a1.lane(0); s2 = a2.lane(0); s3 = a3.lane(0);
+        } else {
+            s0 = Lanes.sum(a0); s1 = Lanes.sum(a1); s2 = Lanes.sum(a2); s3 = Lanes.sum(a3);
+        }
         for (; g < groups; g++) {
             s0 = Math.fma(biases[po + g], xsums[xso + g], s0);
             s1 = Math.fma(biases[po + 1 * groups + g], xsums[xso + g], s1);
@@ -298,7 +313,16 @@ final class AffineDots {
             a0 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + g), a0);
             a1 = FloatVector.fromArray(S, biases, po + 1 * groups + g).fma(FloatVector.fromArray(S, xsums, xso + g), a1);
         }
-        float s0 = Lanes.sum(a0), s1 = Lanes.sum(a1);
+        float s0, s1;
+        if (FOLDED) {
+            if (V >= 16) { a0 = a0.add(a0.rearrange(R8)); a1 = a1.add(a1.rearrange(R8)); }
+            if (V >= 8) { a0 = a0.add(a0.rearrange(R4)); a1 = a1.add(a1.rearrange(R4)); }
+            if (V >= 4) { a0 = a0.add(a0.rearrange(R2)); a1 = a1.add(a1.rearrange(R2)); }
+            if (V >= 2) { a0 = a0.add(a0.rearrange(R1)); a1 = a1.add(a1.rearrange(R1)); }
+            s0 = a0.lane(0); s1 = a1.lane(0);
+        } else {
+            s0 = Lanes.sum(a0); s1 = Lanes.sum(a1);
+        }
         for (; g < groups; g++) {
             s0 = Math.fma(biases[po + g], xsums[xso + g], s0);
             s1 = Math.fma(biases[po + 1 * groups + g], xsums[xso + g], s1);
@@ -344,7 +368,16 @@ final class AffineDots {
             a2 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + 2 * groups + g), a2);
             a3 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + 3 * groups + g), a3);
         }
-        float s0 = Lanes.sum(a0), s1 = Lanes.sum(a1), s2 = Lanes.sum(a2), s3 = Lanes.sum(a3);
+        float s0, s1, s2, s3;
+        if (FOLDED) {
+            if (V >= 16) { a0 = a0.add(a0.rearrange(R8)); a1 = a1.add(a1.rearrange(R8)); a2 = a2.add(a2.rearrange(R8)); a3 = a3.add(a3.rearrange(R8)); }
+            if (V >= 8) { a0 = a0.add(a0.rearrange(R4)); a1 = a1.add(a1.rearrange(R4)); a2 = a2.add(a2.rearrange(R4)); a3 = a3.add(a3.rearrange(R4)); }
+            if (V >= 4) { a0 = a0.add(a0.rearrange(R2)); a1 = a1.add(a1.rearrange(R2)); a2 = a2.add(a2.rearrange(R2)); a3 = a3.add(a3.rearrange(R2)); }
+            if (V >= 2) { a0 = a0.add(a0.rearrange(R1)); a1 = a1.add(a1.rearrange(R1)); a2 = a2.add(a2.rearrange(R1)); a3 = a3.add(a3.rearrange(R1)); }
+            s0 = a0.lane(0); s1 = a1.lane(0); s2 = a2.lane(0); s3 = a3.lane(0);
+        } else {
+            s0 = Lanes.sum(a0); s1 = Lanes.sum(a1); s2 = Lanes.sum(a2); s3 = Lanes.sum(a3);
+        }
         for (; g < groups; g++) {
             s0 = Math.fma(biases[po + g], xsums[xso + g], s0);
             s1 = Math.fma(biases[po + g], xsums[xso + 1 * groups + g], s1);
@@ -403,7 +436,16 @@ final class AffineDots {
             a0 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + g), a0);
             a1 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + 1 * groups + g), a1);
         }
-        float s0 = Lanes.sum(a0), s1 = Lanes.sum(a1);
+        float s0, s1;
+        if (FOLDED) {
+            if (V >= 16) { a0 = a0.add(a0.rearrange(R8)); a1 = a1.add(a1.rearrange(R8)); }
+            if (V >= 8) { a0 = a0.add(a0.rearrange(R4)); a1 = a1.add(a1.rearrange(R4)); }
+            if (V >= 4) { a0 = a0.add(a0.rearrange(R2)); a1 = a1.add(a1.rearrange(R2)); }
+            if (V >= 2) { a0 = a0.add(a0.rearrange(R1)); a1 = a1.add(a1.rearrange(R1)); }
+            s0 = a0.lane(0); s1 = a1.lane(0);
+        } else {
+            s0 = Lanes.sum(a0); s1 = Lanes.sum(a1);
+        }
         for (; g < groups; g++) {
             s0 = Math.fma(biases[po + g], xsums[xso + g], s0);
             s1 = Math.fma(biases[po + g], xsums[xso + 1 * groups + g], s1);
@@ -459,7 +501,16 @@ final class AffineDots {
         for (; g + V <= groups; g += V) {
             a0 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + g), a0);
         }
-        float s0 = Lanes.sum(a0);
+        float s0;
+        if (FOLDED) {
+            if (V >= 16) { a0 = a0.add(a0.rearrange(R8)); }
+            if (V >= 8) { a0 = a0.add(a0.rearrange(R4)); }
+            if (V >= 4) { a0 = a0.add(a0.rearrange(R2)); }
+            if (V >= 2) { a0 = a0.add(a0.rearrange(R1)); }
+            s0 = a0.lane(0);
+        } else {
+            s0 = Lanes.sum(a0);
+        }
         for (; g < groups; g++) {
             s0 = Math.fma(biases[po + g], xsums[xso + g], s0);
         }
@@ -507,7 +558,16 @@ final class AffineDots {
             a2 = FloatVector.fromArray(S, biases, po + 2 * groups + g).fma(FloatVector.fromArray(S, xsums, xso + g), a2);
             a3 = FloatVector.fromArray(S, biases, po + 3 * groups + g).fma(FloatVector.fromArray(S, xsums, xso + g), a3);
         }
-        float s0 = Lanes.sum(a0), s1 = Lanes.sum(a1), s2 = Lanes.sum(a2), s3 = Lanes.sum(a3);
+        float s0, s1, s2, s3;
+        if (FOLDED) {
+            if (V >= 16) { a0 = a0.add(a0.rearrange(R8)); a1 = a1.add(a1.rearrange(R8)); a2 = a2.add(a2.rearrange(R8)); a3 = a3.add(a3.rearrange(R8)); }
+            if (V >= 8) { a0 = a0.add(a0.rearrange(R4)); a1 = a1.add(a1.rearrange(R4)); a2 = a2.add(a2.rearrange(R4)); a3 = a3.add(a3.rearrange(R4)); }
+            if (V >= 4) { a0 = a0.add(a0.rearrange(R2)); a1 = a1.add(a1.rearrange(R2)); a2 = a2.add(a2.rearrange(R2)); a3 = a3.add(a3.rearrange(R2)); }
+            if (V >= 2) { a0 = a0.add(a0.rearrange(R1)); a1 = a1.add(a1.rearrange(R1)); a2 = a2.add(a2.rearrange(R1)); a3 = a3.add(a3.rearrange(R1)); }
+            s0 = a0.lane(0); s1 = a1.lane(0); s2 = a2.lane(0); s3 = a3.lane(0);
+        } else {
+            s0 = Lanes.sum(a0); s1 = Lanes.sum(a1); s2 = Lanes.sum(a2); s3 = Lanes.sum(a3);
+        }
         for (; g < groups; g++) {
             s0 = Math.fma(biases[po + g], xsums[xso + g], s0);
             s1 = Math.fma(biases[po + 1 * groups + g], xsums[xso + g], s1);
@@ -567,7 +627,16 @@ final class AffineDots {
             a0 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + g), a0);
             a1 = FloatVector.fromArray(S, biases, po + 1 * groups + g).fma(FloatVector.fromArray(S, xsums, xso + g), a1);
         }
-        float s0 = Lanes.sum(a0), s1 = Lanes.sum(a1);
+        float s0, s1;
+        if (FOLDED) {
+            if (V >= 16) { a0 = a0.add(a0.rearrange(R8)); a1 = a1.add(a1.rearrange(R8)); }
+            if (V >= 8) { a0 = a0.add(a0.rearrange(R4)); a1 = a1.add(a1.rearrange(R4)); }
+            if (V >= 4) { a0 = a0.add(a0.rearrange(R2)); a1 = a1.add(a1.rearrange(R2)); }
+            if (V >= 2) { a0 = a0.add(a0.rearrange(R1)); a1 = a1.add(a1.rearrange(R1)); }
+            s0 = a0.lane(0); s1 = a1.lane(0);
+        } else {
+            s0 = Lanes.sum(a0); s1 = Lanes.sum(a1);
+        }
         for (; g < groups; g++) {
             s0 = Math.fma(biases[po + g], xsums[xso + g], s0);
             s1 = Math.fma(biases[po + 1 * groups + g], xsums[xso + g], s1);
@@ -613,7 +682,16 @@ final class AffineDots {
             a2 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + 2 * groups + g), a2);
             a3 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + 3 * groups + g), a3);
         }
-        float s0 = Lanes.sum(a0), s1 = Lanes.sum(a1), s2 = Lanes.sum(a2), s3 = Lanes.sum(a3);
+        float s0, s1, s2, s3;
+        if (FOLDED) {
+            if (V >= 16) { a0 = a0.add(a0.rearrange(R8)); a1 = a1.add(a1.rearrange(R8)); a2 = a2.add(a2.rearrange(R8)); a3 = a3.add(a3.rearrange(R8)); }
+            if (V >= 8) { a0 = a0.add(a0.rearrange(R4)); a1 = a1.add(a1.rearrange(R4)); a2 = a2.add(a2.rearrange(R4)); a3 = a3.add(a3.rearrange(R4)); }
+            if (V >= 4) { a0 = a0.add(a0.rearrange(R2)); a1 = a1.add(a1.rearrange(R2)); a2 = a2.add(a2.rearrange(R2)); a3 = a3.add(a3.rearrange(R2)); }
+            if (V >= 2) { a0 = a0.add(a0.rearrange(R1)); a1 = a1.add(a1.rearrange(R1)); a2 = a2.add(a2.rearrange(R1)); a3 = a3.add(a3.rearrange(R1)); }
+            s0 = a0.lane(0); s1 = a1.lane(0); s2 = a2.lane(0); s3 = a3.lane(0);
+        } else {
+            s0 = Lanes.sum(a0); s1 = Lanes.sum(a1); s2 = Lanes.sum(a2); s3 = Lanes.sum(a3);
+        }
         for (; g < groups; g++) {
             s0 = Math.fma(biases[po + g], xsums[xso + g], s0);
             s1 = Math.fma(biases[po + g], xsums[xso + 1 * groups + g], s1);
@@ -672,7 +750,16 @@ final class AffineDots {
             a0 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + g), a0);
             a1 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + 1 * groups + g), a1);
         }
-        float s0 = Lanes.sum(a0), s1 = Lanes.sum(a1);
+        float s0, s1;
+        if (FOLDED) {
+            if (V >= 16) { a0 = a0.add(a0.rearrange(R8)); a1 = a1.add(a1.rearrange(R8)); }
+            if (V >= 8) { a0 = a0.add(a0.rearrange(R4)); a1 = a1.add(a1.rearrange(R4)); }
+            if (V >= 4) { a0 = a0.add(a0.rearrange(R2)); a1 = a1.add(a1.rearrange(R2)); }
+            if (V >= 2) { a0 = a0.add(a0.rearrange(R1)); a1 = a1.add(a1.rearrange(R1)); }
+            s0 = a0.lane(0); s1 = a1.lane(0);
+        } else {
+            s0 = Lanes.sum(a0); s1 = Lanes.sum(a1);
+        }
         for (; g < groups; g++) {
             s0 = Math.fma(biases[po + g], xsums[xso + g], s0);
             s1 = Math.fma(biases[po + g], xsums[xso + 1 * groups + g], s1);
@@ -728,7 +815,16 @@ final class AffineDots {
         for (; g + V <= groups; g += V) {
             a0 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + g), a0);
         }
-        float s0 = Lanes.sum(a0);
+        float s0;
+        if (FOLDED) {
+            if (V >= 16) { a0 = a0.add(a0.rearrange(R8)); }
+            if (V >= 8) { a0 = a0.add(a0.rearrange(R4)); }
+            if (V >= 4) { a0 = a0.add(a0.rearrange(R2)); }
+            if (V >= 2) { a0 = a0.add(a0.rearrange(R1)); }
+            s0 = a0.lane(0);
+        } else {
+            s0 = Lanes.sum(a0);
+        }
         for (; g < groups; g++) {
             s0 = Math.fma(biases[po + g], xsums[xso + g], s0);
         }
@@ -776,7 +872,16 @@ final class AffineDots {
             a2 = FloatVector.fromArray(S, biases, po + 2 * groups + g).fma(FloatVector.fromArray(S, xsums, xso + g), a2);
             a3 = FloatVector.fromArray(S, biases, po + 3 * groups + g).fma(FloatVector.fromArray(S, xsums, xso + g), a3);
         }
-        float s0 = Lanes.sum(a0), s1 = Lanes.sum(a1), s2 = Lanes.sum(a2), s3 = Lanes.sum(a3);
+        float s0, s1, s2, s3;
+        if (FOLDED) {
+            if (V >= 16) { a0 = a0.add(a0.rearrange(R8)); a1 = a1.add(a1.rearrange(R8)); a2 = a2.add(a2.rearrange(R8)); a3 = a3.add(a3.rearrange(R8)); }
+            if (V >= 8) { a0 = a0.add(a0.rearrange(R4)); a1 = a1.add(a1.rearrange(R4)); a2 = a2.add(a2.rearrange(R4)); a3 = a3.add(a3.rearrange(R4)); }
+            if (V >= 4) { a0 = a0.add(a0.rearrange(R2)); a1 = a1.add(a1.rearrange(R2)); a2 = a2.add(a2.rearrange(R2)); a3 = a3.add(a3.rearrange(R2)); }
+            if (V >= 2) { a0 = a0.add(a0.rearrange(R1)); a1 = a1.add(a1.rearrange(R1)); a2 = a2.add(a2.rearrange(R1)); a3 = a3.add(a3.rearrange(R1)); }
+            s0 = a0.lane(0); s1 = a1.lane(0); s2 = a2.lane(0); s3 = a3.lane(0);
+        } else {
+            s0 = Lanes.sum(a0); s1 = Lanes.sum(a1); s2 = Lanes.sum(a2); s3 = Lanes.sum(a3);
+        }
         for (; g < groups; g++) {
             s0 = Math.fma(biases[po + g], xsums[xso + g], s0);
             s1 = Math.fma(biases[po + 1 * groups + g], xsums[xso + g], s1);
@@ -839,7 +944,16 @@ final class AffineDots {
             a0 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + g), a0);
             a1 = FloatVector.fromArray(S, biases, po + 1 * groups + g).fma(FloatVector.fromArray(S, xsums, xso + g), a1);
         }
-        float s0 = Lanes.sum(a0), s1 = Lanes.sum(a1);
+        float s0, s1;
+        if (FOLDED) {
+            if (V >= 16) { a0 = a0.add(a0.rearrange(R8)); a1 = a1.add(a1.rearrange(R8)); }
+            if (V >= 8) { a0 = a0.add(a0.rearrange(R4)); a1 = a1.add(a1.rearrange(R4)); }
+            if (V >= 4) { a0 = a0.add(a0.rearrange(R2)); a1 = a1.add(a1.rearrange(R2)); }
+            if (V >= 2) { a0 = a0.add(a0.rearrange(R1)); a1 = a1.add(a1.rearrange(R1)); }
+            s0 = a0.lane(0); s1 = a1.lane(0);
+        } else {
+            s0 = Lanes.sum(a0); s1 = Lanes.sum(a1);
+        }
         for (; g < groups; g++) {
             s0 = Math.fma(biases[po + g], xsums[xso + g], s0);
             s1 = Math.fma(biases[po + 1 * groups + g], xsums[xso + g], s1);
@@ -885,7 +999,16 @@ final class AffineDots {
             a2 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + 2 * groups + g), a2);
             a3 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + 3 * groups + g), a3);
         }
-        float s0 = Lanes.sum(a0), s1 = Lanes.sum(a1), s2 = Lanes.sum(a2), s3 = Lanes.sum(a3);
+        float s0, s1, s2, s3;
+        if (FOLDED) {
+            if (V >= 16) { a0 = a0.add(a0.rearrange(R8)); a1 = a1.add(a1.rearrange(R8)); a2 = a2.add(a2.rearrange(R8)); a3 = a3.add(a3.rearrange(R8)); }
+            if (V >= 8) { a0 = a0.add(a0.rearrange(R4)); a1 = a1.add(a1.rearrange(R4)); a2 = a2.add(a2.rearrange(R4)); a3 = a3.add(a3.rearrange(R4)); }
+            if (V >= 4) { a0 = a0.add(a0.rearrange(R2)); a1 = a1.add(a1.rearrange(R2)); a2 = a2.add(a2.rearrange(R2)); a3 = a3.add(a3.rearrange(R2)); }
+            if (V >= 2) { a0 = a0.add(a0.rearrange(R1)); a1 = a1.add(a1.rearrange(R1)); a2 = a2.add(a2.rearrange(R1)); a3 = a3.add(a3.rearrange(R1)); }
+            s0 = a0.lane(0); s1 = a1.lane(0); s2 = a2.lane(0); s3 = a3.lane(0);
+        } else {
+            s0 = Lanes.sum(a0); s1 = Lanes.sum(a1); s2 = Lanes.sum(a2); s3 = Lanes.sum(a3);
+        }
         for (; g < groups; g++) {
             s0 = Math.fma(biases[po + g], xsums[xso + g], s0);
             s1 = Math.fma(biases[po + g], xsums[xso + 1 * groups + g], s1);
@@ -947,7 +1070,16 @@ final class AffineDots {
             a0 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + g), a0);
             a1 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + 1 * groups + g), a1);
         }
-        float s0 = Lanes.sum(a0), s1 = Lanes.sum(a1);
+        float s0, s1;
+        if (FOLDED) {
+            if (V >= 16) { a0 = a0.add(a0.rearrange(R8)); a1 = a1.add(a1.rearrange(R8)); }
+            if (V >= 8) { a0 = a0.add(a0.rearrange(R4)); a1 = a1.add(a1.rearrange(R4)); }
+            if (V >= 4) { a0 = a0.add(a0.rearrange(R2)); a1 = a1.add(a1.rearrange(R2)); }
+            if (V >= 2) { a0 = a0.add(a0.rearrange(R1)); a1 = a1.add(a1.rearrange(R1)); }
+            s0 = a0.lane(0); s1 = a1.lane(0);
+        } else {
+            s0 = Lanes.sum(a0); s1 = Lanes.sum(a1);
+        }
         for (; g < groups; g++) {
             s0 = Math.fma(biases[po + g], xsums[xso + g], s0);
             s1 = Math.fma(biases[po + g], xsums[xso + 1 * groups + g], s1);
@@ -1036,7 +1168,16 @@ final class AffineDots {
         for (; g + V <= groups; g += V) {
             a0 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + g), a0);
         }
-        float s0 = Lanes.sum(a0);
+        float s0;
+        if (FOLDED) {
+            if (V >= 16) { a0 = a0.add(a0.rearrange(R8)); }
+            if (V >= 8) { a0 = a0.add(a0.rearrange(R4)); }
+            if (V >= 4) { a0 = a0.add(a0.rearrange(R2)); }
+            if (V >= 2) { a0 = a0.add(a0.rearrange(R1)); }
+            s0 = a0.lane(0);
+        } else {
+            s0 = Lanes.sum(a0);
+        }
         for (; g < groups; g++) {
             s0 = Math.fma(biases[po + g], xsums[xso + g], s0);
         }
@@ -1081,7 +1222,16 @@ final class AffineDots {
             a2 = FloatVector.fromArray(S, biases, po + 2 * groups + g).fma(FloatVector.fromArray(S, xsums, xso + g), a2);
             a3 = FloatVector.fromArray(S, biases, po + 3 * groups + g).fma(FloatVector.fromArray(S, xsums, xso + g), a3);
         }
-        float s0 = Lanes.sum(a0), s1 = Lanes.sum(a1), s2 = Lanes.sum(a2), s3 = Lanes.sum(a3);
+        float s0, s1, s2, s3;
+        if (FOLDED) {
+            if (V >= 16) { a0 = a0.add(a0.rearrange(R8)); a1 = a1.add(a1.rearrange(R8)); a2 = a2.add(a2.rearrange(R8)); a3 = a3.add(a3.rearrange(R8)); }
+            if (V >= 8) { a0 = a0.add(a0.rearrange(R4)); a1 = a1.add(a1.rearrange(R4)); a2 = a2.add(a2.rearrange(R4)); a3 = a3.add(a3.rearrange(R4)); }
+            if (V >= 4) { a0 = a0.add(a0.rearrange(R2)); a1 = a1.add(a1.rearrange(R2)); a2 = a2.add(a2.rearrange(R2)); a3 = a3.add(a3.rearrange(R2)); }
+            if (V >= 2) { a0 = a0.add(a0.rearrange(R1)); a1 = a1.add(a1.rearrange(R1)); a2 = a2.add(a2.rearrange(R1)); a3 = a3.add(a3.rearrange(R1)); }
+            s0 = a0.lane(0); s1 = a1.lane(0); s2 = a2.lane(0); s3 = a3.lane(0);
+        } else {
+            s0 = Lanes.sum(a0); s1 = Lanes.sum(a1); s2 = Lanes.sum(a2); s3 = Lanes.sum(a3);
+        }
         for (; g < groups; g++) {
             s0 = Math.fma(biases[po + g], xsums[xso + g], s0);
             s1 = Math.fma(biases[po + 1 * groups + g], xsums[xso + g], s1);
@@ -1125,7 +1275,16 @@ final class AffineDots {
             a0 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + g), a0);
             a1 = FloatVector.fromArray(S, biases, po + 1 * groups + g).fma(FloatVector.fromArray(S, xsums, xso + g), a1);
         }
-        float s0 = Lanes.sum(a0), s1 = Lanes.sum(a1);
+        float s0, s1;
+        if (FOLDED) {
+            if (V >= 16) { a0 = a0.add(a0.rearrange(R8)); a1 = a1.add(a1.rearrange(R8)); }
+            if (V >= 8) { a0 = a0.add(a0.rearrange(R4)); a1 = a1.add(a1.rearrange(R4)); }
+            if (V >= 4) { a0 = a0.add(a0.rearrange(R2)); a1 = a1.add(a1.rearrange(R2)); }
+            if (V >= 2) { a0 = a0.add(a0.rearrange(R1)); a1 = a1.add(a1.rearrange(R1)); }
+            s0 = a0.lane(0); s1 = a1.lane(0);
+        } else {
+            s0 = Lanes.sum(a0); s1 = Lanes.sum(a1);
+        }
         for (; g < groups; g++) {
             s0 = Math.fma(biases[po + g], xsums[xso + g], s0);
             s1 = Math.fma(biases[po + 1 * groups + g], xsums[xso + g], s1);
@@ -1168,7 +1327,16 @@ final class AffineDots {
             a2 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + 2 * groups + g), a2);
             a3 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + 3 * groups + g), a3);
         }
-        float s0 = Lanes.sum(a0), s1 = Lanes.sum(a1), s2 = Lanes.sum(a2), s3 = Lanes.sum(a3);
+        float s0, s1, s2, s3;
+        if (FOLDED) {
+            if (V >= 16) { a0 = a0.add(a0.rearrange(R8)); a1 = a1.add(a1.rearrange(R8)); a2 = a2.add(a2.rearrange(R8)); a3 = a3.add(a3.rearrange(R8)); }
+            if (V >= 8) { a0 = a0.add(a0.rearrange(R4)); a1 = a1.add(a1.rearrange(R4)); a2 = a2.add(a2.rearrange(R4)); a3 = a3.add(a3.rearrange(R4)); }
+            if (V >= 4) { a0 = a0.add(a0.rearrange(R2)); a1 = a1.add(a1.rearrange(R2)); a2 = a2.add(a2.rearrange(R2)); a3 = a3.add(a3.rearrange(R2)); }
+            if (V >= 2) { a0 = a0.add(a0.rearrange(R1)); a1 = a1.add(a1.rearrange(R1)); a2 = a2.add(a2.rearrange(R1)); a3 = a3.add(a3.rearrange(R1)); }
+            s0 = a0.lane(0); s1 = a1.lane(0); s2 = a2.lane(0); s3 = a3.lane(0);
+        } else {
+            s0 = Lanes.sum(a0); s1 = Lanes.sum(a1); s2 = Lanes.sum(a2); s3 = Lanes.sum(a3);
+        }
         for (; g < groups; g++) {
             s0 = Math.fma(biases[po + g], xsums[xso + g], s0);
             s1 = Math.fma(biases[po + g], xsums[xso + 1 * groups + g], s1);
@@ -1211,7 +1379,16 @@ final class AffineDots {
             a0 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + g), a0);
             a1 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + 1 * groups + g), a1);
         }
-        float s0 = Lanes.sum(a0), s1 = Lanes.sum(a1);
+        float s0, s1;
+        if (FOLDED) {
+            if (V >= 16) { a0 = a0.add(a0.rearrange(R8)); a1 = a1.add(a1.rearrange(R8)); }
+            if (V >= 8) { a0 = a0.add(a0.rearrange(R4)); a1 = a1.add(a1.rearrange(R4)); }
+            if (V >= 4) { a0 = a0.add(a0.rearrange(R2)); a1 = a1.add(a1.rearrange(R2)); }
+            if (V >= 2) { a0 = a0.add(a0.rearrange(R1)); a1 = a1.add(a1.rearrange(R1)); }
+            s0 = a0.lane(0); s1 = a1.lane(0);
+        } else {
+            s0 = Lanes.sum(a0); s1 = Lanes.sum(a1);
+        }
         for (; g < groups; g++) {
             s0 = Math.fma(biases[po + g], xsums[xso + g], s0);
             s1 = Math.fma(biases[po + g], xsums[xso + 1 * groups + g], s1);
@@ -1251,7 +1428,16 @@ final class AffineDots {
         for (; g + V <= groups; g += V) {
             a0 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + g), a0);
         }
-        float s0 = Lanes.sum(a0);
+        float s0;
+        if (FOLDED) {
+            if (V >= 16) { a0 = a0.add(a0.rearrange(R8)); }
+            if (V >= 8) { a0 = a0.add(a0.rearrange(R4)); }
+            if (V >= 4) { a0 = a0.add(a0.rearrange(R2)); }
+            if (V >= 2) { a0 = a0.add(a0.rearrange(R1)); }
+            s0 = a0.lane(0);
+        } else {
+            s0 = Lanes.sum(a0);
+        }
         for (; g < groups; g++) {
             s0 = Math.fma(biases[po + g], xsums[xso + g], s0);
         }
@@ -1296,7 +1482,16 @@ final class AffineDots {
             a2 = FloatVector.fromArray(S, biases, po + 2 * groups + g).fma(FloatVector.fromArray(S, xsums, xso + g), a2);
             a3 = FloatVector.fromArray(S, biases, po + 3 * groups + g).fma(FloatVector.fromArray(S, xsums, xso + g), a3);
         }
-        float s0 = Lanes.sum(a0), s1 = Lanes.sum(a1), s2 = Lanes.sum(a2), s3 = Lanes.sum(a3);
+        float s0, s1, s2, s3;
+        if (FOLDED) {
+            if (V >= 16) { a0 = a0.add(a0.rearrange(R8)); a1 = a1.add(a1.rearrange(R8)); a2 = a2.add(a2.rearrange(R8)); a3 = a3.add(a3.rearrange(R8)); }
+            if (V >= 8) { a0 = a0.add(a0.rearrange(R4)); a1 = a1.add(a1.rearrange(R4)); a2 = a2.add(a2.rearrange(R4)); a3 = a3.add(a3.rearrange(R4)); }
+            if (V >= 4) { a0 = a0.add(a0.rearrange(R2)); a1 = a1.add(a1.rearrange(R2)); a2 = a2.add(a2.rearrange(R2)); a3 = a3.add(a3.rearrange(R2)); }
+            if (V >= 2) { a0 = a0.add(a0.rearrange(R1)); a1 = a1.add(a1.rearrange(R1)); a2 = a2.add(a2.rearrange(R1)); a3 = a3.add(a3.rearrange(R1)); }
+            s0 = a0.lane(0); s1 = a1.lane(0); s2 = a2.lane(0); s3 = a3.lane(0);
+        } else {
+            s0 = Lanes.sum(a0); s1 = Lanes.sum(a1); s2 = Lanes.sum(a2); s3 = Lanes.sum(a3);
+        }
         for (; g < groups; g++) {
             s0 = Math.fma(biases[po + g], xsums[xso + g], s0);
             s1 = Math.fma(biases[po + 1 * groups + g], xsums[xso + g], s1);
@@ -1340,7 +1535,16 @@ final class AffineDots {
             a0 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + g), a0);
             a1 = FloatVector.fromArray(S, biases, po + 1 * groups + g).fma(FloatVector.fromArray(S, xsums, xso + g), a1);
         }
-        float s0 = Lanes.sum(a0), s1 = Lanes.sum(a1);
+        float s0, s1;
+        if (FOLDED) {
+            if (V >= 16) { a0 = a0.add(a0.rearrange(R8)); a1 = a1.add(a1.rearrange(R8)); }
+            if (V >= 8) { a0 = a0.add(a0.rearrange(R4)); a1 = a1.add(a1.rearrange(R4)); }
+            if (V >= 4) { a0 = a0.add(a0.rearrange(R2)); a1 = a1.add(a1.rearrange(R2)); }
+            if (V >= 2) { a0 = a0.add(a0.rearrange(R1)); a1 = a1.add(a1.rearrange(R1)); }
+            s0 = a0.lane(0); s1 = a1.lane(0);
+        } else {
+            s0 = Lanes.sum(a0); s1 = Lanes.sum(a1);
+        }
         for (; g < groups; g++) {
             s0 = Math.fma(biases[po + g], xsums[xso + g], s0);
             s1 = Math.fma(biases[po + 1 * groups + g], xsums[xso + g], s1);
@@ -1383,7 +1587,16 @@ final class AffineDots {
             a2 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + 2 * groups + g), a2);
             a3 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + 3 * groups + g), a3);
         }
-        float s0 = Lanes.sum(a0), s1 = Lanes.sum(a1), s2 = Lanes.sum(a2), s3 = Lanes.sum(a3);
+        float s0, s1, s2, s3;
+        if (FOLDED) {
+            if (V >= 16) { a0 = a0.add(a0.rearrange(R8)); a1 = a1.add(a1.rearrange(R8)); a2 = a2.add(a2.rearrange(R8)); a3 = a3.add(a3.rearrange(R8)); }
+            if (V >= 8) { a0 = a0.add(a0.rearrange(R4)); a1 = a1.add(a1.rearrange(R4)); a2 = a2.add(a2.rearrange(R4)); a3 = a3.add(a3.rearrange(R4)); }
+            if (V >= 4) { a0 = a0.add(a0.rearrange(R2)); a1 = a1.add(a1.rearrange(R2)); a2 = a2.add(a2.rearrange(R2)); a3 = a3.add(a3.rearrange(R2)); }
+            if (V >= 2) { a0 = a0.add(a0.rearrange(R1)); a1 = a1.add(a1.rearrange(R1)); a2 = a2.add(a2.rearrange(R1)); a3 = a3.add(a3.rearrange(R1)); }
+            s0 = a0.lane(0); s1 = a1.lane(0); s2 = a2.lane(0); s3 = a3.lane(0);
+        } else {
+            s0 = Lanes.sum(a0); s1 = Lanes.sum(a1); s2 = Lanes.sum(a2); s3 = Lanes.sum(a3);
+        }
         for (; g < groups; g++) {
             s0 = Math.fma(biases[po + g], xsums[xso + g], s0);
             s1 = Math.fma(biases[po + g], xsums[xso + 1 * groups + g], s1);
@@ -1426,7 +1639,16 @@ final class AffineDots {
             a0 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + g), a0);
             a1 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + 1 * groups + g), a1);
         }
-        float s0 = Lanes.sum(a0), s1 = Lanes.sum(a1);
+        float s0, s1;
+        if (FOLDED) {
+            if (V >= 16) { a0 = a0.add(a0.rearrange(R8)); a1 = a1.add(a1.rearrange(R8)); }
+            if (V >= 8) { a0 = a0.add(a0.rearrange(R4)); a1 = a1.add(a1.rearrange(R4)); }
+            if (V >= 4) { a0 = a0.add(a0.rearrange(R2)); a1 = a1.add(a1.rearrange(R2)); }
+            if (V >= 2) { a0 = a0.add(a0.rearrange(R1)); a1 = a1.add(a1.rearrange(R1)); }
+            s0 = a0.lane(0); s1 = a1.lane(0);
+        } else {
+            s0 = Lanes.sum(a0); s1 = Lanes.sum(a1);
+        }
         for (; g < groups; g++) {
             s0 = Math.fma(biases[po + g], xsums[xso + g], s0);
             s1 = Math.fma(biases[po + g], xsums[xso + 1 * groups + g], s1);
@@ -1466,7 +1688,16 @@ final class AffineDots {
         for (; g + V <= groups; g += V) {
             a0 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + g), a0);
         }
-        float s0 = Lanes.sum(a0);
+        float s0;
+        if (FOLDED) {
+            if (V >= 16) { a0 = a0.add(a0.rearrange(R8)); }
+            if (V >= 8) { a0 = a0.add(a0.rearrange(R4)); }
+            if (V >= 4) { a0 = a0.add(a0.rearrange(R2)); }
+            if (V >= 2) { a0 = a0.add(a0.rearrange(R1)); }
+            s0 = a0.lane(0);
+        } else {
+            s0 = Lanes.sum(a0);
+        }
         for (; g < groups; g++) {
             s0 = Math.fma(biases[po + g], xsums[xso + g], s0);
         }
@@ -1514,7 +1745,16 @@ final class AffineDots {
             a2 = FloatVector.fromArray(S, biases, po + 2 * groups + g).fma(FloatVector.fromArray(S, xsums, xso + g), a2);
             a3 = FloatVector.fromArray(S, biases, po + 3 * groups + g).fma(FloatVector.fromArray(S, xsums, xso + g), a3);
         }
-        float s0 = Lanes.sum(a0), s1 = Lanes.sum(a1), s2 = Lanes.sum(a2), s3 = Lanes.sum(a3);
+        float s0, s1, s2, s3;
+        if (FOLDED) {
+            if (V >= 16) { a0 = a0.add(a0.rearrange(R8)); a1 = a1.add(a1.rearrange(R8)); a2 = a2.add(a2.rearrange(R8)); a3 = a3.add(a3.rearrange(R8)); }
+            if (V >= 8) { a0 = a0.add(a0.rearrange(R4)); a1 = a1.add(a1.rearrange(R4)); a2 = a2.add(a2.rearrange(R4)); a3 = a3.add(a3.rearrange(R4)); }
+            if (V >= 4) { a0 = a0.add(a0.rearrange(R2)); a1 = a1.add(a1.rearrange(R2)); a2 = a2.add(a2.rearrange(R2)); a3 = a3.add(a3.rearrange(R2)); }
+            if (V >= 2) { a0 = a0.add(a0.rearrange(R1)); a1 = a1.add(a1.rearrange(R1)); a2 = a2.add(a2.rearrange(R1)); a3 = a3.add(a3.rearrange(R1)); }
+            s0 = a0.lane(0); s1 = a1.lane(0); s2 = a2.lane(0); s3 = a3.lane(0);
+        } else {
+            s0 = Lanes.sum(a0); s1 = Lanes.sum(a1); s2 = Lanes.sum(a2); s3 = Lanes.sum(a3);
+        }
         for (; g < groups; g++) {
             s0 = Math.fma(biases[po + g], xsums[xso + g], s0);
             s1 = Math.fma(biases[po + 1 * groups + g], xsums[xso + g], s1);
@@ -1575,7 +1815,16 @@ final class AffineDots {
             a0 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + g), a0);
             a1 = FloatVector.fromArray(S, biases, po + 1 * groups + g).fma(FloatVector.fromArray(S, xsums, xso + g), a1);
         }
-        float s0 = Lanes.sum(a0), s1 = Lanes.sum(a1);
+        float s0, s1;
+        if (FOLDED) {
+            if (V >= 16) { a0 = a0.add(a0.rearrange(R8)); a1 = a1.add(a1.rearrange(R8)); }
+            if (V >= 8) { a0 = a0.add(a0.rearrange(R4)); a1 = a1.add(a1.rearrange(R4)); }
+            if (V >= 4) { a0 = a0.add(a0.rearrange(R2)); a1 = a1.add(a1.rearrange(R2)); }
+            if (V >= 2) { a0 = a0.add(a0.rearrange(R1)); a1 = a1.add(a1.rearrange(R1)); }
+            s0 = a0.lane(0); s1 = a1.lane(0);
+        } else {
+            s0 = Lanes.sum(a0); s1 = Lanes.sum(a1);
+        }
         for (; g < groups; g++) {
             s0 = Math.fma(biases[po + g], xsums[xso + g], s0);
             s1 = Math.fma(biases[po + 1 * groups + g], xsums[xso + g], s1);
@@ -1621,7 +1870,16 @@ final class AffineDots {
             a2 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + 2 * groups + g), a2);
             a3 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + 3 * groups + g), a3);
         }
-        float s0 = Lanes.sum(a0), s1 = Lanes.sum(a1), s2 = Lanes.sum(a2), s3 = Lanes.sum(a3);
+        float s0, s1, s2, s3;
+        if (FOLDED) {
+            if (V >= 16) { a0 = a0.add(a0.rearrange(R8)); a1 = a1.add(a1.rearrange(R8)); a2 = a2.add(a2.rearrange(R8)); a3 = a3.add(a3.rearrange(R8)); }
+            if (V >= 8) { a0 = a0.add(a0.rearrange(R4)); a1 = a1.add(a1.rearrange(R4)); a2 = a2.add(a2.rearrange(R4)); a3 = a3.add(a3.rearrange(R4)); }
+            if (V >= 4) { a0 = a0.add(a0.rearrange(R2)); a1 = a1.add(a1.rearrange(R2)); a2 = a2.add(a2.rearrange(R2)); a3 = a3.add(a3.rearrange(R2)); }
+            if (V >= 2) { a0 = a0.add(a0.rearrange(R1)); a1 = a1.add(a1.rearrange(R1)); a2 = a2.add(a2.rearrange(R1)); a3 = a3.add(a3.rearrange(R1)); }
+            s0 = a0.lane(0); s1 = a1.lane(0); s2 = a2.lane(0); s3 = a3.lane(0);
+        } else {
+            s0 = Lanes.sum(a0); s1 = Lanes.sum(a1); s2 = Lanes.sum(a2); s3 = Lanes.sum(a3);
+        }
         for (; g < groups; g++) {
             s0 = Math.fma(biases[po + g], xsums[xso + g], s0);
             s1 = Math.fma(biases[po + g], xsums[xso + 1 * groups + g], s1);
@@ -1681,7 +1939,16 @@ final class AffineDots {
             a0 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + g), a0);
             a1 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + 1 * groups + g), a1);
         }
-        float s0 = Lanes.sum(a0), s1 = Lanes.sum(a1);
+        float s0, s1;
+        if (FOLDED) {
+            if (V >= 16) { a0 = a0.add(a0.rearrange(R8)); a1 = a1.add(a1.rearrange(R8)); }
+            if (V >= 8) { a0 = a0.add(a0.rearrange(R4)); a1 = a1.add(a1.rearrange(R4)); }
+            if (V >= 4) { a0 = a0.add(a0.rearrange(R2)); a1 = a1.add(a1.rearrange(R2)); }
+            if (V >= 2) { a0 = a0.add(a0.rearrange(R1)); a1 = a1.add(a1.rearrange(R1)); }
+            s0 = a0.lane(0); s1 = a1.lane(0);
+        } else {
+            s0 = Lanes.sum(a0); s1 = Lanes.sum(a1);
+        }
         for (; g < groups; g++) {
             s0 = Math.fma(biases[po + g], xsums[xso + g], s0);
             s1 = Math.fma(biases[po + g], xsums[xso + 1 * groups + g], s1);
@@ -1738,7 +2005,16 @@ final class AffineDots {
         for (; g + V <= groups; g += V) {
             a0 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + g), a0);
         }
-        float s0 = Lanes.sum(a0);
+        float s0;
+        if (FOLDED) {
+            if (V >= 16) { a0 = a0.add(a0.rearrange(R8)); }
+            if (V >= 8) { a0 = a0.add(a0.rearrange(R4)); }
+            if (V >= 4) { a0 = a0.add(a0.rearrange(R2)); }
+            if (V >= 2) { a0 = a0.add(a0.rearrange(R1)); }
+            s0 = a0.lane(0);
+        } else {
+            s0 = Lanes.sum(a0);
+        }
         for (; g < groups; g++) {
             s0 = Math.fma(biases[po + g], xsums[xso + g], s0);
         }
@@ -1775,7 +2051,16 @@ final class AffineDots {
             a2 = FloatVector.fromArray(S, biases, po + 2 * groups + g).fma(FloatVector.fromArray(S, xsums, xso + g), a2);
             a3 = FloatVector.fromArray(S, biases, po + 3 * groups + g).fma(FloatVector.fromArray(S, xsums, xso + g), a3);
         }
-        float s0 = Lanes.sum(a0), s1 = Lanes.sum(a1), s2 = Lanes.sum(a2), s3 = Lanes.sum(a3);
+        float s0, s1, s2, s3;
+        if (FOLDED) {
+            if (V >= 16) { a0 = a0.add(a0.rearrange(R8)); a1 = a1.add(a1.rearrange(R8)); a2 = a2.add(a2.rearrange(R8)); a3 = a3.add(a3.rearrange(R8)); }
+            if (V >= 8) { a0 = a0.add(a0.rearrange(R4)); a1 = a1.add(a1.rearrange(R4)); a2 = a2.add(a2.rearrange(R4)); a3 = a3.add(a3.rearrange(R4)); }
+            if (V >= 4) { a0 = a0.add(a0.rearrange(R2)); a1 = a1.add(a1.rearrange(R2)); a2 = a2.add(a2.rearrange(R2)); a3 = a3.add(a3.rearrange(R2)); }
+            if (V >= 2) { a0 = a0.add(a0.rearrange(R1)); a1 = a1.add(a1.rearrange(R1)); a2 = a2.add(a2.rearrange(R1)); a3 = a3.add(a3.rearrange(R1)); }
+            s0 = a0.lane(0); s1 = a1.lane(0); s2 = a2.lane(0); s3 = a3.lane(0);
+        } else {
+            s0 = Lanes.sum(a0); s1 = Lanes.sum(a1); s2 = Lanes.sum(a2); s3 = Lanes.sum(a3);
+        }
         for (; g < groups; g++) {
             s0 = Math.fma(biases[po + g], xsums[xso + g], s0);
             s1 = Math.fma(biases[po + 1 * groups + g], xsums[xso + g], s1);
@@ -1811,7 +2096,16 @@ final class AffineDots {
             a0 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + g), a0);
             a1 = FloatVector.fromArray(S, biases, po + 1 * groups + g).fma(FloatVector.fromArray(S, xsums, xso + g), a1);
         }
-        float s0 = Lanes.sum(a0), s1 = Lanes.sum(a1);
+        float s0, s1;
+        if (FOLDED) {
+            if (V >= 16) { a0 = a0.add(a0.rearrange(R8)); a1 = a1.add(a1.rearrange(R8)); }
+            if (V >= 8) { a0 = a0.add(a0.rearrange(R4)); a1 = a1.add(a1.rearrange(R4)); }
+            if (V >= 4) { a0 = a0.add(a0.rearrange(R2)); a1 = a1.add(a1.rearrange(R2)); }
+            if (V >= 2) { a0 = a0.add(a0.rearrange(R1)); a1 = a1.add(a1.rearrange(R1)); }
+            s0 = a0.lane(0); s1 = a1.lane(0);
+        } else {
+            s0 = Lanes.sum(a0); s1 = Lanes.sum(a1);
+        }
         for (; g < groups; g++) {
             s0 = Math.fma(biases[po + g], xsums[xso + g], s0);
             s1 = Math.fma(biases[po + 1 * groups + g], xsums[xso + g], s1);
@@ -1846,7 +2140,16 @@ final class AffineDots {
             a2 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + 2 * groups + g), a2);
             a3 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + 3 * groups + g), a3);
         }
-        float s0 = Lanes.sum(a0), s1 = Lanes.sum(a1), s2 = Lanes.sum(a2), s3 = Lanes.sum(a3);
+        float s0, s1, s2, s3;
+        if (FOLDED) {
+            if (V >= 16) { a0 = a0.add(a0.rearrange(R8)); a1 = a1.add(a1.rearrange(R8)); a2 = a2.add(a2.rearrange(R8)); a3 = a3.add(a3.rearrange(R8)); }
+            if (V >= 8) { a0 = a0.add(a0.rearrange(R4)); a1 = a1.add(a1.rearrange(R4)); a2 = a2.add(a2.rearrange(R4)); a3 = a3.add(a3.rearrange(R4)); }
+            if (V >= 4) { a0 = a0.add(a0.rearrange(R2)); a1 = a1.add(a1.rearrange(R2)); a2 = a2.add(a2.rearrange(R2)); a3 = a3.add(a3.rearrange(R2)); }
+            if (V >= 2) { a0 = a0.add(a0.rearrange(R1)); a1 = a1.add(a1.rearrange(R1)); a2 = a2.add(a2.rearrange(R1)); a3 = a3.add(a3.rearrange(R1)); }
+            s0 = a0.lane(0); s1 = a1.lane(0); s2 = a2.lane(0); s3 = a3.lane(0);
+        } else {
+            s0 = Lanes.sum(a0); s1 = Lanes.sum(a1); s2 = Lanes.sum(a2); s3 = Lanes.sum(a3);
+        }
         for (; g < groups; g++) {
             s0 = Math.fma(biases[po + g], xsums[xso + g], s0);
             s1 = Math.fma(biases[po + g], xsums[xso + 1 * groups + g], s1);
@@ -1881,7 +2184,16 @@ final class AffineDots {
             a0 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + g), a0);
             a1 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + 1 * groups + g), a1);
         }
-        float s0 = Lanes.sum(a0), s1 = Lanes.sum(a1);
+        float s0, s1;
+        if (FOLDED) {
+            if (V >= 16) { a0 = a0.add(a0.rearrange(R8)); a1 = a1.add(a1.rearrange(R8)); }
+            if (V >= 8) { a0 = a0.add(a0.rearrange(R4)); a1 = a1.add(a1.rearrange(R4)); }
+            if (V >= 4) { a0 = a0.add(a0.rearrange(R2)); a1 = a1.add(a1.rearrange(R2)); }
+            if (V >= 2) { a0 = a0.add(a0.rearrange(R1)); a1 = a1.add(a1.rearrange(R1)); }
+            s0 = a0.lane(0); s1 = a1.lane(0);
+        } else {
+            s0 = Lanes.sum(a0); s1 = Lanes.sum(a1);
+        }
         for (; g < groups; g++) {
             s0 = Math.fma(biases[po + g], xsums[xso + g], s0);
             s1 = Math.fma(biases[po + g], xsums[xso + 1 * groups + g], s1);
@@ -1913,7 +2225,16 @@ final class AffineDots {
         for (; g + V <= groups; g += V) {
             a0 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + g), a0);
         }
-        float s0 = Lanes.sum(a0);
+        float s0;
+        if (FOLDED) {
+            if (V >= 16) { a0 = a0.add(a0.rearrange(R8)); }
+            if (V >= 8) { a0 = a0.add(a0.rearrange(R4)); }
+            if (V >= 4) { a0 = a0.add(a0.rearrange(R2)); }
+            if (V >= 2) { a0 = a0.add(a0.rearrange(R1)); }
+            s0 = a0.lane(0);
+        } else {
+            s0 = Lanes.sum(a0);
+        }
         for (; g < groups; g++) {
             s0 = Math.fma(biases[po + g], xsums[xso + g], s0);
         }
@@ -1950,7 +2271,16 @@ final class AffineDots {
             a2 = FloatVector.fromArray(S, biases, po + 2 * groups + g).fma(FloatVector.fromArray(S, xsums, xso + g), a2);
             a3 = FloatVector.fromArray(S, biases, po + 3 * groups + g).fma(FloatVector.fromArray(S, xsums, xso + g), a3);
         }
-        float s0 = Lanes.sum(a0), s1 = Lanes.sum(a1), s2 = Lanes.sum(a2), s3 = Lanes.sum(a3);
+        float s0, s1, s2, s3;
+        if (FOLDED) {
+            if (V >= 16) { a0 = a0.add(a0.rearrange(R8)); a1 = a1.add(a1.rearrange(R8)); a2 = a2.add(a2.rearrange(R8)); a3 = a3.add(a3.rearrange(R8)); }
+            if (V >= 8) { a0 = a0.add(a0.rearrange(R4)); a1 = a1.add(a1.rearrange(R4)); a2 = a2.add(a2.rearrange(R4)); a3 = a3.add(a3.rearrange(R4)); }
+            if (V >= 4) { a0 = a0.add(a0.rearrange(R2)); a1 = a1.add(a1.rearrange(R2)); a2 = a2.add(a2.rearrange(R2)); a3 = a3.add(a3.rearrange(R2)); }
+            if (V >= 2) { a0 = a0.add(a0.rearrange(R1)); a1 = a1.add(a1.rearrange(R1)); a2 = a2.add(a2.rearrange(R1)); a3 = a3.add(a3.rearrange(R1)); }
+            s0 = a0.lane(0); s1 = a1.lane(0); s2 = a2.lane(0); s3 = a3.lane(0);
+        } else {
+            s0 = Lanes.sum(a0); s1 = Lanes.sum(a1); s2 = Lanes.sum(a2); s3 = Lanes.sum(a3);
+        }
         for (; g < groups; g++) {
             s0 = Math.fma(biases[po + g], xsums[xso + g], s0);
             s1 = Math.fma(biases[po + 1 * groups + g], xsums[xso + g], s1);
@@ -1986,7 +2316,16 @@ final class AffineDots {
             a0 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + g), a0);
             a1 = FloatVector.fromArray(S, biases, po + 1 * groups + g).fma(FloatVector.fromArray(S, xsums, xso + g), a1);
         }
-        float s0 = Lanes.sum(a0), s1 = Lanes.sum(a1);
+        float s0, s1;
+        if (FOLDED) {
+            if (V >= 16) { a0 = a0.add(a0.rearrange(R8)); a1 = a1.add(a1.rearrange(R8)); }
+            if (V >= 8) { a0 = a0.add(a0.rearrange(R4)); a1 = a1.add(a1.rearrange(R4)); }
+            if (V >= 4) { a0 = a0.add(a0.rearrange(R2)); a1 = a1.add(a1.rearrange(R2)); }
+            if (V >= 2) { a0 = a0.add(a0.rearrange(R1)); a1 = a1.add(a1.rearrange(R1)); }
+            s0 = a0.lane(0); s1 = a1.lane(0);
+        } else {
+            s0 = Lanes.sum(a0); s1 = Lanes.sum(a1);
+        }
         for (; g < groups; g++) {
             s0 = Math.fma(biases[po + g], xsums[xso + g], s0);
             s1 = Math.fma(biases[po + 1 * groups + g], xsums[xso + g], s1);
@@ -2021,7 +2360,16 @@ final class AffineDots {
             a2 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + 2 * groups + g), a2);
             a3 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + 3 * groups + g), a3);
         }
-        float s0 = Lanes.sum(a0), s1 = Lanes.sum(a1), s2 = Lanes.sum(a2), s3 = Lanes.sum(a3);
+        float s0, s1, s2, s3;
+        if (FOLDED) {
+            if (V >= 16) { a0 = a0.add(a0.rearrange(R8)); a1 = a1.add(a1.rearrange(R8)); a2 = a2.add(a2.rearrange(R8)); a3 = a3.add(a3.rearrange(R8)); }
+            if (V >= 8) { a0 = a0.add(a0.rearrange(R4)); a1 = a1.add(a1.rearrange(R4)); a2 = a2.add(a2.rearrange(R4)); a3 = a3.add(a3.rearrange(R4)); }
+            if (V >= 4) { a0 = a0.add(a0.rearrange(R2)); a1 = a1.add(a1.rearrange(R2)); a2 = a2.add(a2.rearrange(R2)); a3 = a3.add(a3.rearrange(R2)); }
+            if (V >= 2) { a0 = a0.add(a0.rearrange(R1)); a1 = a1.add(a1.rearrange(R1)); a2 = a2.add(a2.rearrange(R1)); a3 = a3.add(a3.rearrange(R1)); }
+            s0 = a0.lane(0); s1 = a1.lane(0); s2 = a2.lane(0); s3 = a3.lane(0);
+        } else {
+            s0 = Lanes.sum(a0); s1 = Lanes.sum(a1); s2 = Lanes.sum(a2); s3 = Lanes.sum(a3);
+        }
         for (; g < groups; g++) {
             s0 = Math.fma(biases[po + g], xsums[xso + g], s0);
             s1 = Math.fma(biases[po + g], xsums[xso + 1 * groups + g], s1);
@@ -2056,7 +2404,16 @@ final class AffineDots {
             a0 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + g), a0);
             a1 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + 1 * groups + g), a1);
         }
-        float s0 = Lanes.sum(a0), s1 = Lanes.sum(a1);
+        float s0, s1;
+        if (FOLDED) {
+            if (V >= 16) { a0 = a0.add(a0.rearrange(R8)); a1 = a1.add(a1.rearrange(R8)); }
+            if (V >= 8) { a0 = a0.add(a0.rearrange(R4)); a1 = a1.add(a1.rearrange(R4)); }
+            if (V >= 4) { a0 = a0.add(a0.rearrange(R2)); a1 = a1.add(a1.rearrange(R2)); }
+            if (V >= 2) { a0 = a0.add(a0.rearrange(R1)); a1 = a1.add(a1.rearrange(R1)); }
+            s0 = a0.lane(0); s1 = a1.lane(0);
+        } else {
+            s0 = Lanes.sum(a0); s1 = Lanes.sum(a1);
+        }
         for (; g < groups; g++) {
             s0 = Math.fma(biases[po + g], xsums[xso + g], s0);
             s1 = Math.fma(biases[po + g], xsums[xso + 1 * groups + g], s1);
@@ -2088,7 +2445,16 @@ final class AffineDots {
         for (; g + V <= groups; g += V) {
             a0 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + g), a0);
         }
-        float s0 = Lanes.sum(a0);
+        float s0;
+        if (FOLDED) {
+            if (V >= 16) { a0 = a0.add(a0.rearrange(R8)); }
+            if (V >= 8) { a0 = a0.add(a0.rearrange(R4)); }
+            if (V >= 4) { a0 = a0.add(a0.rearrange(R2)); }
+            if (V >= 2) { a0 = a0.add(a0.rearrange(R1)); }
+            s0 = a0.lane(0);
+        } else {
+            s0 = Lanes.sum(a0);
+        }
         for (; g < groups; g++) {
             s0 = Math.fma(biases[po + g], xsums[xso + g], s0);
         }
@@ -2134,7 +2500,16 @@ final class AffineDots {
             a2 = FloatVector.fromArray(S, biases, po + 2 * groups + g).fma(FloatVector.fromArray(S, xsums, xso + g), a2);
             a3 = FloatVector.fromArray(S, biases, po + 3 * groups + g).fma(FloatVector.fromArray(S, xsums, xso + g), a3);
         }
-        float s0 = Lanes.sum(a0), s1 = Lanes.sum(a1), s2 = Lanes.sum(a2), s3 = Lanes.sum(a3);
+        float s0, s1, s2, s3;
+        if (FOLDED) {
+            if (V >= 16) { a0 = a0.add(a0.rearrange(R8)); a1 = a1.add(a1.rearrange(R8)); a2 = a2.add(a2.rearrange(R8)); a3 = a3.add(a3.rearrange(R8)); }
+            if (V >= 8) { a0 = a0.add(a0.rearrange(R4)); a1 = a1.add(a1.rearrange(R4)); a2 = a2.add(a2.rearrange(R4)); a3 = a3.add(a3.rearrange(R4)); }
+            if (V >= 4) { a0 = a0.add(a0.rearrange(R2)); a1 = a1.add(a1.rearrange(R2)); a2 = a2.add(a2.rearrange(R2)); a3 = a3.add(a3.rearrange(R2)); }
+            if (V >= 2) { a0 = a0.add(a0.rearrange(R1)); a1 = a1.add(a1.rearrange(R1)); a2 = a2.add(a2.rearrange(R1)); a3 = a3.add(a3.rearrange(R1)); }
+            s0 = a0.lane(0); s1 = a1.lane(0); s2 = a2.lane(0); s3 = a3.lane(0);
+        } else {
+            s0 = Lanes.sum(a0); s1 = Lanes.sum(a1); s2 = Lanes.sum(a2); s3 = Lanes.sum(a3);
+        }
         for (; g < groups; g++) {
             s0 = Math.fma(biases[po + g], xsums[xso + g], s0);
             s1 = Math.fma(biases[po + 1 * groups + g], xsums[xso + g], s1);
@@ -2179,7 +2554,16 @@ final class AffineDots {
             a0 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + g), a0);
             a1 = FloatVector.fromArray(S, biases, po + 1 * groups + g).fma(FloatVector.fromArray(S, xsums, xso + g), a1);
         }
-        float s0 = Lanes.sum(a0), s1 = Lanes.sum(a1);
+        float s0, s1;
+        if (FOLDED) {
+            if (V >= 16) { a0 = a0.add(a0.rearrange(R8)); a1 = a1.add(a1.rearrange(R8)); }
+            if (V >= 8) { a0 = a0.add(a0.rearrange(R4)); a1 = a1.add(a1.rearrange(R4)); }
+            if (V >= 4) { a0 = a0.add(a0.rearrange(R2)); a1 = a1.add(a1.rearrange(R2)); }
+            if (V >= 2) { a0 = a0.add(a0.rearrange(R1)); a1 = a1.add(a1.rearrange(R1)); }
+            s0 = a0.lane(0); s1 = a1.lane(0);
+        } else {
+            s0 = Lanes.sum(a0); s1 = Lanes.sum(a1);
+        }
         for (; g < groups; g++) {
             s0 = Math.fma(biases[po + g], xsums[xso + g], s0);
             s1 = Math.fma(biases[po + 1 * groups + g], xsums[xso + g], s1);
@@ -2223,7 +2607,16 @@ final class AffineDots {
             a2 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + 2 * groups + g), a2);
             a3 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + 3 * groups + g), a3);
         }
-        float s0 = Lanes.sum(a0), s1 = Lanes.sum(a1), s2 = Lanes.sum(a2), s3 = Lanes.sum(a3);
+        float s0, s1, s2, s3;
+        if (FOLDED) {
+            if (V >= 16) { a0 = a0.add(a0.rearrange(R8)); a1 = a1.add(a1.rearrange(R8)); a2 = a2.add(a2.rearrange(R8)); a3 = a3.add(a3.rearrange(R8)); }
+            if (V >= 8) { a0 = a0.add(a0.rearrange(R4)); a1 = a1.add(a1.rearrange(R4)); a2 = a2.add(a2.rearrange(R4)); a3 = a3.add(a3.rearrange(R4)); }
+            if (V >= 4) { a0 = a0.add(a0.rearrange(R2)); a1 = a1.add(a1.rearrange(R2)); a2 = a2.add(a2.rearrange(R2)); a3 = a3.add(a3.rearrange(R2)); }
+            if (V >= 2) { a0 = a0.add(a0.rearrange(R1)); a1 = a1.add(a1.rearrange(R1)); a2 = a2.add(a2.rearrange(R1)); a3 = a3.add(a3.rearrange(R1)); }
+            s0 = a0.lane(0); s1 = a1.lane(0); s2 = a2.lane(0); s3 = a3.lane(0);
+        } else {
+            s0 = Lanes.sum(a0); s1 = Lanes.sum(a1); s2 = Lanes.sum(a2); s3 = Lanes.sum(a3);
+        }
         for (; g < groups; g++) {
             s0 = Math.fma(biases[po + g], xsums[xso + g], s0);
             s1 = Math.fma(biases[po + g], xsums[xso + 1 * groups + g], s1);
@@ -2267,7 +2660,16 @@ final class AffineDots {
             a0 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + g), a0);
             a1 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + 1 * groups + g), a1);
         }
-        float s0 = Lanes.sum(a0), s1 = Lanes.sum(a1);
+        float s0, s1;
+        if (FOLDED) {
+            if (V >= 16) { a0 = a0.add(a0.rearrange(R8)); a1 = a1.add(a1.rearrange(R8)); }
+            if (V >= 8) { a0 = a0.add(a0.rearrange(R4)); a1 = a1.add(a1.rearrange(R4)); }
+            if (V >= 4) { a0 = a0.add(a0.rearrange(R2)); a1 = a1.add(a1.rearrange(R2)); }
+            if (V >= 2) { a0 = a0.add(a0.rearrange(R1)); a1 = a1.add(a1.rearrange(R1)); }
+            s0 = a0.lane(0); s1 = a1.lane(0);
+        } else {
+            s0 = Lanes.sum(a0); s1 = Lanes.sum(a1);
+        }
         for (; g < groups; g++) {
             s0 = Math.fma(biases[po + g], xsums[xso + g], s0);
             s1 = Math.fma(biases[po + g], xsums[xso + 1 * groups + g], s1);
@@ -2308,7 +2710,16 @@ final class AffineDots {
         for (; g + V <= groups; g += V) {
             a0 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + g), a0);
         }
-        float s0 = Lanes.sum(a0);
+        float s0;
+        if (FOLDED) {
+            if (V >= 16) { a0 = a0.add(a0.rearrange(R8)); }
+            if (V >= 8) { a0 = a0.add(a0.rearrange(R4)); }
+            if (V >= 4) { a0 = a0.add(a0.rearrange(R2)); }
+            if (V >= 2) { a0 = a0.add(a0.rearrange(R1)); }
+            s0 = a0.lane(0);
+        } else {
+            s0 = Lanes.sum(a0);
+        }
         for (; g < groups; g++) {
             s0 = Math.fma(biases[po + g], xsums[xso + g], s0);
         }
