@@ -562,7 +562,7 @@ def reference(weights_f32, prompt_src):
                     "batch.greedy": greedy, "batch.step_logits": steps})
     meta = {"architecture": "llama", "prompt_tokens": T_PROMPT, "decode_steps": N_STEPS, "batch_lengths": BATCH_LENGTHS,
             "pad_id": 0, "prompt_source": "held-out split: tokens [0, 24) for single; rows from offsets 100, 600, 1100",
-            "reference": made_by}
+            "reference": made_by, **({"hf_buffers": "float32"} if made_by.startswith("transformers") else {})}
     return {k: v.detach().cpu().contiguous() for k, v in out.items()}, meta
 
 
