@@ -6,10 +6,13 @@ to $OUT (or argv[2]):
   q8.tar, q4.tar  the same model with MLX affine 8-bit / 4-bit weights (group 64), each with its
                   reference logits (transformers, float32 math on the dequantized weights)
   bf16-ref.tar    reference logits of the bf16 model
-  train_log.json  hyper-parameters, loss curves, held-out loss of bf16 / q8 / q4, timings
+  train_log.json  hyper-parameters, loss curves, held-out loss of bf16 / q8 / q4, copy loss and accuracy,
+                  the greedy continuation of `bench speculative`'s copy prompt, timings
   loss.png        train and held-out loss curves
 Usage: python train.py DATA_DIR OUT_DIR   (DATA_DIR from prepare_data.py)
-Time budget: TRAIN_SECONDS (default 110) of optimisation; the rest takes well under a minute.
+Time budget: TRAIN_SECONDS (default 110) of optimisation, at most MAX_EPOCHS (default 24) passes over
+the training tokens; the rest takes well under a minute. COPY_FRACTION (default 0.4): the share of
+copy windows (below).
 """
 import io
 import json
@@ -171,6 +174,78 @@ def batch(src, n, g=gen):
     return x[:, :-1].to(dev, non_blocking=True), x[:, 1:].to(dev, non_blocking=True)
 
 
+# Copy windows: two in five training windows repeat a span of their own text, so the model
+# learns to continue a passage it has seen earlier in its context (induction), as when asked to
+# repeat or edit a paragraph. Such a window is natural text up to the end of a span of 32-200
+# tokens, then [gap, span] again and again until the window is full: the gap (empty, or a snippet
+# of 1-40 tokens from elsewhere in the corpus, the same one each time) stands for the words between
+# a passage and its repeat, and a copy may carry a few edits (tokens replaced by corpus tokens), so
+# the model resumes the copy after a change. The rest of the windows are the natural stream as before.
+COPY = dict(fraction=float(os.environ.get("COPY_FRACTION", "0.4")), prefix_max=160, span=(32, 200), gap_max=40,
+            gap_prob=0.5, edit_prob=0.5, max_edits=3)
+if SMOKE:  # windows of 128 tokens
+    COPY.update(prefix_max=32, span=(16, 40), gap_max=10)
+
+
+def copy_window(src, L, g):
+    """One window of L tokens from src as described above, and a mask of the positions whose target is a
+    copied (unedited) token, which the model can predict exactly once it copies."""
+    def rand(lo, hi):  # uniform integer in [lo, hi]
+        return lo + int(torch.randint(0, hi - lo + 1, (1,), generator=g))
+
+    prefix, span = rand(0, COPY["prefix_max"]), rand(*COPY["span"])
+    s = rand(0, len(src) - prefix - span - 1)
+    seq = src[s:s + prefix + span].tolist()
+    copied = [False] * len(seq)
+    body = seq[prefix:]
+    gap = []
+    if float(torch.rand(1, generator=g)) < COPY["gap_prob"]:
+        n = rand(1, COPY["gap_max"])
+        t = rand(0, len(src) - n - 1)
+        gap = src[t:t + n].tolist()
+    first = True
+    while len(seq) < L:
+        seq += gap
+        copied += [not first] * len(gap)  # the first gap and the first copy's first token cannot be foreseen
+        rep, mark = list(body), [True] * len(body)
+        mark[0] = not first
+        first = False
+        if float(torch.rand(1, generator=g)) < COPY["edit_prob"]:
+            for _ in range(rand(1, COPY["max_edits"])):
+                i = rand(0, len(rep) - 1)
+                rep[i], mark[i] = int(src[rand(0, len(src) - 1)]), False
+        seq += rep
+        copied += mark
+    return torch.tensor(seq[:L], dtype=torch.long), torch.tensor(copied[:L])
+
+
+def training_batch(src, n, g=gen):
+    """n windows: the natural stream, with a COPY["fraction"] of them copy windows."""
+    x, y = batch(src, n, g)
+    k = int((torch.rand(n, generator=g) < COPY["fraction"]).sum())
+    if k:
+        w = torch.stack([copy_window(src, HP["seq_len"] + 1, g)[0] for _ in range(k)]).to(dev)
+        x, y = torch.cat([x[k:], w[:, :-1]]), torch.cat([y[k:], w[:, 1:]])
+    return x, y
+
+
+COPY_EVAL = [copy_window(held_ids, HP["seq_len"] + 1, torch.Generator().manual_seed(99)) for _ in range(4 if SMOKE else 64)]
+
+
+def held_out_copy(model):
+    """On copy windows of held-out text: mean loss and greedy accuracy at the copied positions."""
+    model.eval()
+    x = torch.stack([w for w, _ in COPY_EVAL]).to(dev)
+    m = torch.stack([c for _, c in COPY_EVAL])[:, 1:].to(dev)
+    with torch.no_grad():
+        with torch.autocast(dev, dtype=torch.bfloat16, enabled=dev == "cuda"):
+            logits = model(x[:, :-1]).float()
+        nll = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), x[:, 1:].reshape(-1), reduction="none").view_as(m)
+        hit = (logits.argmax(-1) == x[:, 1:])
+    model.train()
+    return nll[m].mean().item(), hit[m].float().mean().item()
+
+
 def held_out_loss(model, windows=None, bf16_math=True):
     """Mean next-token loss over consecutive, non-overlapping held-out windows (deterministic)."""
     L = HP["seq_len"]
@@ -201,7 +276,7 @@ opt = torch.optim.AdamW([{"params": decay, "weight_decay": HP["weight_decay"]}, 
 tokens_per_step = HP["batch_size"] * HP["seq_len"]
 max_steps = int(MAX_EPOCHS * len(train_ids) / tokens_per_step)
 total_steps = max_steps  # re-estimated from measured step time after the first steps
-history = {"step": [], "train_loss": [], "heldout_step": [], "heldout_loss": [], "lr": []}
+history = {"step": [], "train_loss": [], "heldout_step": [], "heldout_loss": [], "copy_loss": [], "copy_accuracy": [], "lr": []}
 best = (float("inf"), None, 0)
 t_train = time.time()
 step = 0
@@ -221,7 +296,7 @@ while step < total_steps:
         HP["min_lr_ratio"] + (1 - HP["min_lr_ratio"]) * 0.5 * (1 + math.cos(math.pi * (step - warm) / max(1, total_steps - warm))))
     for g in opt.param_groups:
         g["lr"] = lr
-    x, y = batch(train_ids, HP["batch_size"])
+    x, y = training_batch(train_ids, HP["batch_size"])
     with torch.autocast(dev, dtype=torch.bfloat16, enabled=dev == "cuda"):
         logits = model(x)
     loss = F.cross_entropy(logits.float().reshape(-1, logits.shape[-1]), y.reshape(-1))
@@ -236,11 +311,14 @@ while step < total_steps:
         history["lr"].append(lr)
     if step % HP["eval_every"] == 0 or step == total_steps:
         h = held_out_loss(model, windows=64 if not SMOKE else 2)
+        c_loss, c_acc = held_out_copy(model)
         history["heldout_step"].append(step)
         history["heldout_loss"].append(h)
+        history["copy_loss"].append(c_loss)
+        history["copy_accuracy"].append(c_acc)
         if h < best[0]:
             best = (h, {k: v.detach().clone() for k, v in model.state_dict().items()}, step)
-        log(f"step {step}/{total_steps} train {loss.item():.4f} held-out {h:.4f} lr {lr:.2e}")
+        log(f"step {step}/{total_steps} train {loss.item():.4f} held-out {h:.4f} copy {c_loss:.3f} / {c_acc:.3f} lr {lr:.2e}")
 train_seconds = time.time() - t_train
 model.load_state_dict(best[1])
 # float32 from here on: no TF32 in evaluations; references run on the CPU like a plain float32 reference
@@ -248,6 +326,48 @@ torch.backends.cuda.matmul.allow_tf32 = False
 torch.backends.cudnn.allow_tf32 = False
 REF_DEV = "cpu"
 log(f"trained {step} steps in {train_seconds:.1f}s; best held-out (64 windows) {best[0]:.4f} at step {best[2]}")
+
+# The prompt of `panamax bench speculative --prompt copy`: does greedy decoding continue the copy?
+COPY_PROMPT = ("Call me Ishmael. Some years ago, never mind how long precisely, having little or no money in my purse, and nothing"
+               " particular to interest me on shore, I thought I would sail about a little and see the watery part of the world. It is"
+               " a way I have of driving off the spleen and regulating the circulation. Whenever I find myself growing grim about the"
+               " mouth; whenever it is a damp, drizzly November in my soul; whenever I find myself involuntarily pausing before coffin"
+               " warehouses, and bringing up the rear of every funeral I meet; then, I account it high time to get to sea as soon as I"
+               " can.\n\nThe same paragraph again, with \"Ishmael\" changed to \"Queequeg\":\n\nCall me Queequeg. Some years ago,")
+
+
+def copy_prompt_check(model, new_tokens=64 if SMOKE else 256):
+    """Greedy continuation of COPY_PROMPT, and the share of generated tokens that prompt lookup (the last 2 or
+    3 tokens found earlier in the context, the token after them proposed) would have drafted right."""
+    from tokenizers import Tokenizer
+    tok = Tokenizer.from_file(os.path.join(DATA, "tokenizer.json"))
+    ids = tok.encode(COPY_PROMPT, add_special_tokens=False).ids
+    n0, hits = len(ids), 0
+    model.eval()
+    with torch.no_grad():
+        for _ in range(new_tokens):
+            nxt = int(model(torch.tensor([ids], device=dev))[0, -1].float().argmax())
+            guess = None
+            for n in (3, 2):
+                tail = ids[-n:]
+                for j in range(len(ids) - n - 1, -1, -1):
+                    if ids[j:j + n] == tail:
+                        guess = ids[j + n]
+                        break
+                if guess is not None:
+                    break
+            hits += guess == nxt
+            ids.append(nxt)
+    model.train()
+    return hits / new_tokens, tok.decode(ids[n0:])
+
+
+try:
+    lookup_hit, continuation = copy_prompt_check(model)
+    log(f"copy prompt: prompt lookup would draft {lookup_hit:.3f} of the greedy tokens; greedy continuation: {continuation!r}")
+except Exception as e:  # noqa: BLE001
+    lookup_hit, continuation = None, f"unavailable: {e!r}"
+    log(f"copy prompt check failed: {e!r}")
 
 # ---------------------------------------------------------------- export
 def safetensors_bytes(tensors, meta=None):
@@ -445,7 +565,7 @@ def reference(weights_f32, prompt_src):
                     "batch.greedy": greedy, "batch.step_logits": steps})
     meta = {"architecture": "llama", "prompt_tokens": T_PROMPT, "decode_steps": N_STEPS, "batch_lengths": BATCH_LENGTHS,
             "pad_id": 0, "prompt_source": "held-out split: tokens [0, 24) for single; rows from offsets 100, 600, 1100",
-            "reference": made_by}
+            "reference": made_by, **({"hf_buffers": "float32"} if made_by.startswith("transformers") else {})}
     return {k: v.detach().cpu().contiguous() for k, v in out.items()}, meta
 
 
@@ -465,7 +585,8 @@ def heldout_with(weights_f32):
 
 results = {"parameters": params, "config": CFG, "hyper_parameters": HP, "train_seconds": train_seconds,
            "steps": step, "best_step": best[2], "tokens_per_step": tokens_per_step, "history": history,
-           "train_tokens": len(train_ids), "heldout_tokens": len(held_ids)}
+           "train_tokens": len(train_ids), "heldout_tokens": len(held_ids), "copy_mix": COPY,
+           "copy_prompt": {"lookup_hit_rate": lookup_hit, "greedy_continuation": continuation}}
 
 
 def save_log():
