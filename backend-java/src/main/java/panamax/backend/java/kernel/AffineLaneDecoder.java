@@ -1,0 +1,123 @@
+package panamax.backend.java.kernel;
+
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteOrder;
+import jdk.incubator.vector.FloatVector;
+import jdk.incubator.vector.IntVector;
+import jdk.incubator.vector.VectorOperators;
+import jdk.incubator.vector.VectorSpecies;
+
+/**
+ * Decodes a block of affine rows (MLX's LSB-first words of 2-, 4- or 8-bit codes, {@code code·s + b}
+ * per group) to f32 in <em>lane order</em>: a vector of words is loaded once and each code position
+ * within a word is one shift, mask, convert and FMA for all its lanes, so element
+ * {@code e = (v·perWord + i)·F + l} holds column {@code (v·F + l)·perWord + i}. Attention takes its
+ * dot products in that order ({@link LaneBlockProducts}): queries are put in lane order once per call
+ * ({@link #toLanes}) and value sums back in column order once per row ({@link #fromLanes}), so nothing
+ * is shuffled per key. Works on any lane count, unlike the sixteen-lane {@link CodeColumns} and
+ * {@link CodeRows}.
+ *
+ * <p>One instance holds one thread's scratch for rows of one shape; not thread-safe.
+ */
+public final class AffineLaneDecoder {
+    private static final VectorSpecies<Float> S = FloatVector.SPECIES_PREFERRED;
+    private static final VectorSpecies<Integer> IS = IntVector.SPECIES_PREFERRED;
+    private static final int F = S.length();
+    private static final ByteOrder LE = ByteOrder.LITTLE_ENDIAN;
+
+    private final int bits;
+    private final int cols;
+    private final int groupSize;
+    private final int groups;
+    private final int perWord;
+    private final int vectors;
+    /** natural[e]: the column of lane-order element e. */
+    private final int[] natural;
+    /** Whether every word vector's codes lie in one group (one broadcast scale and bias per vector). */
+    private final boolean uniform;
+    /** Per word vector v, lane l: the group of its codes ({@code [v·F + l]}), for gathering lane scales. */
+    private final int[] laneGroups;
+    private final float[] scales;
+    private final float[] biases;
+
+    /** Scratch for blocks of up to {@code maxRows} rows of {@code cols} codes of {@code bits}, groups of {@code groupSize}. */
+    public AffineLaneDecoder(int bits, int cols, int groupSize, int maxRows) {
+        if (!supports(bits, cols, groupSize)) {
+            throw new IllegalArgumentException("AffineLaneDecoder: unsupported rows of " + cols + " " + bits + "-bit codes in groups of " + groupSize);
+        }
+        this.bits = bits;
+        this.cols = cols;
+        this.groupSize = groupSize;
+        this.groups = cols / groupSize;
+        this.perWord = 32 / bits;
+        this.vectors = cols * bits / 32 / F;
+        this.natural = new int[cols];
+        for (int v = 0; v < vectors; v++) {
+            for (int i = 0; i < perWord; i++) {
+                for (int l = 0; l < F; l++) natural[(v * perWord + i) * F + l] = (v * F + l) * perWord + i;
+            }
+        }
+        this.uniform = groupSize % (F * perWord) == 0;
+        this.laneGroups = new int[vectors * F];
+        for (int w = 0; w < vectors * F; w++) laneGroups[w] = w * perWord / groupSize;
+        this.scales = new float[maxRows * groups + F];
+        this.biases = new float[maxRows * groups + F];
+    }
+
+    /**
+     * True for 2-, 4- and 8-bit codes in rows of whole word vectors (the row's words a multiple of the
+     * lane count) whose groups hold whole words.
+     */
+    public static boolean supports(int bits, int cols, int groupSize) {
+        if (bits != 2 && bits != 4 && bits != 8) return false;
+        if (cols <= 0 || groupSize <= 0 || cols % groupSize != 0 || groupSize % (32 / bits) != 0) return false;
+        return IS.length() == F && (long) cols * bits % (32L * F) == 0;
+    }
+
+    /** Floats per decoded row (the row's columns). */
+    public int cols() {
+        return cols;
+    }
+
+    /** {@code dst[dstOff + e] = x[xOff + natural(e)]}: a row of {@code cols} in lane order. */
+    public void toLanes(float[] x, int xOff, float[] dst, int dstOff) {
+        for (int e = 0; e < cols; e++) dst[dstOff + e] = x[xOff + natural[e]];
+    }
+
+    /** {@code dst[natural(e)] = lanes[off + e]}: a lane-order row back in column order. */
+    public void fromLanes(float[] lanes, int off, float[] dst) {
+        for (int e = 0; e < cols; e++) dst[natural[e]] = lanes[off + e];
+    }
+
+    /**
+     * Rows {@code [t0, t0 + n)} (row t's words at byte {@code base + t·rowBytes}, its group parameters
+     * from {@code params}) into {@code out[(t − t0)·cols ..]} in lane order.
+     */
+    public void decode(MemorySegment packed, long base, long rowBytes, RowScales params, int t0, int n, float[] out) {
+        params.loadRows(t0, n, groups, scales, biases);
+        int mask = (1 << bits) - 1;
+        for (int t = 0; t < n; t++) {
+            long row = base + (t0 + t) * rowBytes;
+            int o = t * cols;
+            int p = t * groups;
+            for (int v = 0; v < vectors; v++) {
+                IntVector w = IntVector.fromMemorySegment(IS, packed, row + 4L * F * v, LE);
+                FloatVector s;
+                FloatVector b;
+                if (uniform) {
+                    int g = v * F * perWord / groupSize;
+                    s = FloatVector.broadcast(S, scales[p + g]);
+                    b = FloatVector.broadcast(S, biases[p + g]);
+                } else {
+                    s = FloatVector.fromArray(S, scales, p, laneGroups, v * F);
+                    b = FloatVector.fromArray(S, biases, p, laneGroups, v * F);
+                }
+                int at = o + v * perWord * F;
+                for (int i = 0; i < perWord; i++) {
+                    FloatVector c = (FloatVector) w.lanewise(VectorOperators.LSHR, i * bits).and(mask).convert(VectorOperators.I2F, 0);
+                    c.fma(s, b).intoArray(out, at + i * F);
+                }
+            }
+        }
+    }
+}
