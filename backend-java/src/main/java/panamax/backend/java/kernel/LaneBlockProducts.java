@@ -35,8 +35,11 @@ public final class LaneBlockProducts {
      * dropped).
      */
     public static void scores(float[] k, int n, int d, float[] q, int qOff, float[] c, int cOff, float[] scratch) {
+        if (d == 8 * F) {
+            scoresOfEight(k, n, q, qOff, c, cOff, scratch);
+            return;
+        }
         FloatVector zero = FloatVector.zero(S);
-        int sums = F * F;
         for (int j0 = 0; j0 < n; j0 += F) {
             for (int j = 0; j < F; j++) {
                 int o = (j0 + j) * d;
@@ -48,13 +51,46 @@ public final class LaneBlockProducts {
                 }
                 a0.add(a1).intoArray(scratch, j * F);
             }
-            int count = Math.min(F, n - j0);
-            if (count == F) {
-                Lanes.sums(scratch, 0, F, c, cOff + j0);
-            } else {
-                Lanes.sums(scratch, 0, F, scratch, sums);
-                System.arraycopy(scratch, sums, c, cOff + j0, count);
+            sums(n, c, cOff, scratch, j0);
+        }
+    }
+
+    /**
+     * Rows of eight vectors (head dim 64 on eight lanes, 128 on sixteen): the query stays in registers
+     * and each key is straight-line code. The same two chains and sum as the general loop, so the
+     * scores are the same bits.
+     */
+    private static void scoresOfEight(float[] k, int n, float[] q, int qOff, float[] c, int cOff, float[] scratch) {
+        FloatVector q0 = FloatVector.fromArray(S, q, qOff), q1 = FloatVector.fromArray(S, q, qOff + F);
+        FloatVector q2 = FloatVector.fromArray(S, q, qOff + 2 * F), q3 = FloatVector.fromArray(S, q, qOff + 3 * F);
+        FloatVector q4 = FloatVector.fromArray(S, q, qOff + 4 * F), q5 = FloatVector.fromArray(S, q, qOff + 5 * F);
+        FloatVector q6 = FloatVector.fromArray(S, q, qOff + 6 * F), q7 = FloatVector.fromArray(S, q, qOff + 7 * F);
+        FloatVector zero = FloatVector.zero(S);
+        for (int j0 = 0; j0 < n; j0 += F) {
+            for (int j = 0; j < F; j++) {
+                int o = (j0 + j) * 8 * F;
+                FloatVector a0 = FloatVector.fromArray(S, k, o).fma(q0, zero);
+                FloatVector a1 = FloatVector.fromArray(S, k, o + F).fma(q1, zero);
+                a0 = FloatVector.fromArray(S, k, o + 2 * F).fma(q2, a0);
+                a1 = FloatVector.fromArray(S, k, o + 3 * F).fma(q3, a1);
+                a0 = FloatVector.fromArray(S, k, o + 4 * F).fma(q4, a0);
+                a1 = FloatVector.fromArray(S, k, o + 5 * F).fma(q5, a1);
+                a0 = FloatVector.fromArray(S, k, o + 6 * F).fma(q6, a0);
+                a1 = FloatVector.fromArray(S, k, o + 7 * F).fma(q7, a1);
+                a0.add(a1).intoArray(scratch, j * F);
             }
+            sums(n, c, cOff, scratch, j0);
+        }
+    }
+
+    /** The lane sums of the F keys from j0 into {@code c[cOff + j0 ..]}, only those below n. */
+    private static void sums(int n, float[] c, int cOff, float[] scratch, int j0) {
+        int count = Math.min(F, n - j0);
+        if (count == F) {
+            Lanes.sums(scratch, 0, F, c, cOff + j0);
+        } else {
+            Lanes.sums(scratch, 0, F, scratch, F * F);
+            System.arraycopy(scratch, F * F, c, cOff + j0, count);
         }
     }
 
