@@ -122,6 +122,11 @@ final class QuantizedAttention {
         private final float[] block;
         private final float[] laneQueries;
         private final float[] sums = new float[LaneBlockProducts.scratchLength()];
+        private final float[] scaledWeights = new float[FusedAttention.ROWS * BLOCK];
+        private final float[] blockScales = new float[BLOCK];
+        private final float[] blockBiases = new float[BLOCK];
+        /** Per row, {@code Σ p·b} of the last {@link #values} call (one group per row). */
+        private final float[] biasSums = new float[FusedAttention.ROWS];
         private long kBase;
         private long vBase;
         private RowScales kParams;
@@ -165,6 +170,10 @@ final class QuantizedAttention {
         @Override
         public void values(float[] weights, int m, int first, int last, float[] acc) {
             long rowBytes = values.packed().strides[2] * 4;
+            if (valueDecoder.sumsCodes()) {
+                codeSums(weights, m, first, last, acc, rowBytes);
+                return;
+            }
             // blocks from the first key given: a sum's chain runs in key order however the blocks fall
             for (int t0 = first; t0 <= last; t0 += BLOCK) {
                 int n = Math.min(BLOCK, last + 1 - t0);
@@ -173,9 +182,35 @@ final class QuantizedAttention {
             }
         }
 
+        /**
+         * Values of one group per row: {@code Σ (p·s)·code} from the words ({@link AffineLaneDecoder#accumulateCodes})
+         * and {@code Σ p·b} per row beside it, each in key order from the first key.
+         */
+        private void codeSums(float[] weights, int m, int first, int last, float[] acc, long rowBytes) {
+            Arrays.fill(biasSums, 0f);
+            for (int t0 = first; t0 <= last; t0 += BLOCK) {
+                int n = Math.min(BLOCK, last + 1 - t0);
+                valueDecoder.loadParameters(vParams, t0, n, blockScales, blockBiases);
+                for (int r = 0; r < m; r++) {
+                    float bias = biasSums[r];
+                    for (int j = 0; j < n; j++) {
+                        float p = weights[r * tk + t0 + j];
+                        scaledWeights[r * BLOCK + j] = p * blockScales[j];
+                        bias = Math.fma(p, blockBiases[j], bias);
+                    }
+                    biasSums[r] = bias;
+                }
+                valueDecoder.accumulateCodes(vs, vBase, rowBytes, t0, n, scaledWeights, BLOCK, m, acc);
+            }
+        }
+
         @Override
         public void row(float[] acc, int r, float[] row) {
             valueDecoder.fromLanes(acc, r * dv, row);
+            if (valueDecoder.sumsCodes()) {
+                float bias = biasSums[r];
+                for (int e = 0; e < dv; e++) row[e] += bias;
+            }
         }
     }
 }

@@ -170,4 +170,71 @@ public final class AffineLaneDecoder {
             }
         }
     }
+
+    /** True when {@link #accumulateCodes} serves these rows: one group per row. */
+    public boolean sumsCodes() {
+        return groups == 1;
+    }
+
+    /**
+     * Adds {@code Σ_{j<n} w[r·ldw + j]·code(t0 + j, e)} to {@code acc[r·cols + e]} (lane order) for rows
+     * {@code r < rows} (at most four): the codes of rows {@code [t0, t0 + n)} straight from their words,
+     * never stored as floats. Rows of one group ({@link #sumsCodes}): the caller folds each row's scale
+     * into its weights and sums {@code weight·bias} itself. Per element one FMA chain in key order,
+     * started from what acc holds.
+     */
+    public void accumulateCodes(MemorySegment packed, long base, long rowBytes, int t0, int n, float[] w, int ldw, int rows,
+                                float[] acc) {
+        int mask = (1 << bits) - 1;
+        int w1 = rows > 1 ? ldw : 0, w2 = rows > 2 ? 2 * ldw : 0, w3 = rows > 3 ? 3 * ldw : 0;
+        int o1 = rows > 1 ? cols : 0, o2 = rows > 2 ? 2 * cols : 0, o3 = rows > 3 ? 3 * cols : 0;
+        for (int v = 0; v < vectors; v++) {
+            long words = base + t0 * rowBytes + 4L * F * v;
+            for (int i = 0; i < perWord; i += 2) {
+                int shift0 = i * bits;
+                int shift1 = shift0 + bits;
+                int e = (v * perWord + i) * F;
+                FloatVector a00 = FloatVector.fromArray(S, acc, e), a01 = FloatVector.fromArray(S, acc, e + F);
+                FloatVector a10 = FloatVector.fromArray(S, acc, o1 + e), a11 = FloatVector.fromArray(S, acc, o1 + e + F);
+                FloatVector a20 = FloatVector.fromArray(S, acc, o2 + e), a21 = FloatVector.fromArray(S, acc, o2 + e + F);
+                FloatVector a30 = FloatVector.fromArray(S, acc, o3 + e), a31 = FloatVector.fromArray(S, acc, o3 + e + F);
+                for (int j = 0; j < n; j++) {
+                    IntVector word = IntVector.fromMemorySegment(IS, packed, words + j * rowBytes, LE);
+                    FloatVector c0 = (FloatVector) word.lanewise(VectorOperators.LSHR, shift0).and(mask).convert(VectorOperators.I2F, 0);
+                    FloatVector c1 = (FloatVector) word.lanewise(VectorOperators.LSHR, shift1).and(mask).convert(VectorOperators.I2F, 0);
+                    FloatVector x = FloatVector.broadcast(S, w[j]);
+                    a00 = c0.fma(x, a00);
+                    a01 = c1.fma(x, a01);
+                    x = FloatVector.broadcast(S, w[w1 + j]);
+                    a10 = c0.fma(x, a10);
+                    a11 = c1.fma(x, a11);
+                    x = FloatVector.broadcast(S, w[w2 + j]);
+                    a20 = c0.fma(x, a20);
+                    a21 = c1.fma(x, a21);
+                    x = FloatVector.broadcast(S, w[w3 + j]);
+                    a30 = c0.fma(x, a30);
+                    a31 = c1.fma(x, a31);
+                }
+                a00.intoArray(acc, e);
+                a01.intoArray(acc, e + F);
+                if (rows > 1) {
+                    a10.intoArray(acc, o1 + e);
+                    a11.intoArray(acc, o1 + e + F);
+                }
+                if (rows > 2) {
+                    a20.intoArray(acc, o2 + e);
+                    a21.intoArray(acc, o2 + e + F);
+                }
+                if (rows > 3) {
+                    a30.intoArray(acc, o3 + e);
+                    a31.intoArray(acc, o3 + e + F);
+                }
+            }
+        }
+    }
+
+    /** Row t's single group scale and bias, t in {@code [t0, t0 + n)}, into {@code scales[t − t0]} and {@code biases[t − t0]}. */
+    public void loadParameters(RowScales params, int t0, int n, float[] scales, float[] biases) {
+        params.loadRows(t0, n, groups, scales, biases);
+    }
 }
