@@ -102,6 +102,10 @@ public final class AffineLaneDecoder {
 
     /** Every word vector in one group: its scale and bias broadcast. */
     private void decodeUniform(MemorySegment packed, long base, long rowBytes, int t0, int n, float[] out) {
+        if (bits == 4) {
+            decodeFourBit(packed, base, rowBytes, t0, n, out);
+            return;
+        }
         int mask = (1 << bits) - 1;
         int vectorsPerGroup = groupSize / (F * perWord);
         for (int t = 0; t < n; t++) {
@@ -113,42 +117,38 @@ public final class AffineLaneDecoder {
                 FloatVector s = FloatVector.broadcast(S, scales[p + v / vectorsPerGroup]);
                 FloatVector b = FloatVector.broadcast(S, biases[p + v / vectorsPerGroup]);
                 int at = o + v * perWord * F;
-                if (bits == 4) {
-                    fourBit(w, s, b, out, at);
-                } else if (bits == 8) {
-                    eightBit(w, s, b, out, at);
-                } else {
-                    for (int i = 0; i < perWord; i++) {
-                        FloatVector c = (FloatVector) w.lanewise(VectorOperators.LSHR, i * bits).and(mask).convert(VectorOperators.I2F, 0);
-                        c.fma(s, b).intoArray(out, at + i * F);
-                    }
+                for (int i = 0; i < perWord; i++) {
+                    FloatVector c = (FloatVector) w.lanewise(VectorOperators.LSHR, i * bits).and(mask).convert(VectorOperators.I2F, 0);
+                    c.fma(s, b).intoArray(out, at + i * F);
                 }
             }
         }
     }
 
-    /** The eight 4-bit positions of a word vector, straight-line: constant shifts, no loop (4096 rows of 64: 61 µs with the loop, 44 µs without). */
-    private static void fourBit(IntVector w, FloatVector s, FloatVector b, float[] out, int at) {
-        code(w, 0, 0xf, s, b, out, at);
-        code(w, 4, 0xf, s, b, out, at + F);
-        code(w, 8, 0xf, s, b, out, at + 2 * F);
-        code(w, 12, 0xf, s, b, out, at + 3 * F);
-        code(w, 16, 0xf, s, b, out, at + 4 * F);
-        code(w, 20, 0xf, s, b, out, at + 5 * F);
-        code(w, 24, 0xf, s, b, out, at + 6 * F);
-        code(w, 28, 0xf, s, b, out, at + 7 * F);
-    }
-
-    /** The four 8-bit positions of a word vector, straight-line. */
-    private static void eightBit(IntVector w, FloatVector s, FloatVector b, float[] out, int at) {
-        code(w, 0, 0xff, s, b, out, at);
-        code(w, 8, 0xff, s, b, out, at + F);
-        code(w, 16, 0xff, s, b, out, at + 2 * F);
-        code(w, 24, 0xff, s, b, out, at + 3 * F);
-    }
-
-    private static void code(IntVector w, int shift, int mask, FloatVector s, FloatVector b, float[] out, int at) {
-        ((FloatVector) w.lanewise(VectorOperators.LSHR, shift).and(mask).convert(VectorOperators.I2F, 0)).fma(s, b).intoArray(out, at);
+    /**
+     * 4-bit codes, the eight positions of a word vector straight-line in the loop (constant shifts; no
+     * call: a vector passed to a method C2 does not inline is boxed).
+     */
+    private void decodeFourBit(MemorySegment packed, long base, long rowBytes, int t0, int n, float[] out) {
+        int vectorsPerGroup = groupSize / (F * perWord);
+        for (int t = 0; t < n; t++) {
+            long row = base + (t0 + t) * rowBytes;
+            int p = t * groups;
+            for (int v = 0; v < vectors; v++) {
+                IntVector w = IntVector.fromMemorySegment(IS, packed, row + 4L * F * v, LE);
+                FloatVector s = FloatVector.broadcast(S, scales[p + v / vectorsPerGroup]);
+                FloatVector b = FloatVector.broadcast(S, biases[p + v / vectorsPerGroup]);
+                int at = t * cols + v * 8 * F;
+                ((FloatVector) w.and(0xf).convert(VectorOperators.I2F, 0)).fma(s, b).intoArray(out, at);
+                ((FloatVector) w.lanewise(VectorOperators.LSHR, 4).and(0xf).convert(VectorOperators.I2F, 0)).fma(s, b).intoArray(out, at + F);
+                ((FloatVector) w.lanewise(VectorOperators.LSHR, 8).and(0xf).convert(VectorOperators.I2F, 0)).fma(s, b).intoArray(out, at + 2 * F);
+                ((FloatVector) w.lanewise(VectorOperators.LSHR, 12).and(0xf).convert(VectorOperators.I2F, 0)).fma(s, b).intoArray(out, at + 3 * F);
+                ((FloatVector) w.lanewise(VectorOperators.LSHR, 16).and(0xf).convert(VectorOperators.I2F, 0)).fma(s, b).intoArray(out, at + 4 * F);
+                ((FloatVector) w.lanewise(VectorOperators.LSHR, 20).and(0xf).convert(VectorOperators.I2F, 0)).fma(s, b).intoArray(out, at + 5 * F);
+                ((FloatVector) w.lanewise(VectorOperators.LSHR, 24).and(0xf).convert(VectorOperators.I2F, 0)).fma(s, b).intoArray(out, at + 6 * F);
+                ((FloatVector) w.lanewise(VectorOperators.LSHR, 28).convert(VectorOperators.I2F, 0)).fma(s, b).intoArray(out, at + 7 * F);
+            }
+        }
     }
 
     /** Groups narrower than a word vector: each lane's scale and bias gathered from its group. */
