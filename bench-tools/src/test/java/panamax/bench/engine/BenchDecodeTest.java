@@ -72,7 +72,7 @@ class BenchDecodeTest {
     void aQuantizedCacheIsMeasuredAgainstTheIdentityCacheBatchByBatch(@TempDir Path tmp) throws IOException {
         ByteArrayOutputStream out = new ByteArrayOutputStream(), err = new ByteArrayOutputStream();
         int exit = tool().run(new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8),
-                "--preset", "tiny", "--weights", "q8", "--kv-bits", "4", "--json", "--probe-mib", "16", "--context", "64",
+                "--preset", "tiny", "--weights", "q8", "--kv-bits", "4", "--kv-group-size", "32", "--json", "--probe-mib", "16", "--context", "64",
                 "--steps", "2", "--warmup", "1", "--prefill-tokens", "0", "--batches", "1,3", "--tmp", tmp.toString());
         assertEquals(0, exit, err.toString(StandardCharsets.UTF_8));
         List<JsonNode> comparisons = new ArrayList<>();
@@ -97,7 +97,7 @@ class BenchDecodeTest {
 
         ByteArrayOutputStream table = new ByteArrayOutputStream();
         exit = tool().run(new PrintStream(table, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8),
-                "--preset", "tiny", "--weights", "q8", "--kv-bits", "4", "--kv-baseline", "none", "--probe-mib", "16", "--context", "16",
+                "--preset", "tiny", "--weights", "q8", "--kv-bits", "4", "--kv-group-size", "32", "--kv-baseline", "none", "--probe-mib", "16", "--context", "16",
                 "--steps", "1", "--warmup", "1", "--prefill-tokens", "0", "--batches", "1", "--tmp", tmp.toString());
         assertEquals(0, exit, err.toString(StandardCharsets.UTF_8));
         assertTrue(!table.toString(StandardCharsets.UTF_8).contains("against the identity cache"), table.toString(StandardCharsets.UTF_8));
