@@ -102,9 +102,10 @@ final class QuantizedAttention {
     }
 
     /**
-     * The kernels on any lane count: {@link #BLOCK} keys (or values) at a time decoded into f32 in lane
-     * order, scored or summed from there. Queries are put in lane order once per call of {@link #scores},
-     * sums back in column order once per row.
+     * The kernels on any lane count: {@link #BLOCK} keys at a time decoded into f32 in lane order and
+     * scored there; values of one group per row summed straight from their codes, others decoded by
+     * blocks likewise. Queries are put in lane order once per call of {@link #scores}, sums back in
+     * column order once per row.
      */
     private static final class LaneBlocks implements FusedAttention.Kernels {
         /** Keys decoded per block: a whole number of lane sums, and a block of head dim 128 stays 16 KiB. */
