@@ -81,9 +81,10 @@ public final class DecodeBench {
         err.println(yardsticksLine(probes.getFirst(), o));
         List<BenchRow> rows = new ArrayList<>();
         List<OpShare> shares = new ArrayList<>();
+        List<KvComparison> comparisons = new ArrayList<>();
         try (Backend backend = backendProvider.provider().create(BackendOptions.defaults())) {
             for (WeightFormat f : o.weights()) {
-                List<PendingRow> measured = runFormat(o, f, engine, backend, err, shares);
+                List<PendingRow> measured = runFormat(o, f, engine, backend, err, shares, comparisons);
                 err.printf(Locale.ROOT, "probing read bandwidth and FMA peak again...%n");
                 probes.add(MachineProbes.measure(o.probeBytes(), o.threads(), 5));
                 err.println(yardsticksLine(probes.getLast(), o));
@@ -107,6 +108,7 @@ public final class DecodeBench {
                     jsonArray(probes, MachineProbes.Yardsticks::flopsPerSecond), o.threads(), y.lanes(), Runtime.getRuntime().availableProcessors(),
                     loadBefore, loadAfter, o.shape().describe(), backendProvider.id());
             for (BenchRow r : rows) out.println(r.json());
+            for (KvComparison c : comparisons) out.println(c.json());
             for (OpShare op : shares) out.println(op.json());
         } else {
             out.println("panamax bench decode, " + Instant.now().truncatedTo(ChronoUnit.SECONDS)
@@ -125,6 +127,14 @@ public final class DecodeBench {
                     + " distinct ones for a batch, under uniform routing)" : " all weights")
                     + " + every row's KV cache; tok/s counts every row. Targets are judged on the mean;"
                     + " 'best step' is the fastest single step, comparable to the probes' best pass on a shared machine.");
+            if (!comparisons.isEmpty()) {
+                out.println();
+                out.println("KV " + o.kv().codec() + o.kv().codecParams() + " against the identity cache, measured batch by batch in this run"
+                        + " (identity first, then the scheme, same model and context):");
+                out.println();
+                out.println(KvComparison.tableHeader());
+                for (KvComparison c : comparisons) out.println(c.tableLine());
+            }
             if (!shares.isEmpty()) {
                 out.println();
                 double minShare = breakdownMinShare(err);
@@ -138,7 +148,7 @@ public final class DecodeBench {
     }
 
     private static List<PendingRow> runFormat(DecodeOptions o, WeightFormat f, Engine engine, Backend backend,
-                                              PrintWriter err, List<OpShare> shares) throws IOException {
+                                              PrintWriter err, List<OpShare> shares, List<KvComparison> comparisons) throws IOException {
         boolean random = o.model().isEmpty();
         Path dir = o.model().orElse(null);
         if (random) {
@@ -166,9 +176,12 @@ public final class DecodeBench {
                 try (RuntimeModel model = plugin.load(dir, backend, load)) {
                     err.printf(Locale.ROOT, "%s: loaded in %.2f s%s%n", label, (System.nanoTime() - loadStart) / 1e9, placed);
                     DecodeMeasurement m = new DecodeMeasurement(engine, resolved.spec(), o.kv(), model.graph(), backend, o.seed());
+                    DecodeMeasurement baseline = o.kvBaseline()
+                            .map(kv -> new DecodeMeasurement(engine, resolved.spec(), kv, model.graph(), backend, o.seed())).orElse(null);
                     // A short untimed pass first, so the timed ones run compiled code.
                     m.decode(1, Math.min(o.context(), 32), 2, 2, false);
-                    rows.addAll(measure(o, f, label, m, err));
+                    if (baseline != null) baseline.decode(1, Math.min(o.context(), 32), 2, 2, false);
+                    rows.addAll(measure(o, f, label, m, baseline, err, comparisons));
                 }
                 if (o.breakdown()) shares.addAll(breakdown(o, f, label, load, engine, backend, dir, resolved, err));
             }
@@ -178,7 +191,8 @@ public final class DecodeBench {
         }
     }
 
-    private static List<PendingRow> measure(DecodeOptions o, WeightFormat f, String label, DecodeMeasurement m, PrintWriter err) {
+    private static List<PendingRow> measure(DecodeOptions o, WeightFormat f, String label, DecodeMeasurement m, DecodeMeasurement baseline,
+                                            PrintWriter err, List<KvComparison> comparisons) {
         List<PendingRow> rows = new ArrayList<>();
         if (o.prefillTokens() > 0) {
             DecodeMeasurement.Prefill p = m.prefill(o.prefillTokens());
@@ -188,7 +202,16 @@ public final class DecodeBench {
         }
         double batchOne = Double.NaN;
         for (int batch : o.batches()) {
+            // the identity cache right before the scheme, at each batch, so both see the machine's load of the moment
+            DecodeMeasurement.Decode base = baseline == null ? null : baseline.decode(batch, o.context(), o.warmup(), o.steps(), o.realPrefill());
             DecodeMeasurement.Decode d = m.decode(batch, o.context(), o.warmup(), o.steps(), o.realPrefill());
+            if (base != null) {
+                comparisons.add(new KvComparison(label, o.kv().codec() + o.kv().codecParams(), batch, o.context(),
+                        base.aggregateTokensPerSecond(), d.aggregateTokensPerSecond(), base.fastestStepTokensPerSecond(),
+                        d.fastestStepTokensPerSecond()));
+                err.printf(Locale.ROOT, "%s: decode batch %d with the identity cache: %d steps in %.2f s%n", label, batch, base.steps(),
+                        base.seconds());
+            }
             double midContext = o.context() + d.warmupSteps() + o.steps() / 2.0;
             Floor floor = Floor.decodeStep(o.shape(), f, batch, midContext, d.kvBytesPerToken());
             double rate = d.aggregateTokensPerSecond();

@@ -33,11 +33,13 @@ import panamax.engine.plan.KvSchemeFlags;
  * @param backend       the backend id to measure ({@code --backend}, default {@code java})
  * @param model         a model directory to measure instead of random weights ({@code --model}); its
  *                      config gives the shape and its quantization the one weight format
+ * @param kvBaseline    the identity cache to measure beside {@link #kv} for the KV comparison rows, or
+ *                      empty ({@code --kv-baseline none}, or when kv is the identity cache itself)
  */
 record DecodeOptions(ModelShape shape, String presetName, List<WeightFormat> weights, List<Integer> batches, int context,
                      int steps, int warmup, int prefillTokens, boolean realPrefill, KvScheme kv, int threads,
                      long probeBytes, boolean json, long seed, Path tmp, boolean breakdown,
-                     List<LoadOptions.Weights> memories, String backend, Optional<Path> model) {
+                     List<LoadOptions.Weights> memories, String backend, Optional<Path> model, Optional<KvScheme> kvBaseline) {
 
     static final String USAGE = """
             usage: panamax bench decode [--preset 1b|125m|tiny|moe|moe-tiny] [--layers N --hidden N --heads N --kv-heads N
@@ -45,6 +47,8 @@ record DecodeOptions(ModelShape shape, String presetName, List<WeightFormat> wei
                    [--steps 16] [--warmup 3] [--prefill-tokens 512] [--fill random|prefill] [--threads N] [--probe-mib 1024]
                    [--seed S] [--tmp DIR] [--json] [--breakdown] [--weights-memory auto|map|copy[,...]] [--backend java|mlx|ID]
                    [KV flags, as for panamax generate: %s]
+                   [--kv-baseline identity|none]  (identity, the default with a KV scheme other than identity: also decodes
+                   with the identity cache, batch by batch, and prints the scheme's rate against it, target >= 1.00x)
             """.formatted(KvSchemeFlags.USAGE);
 
     /** @throws IllegalArgumentException naming the flag, what was expected and what was found */
@@ -110,18 +114,29 @@ record DecodeOptions(ModelShape shape, String presetName, List<WeightFormat> wei
         }
         int threads = intOr(values, "--threads", Runtime.getRuntime().availableProcessors());
         long probeMib = intOr(values, "--probe-mib", 1024);
+        String baseline = values.getOrDefault("--kv-baseline", "identity");
+        if (!baseline.equals("identity") && !baseline.equals("none")) {
+            throw new IllegalArgumentException("--kv-baseline: expected identity or none, found " + baseline);
+        }
+        // the same window, so a rotating scheme is compared with a rotating identity cache
+        Optional<KvScheme> kvBaseline = baseline.equals("none") || kv.codec().equals("identity") ? Optional.empty() : Optional.of(identityLike(kv));
         return new DecodeOptions(shape, name, List.copyOf(weights), List.copyOf(batches), intOr(values, "--context", 512),
                 intOr(values, "--steps", 16), nonNegative(values, "--warmup", 3), nonNegative(values, "--prefill-tokens", 512),
                 fill.equals("prefill"), kv, threads, probeMib << 20, json,
                 Long.parseLong(values.getOrDefault("--seed", "42")),
                 Path.of(values.getOrDefault("--tmp", System.getProperty("java.io.tmpdir"))), breakdown, memories(values),
-                values.getOrDefault("--backend", "java"), model);
+                values.getOrDefault("--backend", "java"), model, kvBaseline);
+    }
+
+    /** The identity cache with the scheme's window ({@code --max-kv-size}), planner-chosen layout. */
+    private static KvScheme identityLike(KvScheme kv) {
+        return new KvScheme("identity", java.util.Map.of(), java.util.OptionalInt.empty(), kv.maxKvSize(), Optional.empty());
     }
 
     private static final java.util.Set<String> KNOWN = java.util.Set.of("--preset", "--layers", "--hidden", "--heads",
             "--kv-heads", "--head-dim", "--intermediate", "--vocab", "--weights", "--batches", "--context", "--steps", "--warmup",
             "--prefill-tokens", "--fill", "--threads", "--probe-mib", "--seed", "--tmp",
-            "--weights-memory", "--backend", "--model", "--experts", "--top-k");
+            "--weights-memory", "--backend", "--model", "--experts", "--top-k", "--kv-baseline");
 
     private static List<LoadOptions.Weights> memories(Map<String, String> values) {
         List<LoadOptions.Weights> out = new ArrayList<>();

@@ -69,6 +69,41 @@ class BenchDecodeTest {
     }
 
     @Test
+    void aQuantizedCacheIsMeasuredAgainstTheIdentityCacheBatchByBatch(@TempDir Path tmp) throws IOException {
+        ByteArrayOutputStream out = new ByteArrayOutputStream(), err = new ByteArrayOutputStream();
+        int exit = tool().run(new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8),
+                "--preset", "tiny", "--weights", "q8", "--kv-bits", "4", "--kv-group-size", "32", "--json", "--probe-mib", "16", "--context", "64",
+                "--steps", "2", "--warmup", "1", "--prefill-tokens", "0", "--batches", "1,3", "--tmp", tmp.toString());
+        assertEquals(0, exit, err.toString(StandardCharsets.UTF_8));
+        List<JsonNode> comparisons = new ArrayList<>();
+        int decodeRows = 0;
+        for (String line : out.toString(StandardCharsets.UTF_8).lines().toList()) {
+            JsonNode n = new ObjectMapper().readTree(line);
+            if (n.has("kind") && n.get("kind").asText().equals("kv_comparison")) comparisons.add(n);
+            else if (n.has("phase")) decodeRows++;
+        }
+        assertEquals(2, decodeRows, "the scheme's own rows stay as they are: " + out);
+        assertEquals(List.of(1, 3), comparisons.stream().map(c -> c.get("batch").asInt()).toList(), comparisons.toString());
+        for (JsonNode c : comparisons) {
+            assertEquals("q8", c.get("weights").asText());
+            assertTrue(c.get("kv").asText().startsWith("affine"), c.toString());
+            assertEquals(64, c.get("context").asInt());
+            for (String field : List.of("identity_tok_per_s", "tok_per_s", "ratio", "best_ratio")) {
+                assertTrue(c.get(field).asDouble() > 0, field + " in " + c);
+            }
+            assertEquals(c.get("tok_per_s").asDouble() / c.get("identity_tok_per_s").asDouble(), c.get("ratio").asDouble(), 1e-3);
+            assertEquals(c.get("ratio").asDouble() >= 1 ? "PASS" : "MISS", c.get("result").asText(), c.toString());
+        }
+
+        ByteArrayOutputStream table = new ByteArrayOutputStream();
+        exit = tool().run(new PrintStream(table, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8),
+                "--preset", "tiny", "--weights", "q8", "--kv-bits", "4", "--kv-group-size", "32", "--kv-baseline", "none", "--probe-mib", "16", "--context", "16",
+                "--steps", "1", "--warmup", "1", "--prefill-tokens", "0", "--batches", "1", "--tmp", tmp.toString());
+        assertEquals(0, exit, err.toString(StandardCharsets.UTF_8));
+        assertTrue(!table.toString(StandardCharsets.UTF_8).contains("against the identity cache"), table.toString(StandardCharsets.UTF_8));
+    }
+
+    @Test
     void theMixtureOfExpertsPresetRunsThroughTheQwen3MoePluginInBothExpertLayouts(@TempDir Path tmp) throws IOException {
         ByteArrayOutputStream out = new ByteArrayOutputStream(), err = new ByteArrayOutputStream();
         // bf16 writes one tensor per expert (Hugging Face's layout), q8 mlx-lm's stacked switch_mlp

@@ -20,6 +20,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import panamax.api.model.LoadOptions;
+import panamax.api.plan.KvScheme;
 import panamax.engine.plan.KvSchemeFlags;
 
 /**
@@ -82,7 +83,7 @@ class DecodeBenchPartsTest {
     void optionsNameTheFlagAndExpectedValue() {
         for (List<String> args : List.of(List.of("--preset", "7b"), List.of("--weights", "bf16,fp8"), List.of("--batches", "1,0"),
                 List.of("--fill", "zeros"), List.of("--steps", "many"), List.of("--hidden", "100"), List.of("--kv-heads", "5"),
-                List.of("--context"), List.of("--frobnicate", "1"), List.of("--weights-memory", "huge"))) {
+                List.of("--context"), List.of("--frobnicate", "1"), List.of("--weights-memory", "huge"), List.of("--kv-baseline", "affine"))) {
             IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> DecodeOptions.parse(args), args.toString());
             assertTrue(e.getMessage().contains(args.getFirst()) || e.getMessage().contains("unknown option"), e.getMessage());
         }
@@ -96,6 +97,28 @@ class DecodeBenchPartsTest {
         assertEquals(List.of(LoadOptions.Weights.AUTO), o.memories()); // the default: as panamax generate places weights
         assertEquals(List.of(LoadOptions.Weights.MAP, LoadOptions.Weights.COPY),
                 DecodeOptions.parse(List.of("--weights-memory", "map,copy")).memories());
+    }
+
+    @Test
+    void aQuantizedSchemeIsComparedWithTheIdentityCacheOfItsWindowUnlessToldNot() {
+        assertEquals(java.util.Optional.empty(), DecodeOptions.parse(List.of("--preset", "tiny")).kvBaseline(), "identity has no baseline");
+        KvScheme baseline = DecodeOptions.parse(List.of("--kv-bits", "4")).kvBaseline().orElseThrow();
+        assertEquals(KvScheme.identity(), baseline);
+        KvScheme windowed = DecodeOptions.parse(List.of("--kv-codec", "turboquant", "--max-kv-size", "256")).kvBaseline().orElseThrow();
+        assertEquals("identity", windowed.codec());
+        assertEquals(java.util.OptionalInt.of(256), windowed.maxKvSize());
+        assertEquals(java.util.Optional.empty(), DecodeOptions.parse(List.of("--kv-bits", "8", "--kv-baseline", "none")).kvBaseline());
+    }
+
+    @Test
+    void aKvComparisonPassesAtTheIdentityRateAndMissesBelowIt() {
+        KvComparison even = new KvComparison("bf16", "affine{bits=4}", 8, 4096, 10, 10, 12, 11);
+        assertEquals("PASS", even.result());
+        assertEquals(1.0, even.ratio(), 1e-12);
+        KvComparison slower = new KvComparison("bf16", "affine{bits=4}", 1, 4096, 10, 9.9, 12, 13);
+        assertEquals("MISS", slower.result(), "judged on the means, not the best steps");
+        assertTrue(slower.json().contains("\"result\":\"MISS\""), slower.json());
+        assertTrue(slower.tableLine().contains("MISS"), slower.tableLine());
     }
 
     @Test

@@ -65,8 +65,6 @@ public final class AffineEncoding {
     /** Per width: the byte shuffle gathering each unit's bytes to the front, and the mask of those bytes. */
     @SuppressWarnings("unchecked")
     private static final VectorShuffle<Byte>[] PICK = new VectorShuffle[9];
-    @SuppressWarnings("unchecked")
-    private static final VectorMask<Byte>[] FRONT = new VectorMask[9];
 
     static {
         int[] even = new int[I.length()];
@@ -81,7 +79,6 @@ public final class AffineEncoding {
         if (supported()) {
             for (int bits = 1; bits <= 8; bits++) {
                 PICK[bits] = unitPicks(bits, L / 8, 32);
-                FRONT[bits] = BYTES.indexInRange(0, bits * (L / 8));
                 PICK_UNITS[bits] = unitPicks(bits, L == 16 ? 8 : 0, 8);
             }
         }
@@ -371,8 +368,8 @@ public final class AffineEncoding {
         int step = L / 8 * bits;
         long pairMask = (1L << 2 * bits) - 1;
         VectorShuffle<Byte> pick = PICK[bits];
-        VectorMask<Byte> front = FRONT[bits];
         long last = at + (long) groups * groupSize / L * step; // the run's end: whole-vector stores stop short of it
+        byte[] tail = new byte[BYTES.length()];
         for (int g = 0; g < groups; g++) {
             FloatVector vb = FloatVector.broadcast(F, biases[g]);
             FloatVector vs = FloatVector.broadcast(F, scales[g]);
@@ -382,9 +379,15 @@ public final class AffineEncoding {
                 x = x.or(x.rearrange(NEXT1).lanewise(VectorOperators.LSHL, 2 * bits));      // 4 in the even lanes
                 x = x.or(x.rearrange(NEXT2).lanewise(VectorOperators.LSHL, 4 * bits));      // 8 in every fourth lane
                 ByteVector bytes = x.reinterpretAsBytes().rearrange(pick);
-                // whole vectors while one fits before the run's end (the next store overwrites the tail), as in pack
-                if (at + BYTES.length() <= last) bytes.intoMemorySegment(packed, at, ByteOrder.LITTLE_ENDIAN);
-                else bytes.intoMemorySegment(packed, at, ByteOrder.LITTLE_ENDIAN, front);
+                // whole vectors while one fits before the run's end (the next store overwrites the tail), as in pack;
+                // then through an array: a masked byte store has no AVX2 instruction and ran lane by lane in Java
+                // (a one-token row of 64 4-bit codes on eight lanes: seven of its eight stores)
+                if (at + BYTES.length() <= last) {
+                    bytes.intoMemorySegment(packed, at, ByteOrder.LITTLE_ENDIAN);
+                } else {
+                    bytes.intoArray(tail, 0);
+                    MemorySegment.copy(tail, 0, packed, ValueLayout.JAVA_BYTE, at, step);
+                }
             }
         }
     }
@@ -423,7 +426,7 @@ public final class AffineEncoding {
         long end = Math.max(writable, at + (long) n / L * step);
         long pairMask = (1L << 2 * bits) - 1;
         VectorShuffle<Byte> pick = PICK[bits];
-        VectorMask<Byte> front = FRONT[bits];
+        byte[] tail = new byte[BYTES.length()];
         for (int i = 0; i < n; i += L, at += step) {
             LongVector x = IntVector.fromArray(I, codes, i).reinterpretAsLongs();
             x = x.or(x.lanewise(VectorOperators.LSHR, 32 - bits)).and(pairMask);
@@ -432,8 +435,12 @@ public final class AffineEncoding {
             ByteVector bytes = x.reinterpretAsBytes().rearrange(pick);
             // whole vectors while one fits before the end (the next store overwrites the tail): a masked
             // byte store ran lane by lane in Java here (a third of a 3-bit TurboQuant encode)
-            if (at + BYTES.length() <= end) bytes.intoMemorySegment(packed, at, ByteOrder.LITTLE_ENDIAN);
-            else bytes.intoMemorySegment(packed, at, ByteOrder.LITTLE_ENDIAN, front);
+            if (at + BYTES.length() <= end) {
+                bytes.intoMemorySegment(packed, at, ByteOrder.LITTLE_ENDIAN);
+            } else {
+                bytes.intoArray(tail, 0);
+                MemorySegment.copy(tail, 0, packed, ValueLayout.JAVA_BYTE, at, step);
+            }
         }
     }
 
