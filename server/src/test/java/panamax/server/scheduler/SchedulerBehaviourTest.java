@@ -80,6 +80,7 @@ class SchedulerBehaviourTest {
 
             Gate gate = new Gate();
             s.submit(new ServeRequest(greedy(prompt("A gate row"), 30), -1, gate));
+            gate.admitted.join(); // the scheduler now waits in the gate's admission: the rows below queue as one cohort
             Recorder length = submit(s, greedy(prompt, 6));
             Recorder eos = submit(s, new GenerationRequest(prompt, SamplingParams.greedy(), 24, Set.of(reference.tokens()[stopAt])));
             Recorder stopString = submit(s, new GenerationRequest(prompt, SamplingParams.greedy(), 24, Set.of(), List.of(stop)));
