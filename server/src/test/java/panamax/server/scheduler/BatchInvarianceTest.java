@@ -100,6 +100,7 @@ class BatchInvarianceTest {
                 GenerationRequest g = i == targetAt ? target : other(target.promptIds()[0], vocab, random);
                 s.submit(new ServeRequest(g, -1, r));
                 rows.add(r);
+                if (i == 0) gate.admitted.join(); // the scheduler waits in the gate's admission: the rest queue as one cohort
             }
         } finally {
             gate.open();
