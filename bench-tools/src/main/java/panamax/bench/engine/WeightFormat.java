@@ -29,10 +29,17 @@ enum WeightFormat {
         return out * in * bits / 8 + 2 * out * (in / GROUP_SIZE) * 2;
     }
 
-    /** The batch-1 decode target, as a fraction of the floor (the targets are listed in docs/performance.md). */
+    /** The batch-1 decode target, as a fraction of the bytes floor (the targets are listed in docs/performance.md). */
     double batchOneTarget() {
-        return this == Q4 ? 0.60 : 0.80;
+        return switch (this) {
+            case BF16 -> 0.85;
+            case Q8 -> 0.80;
+            case Q4 -> 0.75;
+        };
     }
+
+    /** Batch-8 decode and prefill targets, as a fraction of their floor (set by the FMA peak on dense models), every format. */
+    static final double BATCHED_TARGET = 0.70;
 
     /** The batch-1 target of a mixture of experts against its active-bytes floor: 70 % for bf16 and 8-bit (its many small expert products stream below a dense matrix's rate). */
     double moeBatchOneTarget() {
