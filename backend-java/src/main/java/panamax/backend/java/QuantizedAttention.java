@@ -47,31 +47,24 @@ final class QuantizedAttention {
         return FusedAttention.run(backend, q, kp.dims[1], kp.dims[2], values.cols(), scale, mask, () -> new LaneBlocks(keys, values));
     }
 
-    /** One thread's kernels and scratch, and the selected head's word bases and group parameters. */
-    private static final class Kernels implements FusedAttention.Kernels {
-        private final QuantOps.Parts keys;
-        private final QuantOps.Parts values;
-        private final int tk;
-        private final MemorySegment ks;
-        private final MemorySegment vs;
-        private final CodeColumns scores;
-        private final CodeRows sums;
-        /** The value sums' group-constant parts per row and group. */
-        private final float[] biasAcc;
-        private long kBase;
-        private long vBase;
-        private RowScales kParams;
-        private RowScales vParams;
+    /** The selected head of one thread's kernels: its keys' and values' word bases and group parameters. */
+    private abstract static class SelectedHead implements FusedAttention.Kernels {
+        final QuantOps.Parts keys;
+        final QuantOps.Parts values;
+        final int tk;
+        final MemorySegment ks;
+        final MemorySegment vs;
+        long kBase;
+        long vBase;
+        RowScales kParams;
+        RowScales vParams;
 
-        Kernels(QuantOps.Parts keys, QuantOps.Parts values) {
+        SelectedHead(QuantOps.Parts keys, QuantOps.Parts values) {
             this.keys = keys;
             this.values = values;
             this.tk = keys.packed().dims[2];
             this.ks = keys.packed().segment();
             this.vs = values.packed().segment();
-            this.scores = new CodeColumns(keys.bits(), keys.cols(), keys.groupSize());
-            this.sums = new CodeRows(values.bits(), values.cols(), values.groupSize());
-            this.biasAcc = new float[FusedAttention.ROWS * (values.cols() / values.groupSize())];
         }
 
         @Override
@@ -84,15 +77,38 @@ final class QuantizedAttention {
             vParams = values.rowScales(b, h);
         }
 
+        long keyRowBytes() {
+            return keys.packed().strides[2] * 4L;
+        }
+
+        long valueRowBytes() {
+            return values.packed().strides[2] * 4L;
+        }
+    }
+
+    /** One thread's sixteen-lane kernels and scratch. */
+    private static final class Kernels extends SelectedHead {
+        private final CodeColumns scores;
+        private final CodeRows sums;
+        /** The value sums' group-constant parts per row and group. */
+        private final float[] biasAcc;
+
+        Kernels(QuantOps.Parts keys, QuantOps.Parts values) {
+            super(keys, values);
+            this.scores = new CodeColumns(keys.bits(), keys.cols(), keys.groupSize());
+            this.sums = new CodeRows(values.bits(), values.cols(), values.groupSize());
+            this.biasAcc = new float[FusedAttention.ROWS * (values.cols() / values.groupSize())];
+        }
+
         @Override
         public void scores(float[] queries, int m, float[] out) {
-            scores.affineScores(ks, kBase, keys.packed().strides[2] * 4, kParams, queries, m, 0, tk, out, tk);
+            scores.affineScores(ks, kBase, keyRowBytes(), kParams, queries, m, 0, tk, out, tk);
         }
 
         @Override
         public void values(float[] weights, int m, int first, int last, float[] acc) {
             Arrays.fill(biasAcc, 0f);
-            sums.affine(vs, vBase, values.packed().strides[2] * 4, vParams, weights, m, tk, first, last + 1, acc, biasAcc);
+            sums.affine(vs, vBase, valueRowBytes(), vParams, weights, m, tk, first, last + 1, acc, biasAcc);
         }
 
         @Override
@@ -107,17 +123,12 @@ final class QuantizedAttention {
      * blocks likewise. Queries are put in lane order once per call of {@link #scores}, sums back in
      * column order once per row.
      */
-    private static final class LaneBlocks implements FusedAttention.Kernels {
+    private static final class LaneBlocks extends SelectedHead {
         /** Keys decoded per block: a whole number of lane sums, and a block of head dim 128 stays 16 KiB. */
         private static final int BLOCK = 32;
 
-        private final QuantOps.Parts keys;
-        private final QuantOps.Parts values;
-        private final int tk;
         private final int d;
         private final int dv;
-        private final MemorySegment ks;
-        private final MemorySegment vs;
         private final AffineLaneDecoder keyDecoder;
         private final AffineLaneDecoder valueDecoder;
         private final float[] block;
@@ -128,19 +139,11 @@ final class QuantizedAttention {
         private final float[] blockBiases = new float[BLOCK];
         /** Per row, {@code Σ p·b} of the last {@link #values} call (one group per row). */
         private final float[] biasSums = new float[FusedAttention.ROWS];
-        private long kBase;
-        private long vBase;
-        private RowScales kParams;
-        private RowScales vParams;
 
         LaneBlocks(QuantOps.Parts keys, QuantOps.Parts values) {
-            this.keys = keys;
-            this.values = values;
-            this.tk = keys.packed().dims[2];
+            super(keys, values);
             this.d = keys.cols();
             this.dv = values.cols();
-            this.ks = keys.packed().segment();
-            this.vs = values.packed().segment();
             this.keyDecoder = new AffineLaneDecoder(keys.bits(), d, keys.groupSize(), BLOCK);
             this.valueDecoder = new AffineLaneDecoder(values.bits(), dv, values.groupSize(), BLOCK);
             this.block = new float[BLOCK * Math.max(d, dv)];
@@ -148,19 +151,9 @@ final class QuantizedAttention {
         }
 
         @Override
-        public void head(int b, int h) {
-            JavaTensor kp = keys.packed();
-            JavaTensor vp = values.packed();
-            kBase = (kp.offset + b * kp.strides[0] + h * kp.strides[1]) * 4;
-            vBase = (vp.offset + b * vp.strides[0] + h * vp.strides[1]) * 4;
-            kParams = keys.rowScales(b, h);
-            vParams = values.rowScales(b, h);
-        }
-
-        @Override
         public void scores(float[] queries, int m, float[] out) {
             for (int r = 0; r < m; r++) keyDecoder.toLanes(queries, r * d, laneQueries, r * d);
-            long rowBytes = keys.packed().strides[2] * 4;
+            long rowBytes = keyRowBytes();
             for (int t0 = 0; t0 < tk; t0 += BLOCK) {
                 int n = Math.min(BLOCK, tk - t0);
                 keyDecoder.decode(ks, kBase, rowBytes, kParams, t0, n, block);
@@ -170,7 +163,7 @@ final class QuantizedAttention {
 
         @Override
         public void values(float[] weights, int m, int first, int last, float[] acc) {
-            long rowBytes = values.packed().strides[2] * 4;
+            long rowBytes = valueRowBytes();
             if (valueDecoder.sumsCodes()) {
                 codeSums(weights, m, first, last, acc, rowBytes);
                 return;

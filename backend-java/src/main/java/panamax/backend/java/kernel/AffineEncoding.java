@@ -247,7 +247,6 @@ public final class AffineEncoding {
         long end = at + (long) n / 64 * step;
         VectorShuffle<Byte> pick = PICK_UNITS[bits];
         int groupShift = Integer.numberOfTrailingZeros(groupSize);
-        byte[] tail = null; // the last blocks' bytes, copied out (a masked byte store ran lane by lane in Java)
         int upperGroup = groupSize == 32 ? 1 : 0; // groups of 32: the upper 8 lanes are the next group's
         for (int base = 0; base < n; base += 64, at += step) {
             int g = base >>> groupShift;
@@ -269,10 +268,25 @@ public final class AffineEncoding {
             if (at + 64 <= end) { // whole: the next block overwrites the tail
                 block.intoMemorySegment(packed, at, ByteOrder.LITTLE_ENDIAN);
             } else {              // the last blocks: their own bytes only
-                if (tail == null) tail = new byte[BYTES.length()];
-                block.intoArray(tail, 0);
-                MemorySegment.copy(tail, 0, packed, ValueLayout.JAVA_BYTE, at, step);
+                storeFirst(block, packed, at, step);
             }
+        }
+    }
+
+    private static final ValueLayout.OfLong LONG_LE = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+
+    /**
+     * Stores the first {@code count} bytes of {@code bytes} at {@code at} and nothing past them: whole longs,
+     * then single bytes. Neither a masked byte store (no AVX2 instruction: it ran lane by lane in Java) nor
+     * an array to copy out of (an allocation per call).
+     */
+    private static void storeFirst(ByteVector bytes, MemorySegment packed, long at, int count) {
+        LongVector longs = bytes.reinterpretAsLongs();
+        int whole = count >>> 3;
+        for (int i = 0; i < whole; i++) packed.set(LONG_LE, at + 8L * i, longs.lane(i));
+        if ((count & 7) != 0) {
+            long rest = longs.lane(whole);
+            for (int b = 8 * whole; b < count; b++, rest >>>= 8) packed.set(ValueLayout.JAVA_BYTE, at + b, (byte) rest);
         }
     }
 
@@ -369,7 +383,6 @@ public final class AffineEncoding {
         long pairMask = (1L << 2 * bits) - 1;
         VectorShuffle<Byte> pick = PICK[bits];
         long last = at + (long) groups * groupSize / L * step; // the run's end: whole-vector stores stop short of it
-        byte[] tail = new byte[BYTES.length()];
         for (int g = 0; g < groups; g++) {
             FloatVector vb = FloatVector.broadcast(F, biases[g]);
             FloatVector vs = FloatVector.broadcast(F, scales[g]);
@@ -380,14 +393,9 @@ public final class AffineEncoding {
                 x = x.or(x.rearrange(NEXT2).lanewise(VectorOperators.LSHL, 4 * bits));      // 8 in every fourth lane
                 ByteVector bytes = x.reinterpretAsBytes().rearrange(pick);
                 // whole vectors while one fits before the run's end (the next store overwrites the tail), as in pack;
-                // then through an array: a masked byte store has no AVX2 instruction and ran lane by lane in Java
-                // (a one-token row of 64 4-bit codes on eight lanes: seven of its eight stores)
-                if (at + BYTES.length() <= last) {
-                    bytes.intoMemorySegment(packed, at, ByteOrder.LITTLE_ENDIAN);
-                } else {
-                    bytes.intoArray(tail, 0);
-                    MemorySegment.copy(tail, 0, packed, ValueLayout.JAVA_BYTE, at, step);
-                }
+                // then only its own bytes (a one-token row of 64 4-bit codes on eight lanes: seven of its eight stores)
+                if (at + BYTES.length() <= last) bytes.intoMemorySegment(packed, at, ByteOrder.LITTLE_ENDIAN);
+                else storeFirst(bytes, packed, at, step);
             }
         }
     }
@@ -426,7 +434,6 @@ public final class AffineEncoding {
         long end = Math.max(writable, at + (long) n / L * step);
         long pairMask = (1L << 2 * bits) - 1;
         VectorShuffle<Byte> pick = PICK[bits];
-        byte[] tail = new byte[BYTES.length()];
         for (int i = 0; i < n; i += L, at += step) {
             LongVector x = IntVector.fromArray(I, codes, i).reinterpretAsLongs();
             x = x.or(x.lanewise(VectorOperators.LSHR, 32 - bits)).and(pairMask);
@@ -435,12 +442,8 @@ public final class AffineEncoding {
             ByteVector bytes = x.reinterpretAsBytes().rearrange(pick);
             // whole vectors while one fits before the end (the next store overwrites the tail): a masked
             // byte store ran lane by lane in Java here (a third of a 3-bit TurboQuant encode)
-            if (at + BYTES.length() <= end) {
-                bytes.intoMemorySegment(packed, at, ByteOrder.LITTLE_ENDIAN);
-            } else {
-                bytes.intoArray(tail, 0);
-                MemorySegment.copy(tail, 0, packed, ValueLayout.JAVA_BYTE, at, step);
-            }
+            if (at + BYTES.length() <= end) bytes.intoMemorySegment(packed, at, ByteOrder.LITTLE_ENDIAN);
+            else storeFirst(bytes, packed, at, step);
         }
     }
 
