@@ -57,12 +57,8 @@ final class AffineDots {
     private static final VectorSpecies<Integer> IS = IntVector.SPECIES_PREFERRED;
     private static final VectorSpecies<Float> S = FloatVector.SPECIES_PREFERRED;
     private static final int V = IS.length();
-    /** {@link Lanes#sum}'s fold: rotate by half, quarter, ... and add; whole up to 16 lanes. */
+    /** {@link Lanes#sum}'s fold (its rotations {@code Lanes.R8 .. R1}) sums whole vectors of up to 16 lanes. */
     private static final boolean FOLDED = V <= 16;
-    private static final VectorShuffle<Float> R8 = V >= 16 ? VectorShuffle.iota(S, 8, 1, true) : null;
-    private static final VectorShuffle<Float> R4 = V >= 8 ? VectorShuffle.iota(S, 4, 1, true) : null;
-    private static final VectorShuffle<Float> R2 = V >= 4 ? VectorShuffle.iota(S, 2, 1, true) : null;
-    private static final VectorShuffle<Float> R1 = V >= 2 ? VectorShuffle.iota(S, 1, 1, true) : null;
     private static final ByteOrder LE = ByteOrder.LITTLE_ENDIAN;
 
     private AffineDots() {
@@ -129,7 +125,7 @@ def tail(rs, out_stmt, per_row_bias, per_row_xs):
     L.append("        float " + ", ".join(f"s{r}" for r in rs) + ";")
     L.append("        if (FOLDED) {")
     for step, shuffle in ((16, "R8"), (8, "R4"), (4, "R2"), (2, "R1")):
-        L.append(f"            if (V >= {step}) {{ " + " ".join(f"a{r} = a{r}.add(a{r}.rearrange({shuffle}));" for r in rs) + " }")
+        L.append(f"            if (V >= {step}) {{ " + " ".join(f"a{r} = a{r}.add(a{r}.rearrange(Lanes.{shuffle}));" for r in rs) + " }")
     L.append("            " + " ".join(f"s{r} = a{r}.lane(0);" for r in rs))
     L.append("        } else {")
     L.append("            " + " ".join(f"s{r} = Lanes.sum(a{r});" for r in rs))

@@ -35,12 +35,8 @@ final class AffineDots {
     private static final VectorSpecies<Integer> IS = IntVector.SPECIES_PREFERRED;
     private static final VectorSpecies<Float> S = FloatVector.SPECIES_PREFERRED;
     private static final int V = IS.length();
-    /** {@link Lanes#sum}'s fold: rotate by half, quarter, ... and add; whole up to 16 lanes. */
+    /** {@link Lanes#sum}'s fold (its rotations {@code Lanes.R8 .. R1}) sums whole vectors of up to 16 lanes. */
     private static final boolean FOLDED = V <= 16;
-    private static final VectorShuffle<Float> R8 = V >= 16 ? VectorShuffle.iota(S, 8, 1, true) : null;
-    private static final VectorShuffle<Float> R4 = V >= 8 ? VectorShuffle.iota(S, 4, 1, true) : null;
-    private static final VectorShuffle<Float> R2 = V >= 4 ? VectorShuffle.iota(S, 2, 1, true) : null;
-    private static final VectorShuffle<Float> R1 = V >= 2 ? VectorShuffle.iota(S, 1, 1, true) : null;
     private static final ByteOrder LE = ByteOrder.LITTLE_ENDIAN;
 
     private AffineDots() {
@@ -246,10 +242,10 @@ final class AffineDots {
         }
         float s0, s1, s2, s3;
         if (FOLDED) {
-            if (V >= 16) { a0 = a0.add(a0.rearrange(R8)); a1 = a1.add(a1.rearrange(R8)); a2 = a2.add(a2.rearrange(R8)); a3 = a3.add(a3.rearrange(R8)); }
-            if (V >= 8) { a0 = a0.add(a0.rearrange(R4)); a1 = a1.add(a1.rearrange(R4)); a2 = a2.add(a2.rearrange(R4)); a3 = a3.add(a3.rearrange(R4)); }
-            if (V >= 4) { a0 = a0.add(a0.rearrange(R2)); a1 = a1.add(a1.rearrange(R2)); a2 = a2.add(a2.rearrange(R2)); a3 = a3.add(a3.rearrange(R2)); }
-            if (V >= 2) { a0 = a0.add(a0.rearrange(R1)); a1 = a1.add(a1.rearrange(R1)); a2 = a2.add(a2.rearrange(R1)); a3 = a3.add(a3.rearrange(R1)); }
+            if (V >= 16) { a0 = a0.add(a0.rearrange(Lanes.R8)); a1 = a1.add(a1.rearrange(Lanes.R8)); a2 = a2.add(a2.rearrange(Lanes.R8)); a3 = a3.add(a3.rearrange(Lanes.R8)); }
+            if (V >= 8) { a0 = a0.add(a0.rearrange(Lanes.R4)); a1 = a1.add(a1.rearrange(Lanes.R4)); a2 = a2.add(a2.rearrange(Lanes.R4)); a3 = a3.add(a3.rearrange(Lanes.R4)); }
+            if (V >= 4) { a0 = a0.add(a0.rearrange(Lanes.R2)); a1 = a1.add(a1.rearrange(Lanes.R2)); a2 = a2.add(a2.rearrange(Lanes.R2)); a3 = a3.add(a3.rearrange(Lanes.R2)); }
+            if (V >= 2) { a0 = a0.add(a0.rearrange(Lanes.R1)); a1 = a1.add(a1.rearrange(Lanes.R1)); a2 = a2.add(a2.rearrange(Lanes.R1)); a3 = a3.add(a3.rearrange(Lanes.R1)); }
             s0 = a0.lane(0); s1 = a1.lane(0); s2 = a2.lane(0); s3 = a3.lane(0);
         } else {
             s0 = Lanes.sum(a0); s1 = Lanes.sum(a1); s2 = Lanes.sum(a2); s3 = Lanes.sum(a3);
@@ -315,10 +311,10 @@ final class AffineDots {
         }
         float s0, s1;
         if (FOLDED) {
-            if (V >= 16) { a0 = a0.add(a0.rearrange(R8)); a1 = a1.add(a1.rearrange(R8)); }
-            if (V >= 8) { a0 = a0.add(a0.rearrange(R4)); a1 = a1.add(a1.rearrange(R4)); }
-            if (V >= 4) { a0 = a0.add(a0.rearrange(R2)); a1 = a1.add(a1.rearrange(R2)); }
-            if (V >= 2) { a0 = a0.add(a0.rearrange(R1)); a1 = a1.add(a1.rearrange(R1)); }
+            if (V >= 16) { a0 = a0.add(a0.rearrange(Lanes.R8)); a1 = a1.add(a1.rearrange(Lanes.R8)); }
+            if (V >= 8) { a0 = a0.add(a0.rearrange(Lanes.R4)); a1 = a1.add(a1.rearrange(Lanes.R4)); }
+            if (V >= 4) { a0 = a0.add(a0.rearrange(Lanes.R2)); a1 = a1.add(a1.rearrange(Lanes.R2)); }
+            if (V >= 2) { a0 = a0.add(a0.rearrange(Lanes.R1)); a1 = a1.add(a1.rearrange(Lanes.R1)); }
             s0 = a0.lane(0); s1 = a1.lane(0);
         } else {
             s0 = Lanes.sum(a0); s1 = Lanes.sum(a1);
@@ -370,10 +366,10 @@ final class AffineDots {
         }
         float s0, s1, s2, s3;
         if (FOLDED) {
-            if (V >= 16) { a0 = a0.add(a0.rearrange(R8)); a1 = a1.add(a1.rearrange(R8)); a2 = a2.add(a2.rearrange(R8)); a3 = a3.add(a3.rearrange(R8)); }
-            if (V >= 8) { a0 = a0.add(a0.rearrange(R4)); a1 = a1.add(a1.rearrange(R4)); a2 = a2.add(a2.rearrange(R4)); a3 = a3.add(a3.rearrange(R4)); }
-            if (V >= 4) { a0 = a0.add(a0.rearrange(R2)); a1 = a1.add(a1.rearrange(R2)); a2 = a2.add(a2.rearrange(R2)); a3 = a3.add(a3.rearrange(R2)); }
-            if (V >= 2) { a0 = a0.add(a0.rearrange(R1)); a1 = a1.add(a1.rearrange(R1)); a2 = a2.add(a2.rearrange(R1)); a3 = a3.add(a3.rearrange(R1)); }
+            if (V >= 16) { a0 = a0.add(a0.rearrange(Lanes.R8)); a1 = a1.add(a1.rearrange(Lanes.R8)); a2 = a2.add(a2.rearrange(Lanes.R8)); a3 = a3.add(a3.rearrange(Lanes.R8)); }
+            if (V >= 8) { a0 = a0.add(a0.rearrange(Lanes.R4)); a1 = a1.add(a1.rearrange(Lanes.R4)); a2 = a2.add(a2.rearrange(Lanes.R4)); a3 = a3.add(a3.rearrange(Lanes.R4)); }
+            if (V >= 4) { a0 = a0.add(a0.rearrange(Lanes.R2)); a1 = a1.add(a1.rearrange(Lanes.R2)); a2 = a2.add(a2.rearrange(Lanes.R2)); a3 = a3.add(a3.rearrange(Lanes.R2)); }
+            if (V >= 2) { a0 = a0.add(a0.rearrange(Lanes.R1)); a1 = a1.add(a1.rearrange(Lanes.R1)); a2 = a2.add(a2.rearrange(Lanes.R1)); a3 = a3.add(a3.rearrange(Lanes.R1)); }
             s0 = a0.lane(0); s1 = a1.lane(0); s2 = a2.lane(0); s3 = a3.lane(0);
         } else {
             s0 = Lanes.sum(a0); s1 = Lanes.sum(a1); s2 = Lanes.sum(a2); s3 = Lanes.sum(a3);
@@ -438,10 +434,10 @@ final class AffineDots {
         }
         float s0, s1;
         if (FOLDED) {
-            if (V >= 16) { a0 = a0.add(a0.rearrange(R8)); a1 = a1.add(a1.rearrange(R8)); }
-            if (V >= 8) { a0 = a0.add(a0.rearrange(R4)); a1 = a1.add(a1.rearrange(R4)); }
-            if (V >= 4) { a0 = a0.add(a0.rearrange(R2)); a1 = a1.add(a1.rearrange(R2)); }
-            if (V >= 2) { a0 = a0.add(a0.rearrange(R1)); a1 = a1.add(a1.rearrange(R1)); }
+            if (V >= 16) { a0 = a0.add(a0.rearrange(Lanes.R8)); a1 = a1.add(a1.rearrange(Lanes.R8)); }
+            if (V >= 8) { a0 = a0.add(a0.rearrange(Lanes.R4)); a1 = a1.add(a1.rearrange(Lanes.R4)); }
+            if (V >= 4) { a0 = a0.add(a0.rearrange(Lanes.R2)); a1 = a1.add(a1.rearrange(Lanes.R2)); }
+            if (V >= 2) { a0 = a0.add(a0.rearrange(Lanes.R1)); a1 = a1.add(a1.rearrange(Lanes.R1)); }
             s0 = a0.lane(0); s1 = a1.lane(0);
         } else {
             s0 = Lanes.sum(a0); s1 = Lanes.sum(a1);
@@ -503,10 +499,10 @@ final class AffineDots {
         }
         float s0;
         if (FOLDED) {
-            if (V >= 16) { a0 = a0.add(a0.rearrange(R8)); }
-            if (V >= 8) { a0 = a0.add(a0.rearrange(R4)); }
-            if (V >= 4) { a0 = a0.add(a0.rearrange(R2)); }
-            if (V >= 2) { a0 = a0.add(a0.rearrange(R1)); }
+            if (V >= 16) { a0 = a0.add(a0.rearrange(Lanes.R8)); }
+            if (V >= 8) { a0 = a0.add(a0.rearrange(Lanes.R4)); }
+            if (V >= 4) { a0 = a0.add(a0.rearrange(Lanes.R2)); }
+            if (V >= 2) { a0 = a0.add(a0.rearrange(Lanes.R1)); }
             s0 = a0.lane(0);
         } else {
             s0 = Lanes.sum(a0);
@@ -560,10 +556,10 @@ final class AffineDots {
         }
         float s0, s1, s2, s3;
         if (FOLDED) {
-            if (V >= 16) { a0 = a0.add(a0.rearrange(R8)); a1 = a1.add(a1.rearrange(R8)); a2 = a2.add(a2.rearrange(R8)); a3 = a3.add(a3.rearrange(R8)); }
-            if (V >= 8) { a0 = a0.add(a0.rearrange(R4)); a1 = a1.add(a1.rearrange(R4)); a2 = a2.add(a2.rearrange(R4)); a3 = a3.add(a3.rearrange(R4)); }
-            if (V >= 4) { a0 = a0.add(a0.rearrange(R2)); a1 = a1.add(a1.rearrange(R2)); a2 = a2.add(a2.rearrange(R2)); a3 = a3.add(a3.rearrange(R2)); }
-            if (V >= 2) { a0 = a0.add(a0.rearrange(R1)); a1 = a1.add(a1.rearrange(R1)); a2 = a2.add(a2.rearrange(R1)); a3 = a3.add(a3.rearrange(R1)); }
+            if (V >= 16) { a0 = a0.add(a0.rearrange(Lanes.R8)); a1 = a1.add(a1.rearrange(Lanes.R8)); a2 = a2.add(a2.rearrange(Lanes.R8)); a3 = a3.add(a3.rearrange(Lanes.R8)); }
+            if (V >= 8) { a0 = a0.add(a0.rearrange(Lanes.R4)); a1 = a1.add(a1.rearrange(Lanes.R4)); a2 = a2.add(a2.rearrange(Lanes.R4)); a3 = a3.add(a3.rearrange(Lanes.R4)); }
+            if (V >= 4) { a0 = a0.add(a0.rearrange(Lanes.R2)); a1 = a1.add(a1.rearrange(Lanes.R2)); a2 = a2.add(a2.rearrange(Lanes.R2)); a3 = a3.add(a3.rearrange(Lanes.R2)); }
+            if (V >= 2) { a0 = a0.add(a0.rearrange(Lanes.R1)); a1 = a1.add(a1.rearrange(Lanes.R1)); a2 = a2.add(a2.rearrange(Lanes.R1)); a3 = a3.add(a3.rearrange(Lanes.R1)); }
             s0 = a0.lane(0); s1 = a1.lane(0); s2 = a2.lane(0); s3 = a3.lane(0);
         } else {
             s0 = Lanes.sum(a0); s1 = Lanes.sum(a1); s2 = Lanes.sum(a2); s3 = Lanes.sum(a3);
@@ -629,10 +625,10 @@ final class AffineDots {
         }
         float s0, s1;
         if (FOLDED) {
-            if (V >= 16) { a0 = a0.add(a0.rearrange(R8)); a1 = a1.add(a1.rearrange(R8)); }
-            if (V >= 8) { a0 = a0.add(a0.rearrange(R4)); a1 = a1.add(a1.rearrange(R4)); }
-            if (V >= 4) { a0 = a0.add(a0.rearrange(R2)); a1 = a1.add(a1.rearrange(R2)); }
-            if (V >= 2) { a0 = a0.add(a0.rearrange(R1)); a1 = a1.add(a1.rearrange(R1)); }
+            if (V >= 16) { a0 = a0.add(a0.rearrange(Lanes.R8)); a1 = a1.add(a1.rearrange(Lanes.R8)); }
+            if (V >= 8) { a0 = a0.add(a0.rearrange(Lanes.R4)); a1 = a1.add(a1.rearrange(Lanes.R4)); }
+            if (V >= 4) { a0 = a0.add(a0.rearrange(Lanes.R2)); a1 = a1.add(a1.rearrange(Lanes.R2)); }
+            if (V >= 2) { a0 = a0.add(a0.rearrange(Lanes.R1)); a1 = a1.add(a1.rearrange(Lanes.R1)); }
             s0 = a0.lane(0); s1 = a1.lane(0);
         } else {
             s0 = Lanes.sum(a0); s1 = Lanes.sum(a1);
@@ -684,10 +680,10 @@ final class AffineDots {
         }
         float s0, s1, s2, s3;
         if (FOLDED) {
-            if (V >= 16) { a0 = a0.add(a0.rearrange(R8)); a1 = a1.add(a1.rearrange(R8)); a2 = a2.add(a2.rearrange(R8)); a3 = a3.add(a3.rearrange(R8)); }
-            if (V >= 8) { a0 = a0.add(a0.rearrange(R4)); a1 = a1.add(a1.rearrange(R4)); a2 = a2.add(a2.rearrange(R4)); a3 = a3.add(a3.rearrange(R4)); }
-            if (V >= 4) { a0 = a0.add(a0.rearrange(R2)); a1 = a1.add(a1.rearrange(R2)); a2 = a2.add(a2.rearrange(R2)); a3 = a3.add(a3.rearrange(R2)); }
-            if (V >= 2) { a0 = a0.add(a0.rearrange(R1)); a1 = a1.add(a1.rearrange(R1)); a2 = a2.add(a2.rearrange(R1)); a3 = a3.add(a3.rearrange(R1)); }
+            if (V >= 16) { a0 = a0.add(a0.rearrange(Lanes.R8)); a1 = a1.add(a1.rearrange(Lanes.R8)); a2 = a2.add(a2.rearrange(Lanes.R8)); a3 = a3.add(a3.rearrange(Lanes.R8)); }
+            if (V >= 8) { a0 = a0.add(a0.rearrange(Lanes.R4)); a1 = a1.add(a1.rearrange(Lanes.R4)); a2 = a2.add(a2.rearrange(Lanes.R4)); a3 = a3.add(a3.rearrange(Lanes.R4)); }
+            if (V >= 4) { a0 = a0.add(a0.rearrange(Lanes.R2)); a1 = a1.add(a1.rearrange(Lanes.R2)); a2 = a2.add(a2.rearrange(Lanes.R2)); a3 = a3.add(a3.rearrange(Lanes.R2)); }
+            if (V >= 2) { a0 = a0.add(a0.rearrange(Lanes.R1)); a1 = a1.add(a1.rearrange(Lanes.R1)); a2 = a2.add(a2.rearrange(Lanes.R1)); a3 = a3.add(a3.rearrange(Lanes.R1)); }
             s0 = a0.lane(0); s1 = a1.lane(0); s2 = a2.lane(0); s3 = a3.lane(0);
         } else {
             s0 = Lanes.sum(a0); s1 = Lanes.sum(a1); s2 = Lanes.sum(a2); s3 = Lanes.sum(a3);
@@ -752,10 +748,10 @@ final class AffineDots {
         }
         float s0, s1;
         if (FOLDED) {
-            if (V >= 16) { a0 = a0.add(a0.rearrange(R8)); a1 = a1.add(a1.rearrange(R8)); }
-            if (V >= 8) { a0 = a0.add(a0.rearrange(R4)); a1 = a1.add(a1.rearrange(R4)); }
-            if (V >= 4) { a0 = a0.add(a0.rearrange(R2)); a1 = a1.add(a1.rearrange(R2)); }
-            if (V >= 2) { a0 = a0.add(a0.rearrange(R1)); a1 = a1.add(a1.rearrange(R1)); }
+            if (V >= 16) { a0 = a0.add(a0.rearrange(Lanes.R8)); a1 = a1.add(a1.rearrange(Lanes.R8)); }
+            if (V >= 8) { a0 = a0.add(a0.rearrange(Lanes.R4)); a1 = a1.add(a1.rearrange(Lanes.R4)); }
+            if (V >= 4) { a0 = a0.add(a0.rearrange(Lanes.R2)); a1 = a1.add(a1.rearrange(Lanes.R2)); }
+            if (V >= 2) { a0 = a0.add(a0.rearrange(Lanes.R1)); a1 = a1.add(a1.rearrange(Lanes.R1)); }
             s0 = a0.lane(0); s1 = a1.lane(0);
         } else {
             s0 = Lanes.sum(a0); s1 = Lanes.sum(a1);
@@ -817,10 +813,10 @@ final class AffineDots {
         }
         float s0;
         if (FOLDED) {
-            if (V >= 16) { a0 = a0.add(a0.rearrange(R8)); }
-            if (V >= 8) { a0 = a0.add(a0.rearrange(R4)); }
-            if (V >= 4) { a0 = a0.add(a0.rearrange(R2)); }
-            if (V >= 2) { a0 = a0.add(a0.rearrange(R1)); }
+            if (V >= 16) { a0 = a0.add(a0.rearrange(Lanes.R8)); }
+            if (V >= 8) { a0 = a0.add(a0.rearrange(Lanes.R4)); }
+            if (V >= 4) { a0 = a0.add(a0.rearrange(Lanes.R2)); }
+            if (V >= 2) { a0 = a0.add(a0.rearrange(Lanes.R1)); }
             s0 = a0.lane(0);
         } else {
             s0 = Lanes.sum(a0);
@@ -874,10 +870,10 @@ final class AffineDots {
         }
         float s0, s1, s2, s3;
         if (FOLDED) {
-            if (V >= 16) { a0 = a0.add(a0.rearrange(R8)); a1 = a1.add(a1.rearrange(R8)); a2 = a2.add(a2.rearrange(R8)); a3 = a3.add(a3.rearrange(R8)); }
-            if (V >= 8) { a0 = a0.add(a0.rearrange(R4)); a1 = a1.add(a1.rearrange(R4)); a2 = a2.add(a2.rearrange(R4)); a3 = a3.add(a3.rearrange(R4)); }
-            if (V >= 4) { a0 = a0.add(a0.rearrange(R2)); a1 = a1.add(a1.rearrange(R2)); a2 = a2.add(a2.rearrange(R2)); a3 = a3.add(a3.rearrange(R2)); }
-            if (V >= 2) { a0 = a0.add(a0.rearrange(R1)); a1 = a1.add(a1.rearrange(R1)); a2 = a2.add(a2.rearrange(R1)); a3 = a3.add(a3.rearrange(R1)); }
+            if (V >= 16) { a0 = a0.add(a0.rearrange(Lanes.R8)); a1 = a1.add(a1.rearrange(Lanes.R8)); a2 = a2.add(a2.rearrange(Lanes.R8)); a3 = a3.add(a3.rearrange(Lanes.R8)); }
+            if (V >= 8) { a0 = a0.add(a0.rearrange(Lanes.R4)); a1 = a1.add(a1.rearrange(Lanes.R4)); a2 = a2.add(a2.rearrange(Lanes.R4)); a3 = a3.add(a3.rearrange(Lanes.R4)); }
+            if (V >= 4) { a0 = a0.add(a0.rearrange(Lanes.R2)); a1 = a1.add(a1.rearrange(Lanes.R2)); a2 = a2.add(a2.rearrange(Lanes.R2)); a3 = a3.add(a3.rearrange(Lanes.R2)); }
+            if (V >= 2) { a0 = a0.add(a0.rearrange(Lanes.R1)); a1 = a1.add(a1.rearrange(Lanes.R1)); a2 = a2.add(a2.rearrange(Lanes.R1)); a3 = a3.add(a3.rearrange(Lanes.R1)); }
             s0 = a0.lane(0); s1 = a1.lane(0); s2 = a2.lane(0); s3 = a3.lane(0);
         } else {
             s0 = Lanes.sum(a0); s1 = Lanes.sum(a1); s2 = Lanes.sum(a2); s3 = Lanes.sum(a3);
@@ -946,10 +942,10 @@ final class AffineDots {
         }
         float s0, s1;
         if (FOLDED) {
-            if (V >= 16) { a0 = a0.add(a0.rearrange(R8)); a1 = a1.add(a1.rearrange(R8)); }
-            if (V >= 8) { a0 = a0.add(a0.rearrange(R4)); a1 = a1.add(a1.rearrange(R4)); }
-            if (V >= 4) { a0 = a0.add(a0.rearrange(R2)); a1 = a1.add(a1.rearrange(R2)); }
-            if (V >= 2) { a0 = a0.add(a0.rearrange(R1)); a1 = a1.add(a1.rearrange(R1)); }
+            if (V >= 16) { a0 = a0.add(a0.rearrange(Lanes.R8)); a1 = a1.add(a1.rearrange(Lanes.R8)); }
+            if (V >= 8) { a0 = a0.add(a0.rearrange(Lanes.R4)); a1 = a1.add(a1.rearrange(Lanes.R4)); }
+            if (V >= 4) { a0 = a0.add(a0.rearrange(Lanes.R2)); a1 = a1.add(a1.rearrange(Lanes.R2)); }
+            if (V >= 2) { a0 = a0.add(a0.rearrange(Lanes.R1)); a1 = a1.add(a1.rearrange(Lanes.R1)); }
             s0 = a0.lane(0); s1 = a1.lane(0);
         } else {
             s0 = Lanes.sum(a0); s1 = Lanes.sum(a1);
@@ -1001,10 +997,10 @@ final class AffineDots {
         }
         float s0, s1, s2, s3;
         if (FOLDED) {
-            if (V >= 16) { a0 = a0.add(a0.rearrange(R8)); a1 = a1.add(a1.rearrange(R8)); a2 = a2.add(a2.rearrange(R8)); a3 = a3.add(a3.rearrange(R8)); }
-            if (V >= 8) { a0 = a0.add(a0.rearrange(R4)); a1 = a1.add(a1.rearrange(R4)); a2 = a2.add(a2.rearrange(R4)); a3 = a3.add(a3.rearrange(R4)); }
-            if (V >= 4) { a0 = a0.add(a0.rearrange(R2)); a1 = a1.add(a1.rearrange(R2)); a2 = a2.add(a2.rearrange(R2)); a3 = a3.add(a3.rearrange(R2)); }
-            if (V >= 2) { a0 = a0.add(a0.rearrange(R1)); a1 = a1.add(a1.rearrange(R1)); a2 = a2.add(a2.rearrange(R1)); a3 = a3.add(a3.rearrange(R1)); }
+            if (V >= 16) { a0 = a0.add(a0.rearrange(Lanes.R8)); a1 = a1.add(a1.rearrange(Lanes.R8)); a2 = a2.add(a2.rearrange(Lanes.R8)); a3 = a3.add(a3.rearrange(Lanes.R8)); }
+            if (V >= 8) { a0 = a0.add(a0.rearrange(Lanes.R4)); a1 = a1.add(a1.rearrange(Lanes.R4)); a2 = a2.add(a2.rearrange(Lanes.R4)); a3 = a3.add(a3.rearrange(Lanes.R4)); }
+            if (V >= 4) { a0 = a0.add(a0.rearrange(Lanes.R2)); a1 = a1.add(a1.rearrange(Lanes.R2)); a2 = a2.add(a2.rearrange(Lanes.R2)); a3 = a3.add(a3.rearrange(Lanes.R2)); }
+            if (V >= 2) { a0 = a0.add(a0.rearrange(Lanes.R1)); a1 = a1.add(a1.rearrange(Lanes.R1)); a2 = a2.add(a2.rearrange(Lanes.R1)); a3 = a3.add(a3.rearrange(Lanes.R1)); }
             s0 = a0.lane(0); s1 = a1.lane(0); s2 = a2.lane(0); s3 = a3.lane(0);
         } else {
             s0 = Lanes.sum(a0); s1 = Lanes.sum(a1); s2 = Lanes.sum(a2); s3 = Lanes.sum(a3);
@@ -1072,10 +1068,10 @@ final class AffineDots {
         }
         float s0, s1;
         if (FOLDED) {
-            if (V >= 16) { a0 = a0.add(a0.rearrange(R8)); a1 = a1.add(a1.rearrange(R8)); }
-            if (V >= 8) { a0 = a0.add(a0.rearrange(R4)); a1 = a1.add(a1.rearrange(R4)); }
-            if (V >= 4) { a0 = a0.add(a0.rearrange(R2)); a1 = a1.add(a1.rearrange(R2)); }
-            if (V >= 2) { a0 = a0.add(a0.rearrange(R1)); a1 = a1.add(a1.rearrange(R1)); }
+            if (V >= 16) { a0 = a0.add(a0.rearrange(Lanes.R8)); a1 = a1.add(a1.rearrange(Lanes.R8)); }
+            if (V >= 8) { a0 = a0.add(a0.rearrange(Lanes.R4)); a1 = a1.add(a1.rearrange(Lanes.R4)); }
+            if (V >= 4) { a0 = a0.add(a0.rearrange(Lanes.R2)); a1 = a1.add(a1.rearrange(Lanes.R2)); }
+            if (V >= 2) { a0 = a0.add(a0.rearrange(Lanes.R1)); a1 = a1.add(a1.rearrange(Lanes.R1)); }
             s0 = a0.lane(0); s1 = a1.lane(0);
         } else {
             s0 = Lanes.sum(a0); s1 = Lanes.sum(a1);
@@ -1170,10 +1166,10 @@ final class AffineDots {
         }
         float s0;
         if (FOLDED) {
-            if (V >= 16) { a0 = a0.add(a0.rearrange(R8)); }
-            if (V >= 8) { a0 = a0.add(a0.rearrange(R4)); }
-            if (V >= 4) { a0 = a0.add(a0.rearrange(R2)); }
-            if (V >= 2) { a0 = a0.add(a0.rearrange(R1)); }
+            if (V >= 16) { a0 = a0.add(a0.rearrange(Lanes.R8)); }
+            if (V >= 8) { a0 = a0.add(a0.rearrange(Lanes.R4)); }
+            if (V >= 4) { a0 = a0.add(a0.rearrange(Lanes.R2)); }
+            if (V >= 2) { a0 = a0.add(a0.rearrange(Lanes.R1)); }
             s0 = a0.lane(0);
         } else {
             s0 = Lanes.sum(a0);
@@ -1224,10 +1220,10 @@ final class AffineDots {
         }
         float s0, s1, s2, s3;
         if (FOLDED) {
-            if (V >= 16) { a0 = a0.add(a0.rearrange(R8)); a1 = a1.add(a1.rearrange(R8)); a2 = a2.add(a2.rearrange(R8)); a3 = a3.add(a3.rearrange(R8)); }
-            if (V >= 8) { a0 = a0.add(a0.rearrange(R4)); a1 = a1.add(a1.rearrange(R4)); a2 = a2.add(a2.rearrange(R4)); a3 = a3.add(a3.rearrange(R4)); }
-            if (V >= 4) { a0 = a0.add(a0.rearrange(R2)); a1 = a1.add(a1.rearrange(R2)); a2 = a2.add(a2.rearrange(R2)); a3 = a3.add(a3.rearrange(R2)); }
-            if (V >= 2) { a0 = a0.add(a0.rearrange(R1)); a1 = a1.add(a1.rearrange(R1)); a2 = a2.add(a2.rearrange(R1)); a3 = a3.add(a3.rearrange(R1)); }
+            if (V >= 16) { a0 = a0.add(a0.rearrange(Lanes.R8)); a1 = a1.add(a1.rearrange(Lanes.R8)); a2 = a2.add(a2.rearrange(Lanes.R8)); a3 = a3.add(a3.rearrange(Lanes.R8)); }
+            if (V >= 8) { a0 = a0.add(a0.rearrange(Lanes.R4)); a1 = a1.add(a1.rearrange(Lanes.R4)); a2 = a2.add(a2.rearrange(Lanes.R4)); a3 = a3.add(a3.rearrange(Lanes.R4)); }
+            if (V >= 4) { a0 = a0.add(a0.rearrange(Lanes.R2)); a1 = a1.add(a1.rearrange(Lanes.R2)); a2 = a2.add(a2.rearrange(Lanes.R2)); a3 = a3.add(a3.rearrange(Lanes.R2)); }
+            if (V >= 2) { a0 = a0.add(a0.rearrange(Lanes.R1)); a1 = a1.add(a1.rearrange(Lanes.R1)); a2 = a2.add(a2.rearrange(Lanes.R1)); a3 = a3.add(a3.rearrange(Lanes.R1)); }
             s0 = a0.lane(0); s1 = a1.lane(0); s2 = a2.lane(0); s3 = a3.lane(0);
         } else {
             s0 = Lanes.sum(a0); s1 = Lanes.sum(a1); s2 = Lanes.sum(a2); s3 = Lanes.sum(a3);
@@ -1277,10 +1273,10 @@ final class AffineDots {
         }
         float s0, s1;
         if (FOLDED) {
-            if (V >= 16) { a0 = a0.add(a0.rearrange(R8)); a1 = a1.add(a1.rearrange(R8)); }
-            if (V >= 8) { a0 = a0.add(a0.rearrange(R4)); a1 = a1.add(a1.rearrange(R4)); }
-            if (V >= 4) { a0 = a0.add(a0.rearrange(R2)); a1 = a1.add(a1.rearrange(R2)); }
-            if (V >= 2) { a0 = a0.add(a0.rearrange(R1)); a1 = a1.add(a1.rearrange(R1)); }
+            if (V >= 16) { a0 = a0.add(a0.rearrange(Lanes.R8)); a1 = a1.add(a1.rearrange(Lanes.R8)); }
+            if (V >= 8) { a0 = a0.add(a0.rearrange(Lanes.R4)); a1 = a1.add(a1.rearrange(Lanes.R4)); }
+            if (V >= 4) { a0 = a0.add(a0.rearrange(Lanes.R2)); a1 = a1.add(a1.rearrange(Lanes.R2)); }
+            if (V >= 2) { a0 = a0.add(a0.rearrange(Lanes.R1)); a1 = a1.add(a1.rearrange(Lanes.R1)); }
             s0 = a0.lane(0); s1 = a1.lane(0);
         } else {
             s0 = Lanes.sum(a0); s1 = Lanes.sum(a1);
@@ -1329,10 +1325,10 @@ final class AffineDots {
         }
         float s0, s1, s2, s3;
         if (FOLDED) {
-            if (V >= 16) { a0 = a0.add(a0.rearrange(R8)); a1 = a1.add(a1.rearrange(R8)); a2 = a2.add(a2.rearrange(R8)); a3 = a3.add(a3.rearrange(R8)); }
-            if (V >= 8) { a0 = a0.add(a0.rearrange(R4)); a1 = a1.add(a1.rearrange(R4)); a2 = a2.add(a2.rearrange(R4)); a3 = a3.add(a3.rearrange(R4)); }
-            if (V >= 4) { a0 = a0.add(a0.rearrange(R2)); a1 = a1.add(a1.rearrange(R2)); a2 = a2.add(a2.rearrange(R2)); a3 = a3.add(a3.rearrange(R2)); }
-            if (V >= 2) { a0 = a0.add(a0.rearrange(R1)); a1 = a1.add(a1.rearrange(R1)); a2 = a2.add(a2.rearrange(R1)); a3 = a3.add(a3.rearrange(R1)); }
+            if (V >= 16) { a0 = a0.add(a0.rearrange(Lanes.R8)); a1 = a1.add(a1.rearrange(Lanes.R8)); a2 = a2.add(a2.rearrange(Lanes.R8)); a3 = a3.add(a3.rearrange(Lanes.R8)); }
+            if (V >= 8) { a0 = a0.add(a0.rearrange(Lanes.R4)); a1 = a1.add(a1.rearrange(Lanes.R4)); a2 = a2.add(a2.rearrange(Lanes.R4)); a3 = a3.add(a3.rearrange(Lanes.R4)); }
+            if (V >= 4) { a0 = a0.add(a0.rearrange(Lanes.R2)); a1 = a1.add(a1.rearrange(Lanes.R2)); a2 = a2.add(a2.rearrange(Lanes.R2)); a3 = a3.add(a3.rearrange(Lanes.R2)); }
+            if (V >= 2) { a0 = a0.add(a0.rearrange(Lanes.R1)); a1 = a1.add(a1.rearrange(Lanes.R1)); a2 = a2.add(a2.rearrange(Lanes.R1)); a3 = a3.add(a3.rearrange(Lanes.R1)); }
             s0 = a0.lane(0); s1 = a1.lane(0); s2 = a2.lane(0); s3 = a3.lane(0);
         } else {
             s0 = Lanes.sum(a0); s1 = Lanes.sum(a1); s2 = Lanes.sum(a2); s3 = Lanes.sum(a3);
@@ -1381,10 +1377,10 @@ final class AffineDots {
         }
         float s0, s1;
         if (FOLDED) {
-            if (V >= 16) { a0 = a0.add(a0.rearrange(R8)); a1 = a1.add(a1.rearrange(R8)); }
-            if (V >= 8) { a0 = a0.add(a0.rearrange(R4)); a1 = a1.add(a1.rearrange(R4)); }
-            if (V >= 4) { a0 = a0.add(a0.rearrange(R2)); a1 = a1.add(a1.rearrange(R2)); }
-            if (V >= 2) { a0 = a0.add(a0.rearrange(R1)); a1 = a1.add(a1.rearrange(R1)); }
+            if (V >= 16) { a0 = a0.add(a0.rearrange(Lanes.R8)); a1 = a1.add(a1.rearrange(Lanes.R8)); }
+            if (V >= 8) { a0 = a0.add(a0.rearrange(Lanes.R4)); a1 = a1.add(a1.rearrange(Lanes.R4)); }
+            if (V >= 4) { a0 = a0.add(a0.rearrange(Lanes.R2)); a1 = a1.add(a1.rearrange(Lanes.R2)); }
+            if (V >= 2) { a0 = a0.add(a0.rearrange(Lanes.R1)); a1 = a1.add(a1.rearrange(Lanes.R1)); }
             s0 = a0.lane(0); s1 = a1.lane(0);
         } else {
             s0 = Lanes.sum(a0); s1 = Lanes.sum(a1);
@@ -1430,10 +1426,10 @@ final class AffineDots {
         }
         float s0;
         if (FOLDED) {
-            if (V >= 16) { a0 = a0.add(a0.rearrange(R8)); }
-            if (V >= 8) { a0 = a0.add(a0.rearrange(R4)); }
-            if (V >= 4) { a0 = a0.add(a0.rearrange(R2)); }
-            if (V >= 2) { a0 = a0.add(a0.rearrange(R1)); }
+            if (V >= 16) { a0 = a0.add(a0.rearrange(Lanes.R8)); }
+            if (V >= 8) { a0 = a0.add(a0.rearrange(Lanes.R4)); }
+            if (V >= 4) { a0 = a0.add(a0.rearrange(Lanes.R2)); }
+            if (V >= 2) { a0 = a0.add(a0.rearrange(Lanes.R1)); }
             s0 = a0.lane(0);
         } else {
             s0 = Lanes.sum(a0);
@@ -1484,10 +1480,10 @@ final class AffineDots {
         }
         float s0, s1, s2, s3;
         if (FOLDED) {
-            if (V >= 16) { a0 = a0.add(a0.rearrange(R8)); a1 = a1.add(a1.rearrange(R8)); a2 = a2.add(a2.rearrange(R8)); a3 = a3.add(a3.rearrange(R8)); }
-            if (V >= 8) { a0 = a0.add(a0.rearrange(R4)); a1 = a1.add(a1.rearrange(R4)); a2 = a2.add(a2.rearrange(R4)); a3 = a3.add(a3.rearrange(R4)); }
-            if (V >= 4) { a0 = a0.add(a0.rearrange(R2)); a1 = a1.add(a1.rearrange(R2)); a2 = a2.add(a2.rearrange(R2)); a3 = a3.add(a3.rearrange(R2)); }
-            if (V >= 2) { a0 = a0.add(a0.rearrange(R1)); a1 = a1.add(a1.rearrange(R1)); a2 = a2.add(a2.rearrange(R1)); a3 = a3.add(a3.rearrange(R1)); }
+            if (V >= 16) { a0 = a0.add(a0.rearrange(Lanes.R8)); a1 = a1.add(a1.rearrange(Lanes.R8)); a2 = a2.add(a2.rearrange(Lanes.R8)); a3 = a3.add(a3.rearrange(Lanes.R8)); }
+            if (V >= 8) { a0 = a0.add(a0.rearrange(Lanes.R4)); a1 = a1.add(a1.rearrange(Lanes.R4)); a2 = a2.add(a2.rearrange(Lanes.R4)); a3 = a3.add(a3.rearrange(Lanes.R4)); }
+            if (V >= 4) { a0 = a0.add(a0.rearrange(Lanes.R2)); a1 = a1.add(a1.rearrange(Lanes.R2)); a2 = a2.add(a2.rearrange(Lanes.R2)); a3 = a3.add(a3.rearrange(Lanes.R2)); }
+            if (V >= 2) { a0 = a0.add(a0.rearrange(Lanes.R1)); a1 = a1.add(a1.rearrange(Lanes.R1)); a2 = a2.add(a2.rearrange(Lanes.R1)); a3 = a3.add(a3.rearrange(Lanes.R1)); }
             s0 = a0.lane(0); s1 = a1.lane(0); s2 = a2.lane(0); s3 = a3.lane(0);
         } else {
             s0 = Lanes.sum(a0); s1 = Lanes.sum(a1); s2 = Lanes.sum(a2); s3 = Lanes.sum(a3);
@@ -1537,10 +1533,10 @@ final class AffineDots {
         }
         float s0, s1;
         if (FOLDED) {
-            if (V >= 16) { a0 = a0.add(a0.rearrange(R8)); a1 = a1.add(a1.rearrange(R8)); }
-            if (V >= 8) { a0 = a0.add(a0.rearrange(R4)); a1 = a1.add(a1.rearrange(R4)); }
-            if (V >= 4) { a0 = a0.add(a0.rearrange(R2)); a1 = a1.add(a1.rearrange(R2)); }
-            if (V >= 2) { a0 = a0.add(a0.rearrange(R1)); a1 = a1.add(a1.rearrange(R1)); }
+            if (V >= 16) { a0 = a0.add(a0.rearrange(Lanes.R8)); a1 = a1.add(a1.rearrange(Lanes.R8)); }
+            if (V >= 8) { a0 = a0.add(a0.rearrange(Lanes.R4)); a1 = a1.add(a1.rearrange(Lanes.R4)); }
+            if (V >= 4) { a0 = a0.add(a0.rearrange(Lanes.R2)); a1 = a1.add(a1.rearrange(Lanes.R2)); }
+            if (V >= 2) { a0 = a0.add(a0.rearrange(Lanes.R1)); a1 = a1.add(a1.rearrange(Lanes.R1)); }
             s0 = a0.lane(0); s1 = a1.lane(0);
         } else {
             s0 = Lanes.sum(a0); s1 = Lanes.sum(a1);
@@ -1589,10 +1585,10 @@ final class AffineDots {
         }
         float s0, s1, s2, s3;
         if (FOLDED) {
-            if (V >= 16) { a0 = a0.add(a0.rearrange(R8)); a1 = a1.add(a1.rearrange(R8)); a2 = a2.add(a2.rearrange(R8)); a3 = a3.add(a3.rearrange(R8)); }
-            if (V >= 8) { a0 = a0.add(a0.rearrange(R4)); a1 = a1.add(a1.rearrange(R4)); a2 = a2.add(a2.rearrange(R4)); a3 = a3.add(a3.rearrange(R4)); }
-            if (V >= 4) { a0 = a0.add(a0.rearrange(R2)); a1 = a1.add(a1.rearrange(R2)); a2 = a2.add(a2.rearrange(R2)); a3 = a3.add(a3.rearrange(R2)); }
-            if (V >= 2) { a0 = a0.add(a0.rearrange(R1)); a1 = a1.add(a1.rearrange(R1)); a2 = a2.add(a2.rearrange(R1)); a3 = a3.add(a3.rearrange(R1)); }
+            if (V >= 16) { a0 = a0.add(a0.rearrange(Lanes.R8)); a1 = a1.add(a1.rearrange(Lanes.R8)); a2 = a2.add(a2.rearrange(Lanes.R8)); a3 = a3.add(a3.rearrange(Lanes.R8)); }
+            if (V >= 8) { a0 = a0.add(a0.rearrange(Lanes.R4)); a1 = a1.add(a1.rearrange(Lanes.R4)); a2 = a2.add(a2.rearrange(Lanes.R4)); a3 = a3.add(a3.rearrange(Lanes.R4)); }
+            if (V >= 4) { a0 = a0.add(a0.rearrange(Lanes.R2)); a1 = a1.add(a1.rearrange(Lanes.R2)); a2 = a2.add(a2.rearrange(Lanes.R2)); a3 = a3.add(a3.rearrange(Lanes.R2)); }
+            if (V >= 2) { a0 = a0.add(a0.rearrange(Lanes.R1)); a1 = a1.add(a1.rearrange(Lanes.R1)); a2 = a2.add(a2.rearrange(Lanes.R1)); a3 = a3.add(a3.rearrange(Lanes.R1)); }
             s0 = a0.lane(0); s1 = a1.lane(0); s2 = a2.lane(0); s3 = a3.lane(0);
         } else {
             s0 = Lanes.sum(a0); s1 = Lanes.sum(a1); s2 = Lanes.sum(a2); s3 = Lanes.sum(a3);
@@ -1641,10 +1637,10 @@ final class AffineDots {
         }
         float s0, s1;
         if (FOLDED) {
-            if (V >= 16) { a0 = a0.add(a0.rearrange(R8)); a1 = a1.add(a1.rearrange(R8)); }
-            if (V >= 8) { a0 = a0.add(a0.rearrange(R4)); a1 = a1.add(a1.rearrange(R4)); }
-            if (V >= 4) { a0 = a0.add(a0.rearrange(R2)); a1 = a1.add(a1.rearrange(R2)); }
-            if (V >= 2) { a0 = a0.add(a0.rearrange(R1)); a1 = a1.add(a1.rearrange(R1)); }
+            if (V >= 16) { a0 = a0.add(a0.rearrange(Lanes.R8)); a1 = a1.add(a1.rearrange(Lanes.R8)); }
+            if (V >= 8) { a0 = a0.add(a0.rearrange(Lanes.R4)); a1 = a1.add(a1.rearrange(Lanes.R4)); }
+            if (V >= 4) { a0 = a0.add(a0.rearrange(Lanes.R2)); a1 = a1.add(a1.rearrange(Lanes.R2)); }
+            if (V >= 2) { a0 = a0.add(a0.rearrange(Lanes.R1)); a1 = a1.add(a1.rearrange(Lanes.R1)); }
             s0 = a0.lane(0); s1 = a1.lane(0);
         } else {
             s0 = Lanes.sum(a0); s1 = Lanes.sum(a1);
@@ -1690,10 +1686,10 @@ final class AffineDots {
         }
         float s0;
         if (FOLDED) {
-            if (V >= 16) { a0 = a0.add(a0.rearrange(R8)); }
-            if (V >= 8) { a0 = a0.add(a0.rearrange(R4)); }
-            if (V >= 4) { a0 = a0.add(a0.rearrange(R2)); }
-            if (V >= 2) { a0 = a0.add(a0.rearrange(R1)); }
+            if (V >= 16) { a0 = a0.add(a0.rearrange(Lanes.R8)); }
+            if (V >= 8) { a0 = a0.add(a0.rearrange(Lanes.R4)); }
+            if (V >= 4) { a0 = a0.add(a0.rearrange(Lanes.R2)); }
+            if (V >= 2) { a0 = a0.add(a0.rearrange(Lanes.R1)); }
             s0 = a0.lane(0);
         } else {
             s0 = Lanes.sum(a0);
@@ -1747,10 +1743,10 @@ final class AffineDots {
         }
         float s0, s1, s2, s3;
         if (FOLDED) {
-            if (V >= 16) { a0 = a0.add(a0.rearrange(R8)); a1 = a1.add(a1.rearrange(R8)); a2 = a2.add(a2.rearrange(R8)); a3 = a3.add(a3.rearrange(R8)); }
-            if (V >= 8) { a0 = a0.add(a0.rearrange(R4)); a1 = a1.add(a1.rearrange(R4)); a2 = a2.add(a2.rearrange(R4)); a3 = a3.add(a3.rearrange(R4)); }
-            if (V >= 4) { a0 = a0.add(a0.rearrange(R2)); a1 = a1.add(a1.rearrange(R2)); a2 = a2.add(a2.rearrange(R2)); a3 = a3.add(a3.rearrange(R2)); }
-            if (V >= 2) { a0 = a0.add(a0.rearrange(R1)); a1 = a1.add(a1.rearrange(R1)); a2 = a2.add(a2.rearrange(R1)); a3 = a3.add(a3.rearrange(R1)); }
+            if (V >= 16) { a0 = a0.add(a0.rearrange(Lanes.R8)); a1 = a1.add(a1.rearrange(Lanes.R8)); a2 = a2.add(a2.rearrange(Lanes.R8)); a3 = a3.add(a3.rearrange(Lanes.R8)); }
+            if (V >= 8) { a0 = a0.add(a0.rearrange(Lanes.R4)); a1 = a1.add(a1.rearrange(Lanes.R4)); a2 = a2.add(a2.rearrange(Lanes.R4)); a3 = a3.add(a3.rearrange(Lanes.R4)); }
+            if (V >= 4) { a0 = a0.add(a0.rearrange(Lanes.R2)); a1 = a1.add(a1.rearrange(Lanes.R2)); a2 = a2.add(a2.rearrange(Lanes.R2)); a3 = a3.add(a3.rearrange(Lanes.R2)); }
+            if (V >= 2) { a0 = a0.add(a0.rearrange(Lanes.R1)); a1 = a1.add(a1.rearrange(Lanes.R1)); a2 = a2.add(a2.rearrange(Lanes.R1)); a3 = a3.add(a3.rearrange(Lanes.R1)); }
             s0 = a0.lane(0); s1 = a1.lane(0); s2 = a2.lane(0); s3 = a3.lane(0);
         } else {
             s0 = Lanes.sum(a0); s1 = Lanes.sum(a1); s2 = Lanes.sum(a2); s3 = Lanes.sum(a3);
@@ -1817,10 +1813,10 @@ final class AffineDots {
         }
         float s0, s1;
         if (FOLDED) {
-            if (V >= 16) { a0 = a0.add(a0.rearrange(R8)); a1 = a1.add(a1.rearrange(R8)); }
-            if (V >= 8) { a0 = a0.add(a0.rearrange(R4)); a1 = a1.add(a1.rearrange(R4)); }
-            if (V >= 4) { a0 = a0.add(a0.rearrange(R2)); a1 = a1.add(a1.rearrange(R2)); }
-            if (V >= 2) { a0 = a0.add(a0.rearrange(R1)); a1 = a1.add(a1.rearrange(R1)); }
+            if (V >= 16) { a0 = a0.add(a0.rearrange(Lanes.R8)); a1 = a1.add(a1.rearrange(Lanes.R8)); }
+            if (V >= 8) { a0 = a0.add(a0.rearrange(Lanes.R4)); a1 = a1.add(a1.rearrange(Lanes.R4)); }
+            if (V >= 4) { a0 = a0.add(a0.rearrange(Lanes.R2)); a1 = a1.add(a1.rearrange(Lanes.R2)); }
+            if (V >= 2) { a0 = a0.add(a0.rearrange(Lanes.R1)); a1 = a1.add(a1.rearrange(Lanes.R1)); }
             s0 = a0.lane(0); s1 = a1.lane(0);
         } else {
             s0 = Lanes.sum(a0); s1 = Lanes.sum(a1);
@@ -1872,10 +1868,10 @@ final class AffineDots {
         }
         float s0, s1, s2, s3;
         if (FOLDED) {
-            if (V >= 16) { a0 = a0.add(a0.rearrange(R8)); a1 = a1.add(a1.rearrange(R8)); a2 = a2.add(a2.rearrange(R8)); a3 = a3.add(a3.rearrange(R8)); }
-            if (V >= 8) { a0 = a0.add(a0.rearrange(R4)); a1 = a1.add(a1.rearrange(R4)); a2 = a2.add(a2.rearrange(R4)); a3 = a3.add(a3.rearrange(R4)); }
-            if (V >= 4) { a0 = a0.add(a0.rearrange(R2)); a1 = a1.add(a1.rearrange(R2)); a2 = a2.add(a2.rearrange(R2)); a3 = a3.add(a3.rearrange(R2)); }
-            if (V >= 2) { a0 = a0.add(a0.rearrange(R1)); a1 = a1.add(a1.rearrange(R1)); a2 = a2.add(a2.rearrange(R1)); a3 = a3.add(a3.rearrange(R1)); }
+            if (V >= 16) { a0 = a0.add(a0.rearrange(Lanes.R8)); a1 = a1.add(a1.rearrange(Lanes.R8)); a2 = a2.add(a2.rearrange(Lanes.R8)); a3 = a3.add(a3.rearrange(Lanes.R8)); }
+            if (V >= 8) { a0 = a0.add(a0.rearrange(Lanes.R4)); a1 = a1.add(a1.rearrange(Lanes.R4)); a2 = a2.add(a2.rearrange(Lanes.R4)); a3 = a3.add(a3.rearrange(Lanes.R4)); }
+            if (V >= 4) { a0 = a0.add(a0.rearrange(Lanes.R2)); a1 = a1.add(a1.rearrange(Lanes.R2)); a2 = a2.add(a2.rearrange(Lanes.R2)); a3 = a3.add(a3.rearrange(Lanes.R2)); }
+            if (V >= 2) { a0 = a0.add(a0.rearrange(Lanes.R1)); a1 = a1.add(a1.rearrange(Lanes.R1)); a2 = a2.add(a2.rearrange(Lanes.R1)); a3 = a3.add(a3.rearrange(Lanes.R1)); }
             s0 = a0.lane(0); s1 = a1.lane(0); s2 = a2.lane(0); s3 = a3.lane(0);
         } else {
             s0 = Lanes.sum(a0); s1 = Lanes.sum(a1); s2 = Lanes.sum(a2); s3 = Lanes.sum(a3);
@@ -1941,10 +1937,10 @@ final class AffineDots {
         }
         float s0, s1;
         if (FOLDED) {
-            if (V >= 16) { a0 = a0.add(a0.rearrange(R8)); a1 = a1.add(a1.rearrange(R8)); }
-            if (V >= 8) { a0 = a0.add(a0.rearrange(R4)); a1 = a1.add(a1.rearrange(R4)); }
-            if (V >= 4) { a0 = a0.add(a0.rearrange(R2)); a1 = a1.add(a1.rearrange(R2)); }
-            if (V >= 2) { a0 = a0.add(a0.rearrange(R1)); a1 = a1.add(a1.rearrange(R1)); }
+            if (V >= 16) { a0 = a0.add(a0.rearrange(Lanes.R8)); a1 = a1.add(a1.rearrange(Lanes.R8)); }
+            if (V >= 8) { a0 = a0.add(a0.rearrange(Lanes.R4)); a1 = a1.add(a1.rearrange(Lanes.R4)); }
+            if (V >= 4) { a0 = a0.add(a0.rearrange(Lanes.R2)); a1 = a1.add(a1.rearrange(Lanes.R2)); }
+            if (V >= 2) { a0 = a0.add(a0.rearrange(Lanes.R1)); a1 = a1.add(a1.rearrange(Lanes.R1)); }
             s0 = a0.lane(0); s1 = a1.lane(0);
         } else {
             s0 = Lanes.sum(a0); s1 = Lanes.sum(a1);
@@ -2007,10 +2003,10 @@ final class AffineDots {
         }
         float s0;
         if (FOLDED) {
-            if (V >= 16) { a0 = a0.add(a0.rearrange(R8)); }
-            if (V >= 8) { a0 = a0.add(a0.rearrange(R4)); }
-            if (V >= 4) { a0 = a0.add(a0.rearrange(R2)); }
-            if (V >= 2) { a0 = a0.add(a0.rearrange(R1)); }
+            if (V >= 16) { a0 = a0.add(a0.rearrange(Lanes.R8)); }
+            if (V >= 8) { a0 = a0.add(a0.rearrange(Lanes.R4)); }
+            if (V >= 4) { a0 = a0.add(a0.rearrange(Lanes.R2)); }
+            if (V >= 2) { a0 = a0.add(a0.rearrange(Lanes.R1)); }
             s0 = a0.lane(0);
         } else {
             s0 = Lanes.sum(a0);
@@ -2053,10 +2049,10 @@ final class AffineDots {
         }
         float s0, s1, s2, s3;
         if (FOLDED) {
-            if (V >= 16) { a0 = a0.add(a0.rearrange(R8)); a1 = a1.add(a1.rearrange(R8)); a2 = a2.add(a2.rearrange(R8)); a3 = a3.add(a3.rearrange(R8)); }
-            if (V >= 8) { a0 = a0.add(a0.rearrange(R4)); a1 = a1.add(a1.rearrange(R4)); a2 = a2.add(a2.rearrange(R4)); a3 = a3.add(a3.rearrange(R4)); }
-            if (V >= 4) { a0 = a0.add(a0.rearrange(R2)); a1 = a1.add(a1.rearrange(R2)); a2 = a2.add(a2.rearrange(R2)); a3 = a3.add(a3.rearrange(R2)); }
-            if (V >= 2) { a0 = a0.add(a0.rearrange(R1)); a1 = a1.add(a1.rearrange(R1)); a2 = a2.add(a2.rearrange(R1)); a3 = a3.add(a3.rearrange(R1)); }
+            if (V >= 16) { a0 = a0.add(a0.rearrange(Lanes.R8)); a1 = a1.add(a1.rearrange(Lanes.R8)); a2 = a2.add(a2.rearrange(Lanes.R8)); a3 = a3.add(a3.rearrange(Lanes.R8)); }
+            if (V >= 8) { a0 = a0.add(a0.rearrange(Lanes.R4)); a1 = a1.add(a1.rearrange(Lanes.R4)); a2 = a2.add(a2.rearrange(Lanes.R4)); a3 = a3.add(a3.rearrange(Lanes.R4)); }
+            if (V >= 4) { a0 = a0.add(a0.rearrange(Lanes.R2)); a1 = a1.add(a1.rearrange(Lanes.R2)); a2 = a2.add(a2.rearrange(Lanes.R2)); a3 = a3.add(a3.rearrange(Lanes.R2)); }
+            if (V >= 2) { a0 = a0.add(a0.rearrange(Lanes.R1)); a1 = a1.add(a1.rearrange(Lanes.R1)); a2 = a2.add(a2.rearrange(Lanes.R1)); a3 = a3.add(a3.rearrange(Lanes.R1)); }
             s0 = a0.lane(0); s1 = a1.lane(0); s2 = a2.lane(0); s3 = a3.lane(0);
         } else {
             s0 = Lanes.sum(a0); s1 = Lanes.sum(a1); s2 = Lanes.sum(a2); s3 = Lanes.sum(a3);
@@ -2098,10 +2094,10 @@ final class AffineDots {
         }
         float s0, s1;
         if (FOLDED) {
-            if (V >= 16) { a0 = a0.add(a0.rearrange(R8)); a1 = a1.add(a1.rearrange(R8)); }
-            if (V >= 8) { a0 = a0.add(a0.rearrange(R4)); a1 = a1.add(a1.rearrange(R4)); }
-            if (V >= 4) { a0 = a0.add(a0.rearrange(R2)); a1 = a1.add(a1.rearrange(R2)); }
-            if (V >= 2) { a0 = a0.add(a0.rearrange(R1)); a1 = a1.add(a1.rearrange(R1)); }
+            if (V >= 16) { a0 = a0.add(a0.rearrange(Lanes.R8)); a1 = a1.add(a1.rearrange(Lanes.R8)); }
+            if (V >= 8) { a0 = a0.add(a0.rearrange(Lanes.R4)); a1 = a1.add(a1.rearrange(Lanes.R4)); }
+            if (V >= 4) { a0 = a0.add(a0.rearrange(Lanes.R2)); a1 = a1.add(a1.rearrange(Lanes.R2)); }
+            if (V >= 2) { a0 = a0.add(a0.rearrange(Lanes.R1)); a1 = a1.add(a1.rearrange(Lanes.R1)); }
             s0 = a0.lane(0); s1 = a1.lane(0);
         } else {
             s0 = Lanes.sum(a0); s1 = Lanes.sum(a1);
@@ -2142,10 +2138,10 @@ final class AffineDots {
         }
         float s0, s1, s2, s3;
         if (FOLDED) {
-            if (V >= 16) { a0 = a0.add(a0.rearrange(R8)); a1 = a1.add(a1.rearrange(R8)); a2 = a2.add(a2.rearrange(R8)); a3 = a3.add(a3.rearrange(R8)); }
-            if (V >= 8) { a0 = a0.add(a0.rearrange(R4)); a1 = a1.add(a1.rearrange(R4)); a2 = a2.add(a2.rearrange(R4)); a3 = a3.add(a3.rearrange(R4)); }
-            if (V >= 4) { a0 = a0.add(a0.rearrange(R2)); a1 = a1.add(a1.rearrange(R2)); a2 = a2.add(a2.rearrange(R2)); a3 = a3.add(a3.rearrange(R2)); }
-            if (V >= 2) { a0 = a0.add(a0.rearrange(R1)); a1 = a1.add(a1.rearrange(R1)); a2 = a2.add(a2.rearrange(R1)); a3 = a3.add(a3.rearrange(R1)); }
+            if (V >= 16) { a0 = a0.add(a0.rearrange(Lanes.R8)); a1 = a1.add(a1.rearrange(Lanes.R8)); a2 = a2.add(a2.rearrange(Lanes.R8)); a3 = a3.add(a3.rearrange(Lanes.R8)); }
+            if (V >= 8) { a0 = a0.add(a0.rearrange(Lanes.R4)); a1 = a1.add(a1.rearrange(Lanes.R4)); a2 = a2.add(a2.rearrange(Lanes.R4)); a3 = a3.add(a3.rearrange(Lanes.R4)); }
+            if (V >= 4) { a0 = a0.add(a0.rearrange(Lanes.R2)); a1 = a1.add(a1.rearrange(Lanes.R2)); a2 = a2.add(a2.rearrange(Lanes.R2)); a3 = a3.add(a3.rearrange(Lanes.R2)); }
+            if (V >= 2) { a0 = a0.add(a0.rearrange(Lanes.R1)); a1 = a1.add(a1.rearrange(Lanes.R1)); a2 = a2.add(a2.rearrange(Lanes.R1)); a3 = a3.add(a3.rearrange(Lanes.R1)); }
             s0 = a0.lane(0); s1 = a1.lane(0); s2 = a2.lane(0); s3 = a3.lane(0);
         } else {
             s0 = Lanes.sum(a0); s1 = Lanes.sum(a1); s2 = Lanes.sum(a2); s3 = Lanes.sum(a3);
@@ -2186,10 +2182,10 @@ final class AffineDots {
         }
         float s0, s1;
         if (FOLDED) {
-            if (V >= 16) { a0 = a0.add(a0.rearrange(R8)); a1 = a1.add(a1.rearrange(R8)); }
-            if (V >= 8) { a0 = a0.add(a0.rearrange(R4)); a1 = a1.add(a1.rearrange(R4)); }
-            if (V >= 4) { a0 = a0.add(a0.rearrange(R2)); a1 = a1.add(a1.rearrange(R2)); }
-            if (V >= 2) { a0 = a0.add(a0.rearrange(R1)); a1 = a1.add(a1.rearrange(R1)); }
+            if (V >= 16) { a0 = a0.add(a0.rearrange(Lanes.R8)); a1 = a1.add(a1.rearrange(Lanes.R8)); }
+            if (V >= 8) { a0 = a0.add(a0.rearrange(Lanes.R4)); a1 = a1.add(a1.rearrange(Lanes.R4)); }
+            if (V >= 4) { a0 = a0.add(a0.rearrange(Lanes.R2)); a1 = a1.add(a1.rearrange(Lanes.R2)); }
+            if (V >= 2) { a0 = a0.add(a0.rearrange(Lanes.R1)); a1 = a1.add(a1.rearrange(Lanes.R1)); }
             s0 = a0.lane(0); s1 = a1.lane(0);
         } else {
             s0 = Lanes.sum(a0); s1 = Lanes.sum(a1);
@@ -2227,10 +2223,10 @@ final class AffineDots {
         }
         float s0;
         if (FOLDED) {
-            if (V >= 16) { a0 = a0.add(a0.rearrange(R8)); }
-            if (V >= 8) { a0 = a0.add(a0.rearrange(R4)); }
-            if (V >= 4) { a0 = a0.add(a0.rearrange(R2)); }
-            if (V >= 2) { a0 = a0.add(a0.rearrange(R1)); }
+            if (V >= 16) { a0 = a0.add(a0.rearrange(Lanes.R8)); }
+            if (V >= 8) { a0 = a0.add(a0.rearrange(Lanes.R4)); }
+            if (V >= 4) { a0 = a0.add(a0.rearrange(Lanes.R2)); }
+            if (V >= 2) { a0 = a0.add(a0.rearrange(Lanes.R1)); }
             s0 = a0.lane(0);
         } else {
             s0 = Lanes.sum(a0);
@@ -2273,10 +2269,10 @@ final class AffineDots {
         }
         float s0, s1, s2, s3;
         if (FOLDED) {
-            if (V >= 16) { a0 = a0.add(a0.rearrange(R8)); a1 = a1.add(a1.rearrange(R8)); a2 = a2.add(a2.rearrange(R8)); a3 = a3.add(a3.rearrange(R8)); }
-            if (V >= 8) { a0 = a0.add(a0.rearrange(R4)); a1 = a1.add(a1.rearrange(R4)); a2 = a2.add(a2.rearrange(R4)); a3 = a3.add(a3.rearrange(R4)); }
-            if (V >= 4) { a0 = a0.add(a0.rearrange(R2)); a1 = a1.add(a1.rearrange(R2)); a2 = a2.add(a2.rearrange(R2)); a3 = a3.add(a3.rearrange(R2)); }
-            if (V >= 2) { a0 = a0.add(a0.rearrange(R1)); a1 = a1.add(a1.rearrange(R1)); a2 = a2.add(a2.rearrange(R1)); a3 = a3.add(a3.rearrange(R1)); }
+            if (V >= 16) { a0 = a0.add(a0.rearrange(Lanes.R8)); a1 = a1.add(a1.rearrange(Lanes.R8)); a2 = a2.add(a2.rearrange(Lanes.R8)); a3 = a3.add(a3.rearrange(Lanes.R8)); }
+            if (V >= 8) { a0 = a0.add(a0.rearrange(Lanes.R4)); a1 = a1.add(a1.rearrange(Lanes.R4)); a2 = a2.add(a2.rearrange(Lanes.R4)); a3 = a3.add(a3.rearrange(Lanes.R4)); }
+            if (V >= 4) { a0 = a0.add(a0.rearrange(Lanes.R2)); a1 = a1.add(a1.rearrange(Lanes.R2)); a2 = a2.add(a2.rearrange(Lanes.R2)); a3 = a3.add(a3.rearrange(Lanes.R2)); }
+            if (V >= 2) { a0 = a0.add(a0.rearrange(Lanes.R1)); a1 = a1.add(a1.rearrange(Lanes.R1)); a2 = a2.add(a2.rearrange(Lanes.R1)); a3 = a3.add(a3.rearrange(Lanes.R1)); }
             s0 = a0.lane(0); s1 = a1.lane(0); s2 = a2.lane(0); s3 = a3.lane(0);
         } else {
             s0 = Lanes.sum(a0); s1 = Lanes.sum(a1); s2 = Lanes.sum(a2); s3 = Lanes.sum(a3);
@@ -2318,10 +2314,10 @@ final class AffineDots {
         }
         float s0, s1;
         if (FOLDED) {
-            if (V >= 16) { a0 = a0.add(a0.rearrange(R8)); a1 = a1.add(a1.rearrange(R8)); }
-            if (V >= 8) { a0 = a0.add(a0.rearrange(R4)); a1 = a1.add(a1.rearrange(R4)); }
-            if (V >= 4) { a0 = a0.add(a0.rearrange(R2)); a1 = a1.add(a1.rearrange(R2)); }
-            if (V >= 2) { a0 = a0.add(a0.rearrange(R1)); a1 = a1.add(a1.rearrange(R1)); }
+            if (V >= 16) { a0 = a0.add(a0.rearrange(Lanes.R8)); a1 = a1.add(a1.rearrange(Lanes.R8)); }
+            if (V >= 8) { a0 = a0.add(a0.rearrange(Lanes.R4)); a1 = a1.add(a1.rearrange(Lanes.R4)); }
+            if (V >= 4) { a0 = a0.add(a0.rearrange(Lanes.R2)); a1 = a1.add(a1.rearrange(Lanes.R2)); }
+            if (V >= 2) { a0 = a0.add(a0.rearrange(Lanes.R1)); a1 = a1.add(a1.rearrange(Lanes.R1)); }
             s0 = a0.lane(0); s1 = a1.lane(0);
         } else {
             s0 = Lanes.sum(a0); s1 = Lanes.sum(a1);
@@ -2362,10 +2358,10 @@ final class AffineDots {
         }
         float s0, s1, s2, s3;
         if (FOLDED) {
-            if (V >= 16) { a0 = a0.add(a0.rearrange(R8)); a1 = a1.add(a1.rearrange(R8)); a2 = a2.add(a2.rearrange(R8)); a3 = a3.add(a3.rearrange(R8)); }
-            if (V >= 8) { a0 = a0.add(a0.rearrange(R4)); a1 = a1.add(a1.rearrange(R4)); a2 = a2.add(a2.rearrange(R4)); a3 = a3.add(a3.rearrange(R4)); }
-            if (V >= 4) { a0 = a0.add(a0.rearrange(R2)); a1 = a1.add(a1.rearrange(R2)); a2 = a2.add(a2.rearrange(R2)); a3 = a3.add(a3.rearrange(R2)); }
-            if (V >= 2) { a0 = a0.add(a0.rearrange(R1)); a1 = a1.add(a1.rearrange(R1)); a2 = a2.add(a2.rearrange(R1)); a3 = a3.add(a3.rearrange(R1)); }
+            if (V >= 16) { a0 = a0.add(a0.rearrange(Lanes.R8)); a1 = a1.add(a1.rearrange(Lanes.R8)); a2 = a2.add(a2.rearrange(Lanes.R8)); a3 = a3.add(a3.rearrange(Lanes.R8)); }
+            if (V >= 8) { a0 = a0.add(a0.rearrange(Lanes.R4)); a1 = a1.add(a1.rearrange(Lanes.R4)); a2 = a2.add(a2.rearrange(Lanes.R4)); a3 = a3.add(a3.rearrange(Lanes.R4)); }
+            if (V >= 4) { a0 = a0.add(a0.rearrange(Lanes.R2)); a1 = a1.add(a1.rearrange(Lanes.R2)); a2 = a2.add(a2.rearrange(Lanes.R2)); a3 = a3.add(a3.rearrange(Lanes.R2)); }
+            if (V >= 2) { a0 = a0.add(a0.rearrange(Lanes.R1)); a1 = a1.add(a1.rearrange(Lanes.R1)); a2 = a2.add(a2.rearrange(Lanes.R1)); a3 = a3.add(a3.rearrange(Lanes.R1)); }
             s0 = a0.lane(0); s1 = a1.lane(0); s2 = a2.lane(0); s3 = a3.lane(0);
         } else {
             s0 = Lanes.sum(a0); s1 = Lanes.sum(a1); s2 = Lanes.sum(a2); s3 = Lanes.sum(a3);
@@ -2406,10 +2402,10 @@ final class AffineDots {
         }
         float s0, s1;
         if (FOLDED) {
-            if (V >= 16) { a0 = a0.add(a0.rearrange(R8)); a1 = a1.add(a1.rearrange(R8)); }
-            if (V >= 8) { a0 = a0.add(a0.rearrange(R4)); a1 = a1.add(a1.rearrange(R4)); }
-            if (V >= 4) { a0 = a0.add(a0.rearrange(R2)); a1 = a1.add(a1.rearrange(R2)); }
-            if (V >= 2) { a0 = a0.add(a0.rearrange(R1)); a1 = a1.add(a1.rearrange(R1)); }
+            if (V >= 16) { a0 = a0.add(a0.rearrange(Lanes.R8)); a1 = a1.add(a1.rearrange(Lanes.R8)); }
+            if (V >= 8) { a0 = a0.add(a0.rearrange(Lanes.R4)); a1 = a1.add(a1.rearrange(Lanes.R4)); }
+            if (V >= 4) { a0 = a0.add(a0.rearrange(Lanes.R2)); a1 = a1.add(a1.rearrange(Lanes.R2)); }
+            if (V >= 2) { a0 = a0.add(a0.rearrange(Lanes.R1)); a1 = a1.add(a1.rearrange(Lanes.R1)); }
             s0 = a0.lane(0); s1 = a1.lane(0);
         } else {
             s0 = Lanes.sum(a0); s1 = Lanes.sum(a1);
@@ -2447,10 +2443,10 @@ final class AffineDots {
         }
         float s0;
         if (FOLDED) {
-            if (V >= 16) { a0 = a0.add(a0.rearrange(R8)); }
-            if (V >= 8) { a0 = a0.add(a0.rearrange(R4)); }
-            if (V >= 4) { a0 = a0.add(a0.rearrange(R2)); }
-            if (V >= 2) { a0 = a0.add(a0.rearrange(R1)); }
+            if (V >= 16) { a0 = a0.add(a0.rearrange(Lanes.R8)); }
+            if (V >= 8) { a0 = a0.add(a0.rearrange(Lanes.R4)); }
+            if (V >= 4) { a0 = a0.add(a0.rearrange(Lanes.R2)); }
+            if (V >= 2) { a0 = a0.add(a0.rearrange(Lanes.R1)); }
             s0 = a0.lane(0);
         } else {
             s0 = Lanes.sum(a0);
@@ -2502,10 +2498,10 @@ final class AffineDots {
         }
         float s0, s1, s2, s3;
         if (FOLDED) {
-            if (V >= 16) { a0 = a0.add(a0.rearrange(R8)); a1 = a1.add(a1.rearrange(R8)); a2 = a2.add(a2.rearrange(R8)); a3 = a3.add(a3.rearrange(R8)); }
-            if (V >= 8) { a0 = a0.add(a0.rearrange(R4)); a1 = a1.add(a1.rearrange(R4)); a2 = a2.add(a2.rearrange(R4)); a3 = a3.add(a3.rearrange(R4)); }
-            if (V >= 4) { a0 = a0.add(a0.rearrange(R2)); a1 = a1.add(a1.rearrange(R2)); a2 = a2.add(a2.rearrange(R2)); a3 = a3.add(a3.rearrange(R2)); }
-            if (V >= 2) { a0 = a0.add(a0.rearrange(R1)); a1 = a1.add(a1.rearrange(R1)); a2 = a2.add(a2.rearrange(R1)); a3 = a3.add(a3.rearrange(R1)); }
+            if (V >= 16) { a0 = a0.add(a0.rearrange(Lanes.R8)); a1 = a1.add(a1.rearrange(Lanes.R8)); a2 = a2.add(a2.rearrange(Lanes.R8)); a3 = a3.add(a3.rearrange(Lanes.R8)); }
+            if (V >= 8) { a0 = a0.add(a0.rearrange(Lanes.R4)); a1 = a1.add(a1.rearrange(Lanes.R4)); a2 = a2.add(a2.rearrange(Lanes.R4)); a3 = a3.add(a3.rearrange(Lanes.R4)); }
+            if (V >= 4) { a0 = a0.add(a0.rearrange(Lanes.R2)); a1 = a1.add(a1.rearrange(Lanes.R2)); a2 = a2.add(a2.rearrange(Lanes.R2)); a3 = a3.add(a3.rearrange(Lanes.R2)); }
+            if (V >= 2) { a0 = a0.add(a0.rearrange(Lanes.R1)); a1 = a1.add(a1.rearrange(Lanes.R1)); a2 = a2.add(a2.rearrange(Lanes.R1)); a3 = a3.add(a3.rearrange(Lanes.R1)); }
             s0 = a0.lane(0); s1 = a1.lane(0); s2 = a2.lane(0); s3 = a3.lane(0);
         } else {
             s0 = Lanes.sum(a0); s1 = Lanes.sum(a1); s2 = Lanes.sum(a2); s3 = Lanes.sum(a3);
@@ -2556,10 +2552,10 @@ final class AffineDots {
         }
         float s0, s1;
         if (FOLDED) {
-            if (V >= 16) { a0 = a0.add(a0.rearrange(R8)); a1 = a1.add(a1.rearrange(R8)); }
-            if (V >= 8) { a0 = a0.add(a0.rearrange(R4)); a1 = a1.add(a1.rearrange(R4)); }
-            if (V >= 4) { a0 = a0.add(a0.rearrange(R2)); a1 = a1.add(a1.rearrange(R2)); }
-            if (V >= 2) { a0 = a0.add(a0.rearrange(R1)); a1 = a1.add(a1.rearrange(R1)); }
+            if (V >= 16) { a0 = a0.add(a0.rearrange(Lanes.R8)); a1 = a1.add(a1.rearrange(Lanes.R8)); }
+            if (V >= 8) { a0 = a0.add(a0.rearrange(Lanes.R4)); a1 = a1.add(a1.rearrange(Lanes.R4)); }
+            if (V >= 4) { a0 = a0.add(a0.rearrange(Lanes.R2)); a1 = a1.add(a1.rearrange(Lanes.R2)); }
+            if (V >= 2) { a0 = a0.add(a0.rearrange(Lanes.R1)); a1 = a1.add(a1.rearrange(Lanes.R1)); }
             s0 = a0.lane(0); s1 = a1.lane(0);
         } else {
             s0 = Lanes.sum(a0); s1 = Lanes.sum(a1);
@@ -2609,10 +2605,10 @@ final class AffineDots {
         }
         float s0, s1, s2, s3;
         if (FOLDED) {
-            if (V >= 16) { a0 = a0.add(a0.rearrange(R8)); a1 = a1.add(a1.rearrange(R8)); a2 = a2.add(a2.rearrange(R8)); a3 = a3.add(a3.rearrange(R8)); }
-            if (V >= 8) { a0 = a0.add(a0.rearrange(R4)); a1 = a1.add(a1.rearrange(R4)); a2 = a2.add(a2.rearrange(R4)); a3 = a3.add(a3.rearrange(R4)); }
-            if (V >= 4) { a0 = a0.add(a0.rearrange(R2)); a1 = a1.add(a1.rearrange(R2)); a2 = a2.add(a2.rearrange(R2)); a3 = a3.add(a3.rearrange(R2)); }
-            if (V >= 2) { a0 = a0.add(a0.rearrange(R1)); a1 = a1.add(a1.rearrange(R1)); a2 = a2.add(a2.rearrange(R1)); a3 = a3.add(a3.rearrange(R1)); }
+            if (V >= 16) { a0 = a0.add(a0.rearrange(Lanes.R8)); a1 = a1.add(a1.rearrange(Lanes.R8)); a2 = a2.add(a2.rearrange(Lanes.R8)); a3 = a3.add(a3.rearrange(Lanes.R8)); }
+            if (V >= 8) { a0 = a0.add(a0.rearrange(Lanes.R4)); a1 = a1.add(a1.rearrange(Lanes.R4)); a2 = a2.add(a2.rearrange(Lanes.R4)); a3 = a3.add(a3.rearrange(Lanes.R4)); }
+            if (V >= 4) { a0 = a0.add(a0.rearrange(Lanes.R2)); a1 = a1.add(a1.rearrange(Lanes.R2)); a2 = a2.add(a2.rearrange(Lanes.R2)); a3 = a3.add(a3.rearrange(Lanes.R2)); }
+            if (V >= 2) { a0 = a0.add(a0.rearrange(Lanes.R1)); a1 = a1.add(a1.rearrange(Lanes.R1)); a2 = a2.add(a2.rearrange(Lanes.R1)); a3 = a3.add(a3.rearrange(Lanes.R1)); }
             s0 = a0.lane(0); s1 = a1.lane(0); s2 = a2.lane(0); s3 = a3.lane(0);
         } else {
             s0 = Lanes.sum(a0); s1 = Lanes.sum(a1); s2 = Lanes.sum(a2); s3 = Lanes.sum(a3);
@@ -2662,10 +2658,10 @@ final class AffineDots {
         }
         float s0, s1;
         if (FOLDED) {
-            if (V >= 16) { a0 = a0.add(a0.rearrange(R8)); a1 = a1.add(a1.rearrange(R8)); }
-            if (V >= 8) { a0 = a0.add(a0.rearrange(R4)); a1 = a1.add(a1.rearrange(R4)); }
-            if (V >= 4) { a0 = a0.add(a0.rearrange(R2)); a1 = a1.add(a1.rearrange(R2)); }
-            if (V >= 2) { a0 = a0.add(a0.rearrange(R1)); a1 = a1.add(a1.rearrange(R1)); }
+            if (V >= 16) { a0 = a0.add(a0.rearrange(Lanes.R8)); a1 = a1.add(a1.rearrange(Lanes.R8)); }
+            if (V >= 8) { a0 = a0.add(a0.rearrange(Lanes.R4)); a1 = a1.add(a1.rearrange(Lanes.R4)); }
+            if (V >= 4) { a0 = a0.add(a0.rearrange(Lanes.R2)); a1 = a1.add(a1.rearrange(Lanes.R2)); }
+            if (V >= 2) { a0 = a0.add(a0.rearrange(Lanes.R1)); a1 = a1.add(a1.rearrange(Lanes.R1)); }
             s0 = a0.lane(0); s1 = a1.lane(0);
         } else {
             s0 = Lanes.sum(a0); s1 = Lanes.sum(a1);
@@ -2712,10 +2708,10 @@ final class AffineDots {
         }
         float s0;
         if (FOLDED) {
-            if (V >= 16) { a0 = a0.add(a0.rearrange(R8)); }
-            if (V >= 8) { a0 = a0.add(a0.rearrange(R4)); }
-            if (V >= 4) { a0 = a0.add(a0.rearrange(R2)); }
-            if (V >= 2) { a0 = a0.add(a0.rearrange(R1)); }
+            if (V >= 16) { a0 = a0.add(a0.rearrange(Lanes.R8)); }
+            if (V >= 8) { a0 = a0.add(a0.rearrange(Lanes.R4)); }
+            if (V >= 4) { a0 = a0.add(a0.rearrange(Lanes.R2)); }
+            if (V >= 2) { a0 = a0.add(a0.rearrange(Lanes.R1)); }
             s0 = a0.lane(0);
         } else {
             s0 = Lanes.sum(a0);

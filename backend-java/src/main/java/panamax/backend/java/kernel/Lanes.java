@@ -15,12 +15,13 @@ import jdk.incubator.vector.VectorSpecies;
 public final class Lanes {
     private static final VectorSpecies<Float> F = FloatVector.SPECIES_PREFERRED;
     private static final int N = F.length();
-    /** The species the fold below sums whole (up to 16 lanes); null when the preferred one is wider. */
+    /** The species the fold below sums whole (up to 16 lanes); null when the preferred one is wider. The rotations
+     * are package-visible for kernels that write the fold out ({@code AffineDots}). */
     private static final VectorSpecies<Float> FOLDED = N <= 16 ? F : null;
-    private static final VectorShuffle<Float> R8 = N >= 16 ? VectorShuffle.iota(F, 8, 1, true) : null;
-    private static final VectorShuffle<Float> R4 = N >= 8 ? VectorShuffle.iota(F, 4, 1, true) : null;
-    private static final VectorShuffle<Float> R2 = N >= 4 ? VectorShuffle.iota(F, 2, 1, true) : null;
-    private static final VectorShuffle<Float> R1 = N >= 2 ? VectorShuffle.iota(F, 1, 1, true) : null;
+    static final VectorShuffle<Float> R8 = N >= 16 ? VectorShuffle.iota(F, 8, 1, true) : null;
+    static final VectorShuffle<Float> R4 = N >= 8 ? VectorShuffle.iota(F, 4, 1, true) : null;
+    static final VectorShuffle<Float> R2 = N >= 4 ? VectorShuffle.iota(F, 2, 1, true) : null;
+    static final VectorShuffle<Float> R1 = N >= 2 ? VectorShuffle.iota(F, 1, 1, true) : null;
 
     /** Lanes whose index has bit s set (s = 8, 4, 2, 1), and the swap of those lanes with their partners. */
     private static final VectorMask<Float> M8 = N >= 16 ? VectorMask.fromLong(F, 0xff00ff00ff00ff00L) : null;
