@@ -192,6 +192,55 @@ def rowsnx1(bits, nr, chunks, spread):
     return L
 
 
+def rowsnxm(bits, nr, m, chunks, spread):
+    """nr weight rows x m x rows: each decoded code feeds m x rows and each x load nr weight rows (the loads, not
+    the FMAs, bound the one-weight-row kernels on AVX-512: one 512-bit load per FMA runs at about half the FMA
+    peak)."""
+    cpw = 32 // bits
+    rs = list(range(nr))
+    ms = list(range(m))
+    pairs = [(r, j) for r in rs for j in ms]
+    name = f"rows{nr}x{m}b{bits}c{chunks}{'S' if spread else ''}"
+    L = [f"    static void {name}(MemorySegment p, long row, long ld, int k, int gShift, VectorShuffle<Float> spread, float[] xa, int xo,",
+         "            float[] scales, float[] biases, int po, int groups, float[] xsums, int xso, float[] out, int o, int ldo) {",
+         "        " + vec_list("a", [f"{r}_{j}" for r, j in pairs], "FloatVector.zero(S)") + ";",
+         "        long r0 = row" + "".join(f", r{r} = r{r - 1} + ld" for r in rs if r) + ";",
+         "        int " + ", ".join(f"x{j} = xo + {j} * k" if j else "x0 = xo" for j in ms) + ";",
+         f"        for (int c = 0; c < k; c += {chunks * cpw} * V) {{",
+         "            " + vec_list("d", [f"{r}_{j}" for r, j in pairs], "FloatVector.zero(S)") + ";",
+         "            IntVector " + ", ".join(f"w{r}" for r in rs) + ";",
+         "            FloatVector " + ", ".join(f"q{r}" for r in rs) + ", x;"]
+
+    def step(j, whole, off, ind):
+        out = [ind + " ".join(f"q{r} = {code(bits, j, f'w{r}', whole)};" for r in rs)]
+        for xm in ms:
+            out.append(ind + f"x = FloatVector.fromArray(S, xa, x{xm} + {off}); " + " ".join(f"d{r}_{xm} = q{r}.fma(x, d{r}_{xm});" for r in rs))
+        return out
+
+    split = parts(bits, chunks, nr * m)
+    if split is None:
+        for u in range(chunks):
+            cu = "c" if u == 0 else f"c + {u * cpw} * V"
+            L.append("            " + " ".join(f"w{r} = IntVector.fromMemorySegment(IS, p, r{r} + {byte_at(bits, cu)}, LE);" for r in rs))
+            for j in range(cpw):
+                off = f"{cu}" + ("" if j == 0 else f" + {j} * V")
+                L += step(j, True, off, "            ")
+    else:
+        per, ppc, count = split
+        L += part_loop(bits, per, ppc, count, lambda at: " ".join(f"w{r} = IntVector.fromMemorySegment(IS, p, r{r} + {at}, LE){{shift}};" for r in rs),
+                       lambda j, whole, off: step(j, whole, off, "                "))
+    L.append(f"            int g = po + ({word_of(bits, 'c')} >>> gShift);")
+    for r in rs:
+        L.append(f"            FloatVector s{r} = {scale(spread, 'g' if r == 0 else f'g + {r} * groups')};")
+        L.append("            " + " ".join(f"a{r}_{xm} = d{r}_{xm}.fma(s{r}, a{r}_{xm});" for xm in ms))
+    L.append("        }")
+    L += tail([f"{r}_{j}" for r, j in pairs],
+              ["        " + " ".join(f"out[o + {j} * ldo + {r}] = s{r}_{j};" for r, j in pairs)],
+              lambda rj, g: (lambda r: f"po + {g}" if r == 0 else f"po + {r} * groups + {g}")(int(rj.split('_')[0])),
+              lambda rj, g: (lambda j: f"xso + {g}" if j == 0 else f"xso + {j} * groups + {g}")(int(rj.split('_')[1])))
+    return L
+
+
 def row1xm(bits, m, chunks, spread):
     """One weight row x m x rows."""
     cpw = 32 // bits
@@ -263,16 +312,19 @@ def main():
                            "p, row, ld, k, gShift, spread, xa, xo, " + common_args + ", out, o", False)
     L += [""] + dispatcher("rows2x1", "MemorySegment p, long row, long ld, int k, int gShift, VectorShuffle<Float> spread, float[] xa, int xo, " + common_sig + ", float[] out, int o",
                            "p, row, ld, k, gShift, spread, xa, xo, " + common_args + ", out, o", False)
-    for m in (4, 2):
+    L += [""] + dispatcher("rows4x2", "MemorySegment p, long row, long ld, int k, int gShift, VectorShuffle<Float> spread, float[] xa, int xo, " + common_sig + ", float[] out, int o, int ldo",
+                           "p, row, ld, k, gShift, spread, xa, xo, " + common_args + ", out, o, ldo", False)
+    for m in (8, 4, 2):
         L += [""] + dispatcher(f"row1x{m}", "MemorySegment p, long row, int k, int gShift, VectorShuffle<Float> spread, float[] xa, int xo, " + common_sig + ", float[] out, int o, int ldo",
                                "p, row, k, gShift, spread, xa, xo, " + common_args + ", out, o, ldo", False)
     L += [""] + dispatcher("row1x1", "MemorySegment p, long row, int k, int gShift, VectorShuffle<Float> spread, float[] xa, int xo, " + common_sig,
                            "p, row, k, gShift, spread, xa, xo, " + common_args, True)
     for bits in (2, 4, 8):
         for chunks, spread in VARIANTS:
+            L += [""] + rowsnxm(bits, 4, 2, chunks, spread)
             L += [""] + rowsnx1(bits, 4, chunks, spread)
             L += [""] + rowsnx1(bits, 2, chunks, spread)
-            for m in (4, 2, 1):
+            for m in (8, 4, 2, 1):
                 L += [""] + row1xm(bits, m, chunks, spread)
     L.append("}")
     text = "\n".join(L) + "\n"

@@ -95,9 +95,21 @@ public final class QuantMatVec {
                 int m1 = Math.min(rows, m0 + tile);
                 int pairs = m1 - (m1 - m0) % 2;
                 if (pairs > m0) {
-                    for (int j = 0; j < nb; j++) {
+                    int j = 0;
+                    for (; PAIR_BLOCKS && j + 4 <= nb; j += 4) {
+                        long row = base + (p0 + j) * rowBytes;
+                        for (int m = m0; m < pairs; m += 2) {
+                            AffineDots.rows4x2(bits, chunks, packed, row, rowBytes, k, gShift, spread, xa, m * k, scales, biases, j * groups, groups,
+                                    xsums, m * groups, out, m * ldo + p0 + j, ldo);
+                        }
+                    }
+                    for (; j < nb; j++) {
                         long row = base + (p0 + j) * rowBytes;
                         int m = m0;
+                        for (; X_ROW_BLOCK == 8 && m + 8 <= pairs; m += 8) {
+                            AffineDots.row1x8(bits, chunks, packed, row, k, gShift, spread, xa, m * k, scales, biases, j * groups, groups,
+                                    xsums, m * groups, out, m * ldo + p0 + j, ldo);
+                        }
                         for (; m + 4 <= pairs; m += 4) {
                             AffineDots.row1x4(bits, chunks, packed, row, k, gShift, spread, xa, m * k, scales, biases, j * groups, groups,
                                     xsums, m * groups, out, m * ldo + p0 + j, ldo);
@@ -141,6 +153,19 @@ public final class QuantMatVec {
         return wordsPerGroup >= 2 * V ? 2 : 1;
     }
 
+    /**
+     * Whether pairs of x rows go against four weight rows at a time ({@code rows4x2}; the one-weight-row kernels
+     * below take the panel's last rows): with 32 vector registers (AVX-512), where one 512-bit x load per FMA
+     * held the one-weight-row kernels to about half the FMA peak. {@code -Dpanamax.affine.pairBlocks=false}
+     * turns it off for A/B runs.
+     */
+    static final boolean PAIR_BLOCKS = Boolean.parseBoolean(System.getProperty("panamax.affine.pairBlocks", String.valueOf(V >= 16)));
+    /**
+     * x rows one weight row is taken against at a time: eight with 32 vector registers (AVX-512: eight FMA
+     * chains per code keep both FMA pipes busy, where four chains of a block's few codes are bound by the FMA
+     * latency), four with 16; {@code -Dpanamax.affine.xRowBlock=4|8} overrides it for A/B runs.
+     */
+    static final int X_ROW_BLOCK = Integer.getInteger("panamax.affine.xRowBlock", V >= 16 ? 8 : 4);
     /** Weight rows whose group parameters are widened together when few x rows go against them. */
     static final int TILE = 16;
     /**
