@@ -314,7 +314,7 @@ def main():
                            "p, row, ld, k, gShift, spread, xa, xo, " + common_args + ", out, o", False)
     L += [""] + dispatcher("rows4x2", "MemorySegment p, long row, long ld, int k, int gShift, VectorShuffle<Float> spread, float[] xa, int xo, " + common_sig + ", float[] out, int o, int ldo",
                            "p, row, ld, k, gShift, spread, xa, xo, " + common_args + ", out, o, ldo", False)
-    for m in (8, 4, 2):
+    for m in (4, 2):
         L += [""] + dispatcher(f"row1x{m}", "MemorySegment p, long row, int k, int gShift, VectorShuffle<Float> spread, float[] xa, int xo, " + common_sig + ", float[] out, int o, int ldo",
                                "p, row, k, gShift, spread, xa, xo, " + common_args + ", out, o, ldo", False)
     L += [""] + dispatcher("row1x1", "MemorySegment p, long row, int k, int gShift, VectorShuffle<Float> spread, float[] xa, int xo, " + common_sig,
@@ -324,7 +324,7 @@ def main():
             L += [""] + rowsnxm(bits, 4, 2, chunks, spread)
             L += [""] + rowsnx1(bits, 4, chunks, spread)
             L += [""] + rowsnx1(bits, 2, chunks, spread)
-            for m in (8, 4, 2, 1):
+            for m in (4, 2, 1):
                 L += [""] + row1xm(bits, m, chunks, spread)
     L.append("}")
     text = "\n".join(L) + "\n"

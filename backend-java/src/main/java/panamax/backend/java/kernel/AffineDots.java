@@ -142,39 +142,6 @@ final class AffineDots {
         throw new IllegalArgumentException("affine dot: expected 2, 4 or 8 bits in blocks of 1 or 2 chunks, found " + bits + " bits, " + chunks + " chunks");
     }
 
-    /** row1x8 for {@code bits} ∈ {2, 4, 8}, blocks of {@code chunks} ∈ {1, 2} chunks; spread scales when {@code spread} is not null (one chunk). */
-    static void row1x8(int bits, int chunks, MemorySegment p, long row, int k, int gShift, VectorShuffle<Float> spread, float[] xa, int xo, float[] scales, float[] biases, int po, int groups, float[] xsums, int xso, float[] out, int o, int ldo) {
-        if (bits == 8 && chunks == 1 && spread == null) {
-            row1x8b8c1(p, row, k, gShift, spread, xa, xo, scales, biases, po, groups, xsums, xso, out, o, ldo);
-            return;
-        } else if (bits == 8 && chunks == 1 && spread != null) {
-            row1x8b8c1S(p, row, k, gShift, spread, xa, xo, scales, biases, po, groups, xsums, xso, out, o, ldo);
-            return;
-        } else if (bits == 8 && chunks == 2 && spread == null) {
-            row1x8b8c2(p, row, k, gShift, spread, xa, xo, scales, biases, po, groups, xsums, xso, out, o, ldo);
-            return;
-        } else if (bits == 4 && chunks == 1 && spread == null) {
-            row1x8b4c1(p, row, k, gShift, spread, xa, xo, scales, biases, po, groups, xsums, xso, out, o, ldo);
-            return;
-        } else if (bits == 4 && chunks == 1 && spread != null) {
-            row1x8b4c1S(p, row, k, gShift, spread, xa, xo, scales, biases, po, groups, xsums, xso, out, o, ldo);
-            return;
-        } else if (bits == 4 && chunks == 2 && spread == null) {
-            row1x8b4c2(p, row, k, gShift, spread, xa, xo, scales, biases, po, groups, xsums, xso, out, o, ldo);
-            return;
-        } else if (bits == 2 && chunks == 1 && spread == null) {
-            row1x8b2c1(p, row, k, gShift, spread, xa, xo, scales, biases, po, groups, xsums, xso, out, o, ldo);
-            return;
-        } else if (bits == 2 && chunks == 1 && spread != null) {
-            row1x8b2c1S(p, row, k, gShift, spread, xa, xo, scales, biases, po, groups, xsums, xso, out, o, ldo);
-            return;
-        } else if (bits == 2 && chunks == 2 && spread == null) {
-            row1x8b2c2(p, row, k, gShift, spread, xa, xo, scales, biases, po, groups, xsums, xso, out, o, ldo);
-            return;
-        }
-        throw new IllegalArgumentException("affine dot: expected 2, 4 or 8 bits in blocks of 1 or 2 chunks, found " + bits + " bits, " + chunks + " chunks");
-    }
-
     /** row1x4 for {@code bits} ∈ {2, 4, 8}, blocks of {@code chunks} ∈ {1, 2} chunks; spread scales when {@code spread} is not null (one chunk). */
     static void row1x4(int bits, int chunks, MemorySegment p, long row, int k, int gShift, VectorShuffle<Float> spread, float[] xa, int xo, float[] scales, float[] biases, int po, int groups, float[] xsums, int xso, float[] out, int o, int ldo) {
         if (bits == 8 && chunks == 1 && spread == null) {
@@ -459,63 +426,6 @@ final class AffineDots {
             s1 = Math.fma(biases[po + 1 * groups + g], xsums[xso + g], s1);
         }
         out[o + 0] = s0; out[o + 1] = s1;
-    }
-
-    static void row1x8b2c1(MemorySegment p, long row, int k, int gShift, VectorShuffle<Float> spread, float[] xa, int xo,
-            float[] scales, float[] biases, int po, int groups, float[] xsums, int xso, float[] out, int o, int ldo) {
-        FloatVector a0 = FloatVector.zero(S), a1 = FloatVector.zero(S), a2 = FloatVector.zero(S), a3 = FloatVector.zero(S), a4 = FloatVector.zero(S), a5 = FloatVector.zero(S), a6 = FloatVector.zero(S), a7 = FloatVector.zero(S);
-        int x0 = xo, x1 = xo + 1 * k, x2 = xo + 2 * k, x3 = xo + 3 * k, x4 = xo + 4 * k, x5 = xo + 5 * k, x6 = xo + 6 * k, x7 = xo + 7 * k;
-        for (int c = 0; c < k; c += 16 * V) {
-            FloatVector d0 = FloatVector.zero(S), d1 = FloatVector.zero(S), d2 = FloatVector.zero(S), d3 = FloatVector.zero(S), d4 = FloatVector.zero(S), d5 = FloatVector.zero(S), d6 = FloatVector.zero(S), d7 = FloatVector.zero(S);
-            IntVector w;
-            FloatVector q;
-            for (int h = 0; h < 4; h++) {
-                w = IntVector.fromMemorySegment(IS, p, row + (long) ((c + (h >>> 2) * 16 * V) >>> 2), LE).lanewise(VectorOperators.LSHR, (h & 3) * 8);
-                int e = c + h * 4 * V;
-                q = ((FloatVector) w.and(3).convert(VectorOperators.I2F, 0));
-                d0 = q.fma(FloatVector.fromArray(S, xa, x0 + e), d0); d1 = q.fma(FloatVector.fromArray(S, xa, x1 + e), d1); d2 = q.fma(FloatVector.fromArray(S, xa, x2 + e), d2); d3 = q.fma(FloatVector.fromArray(S, xa, x3 + e), d3); d4 = q.fma(FloatVector.fromArray(S, xa, x4 + e), d4); d5 = q.fma(FloatVector.fromArray(S, xa, x5 + e), d5); d6 = q.fma(FloatVector.fromArray(S, xa, x6 + e), d6); d7 = q.fma(FloatVector.fromArray(S, xa, x7 + e), d7);
-                q = ((FloatVector) w.lanewise(VectorOperators.LSHR, 2).and(3).convert(VectorOperators.I2F, 0));
-                d0 = q.fma(FloatVector.fromArray(S, xa, x0 + e + 1 * V), d0); d1 = q.fma(FloatVector.fromArray(S, xa, x1 + e + 1 * V), d1); d2 = q.fma(FloatVector.fromArray(S, xa, x2 + e + 1 * V), d2); d3 = q.fma(FloatVector.fromArray(S, xa, x3 + e + 1 * V), d3); d4 = q.fma(FloatVector.fromArray(S, xa, x4 + e + 1 * V), d4); d5 = q.fma(FloatVector.fromArray(S, xa, x5 + e + 1 * V), d5); d6 = q.fma(FloatVector.fromArray(S, xa, x6 + e + 1 * V), d6); d7 = q.fma(FloatVector.fromArray(S, xa, x7 + e + 1 * V), d7);
-                q = ((FloatVector) w.lanewise(VectorOperators.LSHR, 4).and(3).convert(VectorOperators.I2F, 0));
-                d0 = q.fma(FloatVector.fromArray(S, xa, x0 + e + 2 * V), d0); d1 = q.fma(FloatVector.fromArray(S, xa, x1 + e + 2 * V), d1); d2 = q.fma(FloatVector.fromArray(S, xa, x2 + e + 2 * V), d2); d3 = q.fma(FloatVector.fromArray(S, xa, x3 + e + 2 * V), d3); d4 = q.fma(FloatVector.fromArray(S, xa, x4 + e + 2 * V), d4); d5 = q.fma(FloatVector.fromArray(S, xa, x5 + e + 2 * V), d5); d6 = q.fma(FloatVector.fromArray(S, xa, x6 + e + 2 * V), d6); d7 = q.fma(FloatVector.fromArray(S, xa, x7 + e + 2 * V), d7);
-                q = ((FloatVector) w.lanewise(VectorOperators.LSHR, 6).and(3).convert(VectorOperators.I2F, 0));
-                d0 = q.fma(FloatVector.fromArray(S, xa, x0 + e + 3 * V), d0); d1 = q.fma(FloatVector.fromArray(S, xa, x1 + e + 3 * V), d1); d2 = q.fma(FloatVector.fromArray(S, xa, x2 + e + 3 * V), d2); d3 = q.fma(FloatVector.fromArray(S, xa, x3 + e + 3 * V), d3); d4 = q.fma(FloatVector.fromArray(S, xa, x4 + e + 3 * V), d4); d5 = q.fma(FloatVector.fromArray(S, xa, x5 + e + 3 * V), d5); d6 = q.fma(FloatVector.fromArray(S, xa, x6 + e + 3 * V), d6); d7 = q.fma(FloatVector.fromArray(S, xa, x7 + e + 3 * V), d7);
-            }
-            FloatVector s = FloatVector.broadcast(S, scales[po + ((c) >>> 4 >>> gShift)]);
-            a0 = d0.fma(s, a0); a1 = d1.fma(s, a1); a2 = d2.fma(s, a2); a3 = d3.fma(s, a3); a4 = d4.fma(s, a4); a5 = d5.fma(s, a5); a6 = d6.fma(s, a6); a7 = d7.fma(s, a7);
-        }
-        int g = 0;
-        for (; g + V <= groups; g += V) {
-            a0 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + g), a0);
-            a1 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + 1 * groups + g), a1);
-            a2 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + 2 * groups + g), a2);
-            a3 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + 3 * groups + g), a3);
-            a4 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + 4 * groups + g), a4);
-            a5 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + 5 * groups + g), a5);
-            a6 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + 6 * groups + g), a6);
-            a7 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + 7 * groups + g), a7);
-        }
-        float s0, s1, s2, s3, s4, s5, s6, s7;
-        if (FOLDED) {
-            if (V >= 16) { a0 = a0.add(a0.rearrange(Lanes.R8)); a1 = a1.add(a1.rearrange(Lanes.R8)); a2 = a2.add(a2.rearrange(Lanes.R8)); a3 = a3.add(a3.rearrange(Lanes.R8)); a4 = a4.add(a4.rearrange(Lanes.R8)); a5 = a5.add(a5.rearrange(Lanes.R8)); a6 = a6.add(a6.rearrange(Lanes.R8)); a7 = a7.add(a7.rearrange(Lanes.R8)); }
-            if (V >= 8) { a0 = a0.add(a0.rearrange(Lanes.R4)); a1 = a1.add(a1.rearrange(Lanes.R4)); a2 = a2.add(a2.rearrange(Lanes.R4)); a3 = a3.add(a3.rearrange(Lanes.R4)); a4 = a4.add(a4.rearrange(Lanes.R4)); a5 = a5.add(a5.rearrange(Lanes.R4)); a6 = a6.add(a6.rearrange(Lanes.R4)); a7 = a7.add(a7.rearrange(Lanes.R4)); }
-            if (V >= 4) { a0 = a0.add(a0.rearrange(Lanes.R2)); a1 = a1.add(a1.rearrange(Lanes.R2)); a2 = a2.add(a2.rearrange(Lanes.R2)); a3 = a3.add(a3.rearrange(Lanes.R2)); a4 = a4.add(a4.rearrange(Lanes.R2)); a5 = a5.add(a5.rearrange(Lanes.R2)); a6 = a6.add(a6.rearrange(Lanes.R2)); a7 = a7.add(a7.rearrange(Lanes.R2)); }
-            if (V >= 2) { a0 = a0.add(a0.rearrange(Lanes.R1)); a1 = a1.add(a1.rearrange(Lanes.R1)); a2 = a2.add(a2.rearrange(Lanes.R1)); a3 = a3.add(a3.rearrange(Lanes.R1)); a4 = a4.add(a4.rearrange(Lanes.R1)); a5 = a5.add(a5.rearrange(Lanes.R1)); a6 = a6.add(a6.rearrange(Lanes.R1)); a7 = a7.add(a7.rearrange(Lanes.R1)); }
-            s0 = a0.lane(0); s1 = a1.lane(0); s2 = a2.lane(0); s3 = a3.lane(0); s4 = a4.lane(0); s5 = a5.lane(0); s6 = a6.lane(0); s7 = a7.lane(0);
-        } else {
-            s0 = Lanes.sum(a0); s1 = Lanes.sum(a1); s2 = Lanes.sum(a2); s3 = Lanes.sum(a3); s4 = Lanes.sum(a4); s5 = Lanes.sum(a5); s6 = Lanes.sum(a6); s7 = Lanes.sum(a7);
-        }
-        for (; g < groups; g++) {
-            s0 = Math.fma(biases[po + g], xsums[xso + g], s0);
-            s1 = Math.fma(biases[po + g], xsums[xso + 1 * groups + g], s1);
-            s2 = Math.fma(biases[po + g], xsums[xso + 2 * groups + g], s2);
-            s3 = Math.fma(biases[po + g], xsums[xso + 3 * groups + g], s3);
-            s4 = Math.fma(biases[po + g], xsums[xso + 4 * groups + g], s4);
-            s5 = Math.fma(biases[po + g], xsums[xso + 5 * groups + g], s5);
-            s6 = Math.fma(biases[po + g], xsums[xso + 6 * groups + g], s6);
-            s7 = Math.fma(biases[po + g], xsums[xso + 7 * groups + g], s7);
-        }
-        out[o] = s0; out[o + 1 * ldo] = s1; out[o + 2 * ldo] = s2; out[o + 3 * ldo] = s3; out[o + 4 * ldo] = s4; out[o + 5 * ldo] = s5; out[o + 6 * ldo] = s6; out[o + 7 * ldo] = s7;
     }
 
     static void row1x4b2c1(MemorySegment p, long row, int k, int gShift, VectorShuffle<Float> spread, float[] xa, int xo,
@@ -899,63 +809,6 @@ final class AffineDots {
             s1 = Math.fma(biases[po + 1 * groups + g], xsums[xso + g], s1);
         }
         out[o + 0] = s0; out[o + 1] = s1;
-    }
-
-    static void row1x8b2c1S(MemorySegment p, long row, int k, int gShift, VectorShuffle<Float> spread, float[] xa, int xo,
-            float[] scales, float[] biases, int po, int groups, float[] xsums, int xso, float[] out, int o, int ldo) {
-        FloatVector a0 = FloatVector.zero(S), a1 = FloatVector.zero(S), a2 = FloatVector.zero(S), a3 = FloatVector.zero(S), a4 = FloatVector.zero(S), a5 = FloatVector.zero(S), a6 = FloatVector.zero(S), a7 = FloatVector.zero(S);
-        int x0 = xo, x1 = xo + 1 * k, x2 = xo + 2 * k, x3 = xo + 3 * k, x4 = xo + 4 * k, x5 = xo + 5 * k, x6 = xo + 6 * k, x7 = xo + 7 * k;
-        for (int c = 0; c < k; c += 16 * V) {
-            FloatVector d0 = FloatVector.zero(S), d1 = FloatVector.zero(S), d2 = FloatVector.zero(S), d3 = FloatVector.zero(S), d4 = FloatVector.zero(S), d5 = FloatVector.zero(S), d6 = FloatVector.zero(S), d7 = FloatVector.zero(S);
-            IntVector w;
-            FloatVector q;
-            for (int h = 0; h < 4; h++) {
-                w = IntVector.fromMemorySegment(IS, p, row + (long) ((c + (h >>> 2) * 16 * V) >>> 2), LE).lanewise(VectorOperators.LSHR, (h & 3) * 8);
-                int e = c + h * 4 * V;
-                q = ((FloatVector) w.and(3).convert(VectorOperators.I2F, 0));
-                d0 = q.fma(FloatVector.fromArray(S, xa, x0 + e), d0); d1 = q.fma(FloatVector.fromArray(S, xa, x1 + e), d1); d2 = q.fma(FloatVector.fromArray(S, xa, x2 + e), d2); d3 = q.fma(FloatVector.fromArray(S, xa, x3 + e), d3); d4 = q.fma(FloatVector.fromArray(S, xa, x4 + e), d4); d5 = q.fma(FloatVector.fromArray(S, xa, x5 + e), d5); d6 = q.fma(FloatVector.fromArray(S, xa, x6 + e), d6); d7 = q.fma(FloatVector.fromArray(S, xa, x7 + e), d7);
-                q = ((FloatVector) w.lanewise(VectorOperators.LSHR, 2).and(3).convert(VectorOperators.I2F, 0));
-                d0 = q.fma(FloatVector.fromArray(S, xa, x0 + e + 1 * V), d0); d1 = q.fma(FloatVector.fromArray(S, xa, x1 + e + 1 * V), d1); d2 = q.fma(FloatVector.fromArray(S, xa, x2 + e + 1 * V), d2); d3 = q.fma(FloatVector.fromArray(S, xa, x3 + e + 1 * V), d3); d4 = q.fma(FloatVector.fromArray(S, xa, x4 + e + 1 * V), d4); d5 = q.fma(FloatVector.fromArray(S, xa, x5 + e + 1 * V), d5); d6 = q.fma(FloatVector.fromArray(S, xa, x6 + e + 1 * V), d6); d7 = q.fma(FloatVector.fromArray(S, xa, x7 + e + 1 * V), d7);
-                q = ((FloatVector) w.lanewise(VectorOperators.LSHR, 4).and(3).convert(VectorOperators.I2F, 0));
-                d0 = q.fma(FloatVector.fromArray(S, xa, x0 + e + 2 * V), d0); d1 = q.fma(FloatVector.fromArray(S, xa, x1 + e + 2 * V), d1); d2 = q.fma(FloatVector.fromArray(S, xa, x2 + e + 2 * V), d2); d3 = q.fma(FloatVector.fromArray(S, xa, x3 + e + 2 * V), d3); d4 = q.fma(FloatVector.fromArray(S, xa, x4 + e + 2 * V), d4); d5 = q.fma(FloatVector.fromArray(S, xa, x5 + e + 2 * V), d5); d6 = q.fma(FloatVector.fromArray(S, xa, x6 + e + 2 * V), d6); d7 = q.fma(FloatVector.fromArray(S, xa, x7 + e + 2 * V), d7);
-                q = ((FloatVector) w.lanewise(VectorOperators.LSHR, 6).and(3).convert(VectorOperators.I2F, 0));
-                d0 = q.fma(FloatVector.fromArray(S, xa, x0 + e + 3 * V), d0); d1 = q.fma(FloatVector.fromArray(S, xa, x1 + e + 3 * V), d1); d2 = q.fma(FloatVector.fromArray(S, xa, x2 + e + 3 * V), d2); d3 = q.fma(FloatVector.fromArray(S, xa, x3 + e + 3 * V), d3); d4 = q.fma(FloatVector.fromArray(S, xa, x4 + e + 3 * V), d4); d5 = q.fma(FloatVector.fromArray(S, xa, x5 + e + 3 * V), d5); d6 = q.fma(FloatVector.fromArray(S, xa, x6 + e + 3 * V), d6); d7 = q.fma(FloatVector.fromArray(S, xa, x7 + e + 3 * V), d7);
-            }
-            FloatVector s = FloatVector.fromArray(S, scales, po + ((c) >>> 4 >>> gShift)).rearrange(spread);
-            a0 = d0.fma(s, a0); a1 = d1.fma(s, a1); a2 = d2.fma(s, a2); a3 = d3.fma(s, a3); a4 = d4.fma(s, a4); a5 = d5.fma(s, a5); a6 = d6.fma(s, a6); a7 = d7.fma(s, a7);
-        }
-        int g = 0;
-        for (; g + V <= groups; g += V) {
-            a0 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + g), a0);
-            a1 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + 1 * groups + g), a1);
-            a2 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + 2 * groups + g), a2);
-            a3 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + 3 * groups + g), a3);
-            a4 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + 4 * groups + g), a4);
-            a5 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + 5 * groups + g), a5);
-            a6 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + 6 * groups + g), a6);
-            a7 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + 7 * groups + g), a7);
-        }
-        float s0, s1, s2, s3, s4, s5, s6, s7;
-        if (FOLDED) {
-            if (V >= 16) { a0 = a0.add(a0.rearrange(Lanes.R8)); a1 = a1.add(a1.rearrange(Lanes.R8)); a2 = a2.add(a2.rearrange(Lanes.R8)); a3 = a3.add(a3.rearrange(Lanes.R8)); a4 = a4.add(a4.rearrange(Lanes.R8)); a5 = a5.add(a5.rearrange(Lanes.R8)); a6 = a6.add(a6.rearrange(Lanes.R8)); a7 = a7.add(a7.rearrange(Lanes.R8)); }
-            if (V >= 8) { a0 = a0.add(a0.rearrange(Lanes.R4)); a1 = a1.add(a1.rearrange(Lanes.R4)); a2 = a2.add(a2.rearrange(Lanes.R4)); a3 = a3.add(a3.rearrange(Lanes.R4)); a4 = a4.add(a4.rearrange(Lanes.R4)); a5 = a5.add(a5.rearrange(Lanes.R4)); a6 = a6.add(a6.rearrange(Lanes.R4)); a7 = a7.add(a7.rearrange(Lanes.R4)); }
-            if (V >= 4) { a0 = a0.add(a0.rearrange(Lanes.R2)); a1 = a1.add(a1.rearrange(Lanes.R2)); a2 = a2.add(a2.rearrange(Lanes.R2)); a3 = a3.add(a3.rearrange(Lanes.R2)); a4 = a4.add(a4.rearrange(Lanes.R2)); a5 = a5.add(a5.rearrange(Lanes.R2)); a6 = a6.add(a6.rearrange(Lanes.R2)); a7 = a7.add(a7.rearrange(Lanes.R2)); }
-            if (V >= 2) { a0 = a0.add(a0.rearrange(Lanes.R1)); a1 = a1.add(a1.rearrange(Lanes.R1)); a2 = a2.add(a2.rearrange(Lanes.R1)); a3 = a3.add(a3.rearrange(Lanes.R1)); a4 = a4.add(a4.rearrange(Lanes.R1)); a5 = a5.add(a5.rearrange(Lanes.R1)); a6 = a6.add(a6.rearrange(Lanes.R1)); a7 = a7.add(a7.rearrange(Lanes.R1)); }
-            s0 = a0.lane(0); s1 = a1.lane(0); s2 = a2.lane(0); s3 = a3.lane(0); s4 = a4.lane(0); s5 = a5.lane(0); s6 = a6.lane(0); s7 = a7.lane(0);
-        } else {
-            s0 = Lanes.sum(a0); s1 = Lanes.sum(a1); s2 = Lanes.sum(a2); s3 = Lanes.sum(a3); s4 = Lanes.sum(a4); s5 = Lanes.sum(a5); s6 = Lanes.sum(a6); s7 = Lanes.sum(a7);
-        }
-        for (; g < groups; g++) {
-            s0 = Math.fma(biases[po + g], xsums[xso + g], s0);
-            s1 = Math.fma(biases[po + g], xsums[xso + 1 * groups + g], s1);
-            s2 = Math.fma(biases[po + g], xsums[xso + 2 * groups + g], s2);
-            s3 = Math.fma(biases[po + g], xsums[xso + 3 * groups + g], s3);
-            s4 = Math.fma(biases[po + g], xsums[xso + 4 * groups + g], s4);
-            s5 = Math.fma(biases[po + g], xsums[xso + 5 * groups + g], s5);
-            s6 = Math.fma(biases[po + g], xsums[xso + 6 * groups + g], s6);
-            s7 = Math.fma(biases[po + g], xsums[xso + 7 * groups + g], s7);
-        }
-        out[o] = s0; out[o + 1 * ldo] = s1; out[o + 2 * ldo] = s2; out[o + 3 * ldo] = s3; out[o + 4 * ldo] = s4; out[o + 5 * ldo] = s5; out[o + 6 * ldo] = s6; out[o + 7 * ldo] = s7;
     }
 
     static void row1x4b2c1S(MemorySegment p, long row, int k, int gShift, VectorShuffle<Float> spread, float[] xa, int xo,
@@ -1342,63 +1195,6 @@ final class AffineDots {
             s1 = Math.fma(biases[po + 1 * groups + g], xsums[xso + g], s1);
         }
         out[o + 0] = s0; out[o + 1] = s1;
-    }
-
-    static void row1x8b2c2(MemorySegment p, long row, int k, int gShift, VectorShuffle<Float> spread, float[] xa, int xo,
-            float[] scales, float[] biases, int po, int groups, float[] xsums, int xso, float[] out, int o, int ldo) {
-        FloatVector a0 = FloatVector.zero(S), a1 = FloatVector.zero(S), a2 = FloatVector.zero(S), a3 = FloatVector.zero(S), a4 = FloatVector.zero(S), a5 = FloatVector.zero(S), a6 = FloatVector.zero(S), a7 = FloatVector.zero(S);
-        int x0 = xo, x1 = xo + 1 * k, x2 = xo + 2 * k, x3 = xo + 3 * k, x4 = xo + 4 * k, x5 = xo + 5 * k, x6 = xo + 6 * k, x7 = xo + 7 * k;
-        for (int c = 0; c < k; c += 32 * V) {
-            FloatVector d0 = FloatVector.zero(S), d1 = FloatVector.zero(S), d2 = FloatVector.zero(S), d3 = FloatVector.zero(S), d4 = FloatVector.zero(S), d5 = FloatVector.zero(S), d6 = FloatVector.zero(S), d7 = FloatVector.zero(S);
-            IntVector w;
-            FloatVector q;
-            for (int h = 0; h < 8; h++) {
-                w = IntVector.fromMemorySegment(IS, p, row + (long) ((c + (h >>> 2) * 16 * V) >>> 2), LE).lanewise(VectorOperators.LSHR, (h & 3) * 8);
-                int e = c + h * 4 * V;
-                q = ((FloatVector) w.and(3).convert(VectorOperators.I2F, 0));
-                d0 = q.fma(FloatVector.fromArray(S, xa, x0 + e), d0); d1 = q.fma(FloatVector.fromArray(S, xa, x1 + e), d1); d2 = q.fma(FloatVector.fromArray(S, xa, x2 + e), d2); d3 = q.fma(FloatVector.fromArray(S, xa, x3 + e), d3); d4 = q.fma(FloatVector.fromArray(S, xa, x4 + e), d4); d5 = q.fma(FloatVector.fromArray(S, xa, x5 + e), d5); d6 = q.fma(FloatVector.fromArray(S, xa, x6 + e), d6); d7 = q.fma(FloatVector.fromArray(S, xa, x7 + e), d7);
-                q = ((FloatVector) w.lanewise(VectorOperators.LSHR, 2).and(3).convert(VectorOperators.I2F, 0));
-                d0 = q.fma(FloatVector.fromArray(S, xa, x0 + e + 1 * V), d0); d1 = q.fma(FloatVector.fromArray(S, xa, x1 + e + 1 * V), d1); d2 = q.fma(FloatVector.fromArray(S, xa, x2 + e + 1 * V), d2); d3 = q.fma(FloatVector.fromArray(S, xa, x3 + e + 1 * V), d3); d4 = q.fma(FloatVector.fromArray(S, xa, x4 + e + 1 * V), d4); d5 = q.fma(FloatVector.fromArray(S, xa, x5 + e + 1 * V), d5); d6 = q.fma(FloatVector.fromArray(S, xa, x6 + e + 1 * V), d6); d7 = q.fma(FloatVector.fromArray(S, xa, x7 + e + 1 * V), d7);
-                q = ((FloatVector) w.lanewise(VectorOperators.LSHR, 4).and(3).convert(VectorOperators.I2F, 0));
-                d0 = q.fma(FloatVector.fromArray(S, xa, x0 + e + 2 * V), d0); d1 = q.fma(FloatVector.fromArray(S, xa, x1 + e + 2 * V), d1); d2 = q.fma(FloatVector.fromArray(S, xa, x2 + e + 2 * V), d2); d3 = q.fma(FloatVector.fromArray(S, xa, x3 + e + 2 * V), d3); d4 = q.fma(FloatVector.fromArray(S, xa, x4 + e + 2 * V), d4); d5 = q.fma(FloatVector.fromArray(S, xa, x5 + e + 2 * V), d5); d6 = q.fma(FloatVector.fromArray(S, xa, x6 + e + 2 * V), d6); d7 = q.fma(FloatVector.fromArray(S, xa, x7 + e + 2 * V), d7);
-                q = ((FloatVector) w.lanewise(VectorOperators.LSHR, 6).and(3).convert(VectorOperators.I2F, 0));
-                d0 = q.fma(FloatVector.fromArray(S, xa, x0 + e + 3 * V), d0); d1 = q.fma(FloatVector.fromArray(S, xa, x1 + e + 3 * V), d1); d2 = q.fma(FloatVector.fromArray(S, xa, x2 + e + 3 * V), d2); d3 = q.fma(FloatVector.fromArray(S, xa, x3 + e + 3 * V), d3); d4 = q.fma(FloatVector.fromArray(S, xa, x4 + e + 3 * V), d4); d5 = q.fma(FloatVector.fromArray(S, xa, x5 + e + 3 * V), d5); d6 = q.fma(FloatVector.fromArray(S, xa, x6 + e + 3 * V), d6); d7 = q.fma(FloatVector.fromArray(S, xa, x7 + e + 3 * V), d7);
-            }
-            FloatVector s = FloatVector.broadcast(S, scales[po + ((c) >>> 4 >>> gShift)]);
-            a0 = d0.fma(s, a0); a1 = d1.fma(s, a1); a2 = d2.fma(s, a2); a3 = d3.fma(s, a3); a4 = d4.fma(s, a4); a5 = d5.fma(s, a5); a6 = d6.fma(s, a6); a7 = d7.fma(s, a7);
-        }
-        int g = 0;
-        for (; g + V <= groups; g += V) {
-            a0 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + g), a0);
-            a1 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + 1 * groups + g), a1);
-            a2 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + 2 * groups + g), a2);
-            a3 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + 3 * groups + g), a3);
-            a4 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + 4 * groups + g), a4);
-            a5 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + 5 * groups + g), a5);
-            a6 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + 6 * groups + g), a6);
-            a7 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + 7 * groups + g), a7);
-        }
-        float s0, s1, s2, s3, s4, s5, s6, s7;
-        if (FOLDED) {
-            if (V >= 16) { a0 = a0.add(a0.rearrange(Lanes.R8)); a1 = a1.add(a1.rearrange(Lanes.R8)); a2 = a2.add(a2.rearrange(Lanes.R8)); a3 = a3.add(a3.rearrange(Lanes.R8)); a4 = a4.add(a4.rearrange(Lanes.R8)); a5 = a5.add(a5.rearrange(Lanes.R8)); a6 = a6.add(a6.rearrange(Lanes.R8)); a7 = a7.add(a7.rearrange(Lanes.R8)); }
-            if (V >= 8) { a0 = a0.add(a0.rearrange(Lanes.R4)); a1 = a1.add(a1.rearrange(Lanes.R4)); a2 = a2.add(a2.rearrange(Lanes.R4)); a3 = a3.add(a3.rearrange(Lanes.R4)); a4 = a4.add(a4.rearrange(Lanes.R4)); a5 = a5.add(a5.rearrange(Lanes.R4)); a6 = a6.add(a6.rearrange(Lanes.R4)); a7 = a7.add(a7.rearrange(Lanes.R4)); }
-            if (V >= 4) { a0 = a0.add(a0.rearrange(Lanes.R2)); a1 = a1.add(a1.rearrange(Lanes.R2)); a2 = a2.add(a2.rearrange(Lanes.R2)); a3 = a3.add(a3.rearrange(Lanes.R2)); a4 = a4.add(a4.rearrange(Lanes.R2)); a5 = a5.add(a5.rearrange(Lanes.R2)); a6 = a6.add(a6.rearrange(Lanes.R2)); a7 = a7.add(a7.rearrange(Lanes.R2)); }
-            if (V >= 2) { a0 = a0.add(a0.rearrange(Lanes.R1)); a1 = a1.add(a1.rearrange(Lanes.R1)); a2 = a2.add(a2.rearrange(Lanes.R1)); a3 = a3.add(a3.rearrange(Lanes.R1)); a4 = a4.add(a4.rearrange(Lanes.R1)); a5 = a5.add(a5.rearrange(Lanes.R1)); a6 = a6.add(a6.rearrange(Lanes.R1)); a7 = a7.add(a7.rearrange(Lanes.R1)); }
-            s0 = a0.lane(0); s1 = a1.lane(0); s2 = a2.lane(0); s3 = a3.lane(0); s4 = a4.lane(0); s5 = a5.lane(0); s6 = a6.lane(0); s7 = a7.lane(0);
-        } else {
-            s0 = Lanes.sum(a0); s1 = Lanes.sum(a1); s2 = Lanes.sum(a2); s3 = Lanes.sum(a3); s4 = Lanes.sum(a4); s5 = Lanes.sum(a5); s6 = Lanes.sum(a6); s7 = Lanes.sum(a7);
-        }
-        for (; g < groups; g++) {
-            s0 = Math.fma(biases[po + g], xsums[xso + g], s0);
-            s1 = Math.fma(biases[po + g], xsums[xso + 1 * groups + g], s1);
-            s2 = Math.fma(biases[po + g], xsums[xso + 2 * groups + g], s2);
-            s3 = Math.fma(biases[po + g], xsums[xso + 3 * groups + g], s3);
-            s4 = Math.fma(biases[po + g], xsums[xso + 4 * groups + g], s4);
-            s5 = Math.fma(biases[po + g], xsums[xso + 5 * groups + g], s5);
-            s6 = Math.fma(biases[po + g], xsums[xso + 6 * groups + g], s6);
-            s7 = Math.fma(biases[po + g], xsums[xso + 7 * groups + g], s7);
-        }
-        out[o] = s0; out[o + 1 * ldo] = s1; out[o + 2 * ldo] = s2; out[o + 3 * ldo] = s3; out[o + 4 * ldo] = s4; out[o + 5 * ldo] = s5; out[o + 6 * ldo] = s6; out[o + 7 * ldo] = s7;
     }
 
     static void row1x4b2c2(MemorySegment p, long row, int k, int gShift, VectorShuffle<Float> spread, float[] xa, int xo,
@@ -1801,63 +1597,6 @@ final class AffineDots {
         out[o + 0] = s0; out[o + 1] = s1;
     }
 
-    static void row1x8b4c1(MemorySegment p, long row, int k, int gShift, VectorShuffle<Float> spread, float[] xa, int xo,
-            float[] scales, float[] biases, int po, int groups, float[] xsums, int xso, float[] out, int o, int ldo) {
-        FloatVector a0 = FloatVector.zero(S), a1 = FloatVector.zero(S), a2 = FloatVector.zero(S), a3 = FloatVector.zero(S), a4 = FloatVector.zero(S), a5 = FloatVector.zero(S), a6 = FloatVector.zero(S), a7 = FloatVector.zero(S);
-        int x0 = xo, x1 = xo + 1 * k, x2 = xo + 2 * k, x3 = xo + 3 * k, x4 = xo + 4 * k, x5 = xo + 5 * k, x6 = xo + 6 * k, x7 = xo + 7 * k;
-        for (int c = 0; c < k; c += 8 * V) {
-            FloatVector d0 = FloatVector.zero(S), d1 = FloatVector.zero(S), d2 = FloatVector.zero(S), d3 = FloatVector.zero(S), d4 = FloatVector.zero(S), d5 = FloatVector.zero(S), d6 = FloatVector.zero(S), d7 = FloatVector.zero(S);
-            IntVector w;
-            FloatVector q;
-            for (int h = 0; h < 2; h++) {
-                w = IntVector.fromMemorySegment(IS, p, row + (long) ((c + (h >>> 1) * 8 * V) >>> 1), LE).lanewise(VectorOperators.LSHR, (h & 1) * 16);
-                int e = c + h * 4 * V;
-                q = ((FloatVector) w.and(15).convert(VectorOperators.I2F, 0));
-                d0 = q.fma(FloatVector.fromArray(S, xa, x0 + e), d0); d1 = q.fma(FloatVector.fromArray(S, xa, x1 + e), d1); d2 = q.fma(FloatVector.fromArray(S, xa, x2 + e), d2); d3 = q.fma(FloatVector.fromArray(S, xa, x3 + e), d3); d4 = q.fma(FloatVector.fromArray(S, xa, x4 + e), d4); d5 = q.fma(FloatVector.fromArray(S, xa, x5 + e), d5); d6 = q.fma(FloatVector.fromArray(S, xa, x6 + e), d6); d7 = q.fma(FloatVector.fromArray(S, xa, x7 + e), d7);
-                q = ((FloatVector) w.lanewise(VectorOperators.LSHR, 4).and(15).convert(VectorOperators.I2F, 0));
-                d0 = q.fma(FloatVector.fromArray(S, xa, x0 + e + 1 * V), d0); d1 = q.fma(FloatVector.fromArray(S, xa, x1 + e + 1 * V), d1); d2 = q.fma(FloatVector.fromArray(S, xa, x2 + e + 1 * V), d2); d3 = q.fma(FloatVector.fromArray(S, xa, x3 + e + 1 * V), d3); d4 = q.fma(FloatVector.fromArray(S, xa, x4 + e + 1 * V), d4); d5 = q.fma(FloatVector.fromArray(S, xa, x5 + e + 1 * V), d5); d6 = q.fma(FloatVector.fromArray(S, xa, x6 + e + 1 * V), d6); d7 = q.fma(FloatVector.fromArray(S, xa, x7 + e + 1 * V), d7);
-                q = ((FloatVector) w.lanewise(VectorOperators.LSHR, 8).and(15).convert(VectorOperators.I2F, 0));
-                d0 = q.fma(FloatVector.fromArray(S, xa, x0 + e + 2 * V), d0); d1 = q.fma(FloatVector.fromArray(S, xa, x1 + e + 2 * V), d1); d2 = q.fma(FloatVector.fromArray(S, xa, x2 + e + 2 * V), d2); d3 = q.fma(FloatVector.fromArray(S, xa, x3 + e + 2 * V), d3); d4 = q.fma(FloatVector.fromArray(S, xa, x4 + e + 2 * V), d4); d5 = q.fma(FloatVector.fromArray(S, xa, x5 + e + 2 * V), d5); d6 = q.fma(FloatVector.fromArray(S, xa, x6 + e + 2 * V), d6); d7 = q.fma(FloatVector.fromArray(S, xa, x7 + e + 2 * V), d7);
-                q = ((FloatVector) w.lanewise(VectorOperators.LSHR, 12).and(15).convert(VectorOperators.I2F, 0));
-                d0 = q.fma(FloatVector.fromArray(S, xa, x0 + e + 3 * V), d0); d1 = q.fma(FloatVector.fromArray(S, xa, x1 + e + 3 * V), d1); d2 = q.fma(FloatVector.fromArray(S, xa, x2 + e + 3 * V), d2); d3 = q.fma(FloatVector.fromArray(S, xa, x3 + e + 3 * V), d3); d4 = q.fma(FloatVector.fromArray(S, xa, x4 + e + 3 * V), d4); d5 = q.fma(FloatVector.fromArray(S, xa, x5 + e + 3 * V), d5); d6 = q.fma(FloatVector.fromArray(S, xa, x6 + e + 3 * V), d6); d7 = q.fma(FloatVector.fromArray(S, xa, x7 + e + 3 * V), d7);
-            }
-            FloatVector s = FloatVector.broadcast(S, scales[po + ((c) >>> 3 >>> gShift)]);
-            a0 = d0.fma(s, a0); a1 = d1.fma(s, a1); a2 = d2.fma(s, a2); a3 = d3.fma(s, a3); a4 = d4.fma(s, a4); a5 = d5.fma(s, a5); a6 = d6.fma(s, a6); a7 = d7.fma(s, a7);
-        }
-        int g = 0;
-        for (; g + V <= groups; g += V) {
-            a0 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + g), a0);
-            a1 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + 1 * groups + g), a1);
-            a2 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + 2 * groups + g), a2);
-            a3 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + 3 * groups + g), a3);
-            a4 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + 4 * groups + g), a4);
-            a5 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + 5 * groups + g), a5);
-            a6 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + 6 * groups + g), a6);
-            a7 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + 7 * groups + g), a7);
-        }
-        float s0, s1, s2, s3, s4, s5, s6, s7;
-        if (FOLDED) {
-            if (V >= 16) { a0 = a0.add(a0.rearrange(Lanes.R8)); a1 = a1.add(a1.rearrange(Lanes.R8)); a2 = a2.add(a2.rearrange(Lanes.R8)); a3 = a3.add(a3.rearrange(Lanes.R8)); a4 = a4.add(a4.rearrange(Lanes.R8)); a5 = a5.add(a5.rearrange(Lanes.R8)); a6 = a6.add(a6.rearrange(Lanes.R8)); a7 = a7.add(a7.rearrange(Lanes.R8)); }
-            if (V >= 8) { a0 = a0.add(a0.rearrange(Lanes.R4)); a1 = a1.add(a1.rearrange(Lanes.R4)); a2 = a2.add(a2.rearrange(Lanes.R4)); a3 = a3.add(a3.rearrange(Lanes.R4)); a4 = a4.add(a4.rearrange(Lanes.R4)); a5 = a5.add(a5.rearrange(Lanes.R4)); a6 = a6.add(a6.rearrange(Lanes.R4)); a7 = a7.add(a7.rearrange(Lanes.R4)); }
-            if (V >= 4) { a0 = a0.add(a0.rearrange(Lanes.R2)); a1 = a1.add(a1.rearrange(Lanes.R2)); a2 = a2.add(a2.rearrange(Lanes.R2)); a3 = a3.add(a3.rearrange(Lanes.R2)); a4 = a4.add(a4.rearrange(Lanes.R2)); a5 = a5.add(a5.rearrange(Lanes.R2)); a6 = a6.add(a6.rearrange(Lanes.R2)); a7 = a7.add(a7.rearrange(Lanes.R2)); }
-            if (V >= 2) { a0 = a0.add(a0.rearrange(Lanes.R1)); a1 = a1.add(a1.rearrange(Lanes.R1)); a2 = a2.add(a2.rearrange(Lanes.R1)); a3 = a3.add(a3.rearrange(Lanes.R1)); a4 = a4.add(a4.rearrange(Lanes.R1)); a5 = a5.add(a5.rearrange(Lanes.R1)); a6 = a6.add(a6.rearrange(Lanes.R1)); a7 = a7.add(a7.rearrange(Lanes.R1)); }
-            s0 = a0.lane(0); s1 = a1.lane(0); s2 = a2.lane(0); s3 = a3.lane(0); s4 = a4.lane(0); s5 = a5.lane(0); s6 = a6.lane(0); s7 = a7.lane(0);
-        } else {
-            s0 = Lanes.sum(a0); s1 = Lanes.sum(a1); s2 = Lanes.sum(a2); s3 = Lanes.sum(a3); s4 = Lanes.sum(a4); s5 = Lanes.sum(a5); s6 = Lanes.sum(a6); s7 = Lanes.sum(a7);
-        }
-        for (; g < groups; g++) {
-            s0 = Math.fma(biases[po + g], xsums[xso + g], s0);
-            s1 = Math.fma(biases[po + g], xsums[xso + 1 * groups + g], s1);
-            s2 = Math.fma(biases[po + g], xsums[xso + 2 * groups + g], s2);
-            s3 = Math.fma(biases[po + g], xsums[xso + 3 * groups + g], s3);
-            s4 = Math.fma(biases[po + g], xsums[xso + 4 * groups + g], s4);
-            s5 = Math.fma(biases[po + g], xsums[xso + 5 * groups + g], s5);
-            s6 = Math.fma(biases[po + g], xsums[xso + 6 * groups + g], s6);
-            s7 = Math.fma(biases[po + g], xsums[xso + 7 * groups + g], s7);
-        }
-        out[o] = s0; out[o + 1 * ldo] = s1; out[o + 2 * ldo] = s2; out[o + 3 * ldo] = s3; out[o + 4 * ldo] = s4; out[o + 5 * ldo] = s5; out[o + 6 * ldo] = s6; out[o + 7 * ldo] = s7;
-    }
-
     static void row1x4b4c1(MemorySegment p, long row, int k, int gShift, VectorShuffle<Float> spread, float[] xa, int xo,
             float[] scales, float[] biases, int po, int groups, float[] xsums, int xso, float[] out, int o, int ldo) {
         FloatVector a0 = FloatVector.zero(S), a1 = FloatVector.zero(S), a2 = FloatVector.zero(S), a3 = FloatVector.zero(S);
@@ -2185,63 +1924,6 @@ final class AffineDots {
             s1 = Math.fma(biases[po + 1 * groups + g], xsums[xso + g], s1);
         }
         out[o + 0] = s0; out[o + 1] = s1;
-    }
-
-    static void row1x8b4c1S(MemorySegment p, long row, int k, int gShift, VectorShuffle<Float> spread, float[] xa, int xo,
-            float[] scales, float[] biases, int po, int groups, float[] xsums, int xso, float[] out, int o, int ldo) {
-        FloatVector a0 = FloatVector.zero(S), a1 = FloatVector.zero(S), a2 = FloatVector.zero(S), a3 = FloatVector.zero(S), a4 = FloatVector.zero(S), a5 = FloatVector.zero(S), a6 = FloatVector.zero(S), a7 = FloatVector.zero(S);
-        int x0 = xo, x1 = xo + 1 * k, x2 = xo + 2 * k, x3 = xo + 3 * k, x4 = xo + 4 * k, x5 = xo + 5 * k, x6 = xo + 6 * k, x7 = xo + 7 * k;
-        for (int c = 0; c < k; c += 8 * V) {
-            FloatVector d0 = FloatVector.zero(S), d1 = FloatVector.zero(S), d2 = FloatVector.zero(S), d3 = FloatVector.zero(S), d4 = FloatVector.zero(S), d5 = FloatVector.zero(S), d6 = FloatVector.zero(S), d7 = FloatVector.zero(S);
-            IntVector w;
-            FloatVector q;
-            for (int h = 0; h < 2; h++) {
-                w = IntVector.fromMemorySegment(IS, p, row + (long) ((c + (h >>> 1) * 8 * V) >>> 1), LE).lanewise(VectorOperators.LSHR, (h & 1) * 16);
-                int e = c + h * 4 * V;
-                q = ((FloatVector) w.and(15).convert(VectorOperators.I2F, 0));
-                d0 = q.fma(FloatVector.fromArray(S, xa, x0 + e), d0); d1 = q.fma(FloatVector.fromArray(S, xa, x1 + e), d1); d2 = q.fma(FloatVector.fromArray(S, xa, x2 + e), d2); d3 = q.fma(FloatVector.fromArray(S, xa, x3 + e), d3); d4 = q.fma(FloatVector.fromArray(S, xa, x4 + e), d4); d5 = q.fma(FloatVector.fromArray(S, xa, x5 + e), d5); d6 = q.fma(FloatVector.fromArray(S, xa, x6 + e), d6); d7 = q.fma(FloatVector.fromArray(S, xa, x7 + e), d7);
-                q = ((FloatVector) w.lanewise(VectorOperators.LSHR, 4).and(15).convert(VectorOperators.I2F, 0));
-                d0 = q.fma(FloatVector.fromArray(S, xa, x0 + e + 1 * V), d0); d1 = q.fma(FloatVector.fromArray(S, xa, x1 + e + 1 * V), d1); d2 = q.fma(FloatVector.fromArray(S, xa, x2 + e + 1 * V), d2); d3 = q.fma(FloatVector.fromArray(S, xa, x3 + e + 1 * V), d3); d4 = q.fma(FloatVector.fromArray(S, xa, x4 + e + 1 * V), d4); d5 = q.fma(FloatVector.fromArray(S, xa, x5 + e + 1 * V), d5); d6 = q.fma(FloatVector.fromArray(S, xa, x6 + e + 1 * V), d6); d7 = q.fma(FloatVector.fromArray(S, xa, x7 + e + 1 * V), d7);
-                q = ((FloatVector) w.lanewise(VectorOperators.LSHR, 8).and(15).convert(VectorOperators.I2F, 0));
-                d0 = q.fma(FloatVector.fromArray(S, xa, x0 + e + 2 * V), d0); d1 = q.fma(FloatVector.fromArray(S, xa, x1 + e + 2 * V), d1); d2 = q.fma(FloatVector.fromArray(S, xa, x2 + e + 2 * V), d2); d3 = q.fma(FloatVector.fromArray(S, xa, x3 + e + 2 * V), d3); d4 = q.fma(FloatVector.fromArray(S, xa, x4 + e + 2 * V), d4); d5 = q.fma(FloatVector.fromArray(S, xa, x5 + e + 2 * V), d5); d6 = q.fma(FloatVector.fromArray(S, xa, x6 + e + 2 * V), d6); d7 = q.fma(FloatVector.fromArray(S, xa, x7 + e + 2 * V), d7);
-                q = ((FloatVector) w.lanewise(VectorOperators.LSHR, 12).and(15).convert(VectorOperators.I2F, 0));
-                d0 = q.fma(FloatVector.fromArray(S, xa, x0 + e + 3 * V), d0); d1 = q.fma(FloatVector.fromArray(S, xa, x1 + e + 3 * V), d1); d2 = q.fma(FloatVector.fromArray(S, xa, x2 + e + 3 * V), d2); d3 = q.fma(FloatVector.fromArray(S, xa, x3 + e + 3 * V), d3); d4 = q.fma(FloatVector.fromArray(S, xa, x4 + e + 3 * V), d4); d5 = q.fma(FloatVector.fromArray(S, xa, x5 + e + 3 * V), d5); d6 = q.fma(FloatVector.fromArray(S, xa, x6 + e + 3 * V), d6); d7 = q.fma(FloatVector.fromArray(S, xa, x7 + e + 3 * V), d7);
-            }
-            FloatVector s = FloatVector.fromArray(S, scales, po + ((c) >>> 3 >>> gShift)).rearrange(spread);
-            a0 = d0.fma(s, a0); a1 = d1.fma(s, a1); a2 = d2.fma(s, a2); a3 = d3.fma(s, a3); a4 = d4.fma(s, a4); a5 = d5.fma(s, a5); a6 = d6.fma(s, a6); a7 = d7.fma(s, a7);
-        }
-        int g = 0;
-        for (; g + V <= groups; g += V) {
-            a0 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + g), a0);
-            a1 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + 1 * groups + g), a1);
-            a2 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + 2 * groups + g), a2);
-            a3 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + 3 * groups + g), a3);
-            a4 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + 4 * groups + g), a4);
-            a5 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + 5 * groups + g), a5);
-            a6 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + 6 * groups + g), a6);
-            a7 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + 7 * groups + g), a7);
-        }
-        float s0, s1, s2, s3, s4, s5, s6, s7;
-        if (FOLDED) {
-            if (V >= 16) { a0 = a0.add(a0.rearrange(Lanes.R8)); a1 = a1.add(a1.rearrange(Lanes.R8)); a2 = a2.add(a2.rearrange(Lanes.R8)); a3 = a3.add(a3.rearrange(Lanes.R8)); a4 = a4.add(a4.rearrange(Lanes.R8)); a5 = a5.add(a5.rearrange(Lanes.R8)); a6 = a6.add(a6.rearrange(Lanes.R8)); a7 = a7.add(a7.rearrange(Lanes.R8)); }
-            if (V >= 8) { a0 = a0.add(a0.rearrange(Lanes.R4)); a1 = a1.add(a1.rearrange(Lanes.R4)); a2 = a2.add(a2.rearrange(Lanes.R4)); a3 = a3.add(a3.rearrange(Lanes.R4)); a4 = a4.add(a4.rearrange(Lanes.R4)); a5 = a5.add(a5.rearrange(Lanes.R4)); a6 = a6.add(a6.rearrange(Lanes.R4)); a7 = a7.add(a7.rearrange(Lanes.R4)); }
-            if (V >= 4) { a0 = a0.add(a0.rearrange(Lanes.R2)); a1 = a1.add(a1.rearrange(Lanes.R2)); a2 = a2.add(a2.rearrange(Lanes.R2)); a3 = a3.add(a3.rearrange(Lanes.R2)); a4 = a4.add(a4.rearrange(Lanes.R2)); a5 = a5.add(a5.rearrange(Lanes.R2)); a6 = a6.add(a6.rearrange(Lanes.R2)); a7 = a7.add(a7.rearrange(Lanes.R2)); }
-            if (V >= 2) { a0 = a0.add(a0.rearrange(Lanes.R1)); a1 = a1.add(a1.rearrange(Lanes.R1)); a2 = a2.add(a2.rearrange(Lanes.R1)); a3 = a3.add(a3.rearrange(Lanes.R1)); a4 = a4.add(a4.rearrange(Lanes.R1)); a5 = a5.add(a5.rearrange(Lanes.R1)); a6 = a6.add(a6.rearrange(Lanes.R1)); a7 = a7.add(a7.rearrange(Lanes.R1)); }
-            s0 = a0.lane(0); s1 = a1.lane(0); s2 = a2.lane(0); s3 = a3.lane(0); s4 = a4.lane(0); s5 = a5.lane(0); s6 = a6.lane(0); s7 = a7.lane(0);
-        } else {
-            s0 = Lanes.sum(a0); s1 = Lanes.sum(a1); s2 = Lanes.sum(a2); s3 = Lanes.sum(a3); s4 = Lanes.sum(a4); s5 = Lanes.sum(a5); s6 = Lanes.sum(a6); s7 = Lanes.sum(a7);
-        }
-        for (; g < groups; g++) {
-            s0 = Math.fma(biases[po + g], xsums[xso + g], s0);
-            s1 = Math.fma(biases[po + g], xsums[xso + 1 * groups + g], s1);
-            s2 = Math.fma(biases[po + g], xsums[xso + 2 * groups + g], s2);
-            s3 = Math.fma(biases[po + g], xsums[xso + 3 * groups + g], s3);
-            s4 = Math.fma(biases[po + g], xsums[xso + 4 * groups + g], s4);
-            s5 = Math.fma(biases[po + g], xsums[xso + 5 * groups + g], s5);
-            s6 = Math.fma(biases[po + g], xsums[xso + 6 * groups + g], s6);
-            s7 = Math.fma(biases[po + g], xsums[xso + 7 * groups + g], s7);
-        }
-        out[o] = s0; out[o + 1 * ldo] = s1; out[o + 2 * ldo] = s2; out[o + 3 * ldo] = s3; out[o + 4 * ldo] = s4; out[o + 5 * ldo] = s5; out[o + 6 * ldo] = s6; out[o + 7 * ldo] = s7;
     }
 
     static void row1x4b4c1S(MemorySegment p, long row, int k, int gShift, VectorShuffle<Float> spread, float[] xa, int xo,
@@ -2593,63 +2275,6 @@ final class AffineDots {
         out[o + 0] = s0; out[o + 1] = s1;
     }
 
-    static void row1x8b4c2(MemorySegment p, long row, int k, int gShift, VectorShuffle<Float> spread, float[] xa, int xo,
-            float[] scales, float[] biases, int po, int groups, float[] xsums, int xso, float[] out, int o, int ldo) {
-        FloatVector a0 = FloatVector.zero(S), a1 = FloatVector.zero(S), a2 = FloatVector.zero(S), a3 = FloatVector.zero(S), a4 = FloatVector.zero(S), a5 = FloatVector.zero(S), a6 = FloatVector.zero(S), a7 = FloatVector.zero(S);
-        int x0 = xo, x1 = xo + 1 * k, x2 = xo + 2 * k, x3 = xo + 3 * k, x4 = xo + 4 * k, x5 = xo + 5 * k, x6 = xo + 6 * k, x7 = xo + 7 * k;
-        for (int c = 0; c < k; c += 16 * V) {
-            FloatVector d0 = FloatVector.zero(S), d1 = FloatVector.zero(S), d2 = FloatVector.zero(S), d3 = FloatVector.zero(S), d4 = FloatVector.zero(S), d5 = FloatVector.zero(S), d6 = FloatVector.zero(S), d7 = FloatVector.zero(S);
-            IntVector w;
-            FloatVector q;
-            for (int h = 0; h < 4; h++) {
-                w = IntVector.fromMemorySegment(IS, p, row + (long) ((c + (h >>> 1) * 8 * V) >>> 1), LE).lanewise(VectorOperators.LSHR, (h & 1) * 16);
-                int e = c + h * 4 * V;
-                q = ((FloatVector) w.and(15).convert(VectorOperators.I2F, 0));
-                d0 = q.fma(FloatVector.fromArray(S, xa, x0 + e), d0); d1 = q.fma(FloatVector.fromArray(S, xa, x1 + e), d1); d2 = q.fma(FloatVector.fromArray(S, xa, x2 + e), d2); d3 = q.fma(FloatVector.fromArray(S, xa, x3 + e), d3); d4 = q.fma(FloatVector.fromArray(S, xa, x4 + e), d4); d5 = q.fma(FloatVector.fromArray(S, xa, x5 + e), d5); d6 = q.fma(FloatVector.fromArray(S, xa, x6 + e), d6); d7 = q.fma(FloatVector.fromArray(S, xa, x7 + e), d7);
-                q = ((FloatVector) w.lanewise(VectorOperators.LSHR, 4).and(15).convert(VectorOperators.I2F, 0));
-                d0 = q.fma(FloatVector.fromArray(S, xa, x0 + e + 1 * V), d0); d1 = q.fma(FloatVector.fromArray(S, xa, x1 + e + 1 * V), d1); d2 = q.fma(FloatVector.fromArray(S, xa, x2 + e + 1 * V), d2); d3 = q.fma(FloatVector.fromArray(S, xa, x3 + e + 1 * V), d3); d4 = q.fma(FloatVector.fromArray(S, xa, x4 + e + 1 * V), d4); d5 = q.fma(FloatVector.fromArray(S, xa, x5 + e + 1 * V), d5); d6 = q.fma(FloatVector.fromArray(S, xa, x6 + e + 1 * V), d6); d7 = q.fma(FloatVector.fromArray(S, xa, x7 + e + 1 * V), d7);
-                q = ((FloatVector) w.lanewise(VectorOperators.LSHR, 8).and(15).convert(VectorOperators.I2F, 0));
-                d0 = q.fma(FloatVector.fromArray(S, xa, x0 + e + 2 * V), d0); d1 = q.fma(FloatVector.fromArray(S, xa, x1 + e + 2 * V), d1); d2 = q.fma(FloatVector.fromArray(S, xa, x2 + e + 2 * V), d2); d3 = q.fma(FloatVector.fromArray(S, xa, x3 + e + 2 * V), d3); d4 = q.fma(FloatVector.fromArray(S, xa, x4 + e + 2 * V), d4); d5 = q.fma(FloatVector.fromArray(S, xa, x5 + e + 2 * V), d5); d6 = q.fma(FloatVector.fromArray(S, xa, x6 + e + 2 * V), d6); d7 = q.fma(FloatVector.fromArray(S, xa, x7 + e + 2 * V), d7);
-                q = ((FloatVector) w.lanewise(VectorOperators.LSHR, 12).and(15).convert(VectorOperators.I2F, 0));
-                d0 = q.fma(FloatVector.fromArray(S, xa, x0 + e + 3 * V), d0); d1 = q.fma(FloatVector.fromArray(S, xa, x1 + e + 3 * V), d1); d2 = q.fma(FloatVector.fromArray(S, xa, x2 + e + 3 * V), d2); d3 = q.fma(FloatVector.fromArray(S, xa, x3 + e + 3 * V), d3); d4 = q.fma(FloatVector.fromArray(S, xa, x4 + e + 3 * V), d4); d5 = q.fma(FloatVector.fromArray(S, xa, x5 + e + 3 * V), d5); d6 = q.fma(FloatVector.fromArray(S, xa, x6 + e + 3 * V), d6); d7 = q.fma(FloatVector.fromArray(S, xa, x7 + e + 3 * V), d7);
-            }
-            FloatVector s = FloatVector.broadcast(S, scales[po + ((c) >>> 3 >>> gShift)]);
-            a0 = d0.fma(s, a0); a1 = d1.fma(s, a1); a2 = d2.fma(s, a2); a3 = d3.fma(s, a3); a4 = d4.fma(s, a4); a5 = d5.fma(s, a5); a6 = d6.fma(s, a6); a7 = d7.fma(s, a7);
-        }
-        int g = 0;
-        for (; g + V <= groups; g += V) {
-            a0 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + g), a0);
-            a1 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + 1 * groups + g), a1);
-            a2 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + 2 * groups + g), a2);
-            a3 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + 3 * groups + g), a3);
-            a4 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + 4 * groups + g), a4);
-            a5 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + 5 * groups + g), a5);
-            a6 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + 6 * groups + g), a6);
-            a7 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + 7 * groups + g), a7);
-        }
-        float s0, s1, s2, s3, s4, s5, s6, s7;
-        if (FOLDED) {
-            if (V >= 16) { a0 = a0.add(a0.rearrange(Lanes.R8)); a1 = a1.add(a1.rearrange(Lanes.R8)); a2 = a2.add(a2.rearrange(Lanes.R8)); a3 = a3.add(a3.rearrange(Lanes.R8)); a4 = a4.add(a4.rearrange(Lanes.R8)); a5 = a5.add(a5.rearrange(Lanes.R8)); a6 = a6.add(a6.rearrange(Lanes.R8)); a7 = a7.add(a7.rearrange(Lanes.R8)); }
-            if (V >= 8) { a0 = a0.add(a0.rearrange(Lanes.R4)); a1 = a1.add(a1.rearrange(Lanes.R4)); a2 = a2.add(a2.rearrange(Lanes.R4)); a3 = a3.add(a3.rearrange(Lanes.R4)); a4 = a4.add(a4.rearrange(Lanes.R4)); a5 = a5.add(a5.rearrange(Lanes.R4)); a6 = a6.add(a6.rearrange(Lanes.R4)); a7 = a7.add(a7.rearrange(Lanes.R4)); }
-            if (V >= 4) { a0 = a0.add(a0.rearrange(Lanes.R2)); a1 = a1.add(a1.rearrange(Lanes.R2)); a2 = a2.add(a2.rearrange(Lanes.R2)); a3 = a3.add(a3.rearrange(Lanes.R2)); a4 = a4.add(a4.rearrange(Lanes.R2)); a5 = a5.add(a5.rearrange(Lanes.R2)); a6 = a6.add(a6.rearrange(Lanes.R2)); a7 = a7.add(a7.rearrange(Lanes.R2)); }
-            if (V >= 2) { a0 = a0.add(a0.rearrange(Lanes.R1)); a1 = a1.add(a1.rearrange(Lanes.R1)); a2 = a2.add(a2.rearrange(Lanes.R1)); a3 = a3.add(a3.rearrange(Lanes.R1)); a4 = a4.add(a4.rearrange(Lanes.R1)); a5 = a5.add(a5.rearrange(Lanes.R1)); a6 = a6.add(a6.rearrange(Lanes.R1)); a7 = a7.add(a7.rearrange(Lanes.R1)); }
-            s0 = a0.lane(0); s1 = a1.lane(0); s2 = a2.lane(0); s3 = a3.lane(0); s4 = a4.lane(0); s5 = a5.lane(0); s6 = a6.lane(0); s7 = a7.lane(0);
-        } else {
-            s0 = Lanes.sum(a0); s1 = Lanes.sum(a1); s2 = Lanes.sum(a2); s3 = Lanes.sum(a3); s4 = Lanes.sum(a4); s5 = Lanes.sum(a5); s6 = Lanes.sum(a6); s7 = Lanes.sum(a7);
-        }
-        for (; g < groups; g++) {
-            s0 = Math.fma(biases[po + g], xsums[xso + g], s0);
-            s1 = Math.fma(biases[po + g], xsums[xso + 1 * groups + g], s1);
-            s2 = Math.fma(biases[po + g], xsums[xso + 2 * groups + g], s2);
-            s3 = Math.fma(biases[po + g], xsums[xso + 3 * groups + g], s3);
-            s4 = Math.fma(biases[po + g], xsums[xso + 4 * groups + g], s4);
-            s5 = Math.fma(biases[po + g], xsums[xso + 5 * groups + g], s5);
-            s6 = Math.fma(biases[po + g], xsums[xso + 6 * groups + g], s6);
-            s7 = Math.fma(biases[po + g], xsums[xso + 7 * groups + g], s7);
-        }
-        out[o] = s0; out[o + 1 * ldo] = s1; out[o + 2 * ldo] = s2; out[o + 3 * ldo] = s3; out[o + 4 * ldo] = s4; out[o + 5 * ldo] = s5; out[o + 6 * ldo] = s6; out[o + 7 * ldo] = s7;
-    }
-
     static void row1x4b4c2(MemorySegment p, long row, int k, int gShift, VectorShuffle<Float> spread, float[] xa, int xo,
             float[] scales, float[] biases, int po, int groups, float[] xsums, int xso, float[] out, int o, int ldo) {
         FloatVector a0 = FloatVector.zero(S), a1 = FloatVector.zero(S), a2 = FloatVector.zero(S), a3 = FloatVector.zero(S);
@@ -2997,60 +2622,6 @@ final class AffineDots {
         out[o + 0] = s0; out[o + 1] = s1;
     }
 
-    static void row1x8b8c1(MemorySegment p, long row, int k, int gShift, VectorShuffle<Float> spread, float[] xa, int xo,
-            float[] scales, float[] biases, int po, int groups, float[] xsums, int xso, float[] out, int o, int ldo) {
-        FloatVector a0 = FloatVector.zero(S), a1 = FloatVector.zero(S), a2 = FloatVector.zero(S), a3 = FloatVector.zero(S), a4 = FloatVector.zero(S), a5 = FloatVector.zero(S), a6 = FloatVector.zero(S), a7 = FloatVector.zero(S);
-        int x0 = xo, x1 = xo + 1 * k, x2 = xo + 2 * k, x3 = xo + 3 * k, x4 = xo + 4 * k, x5 = xo + 5 * k, x6 = xo + 6 * k, x7 = xo + 7 * k;
-        for (int c = 0; c < k; c += 4 * V) {
-            FloatVector d0 = FloatVector.zero(S), d1 = FloatVector.zero(S), d2 = FloatVector.zero(S), d3 = FloatVector.zero(S), d4 = FloatVector.zero(S), d5 = FloatVector.zero(S), d6 = FloatVector.zero(S), d7 = FloatVector.zero(S);
-            IntVector w;
-            FloatVector q;
-            w = IntVector.fromMemorySegment(IS, p, row + (long) (c), LE);
-            q = ((FloatVector) w.and(255).convert(VectorOperators.I2F, 0));
-            d0 = q.fma(FloatVector.fromArray(S, xa, x0 + c), d0); d1 = q.fma(FloatVector.fromArray(S, xa, x1 + c), d1); d2 = q.fma(FloatVector.fromArray(S, xa, x2 + c), d2); d3 = q.fma(FloatVector.fromArray(S, xa, x3 + c), d3); d4 = q.fma(FloatVector.fromArray(S, xa, x4 + c), d4); d5 = q.fma(FloatVector.fromArray(S, xa, x5 + c), d5); d6 = q.fma(FloatVector.fromArray(S, xa, x6 + c), d6); d7 = q.fma(FloatVector.fromArray(S, xa, x7 + c), d7);
-            q = ((FloatVector) w.lanewise(VectorOperators.LSHR, 8).and(255).convert(VectorOperators.I2F, 0));
-            d0 = q.fma(FloatVector.fromArray(S, xa, x0 + c + 1 * V), d0); d1 = q.fma(FloatVector.fromArray(S, xa, x1 + c + 1 * V), d1); d2 = q.fma(FloatVector.fromArray(S, xa, x2 + c + 1 * V), d2); d3 = q.fma(FloatVector.fromArray(S, xa, x3 + c + 1 * V), d3); d4 = q.fma(FloatVector.fromArray(S, xa, x4 + c + 1 * V), d4); d5 = q.fma(FloatVector.fromArray(S, xa, x5 + c + 1 * V), d5); d6 = q.fma(FloatVector.fromArray(S, xa, x6 + c + 1 * V), d6); d7 = q.fma(FloatVector.fromArray(S, xa, x7 + c + 1 * V), d7);
-            q = ((FloatVector) w.lanewise(VectorOperators.LSHR, 16).and(255).convert(VectorOperators.I2F, 0));
-            d0 = q.fma(FloatVector.fromArray(S, xa, x0 + c + 2 * V), d0); d1 = q.fma(FloatVector.fromArray(S, xa, x1 + c + 2 * V), d1); d2 = q.fma(FloatVector.fromArray(S, xa, x2 + c + 2 * V), d2); d3 = q.fma(FloatVector.fromArray(S, xa, x3 + c + 2 * V), d3); d4 = q.fma(FloatVector.fromArray(S, xa, x4 + c + 2 * V), d4); d5 = q.fma(FloatVector.fromArray(S, xa, x5 + c + 2 * V), d5); d6 = q.fma(FloatVector.fromArray(S, xa, x6 + c + 2 * V), d6); d7 = q.fma(FloatVector.fromArray(S, xa, x7 + c + 2 * V), d7);
-            q = ((FloatVector) w.lanewise(VectorOperators.LSHR, 24).convert(VectorOperators.I2F, 0));
-            d0 = q.fma(FloatVector.fromArray(S, xa, x0 + c + 3 * V), d0); d1 = q.fma(FloatVector.fromArray(S, xa, x1 + c + 3 * V), d1); d2 = q.fma(FloatVector.fromArray(S, xa, x2 + c + 3 * V), d2); d3 = q.fma(FloatVector.fromArray(S, xa, x3 + c + 3 * V), d3); d4 = q.fma(FloatVector.fromArray(S, xa, x4 + c + 3 * V), d4); d5 = q.fma(FloatVector.fromArray(S, xa, x5 + c + 3 * V), d5); d6 = q.fma(FloatVector.fromArray(S, xa, x6 + c + 3 * V), d6); d7 = q.fma(FloatVector.fromArray(S, xa, x7 + c + 3 * V), d7);
-            FloatVector s = FloatVector.broadcast(S, scales[po + ((c) >>> 2 >>> gShift)]);
-            a0 = d0.fma(s, a0); a1 = d1.fma(s, a1); a2 = d2.fma(s, a2); a3 = d3.fma(s, a3); a4 = d4.fma(s, a4); a5 = d5.fma(s, a5); a6 = d6.fma(s, a6); a7 = d7.fma(s, a7);
-        }
-        int g = 0;
-        for (; g + V <= groups; g += V) {
-            a0 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + g), a0);
-            a1 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + 1 * groups + g), a1);
-            a2 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + 2 * groups + g), a2);
-            a3 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + 3 * groups + g), a3);
-            a4 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + 4 * groups + g), a4);
-            a5 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + 5 * groups + g), a5);
-            a6 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + 6 * groups + g), a6);
-            a7 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + 7 * groups + g), a7);
-        }
-        float s0, s1, s2, s3, s4, s5, s6, s7;
-        if (FOLDED) {
-            if (V >= 16) { a0 = a0.add(a0.rearrange(Lanes.R8)); a1 = a1.add(a1.rearrange(Lanes.R8)); a2 = a2.add(a2.rearrange(Lanes.R8)); a3 = a3.add(a3.rearrange(Lanes.R8)); a4 = a4.add(a4.rearrange(Lanes.R8)); a5 = a5.add(a5.rearrange(Lanes.R8)); a6 = a6.add(a6.rearrange(Lanes.R8)); a7 = a7.add(a7.rearrange(Lanes.R8)); }
-            if (V >= 8) { a0 = a0.add(a0.rearrange(Lanes.R4)); a1 = a1.add(a1.rearrange(Lanes.R4)); a2 = a2.add(a2.rearrange(Lanes.R4)); a3 = a3.add(a3.rearrange(Lanes.R4)); a4 = a4.add(a4.rearrange(Lanes.R4)); a5 = a5.add(a5.rearrange(Lanes.R4)); a6 = a6.add(a6.rearrange(Lanes.R4)); a7 = a7.add(a7.rearrange(Lanes.R4)); }
-            if (V >= 4) { a0 = a0.add(a0.rearrange(Lanes.R2)); a1 = a1.add(a1.rearrange(Lanes.R2)); a2 = a2.add(a2.rearrange(Lanes.R2)); a3 = a3.add(a3.rearrange(Lanes.R2)); a4 = a4.add(a4.rearrange(Lanes.R2)); a5 = a5.add(a5.rearrange(Lanes.R2)); a6 = a6.add(a6.rearrange(Lanes.R2)); a7 = a7.add(a7.rearrange(Lanes.R2)); }
-            if (V >= 2) { a0 = a0.add(a0.rearrange(Lanes.R1)); a1 = a1.add(a1.rearrange(Lanes.R1)); a2 = a2.add(a2.rearrange(Lanes.R1)); a3 = a3.add(a3.rearrange(Lanes.R1)); a4 = a4.add(a4.rearrange(Lanes.R1)); a5 = a5.add(a5.rearrange(Lanes.R1)); a6 = a6.add(a6.rearrange(Lanes.R1)); a7 = a7.add(a7.rearrange(Lanes.R1)); }
-            s0 = a0.lane(0); s1 = a1.lane(0); s2 = a2.lane(0); s3 = a3.lane(0); s4 = a4.lane(0); s5 = a5.lane(0); s6 = a6.lane(0); s7 = a7.lane(0);
-        } else {
-            s0 = Lanes.sum(a0); s1 = Lanes.sum(a1); s2 = Lanes.sum(a2); s3 = Lanes.sum(a3); s4 = Lanes.sum(a4); s5 = Lanes.sum(a5); s6 = Lanes.sum(a6); s7 = Lanes.sum(a7);
-        }
-        for (; g < groups; g++) {
-            s0 = Math.fma(biases[po + g], xsums[xso + g], s0);
-            s1 = Math.fma(biases[po + g], xsums[xso + 1 * groups + g], s1);
-            s2 = Math.fma(biases[po + g], xsums[xso + 2 * groups + g], s2);
-            s3 = Math.fma(biases[po + g], xsums[xso + 3 * groups + g], s3);
-            s4 = Math.fma(biases[po + g], xsums[xso + 4 * groups + g], s4);
-            s5 = Math.fma(biases[po + g], xsums[xso + 5 * groups + g], s5);
-            s6 = Math.fma(biases[po + g], xsums[xso + 6 * groups + g], s6);
-            s7 = Math.fma(biases[po + g], xsums[xso + 7 * groups + g], s7);
-        }
-        out[o] = s0; out[o + 1 * ldo] = s1; out[o + 2 * ldo] = s2; out[o + 3 * ldo] = s3; out[o + 4 * ldo] = s4; out[o + 5 * ldo] = s5; out[o + 6 * ldo] = s6; out[o + 7 * ldo] = s7;
-    }
-
     static void row1x4b8c1(MemorySegment p, long row, int k, int gShift, VectorShuffle<Float> spread, float[] xa, int xo,
             float[] scales, float[] biases, int po, int groups, float[] xsums, int xso, float[] out, int o, int ldo) {
         FloatVector a0 = FloatVector.zero(S), a1 = FloatVector.zero(S), a2 = FloatVector.zero(S), a3 = FloatVector.zero(S);
@@ -3335,60 +2906,6 @@ final class AffineDots {
             s1 = Math.fma(biases[po + 1 * groups + g], xsums[xso + g], s1);
         }
         out[o + 0] = s0; out[o + 1] = s1;
-    }
-
-    static void row1x8b8c1S(MemorySegment p, long row, int k, int gShift, VectorShuffle<Float> spread, float[] xa, int xo,
-            float[] scales, float[] biases, int po, int groups, float[] xsums, int xso, float[] out, int o, int ldo) {
-        FloatVector a0 = FloatVector.zero(S), a1 = FloatVector.zero(S), a2 = FloatVector.zero(S), a3 = FloatVector.zero(S), a4 = FloatVector.zero(S), a5 = FloatVector.zero(S), a6 = FloatVector.zero(S), a7 = FloatVector.zero(S);
-        int x0 = xo, x1 = xo + 1 * k, x2 = xo + 2 * k, x3 = xo + 3 * k, x4 = xo + 4 * k, x5 = xo + 5 * k, x6 = xo + 6 * k, x7 = xo + 7 * k;
-        for (int c = 0; c < k; c += 4 * V) {
-            FloatVector d0 = FloatVector.zero(S), d1 = FloatVector.zero(S), d2 = FloatVector.zero(S), d3 = FloatVector.zero(S), d4 = FloatVector.zero(S), d5 = FloatVector.zero(S), d6 = FloatVector.zero(S), d7 = FloatVector.zero(S);
-            IntVector w;
-            FloatVector q;
-            w = IntVector.fromMemorySegment(IS, p, row + (long) (c), LE);
-            q = ((FloatVector) w.and(255).convert(VectorOperators.I2F, 0));
-            d0 = q.fma(FloatVector.fromArray(S, xa, x0 + c), d0); d1 = q.fma(FloatVector.fromArray(S, xa, x1 + c), d1); d2 = q.fma(FloatVector.fromArray(S, xa, x2 + c), d2); d3 = q.fma(FloatVector.fromArray(S, xa, x3 + c), d3); d4 = q.fma(FloatVector.fromArray(S, xa, x4 + c), d4); d5 = q.fma(FloatVector.fromArray(S, xa, x5 + c), d5); d6 = q.fma(FloatVector.fromArray(S, xa, x6 + c), d6); d7 = q.fma(FloatVector.fromArray(S, xa, x7 + c), d7);
-            q = ((FloatVector) w.lanewise(VectorOperators.LSHR, 8).and(255).convert(VectorOperators.I2F, 0));
-            d0 = q.fma(FloatVector.fromArray(S, xa, x0 + c + 1 * V), d0); d1 = q.fma(FloatVector.fromArray(S, xa, x1 + c + 1 * V), d1); d2 = q.fma(FloatVector.fromArray(S, xa, x2 + c + 1 * V), d2); d3 = q.fma(FloatVector.fromArray(S, xa, x3 + c + 1 * V), d3); d4 = q.fma(FloatVector.fromArray(S, xa, x4 + c + 1 * V), d4); d5 = q.fma(FloatVector.fromArray(S, xa, x5 + c + 1 * V), d5); d6 = q.fma(FloatVector.fromArray(S, xa, x6 + c + 1 * V), d6); d7 = q.fma(FloatVector.fromArray(S, xa, x7 + c + 1 * V), d7);
-            q = ((FloatVector) w.lanewise(VectorOperators.LSHR, 16).and(255).convert(VectorOperators.I2F, 0));
-            d0 = q.fma(FloatVector.fromArray(S, xa, x0 + c + 2 * V), d0); d1 = q.fma(FloatVector.fromArray(S, xa, x1 + c + 2 * V), d1); d2 = q.fma(FloatVector.fromArray(S, xa, x2 + c + 2 * V), d2); d3 = q.fma(FloatVector.fromArray(S, xa, x3 + c + 2 * V), d3); d4 = q.fma(FloatVector.fromArray(S, xa, x4 + c + 2 * V), d4); d5 = q.fma(FloatVector.fromArray(S, xa, x5 + c + 2 * V), d5); d6 = q.fma(FloatVector.fromArray(S, xa, x6 + c + 2 * V), d6); d7 = q.fma(FloatVector.fromArray(S, xa, x7 + c + 2 * V), d7);
-            q = ((FloatVector) w.lanewise(VectorOperators.LSHR, 24).convert(VectorOperators.I2F, 0));
-            d0 = q.fma(FloatVector.fromArray(S, xa, x0 + c + 3 * V), d0); d1 = q.fma(FloatVector.fromArray(S, xa, x1 + c + 3 * V), d1); d2 = q.fma(FloatVector.fromArray(S, xa, x2 + c + 3 * V), d2); d3 = q.fma(FloatVector.fromArray(S, xa, x3 + c + 3 * V), d3); d4 = q.fma(FloatVector.fromArray(S, xa, x4 + c + 3 * V), d4); d5 = q.fma(FloatVector.fromArray(S, xa, x5 + c + 3 * V), d5); d6 = q.fma(FloatVector.fromArray(S, xa, x6 + c + 3 * V), d6); d7 = q.fma(FloatVector.fromArray(S, xa, x7 + c + 3 * V), d7);
-            FloatVector s = FloatVector.fromArray(S, scales, po + ((c) >>> 2 >>> gShift)).rearrange(spread);
-            a0 = d0.fma(s, a0); a1 = d1.fma(s, a1); a2 = d2.fma(s, a2); a3 = d3.fma(s, a3); a4 = d4.fma(s, a4); a5 = d5.fma(s, a5); a6 = d6.fma(s, a6); a7 = d7.fma(s, a7);
-        }
-        int g = 0;
-        for (; g + V <= groups; g += V) {
-            a0 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + g), a0);
-            a1 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + 1 * groups + g), a1);
-            a2 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + 2 * groups + g), a2);
-            a3 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + 3 * groups + g), a3);
-            a4 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + 4 * groups + g), a4);
-            a5 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + 5 * groups + g), a5);
-            a6 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + 6 * groups + g), a6);
-            a7 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + 7 * groups + g), a7);
-        }
-        float s0, s1, s2, s3, s4, s5, s6, s7;
-        if (FOLDED) {
-            if (V >= 16) { a0 = a0.add(a0.rearrange(Lanes.R8)); a1 = a1.add(a1.rearrange(Lanes.R8)); a2 = a2.add(a2.rearrange(Lanes.R8)); a3 = a3.add(a3.rearrange(Lanes.R8)); a4 = a4.add(a4.rearrange(Lanes.R8)); a5 = a5.add(a5.rearrange(Lanes.R8)); a6 = a6.add(a6.rearrange(Lanes.R8)); a7 = a7.add(a7.rearrange(Lanes.R8)); }
-            if (V >= 8) { a0 = a0.add(a0.rearrange(Lanes.R4)); a1 = a1.add(a1.rearrange(Lanes.R4)); a2 = a2.add(a2.rearrange(Lanes.R4)); a3 = a3.add(a3.rearrange(Lanes.R4)); a4 = a4.add(a4.rearrange(Lanes.R4)); a5 = a5.add(a5.rearrange(Lanes.R4)); a6 = a6.add(a6.rearrange(Lanes.R4)); a7 = a7.add(a7.rearrange(Lanes.R4)); }
-            if (V >= 4) { a0 = a0.add(a0.rearrange(Lanes.R2)); a1 = a1.add(a1.rearrange(Lanes.R2)); a2 = a2.add(a2.rearrange(Lanes.R2)); a3 = a3.add(a3.rearrange(Lanes.R2)); a4 = a4.add(a4.rearrange(Lanes.R2)); a5 = a5.add(a5.rearrange(Lanes.R2)); a6 = a6.add(a6.rearrange(Lanes.R2)); a7 = a7.add(a7.rearrange(Lanes.R2)); }
-            if (V >= 2) { a0 = a0.add(a0.rearrange(Lanes.R1)); a1 = a1.add(a1.rearrange(Lanes.R1)); a2 = a2.add(a2.rearrange(Lanes.R1)); a3 = a3.add(a3.rearrange(Lanes.R1)); a4 = a4.add(a4.rearrange(Lanes.R1)); a5 = a5.add(a5.rearrange(Lanes.R1)); a6 = a6.add(a6.rearrange(Lanes.R1)); a7 = a7.add(a7.rearrange(Lanes.R1)); }
-            s0 = a0.lane(0); s1 = a1.lane(0); s2 = a2.lane(0); s3 = a3.lane(0); s4 = a4.lane(0); s5 = a5.lane(0); s6 = a6.lane(0); s7 = a7.lane(0);
-        } else {
-            s0 = Lanes.sum(a0); s1 = Lanes.sum(a1); s2 = Lanes.sum(a2); s3 = Lanes.sum(a3); s4 = Lanes.sum(a4); s5 = Lanes.sum(a5); s6 = Lanes.sum(a6); s7 = Lanes.sum(a7);
-        }
-        for (; g < groups; g++) {
-            s0 = Math.fma(biases[po + g], xsums[xso + g], s0);
-            s1 = Math.fma(biases[po + g], xsums[xso + 1 * groups + g], s1);
-            s2 = Math.fma(biases[po + g], xsums[xso + 2 * groups + g], s2);
-            s3 = Math.fma(biases[po + g], xsums[xso + 3 * groups + g], s3);
-            s4 = Math.fma(biases[po + g], xsums[xso + 4 * groups + g], s4);
-            s5 = Math.fma(biases[po + g], xsums[xso + 5 * groups + g], s5);
-            s6 = Math.fma(biases[po + g], xsums[xso + 6 * groups + g], s6);
-            s7 = Math.fma(biases[po + g], xsums[xso + 7 * groups + g], s7);
-        }
-        out[o] = s0; out[o + 1 * ldo] = s1; out[o + 2 * ldo] = s2; out[o + 3 * ldo] = s3; out[o + 4 * ldo] = s4; out[o + 5 * ldo] = s5; out[o + 6 * ldo] = s6; out[o + 7 * ldo] = s7;
     }
 
     static void row1x4b8c1S(MemorySegment p, long row, int k, int gShift, VectorShuffle<Float> spread, float[] xa, int xo,
@@ -3696,63 +3213,6 @@ final class AffineDots {
             s1 = Math.fma(biases[po + 1 * groups + g], xsums[xso + g], s1);
         }
         out[o + 0] = s0; out[o + 1] = s1;
-    }
-
-    static void row1x8b8c2(MemorySegment p, long row, int k, int gShift, VectorShuffle<Float> spread, float[] xa, int xo,
-            float[] scales, float[] biases, int po, int groups, float[] xsums, int xso, float[] out, int o, int ldo) {
-        FloatVector a0 = FloatVector.zero(S), a1 = FloatVector.zero(S), a2 = FloatVector.zero(S), a3 = FloatVector.zero(S), a4 = FloatVector.zero(S), a5 = FloatVector.zero(S), a6 = FloatVector.zero(S), a7 = FloatVector.zero(S);
-        int x0 = xo, x1 = xo + 1 * k, x2 = xo + 2 * k, x3 = xo + 3 * k, x4 = xo + 4 * k, x5 = xo + 5 * k, x6 = xo + 6 * k, x7 = xo + 7 * k;
-        for (int c = 0; c < k; c += 8 * V) {
-            FloatVector d0 = FloatVector.zero(S), d1 = FloatVector.zero(S), d2 = FloatVector.zero(S), d3 = FloatVector.zero(S), d4 = FloatVector.zero(S), d5 = FloatVector.zero(S), d6 = FloatVector.zero(S), d7 = FloatVector.zero(S);
-            IntVector w;
-            FloatVector q;
-            for (int h = 0; h < 2; h++) {
-                w = IntVector.fromMemorySegment(IS, p, row + (long) (c + h * 4 * V), LE);
-                int e = c + h * 4 * V;
-                q = ((FloatVector) w.and(255).convert(VectorOperators.I2F, 0));
-                d0 = q.fma(FloatVector.fromArray(S, xa, x0 + e), d0); d1 = q.fma(FloatVector.fromArray(S, xa, x1 + e), d1); d2 = q.fma(FloatVector.fromArray(S, xa, x2 + e), d2); d3 = q.fma(FloatVector.fromArray(S, xa, x3 + e), d3); d4 = q.fma(FloatVector.fromArray(S, xa, x4 + e), d4); d5 = q.fma(FloatVector.fromArray(S, xa, x5 + e), d5); d6 = q.fma(FloatVector.fromArray(S, xa, x6 + e), d6); d7 = q.fma(FloatVector.fromArray(S, xa, x7 + e), d7);
-                q = ((FloatVector) w.lanewise(VectorOperators.LSHR, 8).and(255).convert(VectorOperators.I2F, 0));
-                d0 = q.fma(FloatVector.fromArray(S, xa, x0 + e + 1 * V), d0); d1 = q.fma(FloatVector.fromArray(S, xa, x1 + e + 1 * V), d1); d2 = q.fma(FloatVector.fromArray(S, xa, x2 + e + 1 * V), d2); d3 = q.fma(FloatVector.fromArray(S, xa, x3 + e + 1 * V), d3); d4 = q.fma(FloatVector.fromArray(S, xa, x4 + e + 1 * V), d4); d5 = q.fma(FloatVector.fromArray(S, xa, x5 + e + 1 * V), d5); d6 = q.fma(FloatVector.fromArray(S, xa, x6 + e + 1 * V), d6); d7 = q.fma(FloatVector.fromArray(S, xa, x7 + e + 1 * V), d7);
-                q = ((FloatVector) w.lanewise(VectorOperators.LSHR, 16).and(255).convert(VectorOperators.I2F, 0));
-                d0 = q.fma(FloatVector.fromArray(S, xa, x0 + e + 2 * V), d0); d1 = q.fma(FloatVector.fromArray(S, xa, x1 + e + 2 * V), d1); d2 = q.fma(FloatVector.fromArray(S, xa, x2 + e + 2 * V), d2); d3 = q.fma(FloatVector.fromArray(S, xa, x3 + e + 2 * V), d3); d4 = q.fma(FloatVector.fromArray(S, xa, x4 + e + 2 * V), d4); d5 = q.fma(FloatVector.fromArray(S, xa, x5 + e + 2 * V), d5); d6 = q.fma(FloatVector.fromArray(S, xa, x6 + e + 2 * V), d6); d7 = q.fma(FloatVector.fromArray(S, xa, x7 + e + 2 * V), d7);
-                q = ((FloatVector) w.lanewise(VectorOperators.LSHR, 24).convert(VectorOperators.I2F, 0));
-                d0 = q.fma(FloatVector.fromArray(S, xa, x0 + e + 3 * V), d0); d1 = q.fma(FloatVector.fromArray(S, xa, x1 + e + 3 * V), d1); d2 = q.fma(FloatVector.fromArray(S, xa, x2 + e + 3 * V), d2); d3 = q.fma(FloatVector.fromArray(S, xa, x3 + e + 3 * V), d3); d4 = q.fma(FloatVector.fromArray(S, xa, x4 + e + 3 * V), d4); d5 = q.fma(FloatVector.fromArray(S, xa, x5 + e + 3 * V), d5); d6 = q.fma(FloatVector.fromArray(S, xa, x6 + e + 3 * V), d6); d7 = q.fma(FloatVector.fromArray(S, xa, x7 + e + 3 * V), d7);
-            }
-            FloatVector s = FloatVector.broadcast(S, scales[po + ((c) >>> 2 >>> gShift)]);
-            a0 = d0.fma(s, a0); a1 = d1.fma(s, a1); a2 = d2.fma(s, a2); a3 = d3.fma(s, a3); a4 = d4.fma(s, a4); a5 = d5.fma(s, a5); a6 = d6.fma(s, a6); a7 = d7.fma(s, a7);
-        }
-        int g = 0;
-        for (; g + V <= groups; g += V) {
-            a0 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + g), a0);
-            a1 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + 1 * groups + g), a1);
-            a2 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + 2 * groups + g), a2);
-            a3 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + 3 * groups + g), a3);
-            a4 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + 4 * groups + g), a4);
-            a5 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + 5 * groups + g), a5);
-            a6 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + 6 * groups + g), a6);
-            a7 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + 7 * groups + g), a7);
-        }
-        float s0, s1, s2, s3, s4, s5, s6, s7;
-        if (FOLDED) {
-            if (V >= 16) { a0 = a0.add(a0.rearrange(Lanes.R8)); a1 = a1.add(a1.rearrange(Lanes.R8)); a2 = a2.add(a2.rearrange(Lanes.R8)); a3 = a3.add(a3.rearrange(Lanes.R8)); a4 = a4.add(a4.rearrange(Lanes.R8)); a5 = a5.add(a5.rearrange(Lanes.R8)); a6 = a6.add(a6.rearrange(Lanes.R8)); a7 = a7.add(a7.rearrange(Lanes.R8)); }
-            if (V >= 8) { a0 = a0.add(a0.rearrange(Lanes.R4)); a1 = a1.add(a1.rearrange(Lanes.R4)); a2 = a2.add(a2.rearrange(Lanes.R4)); a3 = a3.add(a3.rearrange(Lanes.R4)); a4 = a4.add(a4.rearrange(Lanes.R4)); a5 = a5.add(a5.rearrange(Lanes.R4)); a6 = a6.add(a6.rearrange(Lanes.R4)); a7 = a7.add(a7.rearrange(Lanes.R4)); }
-            if (V >= 4) { a0 = a0.add(a0.rearrange(Lanes.R2)); a1 = a1.add(a1.rearrange(Lanes.R2)); a2 = a2.add(a2.rearrange(Lanes.R2)); a3 = a3.add(a3.rearrange(Lanes.R2)); a4 = a4.add(a4.rearrange(Lanes.R2)); a5 = a5.add(a5.rearrange(Lanes.R2)); a6 = a6.add(a6.rearrange(Lanes.R2)); a7 = a7.add(a7.rearrange(Lanes.R2)); }
-            if (V >= 2) { a0 = a0.add(a0.rearrange(Lanes.R1)); a1 = a1.add(a1.rearrange(Lanes.R1)); a2 = a2.add(a2.rearrange(Lanes.R1)); a3 = a3.add(a3.rearrange(Lanes.R1)); a4 = a4.add(a4.rearrange(Lanes.R1)); a5 = a5.add(a5.rearrange(Lanes.R1)); a6 = a6.add(a6.rearrange(Lanes.R1)); a7 = a7.add(a7.rearrange(Lanes.R1)); }
-            s0 = a0.lane(0); s1 = a1.lane(0); s2 = a2.lane(0); s3 = a3.lane(0); s4 = a4.lane(0); s5 = a5.lane(0); s6 = a6.lane(0); s7 = a7.lane(0);
-        } else {
-            s0 = Lanes.sum(a0); s1 = Lanes.sum(a1); s2 = Lanes.sum(a2); s3 = Lanes.sum(a3); s4 = Lanes.sum(a4); s5 = Lanes.sum(a5); s6 = Lanes.sum(a6); s7 = Lanes.sum(a7);
-        }
-        for (; g < groups; g++) {
-            s0 = Math.fma(biases[po + g], xsums[xso + g], s0);
-            s1 = Math.fma(biases[po + g], xsums[xso + 1 * groups + g], s1);
-            s2 = Math.fma(biases[po + g], xsums[xso + 2 * groups + g], s2);
-            s3 = Math.fma(biases[po + g], xsums[xso + 3 * groups + g], s3);
-            s4 = Math.fma(biases[po + g], xsums[xso + 4 * groups + g], s4);
-            s5 = Math.fma(biases[po + g], xsums[xso + 5 * groups + g], s5);
-            s6 = Math.fma(biases[po + g], xsums[xso + 6 * groups + g], s6);
-            s7 = Math.fma(biases[po + g], xsums[xso + 7 * groups + g], s7);
-        }
-        out[o] = s0; out[o + 1 * ldo] = s1; out[o + 2 * ldo] = s2; out[o + 3 * ldo] = s3; out[o + 4 * ldo] = s4; out[o + 5 * ldo] = s5; out[o + 6 * ldo] = s6; out[o + 7 * ldo] = s7;
     }
 
     static void row1x4b8c2(MemorySegment p, long row, int k, int gShift, VectorShuffle<Float> spread, float[] xa, int xo,

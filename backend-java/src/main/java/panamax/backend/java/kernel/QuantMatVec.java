@@ -106,10 +106,6 @@ public final class QuantMatVec {
                     for (; j < nb; j++) {
                         long row = base + (p0 + j) * rowBytes;
                         int m = m0;
-                        for (; X_ROW_BLOCK == 8 && m + 8 <= pairs; m += 8) {
-                            AffineDots.row1x8(bits, chunks, packed, row, k, gShift, spread, xa, m * k, scales, biases, j * groups, groups,
-                                    xsums, m * groups, out, m * ldo + p0 + j, ldo);
-                        }
                         for (; m + 4 <= pairs; m += 4) {
                             AffineDots.row1x4(bits, chunks, packed, row, k, gShift, spread, xa, m * k, scales, biases, j * groups, groups,
                                     xsums, m * groups, out, m * ldo + p0 + j, ldo);
@@ -160,12 +156,6 @@ public final class QuantMatVec {
      * turns it off for A/B runs.
      */
     static final boolean PAIR_BLOCKS = Boolean.parseBoolean(System.getProperty("panamax.affine.pairBlocks", String.valueOf(V >= 16)));
-    /**
-     * x rows one weight row is taken against at a time: eight with 32 vector registers (AVX-512: eight FMA
-     * chains per code keep both FMA pipes busy, where four chains of a block's few codes are bound by the FMA
-     * latency), four with 16; {@code -Dpanamax.affine.xRowBlock=4|8} overrides it for A/B runs.
-     */
-    static final int X_ROW_BLOCK = Integer.getInteger("panamax.affine.xRowBlock", V >= 16 ? 8 : 4);
     /** Weight rows whose group parameters are widened together when few x rows go against them. */
     static final int TILE = 16;
     /**
