@@ -22,7 +22,9 @@ import jdk.incubator.vector.VectorSpecies;
  * {@link Lanes#sum}, and the remaining groups' bias terms by scalar fma in order. Because {@code d} starts
  * afresh every block, consecutive blocks' chains overlap in the core (one accumulator chain over the whole row
  * was bound by the FMA latency). {@code rows4x1}/{@code rows2x1}: four or two weight rows against one x row
- * (batch-1 decode); {@code row1x4}/{@code row1x2}: one weight row against four or two x rows (each code
+ * (batch-1 decode); {@code rows4x2}: four weight rows against two x rows (batched decode and prefill with 32 vector
+ * registers: each code feeds two x rows and each x load four weight rows); {@code row1x4}/{@code row1x2}: one
+ * weight row against four or two x rows (each code
  * decoded once for all of them); {@code row1x1}. Suffix {@code c1}/{@code c2}: chunks per block; {@code S}:
  * several groups' scales spread over a vector of words. A block of more than 32 (code position × row) FMAs runs
  * as a counted loop of parts in the same order: C1 gives up on longer straight lines, and a kernel it cannot
