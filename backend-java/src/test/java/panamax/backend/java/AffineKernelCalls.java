@@ -32,7 +32,9 @@ public final class AffineKernelCalls {
             VectorShuffle<Float> s = name.endsWith("S") ? spread : null;
             Object[] common = {xa, 0, scales, biases, 0, 2, sums, 0};
             Object[] call;
-            if (name.startsWith("rows")) {
+            if (name.matches("rows\\dx[2-9].*")) {
+                call = concat(new Object[] {p, 0L, (long) k * bits / 8, k, 0, s}, common, new Object[] {out, 0, 1});
+            } else if (name.startsWith("rows")) {
                 call = concat(new Object[] {p, 0L, (long) k * bits / 8, k, 0, s}, common, new Object[] {out, 0});
             } else if (name.startsWith("row1x1")) {
                 call = concat(new Object[] {p, 0L, k, 0, s}, common, new Object[0]);

@@ -69,7 +69,8 @@ public final class QuantMatVec {
      * {@code base + n·rowBytes}; xa holds arranged x rows (stride k), xsums their {@link #groupSums};
      * results go to {@code out[m·ldo + n]}. Each output is {@link AffineDots}' one order for the pair,
      * whatever the number of x rows, so an x row gets the same bits alone and in any batch: x rows go
-     * four or two at a time against one weight row (each code decoded once for all of them), a last odd
+     * two at a time against four weight rows (each code decoded once for both, each x vector loaded once for
+     * the four; the weight rows left over one at a time), a last odd
      * x row (batch-1 decode) against one weight row at a time where rows are 1–4 KiB, else two or four
      * ({@link #SHORT_ROW_BYTES}, {@link #LONG_ROW_BYTES}, {@link #ONE_ROW_BLOCK}). Many x rows (prefill) go in L2-sized
      * tiles against panels of weight rows.
@@ -95,14 +96,17 @@ public final class QuantMatVec {
                 int m1 = Math.min(rows, m0 + tile);
                 int pairs = m1 - (m1 - m0) % 2;
                 if (pairs > m0) {
-                    for (int j = 0; j < nb; j++) {
+                    int j = 0;
+                    for (; j + 4 <= nb; j += 4) {
                         long row = base + (p0 + j) * rowBytes;
-                        int m = m0;
-                        for (; m + 4 <= pairs; m += 4) {
-                            AffineDots.row1x4(bits, chunks, packed, row, k, gShift, spread, xa, m * k, scales, biases, j * groups, groups,
+                        for (int m = m0; m < pairs; m += 2) {
+                            AffineDots.rows4x2(bits, chunks, packed, row, rowBytes, k, gShift, spread, xa, m * k, scales, biases, j * groups, groups,
                                     xsums, m * groups, out, m * ldo + p0 + j, ldo);
                         }
-                        if (m < pairs) {
+                    }
+                    for (; j < nb; j++) {
+                        long row = base + (p0 + j) * rowBytes;
+                        for (int m = m0; m < pairs; m += 2) {
                             AffineDots.row1x2(bits, chunks, packed, row, k, gShift, spread, xa, m * k, scales, biases, j * groups, groups,
                                     xsums, m * groups, out, m * ldo + p0 + j, ldo);
                         }
