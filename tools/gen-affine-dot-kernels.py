@@ -46,7 +46,8 @@ import jdk.incubator.vector.VectorSpecies;
  * was bound by the FMA latency). {@code rows4x1}/{@code rows2x1}: four or two weight rows against one x row
  * (batch-1 decode); {@code rows4x2}: four weight rows against two x rows (several x rows: each code decoded once
  * for both, each x vector loaded once for all four; eight independent chains, which the core overlaps where
- * {@code row1x4}'s four did not: 1.7x faster per x row on 512-bit vectors); {@code row1x2}: one weight row
+ * {@code row1x4}'s four did not: 1.7x faster per x row on 512-bit vectors); {@code rows4x3}: the same for an odd
+ * number of x rows (three of them, instead of a pair and a lone row); {@code row1x2}: one weight row
  * against two x rows (the weight rows left over); {@code row1x1}. Suffix {@code c1}/{@code c2}: chunks per block; {@code S}:
  * several groups' scales spread over a vector of words. A block of more than 32 (code position × row) FMAs runs
  * as a counted loop of parts in the same order: C1 gives up on longer straight lines, and a kernel it cannot
@@ -311,8 +312,9 @@ def main():
                            "p, row, ld, k, gShift, spread, xa, xo, " + common_args + ", out, o", False)
     L += [""] + dispatcher("rows2x1", "MemorySegment p, long row, long ld, int k, int gShift, VectorShuffle<Float> spread, float[] xa, int xo, " + common_sig + ", float[] out, int o",
                            "p, row, ld, k, gShift, spread, xa, xo, " + common_args + ", out, o", False)
-    L += [""] + dispatcher("rows4x2", "MemorySegment p, long row, long ld, int k, int gShift, VectorShuffle<Float> spread, float[] xa, int xo, " + common_sig + ", float[] out, int o, int ldo",
-                           "p, row, ld, k, gShift, spread, xa, xo, " + common_args + ", out, o, ldo", False)
+    for m in (3, 2):
+        L += [""] + dispatcher(f"rows4x{m}", "MemorySegment p, long row, long ld, int k, int gShift, VectorShuffle<Float> spread, float[] xa, int xo, " + common_sig + ", float[] out, int o, int ldo",
+                               "p, row, ld, k, gShift, spread, xa, xo, " + common_args + ", out, o, ldo", False)
     L += [""] + dispatcher("row1x2", "MemorySegment p, long row, int k, int gShift, VectorShuffle<Float> spread, float[] xa, int xo, " + common_sig + ", float[] out, int o, int ldo",
                            "p, row, k, gShift, spread, xa, xo, " + common_args + ", out, o, ldo", False)
     L += [""] + dispatcher("row1x1", "MemorySegment p, long row, int k, int gShift, VectorShuffle<Float> spread, float[] xa, int xo, " + common_sig,
@@ -321,6 +323,7 @@ def main():
         for chunks, spread in VARIANTS:
             L += [""] + rowsnx1(bits, 4, chunks, spread)
             L += [""] + rowsnx1(bits, 2, chunks, spread)
+            L += [""] + rowsnxm(bits, 4, 3, chunks, spread)
             L += [""] + rowsnxm(bits, 4, 2, chunks, spread)
             for m in (2, 1):
                 L += [""] + row1xm(bits, m, chunks, spread)

@@ -24,7 +24,8 @@ import jdk.incubator.vector.VectorSpecies;
  * was bound by the FMA latency). {@code rows4x1}/{@code rows2x1}: four or two weight rows against one x row
  * (batch-1 decode); {@code rows4x2}: four weight rows against two x rows (several x rows: each code decoded once
  * for both, each x vector loaded once for all four; eight independent chains, which the core overlaps where
- * {@code row1x4}'s four did not: 1.7x faster per x row on 512-bit vectors); {@code row1x2}: one weight row
+ * {@code row1x4}'s four did not: 1.7x faster per x row on 512-bit vectors); {@code rows4x3}: the same for an odd
+ * number of x rows (three of them, instead of a pair and a lone row); {@code row1x2}: one weight row
  * against two x rows (the weight rows left over); {@code row1x1}. Suffix {@code c1}/{@code c2}: chunks per block; {@code S}:
  * several groups' scales spread over a vector of words. A block of more than 32 (code position × row) FMAs runs
  * as a counted loop of parts in the same order: C1 gives up on longer straight lines, and a kernel it cannot
@@ -106,6 +107,39 @@ final class AffineDots {
             return;
         } else if (bits == 2 && chunks == 2 && spread == null) {
             rows2x1b2c2(p, row, ld, k, gShift, spread, xa, xo, scales, biases, po, groups, xsums, xso, out, o);
+            return;
+        }
+        throw new IllegalArgumentException("affine dot: expected 2, 4 or 8 bits in blocks of 1 or 2 chunks, found " + bits + " bits, " + chunks + " chunks");
+    }
+
+    /** rows4x3 for {@code bits} ∈ {2, 4, 8}, blocks of {@code chunks} ∈ {1, 2} chunks; spread scales when {@code spread} is not null (one chunk). */
+    static void rows4x3(int bits, int chunks, MemorySegment p, long row, long ld, int k, int gShift, VectorShuffle<Float> spread, float[] xa, int xo, float[] scales, float[] biases, int po, int groups, float[] xsums, int xso, float[] out, int o, int ldo) {
+        if (bits == 8 && chunks == 1 && spread == null) {
+            rows4x3b8c1(p, row, ld, k, gShift, spread, xa, xo, scales, biases, po, groups, xsums, xso, out, o, ldo);
+            return;
+        } else if (bits == 8 && chunks == 1 && spread != null) {
+            rows4x3b8c1S(p, row, ld, k, gShift, spread, xa, xo, scales, biases, po, groups, xsums, xso, out, o, ldo);
+            return;
+        } else if (bits == 8 && chunks == 2 && spread == null) {
+            rows4x3b8c2(p, row, ld, k, gShift, spread, xa, xo, scales, biases, po, groups, xsums, xso, out, o, ldo);
+            return;
+        } else if (bits == 4 && chunks == 1 && spread == null) {
+            rows4x3b4c1(p, row, ld, k, gShift, spread, xa, xo, scales, biases, po, groups, xsums, xso, out, o, ldo);
+            return;
+        } else if (bits == 4 && chunks == 1 && spread != null) {
+            rows4x3b4c1S(p, row, ld, k, gShift, spread, xa, xo, scales, biases, po, groups, xsums, xso, out, o, ldo);
+            return;
+        } else if (bits == 4 && chunks == 2 && spread == null) {
+            rows4x3b4c2(p, row, ld, k, gShift, spread, xa, xo, scales, biases, po, groups, xsums, xso, out, o, ldo);
+            return;
+        } else if (bits == 2 && chunks == 1 && spread == null) {
+            rows4x3b2c1(p, row, ld, k, gShift, spread, xa, xo, scales, biases, po, groups, xsums, xso, out, o, ldo);
+            return;
+        } else if (bits == 2 && chunks == 1 && spread != null) {
+            rows4x3b2c1S(p, row, ld, k, gShift, spread, xa, xo, scales, biases, po, groups, xsums, xso, out, o, ldo);
+            return;
+        } else if (bits == 2 && chunks == 2 && spread == null) {
+            rows4x3b2c2(p, row, ld, k, gShift, spread, xa, xo, scales, biases, po, groups, xsums, xso, out, o, ldo);
             return;
         }
         throw new IllegalArgumentException("affine dot: expected 2, 4 or 8 bits in blocks of 1 or 2 chunks, found " + bits + " bits, " + chunks + " chunks");
@@ -326,6 +360,77 @@ final class AffineDots {
             s1 = Math.fma(biases[po + 1 * groups + g], xsums[xso + g], s1);
         }
         out[o + 0] = s0; out[o + 1] = s1;
+    }
+
+    static void rows4x3b2c1(MemorySegment p, long row, long ld, int k, int gShift, VectorShuffle<Float> spread, float[] xa, int xo,
+            float[] scales, float[] biases, int po, int groups, float[] xsums, int xso, float[] out, int o, int ldo) {
+        FloatVector a00 = FloatVector.zero(S), a01 = FloatVector.zero(S), a02 = FloatVector.zero(S), a10 = FloatVector.zero(S), a11 = FloatVector.zero(S), a12 = FloatVector.zero(S), a20 = FloatVector.zero(S), a21 = FloatVector.zero(S), a22 = FloatVector.zero(S), a30 = FloatVector.zero(S), a31 = FloatVector.zero(S), a32 = FloatVector.zero(S);
+        long r0 = row, r1 = r0 + ld, r2 = r1 + ld, r3 = r2 + ld;
+        int x0 = xo, x1 = xo + 1 * k, x2 = xo + 2 * k;
+        for (int c = 0; c < k; c += 16 * V) {
+            FloatVector d00 = FloatVector.zero(S), d01 = FloatVector.zero(S), d02 = FloatVector.zero(S), d10 = FloatVector.zero(S), d11 = FloatVector.zero(S), d12 = FloatVector.zero(S), d20 = FloatVector.zero(S), d21 = FloatVector.zero(S), d22 = FloatVector.zero(S), d30 = FloatVector.zero(S), d31 = FloatVector.zero(S), d32 = FloatVector.zero(S);
+            IntVector w0, w1, w2, w3;
+            FloatVector q0, q1, q2, q3, v0, v1, v2;
+            for (int h = 0; h < 8; h++) {
+                w0 = IntVector.fromMemorySegment(IS, p, r0 + (long) ((c + (h >>> 3) * 16 * V) >>> 2), LE).lanewise(VectorOperators.LSHR, (h & 7) * 4); w1 = IntVector.fromMemorySegment(IS, p, r1 + (long) ((c + (h >>> 3) * 16 * V) >>> 2), LE).lanewise(VectorOperators.LSHR, (h & 7) * 4); w2 = IntVector.fromMemorySegment(IS, p, r2 + (long) ((c + (h >>> 3) * 16 * V) >>> 2), LE).lanewise(VectorOperators.LSHR, (h & 7) * 4); w3 = IntVector.fromMemorySegment(IS, p, r3 + (long) ((c + (h >>> 3) * 16 * V) >>> 2), LE).lanewise(VectorOperators.LSHR, (h & 7) * 4);
+                int e = c + h * 2 * V;
+                q0 = ((FloatVector) w0.and(3).convert(VectorOperators.I2F, 0)); q1 = ((FloatVector) w1.and(3).convert(VectorOperators.I2F, 0)); q2 = ((FloatVector) w2.and(3).convert(VectorOperators.I2F, 0)); q3 = ((FloatVector) w3.and(3).convert(VectorOperators.I2F, 0));
+                v0 = FloatVector.fromArray(S, xa, x0 + e); v1 = FloatVector.fromArray(S, xa, x1 + e); v2 = FloatVector.fromArray(S, xa, x2 + e);
+                d00 = q0.fma(v0, d00); d01 = q0.fma(v1, d01); d02 = q0.fma(v2, d02); d10 = q1.fma(v0, d10); d11 = q1.fma(v1, d11); d12 = q1.fma(v2, d12); d20 = q2.fma(v0, d20); d21 = q2.fma(v1, d21); d22 = q2.fma(v2, d22); d30 = q3.fma(v0, d30); d31 = q3.fma(v1, d31); d32 = q3.fma(v2, d32);
+                q0 = ((FloatVector) w0.lanewise(VectorOperators.LSHR, 2).and(3).convert(VectorOperators.I2F, 0)); q1 = ((FloatVector) w1.lanewise(VectorOperators.LSHR, 2).and(3).convert(VectorOperators.I2F, 0)); q2 = ((FloatVector) w2.lanewise(VectorOperators.LSHR, 2).and(3).convert(VectorOperators.I2F, 0)); q3 = ((FloatVector) w3.lanewise(VectorOperators.LSHR, 2).and(3).convert(VectorOperators.I2F, 0));
+                v0 = FloatVector.fromArray(S, xa, x0 + e + 1 * V); v1 = FloatVector.fromArray(S, xa, x1 + e + 1 * V); v2 = FloatVector.fromArray(S, xa, x2 + e + 1 * V);
+                d00 = q0.fma(v0, d00); d01 = q0.fma(v1, d01); d02 = q0.fma(v2, d02); d10 = q1.fma(v0, d10); d11 = q1.fma(v1, d11); d12 = q1.fma(v2, d12); d20 = q2.fma(v0, d20); d21 = q2.fma(v1, d21); d22 = q2.fma(v2, d22); d30 = q3.fma(v0, d30); d31 = q3.fma(v1, d31); d32 = q3.fma(v2, d32);
+            }
+            int g = po + ((c) >>> 4 >>> gShift);
+            FloatVector s0 = FloatVector.broadcast(S, scales[g]);
+            a00 = d00.fma(s0, a00); a01 = d01.fma(s0, a01); a02 = d02.fma(s0, a02);
+            FloatVector s1 = FloatVector.broadcast(S, scales[g + 1 * groups]);
+            a10 = d10.fma(s1, a10); a11 = d11.fma(s1, a11); a12 = d12.fma(s1, a12);
+            FloatVector s2 = FloatVector.broadcast(S, scales[g + 2 * groups]);
+            a20 = d20.fma(s2, a20); a21 = d21.fma(s2, a21); a22 = d22.fma(s2, a22);
+            FloatVector s3 = FloatVector.broadcast(S, scales[g + 3 * groups]);
+            a30 = d30.fma(s3, a30); a31 = d31.fma(s3, a31); a32 = d32.fma(s3, a32);
+        }
+        int g = 0;
+        for (; g + V <= groups; g += V) {
+            a00 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + g), a00);
+            a01 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + 1 * groups + g), a01);
+            a02 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + 2 * groups + g), a02);
+            a10 = FloatVector.fromArray(S, biases, po + 1 * groups + g).fma(FloatVector.fromArray(S, xsums, xso + g), a10);
+            a11 = FloatVector.fromArray(S, biases, po + 1 * groups + g).fma(FloatVector.fromArray(S, xsums, xso + 1 * groups + g), a11);
+            a12 = FloatVector.fromArray(S, biases, po + 1 * groups + g).fma(FloatVector.fromArray(S, xsums, xso + 2 * groups + g), a12);
+            a20 = FloatVector.fromArray(S, biases, po + 2 * groups + g).fma(FloatVector.fromArray(S, xsums, xso + g), a20);
+            a21 = FloatVector.fromArray(S, biases, po + 2 * groups + g).fma(FloatVector.fromArray(S, xsums, xso + 1 * groups + g), a21);
+            a22 = FloatVector.fromArray(S, biases, po + 2 * groups + g).fma(FloatVector.fromArray(S, xsums, xso + 2 * groups + g), a22);
+            a30 = FloatVector.fromArray(S, biases, po + 3 * groups + g).fma(FloatVector.fromArray(S, xsums, xso + g), a30);
+            a31 = FloatVector.fromArray(S, biases, po + 3 * groups + g).fma(FloatVector.fromArray(S, xsums, xso + 1 * groups + g), a31);
+            a32 = FloatVector.fromArray(S, biases, po + 3 * groups + g).fma(FloatVector.fromArray(S, xsums, xso + 2 * groups + g), a32);
+        }
+        float s00, s01, s02, s10, s11, s12, s20, s21, s22, s30, s31, s32;
+        if (FOLDED) {
+            if (V >= 16) { a00 = a00.add(a00.rearrange(Lanes.R8)); a01 = a01.add(a01.rearrange(Lanes.R8)); a02 = a02.add(a02.rearrange(Lanes.R8)); a10 = a10.add(a10.rearrange(Lanes.R8)); a11 = a11.add(a11.rearrange(Lanes.R8)); a12 = a12.add(a12.rearrange(Lanes.R8)); a20 = a20.add(a20.rearrange(Lanes.R8)); a21 = a21.add(a21.rearrange(Lanes.R8)); a22 = a22.add(a22.rearrange(Lanes.R8)); a30 = a30.add(a30.rearrange(Lanes.R8)); a31 = a31.add(a31.rearrange(Lanes.R8)); a32 = a32.add(a32.rearrange(Lanes.R8)); }
+            if (V >= 8) { a00 = a00.add(a00.rearrange(Lanes.R4)); a01 = a01.add(a01.rearrange(Lanes.R4)); a02 = a02.add(a02.rearrange(Lanes.R4)); a10 = a10.add(a10.rearrange(Lanes.R4)); a11 = a11.add(a11.rearrange(Lanes.R4)); a12 = a12.add(a12.rearrange(Lanes.R4)); a20 = a20.add(a20.rearrange(Lanes.R4)); a21 = a21.add(a21.rearrange(Lanes.R4)); a22 = a22.add(a22.rearrange(Lanes.R4)); a30 = a30.add(a30.rearrange(Lanes.R4)); a31 = a31.add(a31.rearrange(Lanes.R4)); a32 = a32.add(a32.rearrange(Lanes.R4)); }
+            if (V >= 4) { a00 = a00.add(a00.rearrange(Lanes.R2)); a01 = a01.add(a01.rearrange(Lanes.R2)); a02 = a02.add(a02.rearrange(Lanes.R2)); a10 = a10.add(a10.rearrange(Lanes.R2)); a11 = a11.add(a11.rearrange(Lanes.R2)); a12 = a12.add(a12.rearrange(Lanes.R2)); a20 = a20.add(a20.rearrange(Lanes.R2)); a21 = a21.add(a21.rearrange(Lanes.R2)); a22 = a22.add(a22.rearrange(Lanes.R2)); a30 = a30.add(a30.rearrange(Lanes.R2)); a31 = a31.add(a31.rearrange(Lanes.R2)); a32 = a32.add(a32.rearrange(Lanes.R2)); }
+            if (V >= 2) { a00 = a00.add(a00.rearrange(Lanes.R1)); a01 = a01.add(a01.rearrange(Lanes.R1)); a02 = a02.add(a02.rearrange(Lanes.R1)); a10 = a10.add(a10.rearrange(Lanes.R1)); a11 = a11.add(a11.rearrange(Lanes.R1)); a12 = a12.add(a12.rearrange(Lanes.R1)); a20 = a20.add(a20.rearrange(Lanes.R1)); a21 = a21.add(a21.rearrange(Lanes.R1)); a22 = a22.add(a22.rearrange(Lanes.R1)); a30 = a30.add(a30.rearrange(Lanes.R1)); a31 = a31.add(a31.rearrange(Lanes.R1)); a32 = a32.add(a32.rearrange(Lanes.R1)); }
+            s00 = a00.lane(0); s01 = a01.lane(0); s02 = a02.lane(0); s10 = a10.lane(0); s11 = a11.lane(0); s12 = a12.lane(0); s20 = a20.lane(0); s21 = a21.lane(0); s22 = a22.lane(0); s30 = a30.lane(0); s31 = a31.lane(0); s32 = a32.lane(0);
+        } else {
+            s00 = Lanes.sum(a00); s01 = Lanes.sum(a01); s02 = Lanes.sum(a02); s10 = Lanes.sum(a10); s11 = Lanes.sum(a11); s12 = Lanes.sum(a12); s20 = Lanes.sum(a20); s21 = Lanes.sum(a21); s22 = Lanes.sum(a22); s30 = Lanes.sum(a30); s31 = Lanes.sum(a31); s32 = Lanes.sum(a32);
+        }
+        for (; g < groups; g++) {
+            s00 = Math.fma(biases[po + g], xsums[xso + g], s00);
+            s01 = Math.fma(biases[po + g], xsums[xso + 1 * groups + g], s01);
+            s02 = Math.fma(biases[po + g], xsums[xso + 2 * groups + g], s02);
+            s10 = Math.fma(biases[po + 1 * groups + g], xsums[xso + g], s10);
+            s11 = Math.fma(biases[po + 1 * groups + g], xsums[xso + 1 * groups + g], s11);
+            s12 = Math.fma(biases[po + 1 * groups + g], xsums[xso + 2 * groups + g], s12);
+            s20 = Math.fma(biases[po + 2 * groups + g], xsums[xso + g], s20);
+            s21 = Math.fma(biases[po + 2 * groups + g], xsums[xso + 1 * groups + g], s21);
+            s22 = Math.fma(biases[po + 2 * groups + g], xsums[xso + 2 * groups + g], s22);
+            s30 = Math.fma(biases[po + 3 * groups + g], xsums[xso + g], s30);
+            s31 = Math.fma(biases[po + 3 * groups + g], xsums[xso + 1 * groups + g], s31);
+            s32 = Math.fma(biases[po + 3 * groups + g], xsums[xso + 2 * groups + g], s32);
+        }
+        out[o + 0] = s00; out[o + 1 * ldo + 0] = s01; out[o + 2 * ldo + 0] = s02; out[o + 1] = s10; out[o + 1 * ldo + 1] = s11; out[o + 2 * ldo + 1] = s12; out[o + 2] = s20; out[o + 1 * ldo + 2] = s21; out[o + 2 * ldo + 2] = s22; out[o + 3] = s30; out[o + 1 * ldo + 3] = s31; out[o + 2 * ldo + 3] = s32;
     }
 
     static void rows4x2b2c1(MemorySegment p, long row, long ld, int k, int gShift, VectorShuffle<Float> spread, float[] xa, int xo,
@@ -652,6 +757,77 @@ final class AffineDots {
             s1 = Math.fma(biases[po + 1 * groups + g], xsums[xso + g], s1);
         }
         out[o + 0] = s0; out[o + 1] = s1;
+    }
+
+    static void rows4x3b2c1S(MemorySegment p, long row, long ld, int k, int gShift, VectorShuffle<Float> spread, float[] xa, int xo,
+            float[] scales, float[] biases, int po, int groups, float[] xsums, int xso, float[] out, int o, int ldo) {
+        FloatVector a00 = FloatVector.zero(S), a01 = FloatVector.zero(S), a02 = FloatVector.zero(S), a10 = FloatVector.zero(S), a11 = FloatVector.zero(S), a12 = FloatVector.zero(S), a20 = FloatVector.zero(S), a21 = FloatVector.zero(S), a22 = FloatVector.zero(S), a30 = FloatVector.zero(S), a31 = FloatVector.zero(S), a32 = FloatVector.zero(S);
+        long r0 = row, r1 = r0 + ld, r2 = r1 + ld, r3 = r2 + ld;
+        int x0 = xo, x1 = xo + 1 * k, x2 = xo + 2 * k;
+        for (int c = 0; c < k; c += 16 * V) {
+            FloatVector d00 = FloatVector.zero(S), d01 = FloatVector.zero(S), d02 = FloatVector.zero(S), d10 = FloatVector.zero(S), d11 = FloatVector.zero(S), d12 = FloatVector.zero(S), d20 = FloatVector.zero(S), d21 = FloatVector.zero(S), d22 = FloatVector.zero(S), d30 = FloatVector.zero(S), d31 = FloatVector.zero(S), d32 = FloatVector.zero(S);
+            IntVector w0, w1, w2, w3;
+            FloatVector q0, q1, q2, q3, v0, v1, v2;
+            for (int h = 0; h < 8; h++) {
+                w0 = IntVector.fromMemorySegment(IS, p, r0 + (long) ((c + (h >>> 3) * 16 * V) >>> 2), LE).lanewise(VectorOperators.LSHR, (h & 7) * 4); w1 = IntVector.fromMemorySegment(IS, p, r1 + (long) ((c + (h >>> 3) * 16 * V) >>> 2), LE).lanewise(VectorOperators.LSHR, (h & 7) * 4); w2 = IntVector.fromMemorySegment(IS, p, r2 + (long) ((c + (h >>> 3) * 16 * V) >>> 2), LE).lanewise(VectorOperators.LSHR, (h & 7) * 4); w3 = IntVector.fromMemorySegment(IS, p, r3 + (long) ((c + (h >>> 3) * 16 * V) >>> 2), LE).lanewise(VectorOperators.LSHR, (h & 7) * 4);
+                int e = c + h * 2 * V;
+                q0 = ((FloatVector) w0.and(3).convert(VectorOperators.I2F, 0)); q1 = ((FloatVector) w1.and(3).convert(VectorOperators.I2F, 0)); q2 = ((FloatVector) w2.and(3).convert(VectorOperators.I2F, 0)); q3 = ((FloatVector) w3.and(3).convert(VectorOperators.I2F, 0));
+                v0 = FloatVector.fromArray(S, xa, x0 + e); v1 = FloatVector.fromArray(S, xa, x1 + e); v2 = FloatVector.fromArray(S, xa, x2 + e);
+                d00 = q0.fma(v0, d00); d01 = q0.fma(v1, d01); d02 = q0.fma(v2, d02); d10 = q1.fma(v0, d10); d11 = q1.fma(v1, d11); d12 = q1.fma(v2, d12); d20 = q2.fma(v0, d20); d21 = q2.fma(v1, d21); d22 = q2.fma(v2, d22); d30 = q3.fma(v0, d30); d31 = q3.fma(v1, d31); d32 = q3.fma(v2, d32);
+                q0 = ((FloatVector) w0.lanewise(VectorOperators.LSHR, 2).and(3).convert(VectorOperators.I2F, 0)); q1 = ((FloatVector) w1.lanewise(VectorOperators.LSHR, 2).and(3).convert(VectorOperators.I2F, 0)); q2 = ((FloatVector) w2.lanewise(VectorOperators.LSHR, 2).and(3).convert(VectorOperators.I2F, 0)); q3 = ((FloatVector) w3.lanewise(VectorOperators.LSHR, 2).and(3).convert(VectorOperators.I2F, 0));
+                v0 = FloatVector.fromArray(S, xa, x0 + e + 1 * V); v1 = FloatVector.fromArray(S, xa, x1 + e + 1 * V); v2 = FloatVector.fromArray(S, xa, x2 + e + 1 * V);
+                d00 = q0.fma(v0, d00); d01 = q0.fma(v1, d01); d02 = q0.fma(v2, d02); d10 = q1.fma(v0, d10); d11 = q1.fma(v1, d11); d12 = q1.fma(v2, d12); d20 = q2.fma(v0, d20); d21 = q2.fma(v1, d21); d22 = q2.fma(v2, d22); d30 = q3.fma(v0, d30); d31 = q3.fma(v1, d31); d32 = q3.fma(v2, d32);
+            }
+            int g = po + ((c) >>> 4 >>> gShift);
+            FloatVector s0 = FloatVector.fromArray(S, scales, g).rearrange(spread);
+            a00 = d00.fma(s0, a00); a01 = d01.fma(s0, a01); a02 = d02.fma(s0, a02);
+            FloatVector s1 = FloatVector.fromArray(S, scales, g + 1 * groups).rearrange(spread);
+            a10 = d10.fma(s1, a10); a11 = d11.fma(s1, a11); a12 = d12.fma(s1, a12);
+            FloatVector s2 = FloatVector.fromArray(S, scales, g + 2 * groups).rearrange(spread);
+            a20 = d20.fma(s2, a20); a21 = d21.fma(s2, a21); a22 = d22.fma(s2, a22);
+            FloatVector s3 = FloatVector.fromArray(S, scales, g + 3 * groups).rearrange(spread);
+            a30 = d30.fma(s3, a30); a31 = d31.fma(s3, a31); a32 = d32.fma(s3, a32);
+        }
+        int g = 0;
+        for (; g + V <= groups; g += V) {
+            a00 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + g), a00);
+            a01 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + 1 * groups + g), a01);
+            a02 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + 2 * groups + g), a02);
+            a10 = FloatVector.fromArray(S, biases, po + 1 * groups + g).fma(FloatVector.fromArray(S, xsums, xso + g), a10);
+            a11 = FloatVector.fromArray(S, biases, po + 1 * groups + g).fma(FloatVector.fromArray(S, xsums, xso + 1 * groups + g), a11);
+            a12 = FloatVector.fromArray(S, biases, po + 1 * groups + g).fma(FloatVector.fromArray(S, xsums, xso + 2 * groups + g), a12);
+            a20 = FloatVector.fromArray(S, biases, po + 2 * groups + g).fma(FloatVector.fromArray(S, xsums, xso + g), a20);
+            a21 = FloatVector.fromArray(S, biases, po + 2 * groups + g).fma(FloatVector.fromArray(S, xsums, xso + 1 * groups + g), a21);
+            a22 = FloatVector.fromArray(S, biases, po + 2 * groups + g).fma(FloatVector.fromArray(S, xsums, xso + 2 * groups + g), a22);
+            a30 = FloatVector.fromArray(S, biases, po + 3 * groups + g).fma(FloatVector.fromArray(S, xsums, xso + g), a30);
+            a31 = FloatVector.fromArray(S, biases, po + 3 * groups + g).fma(FloatVector.fromArray(S, xsums, xso + 1 * groups + g), a31);
+            a32 = FloatVector.fromArray(S, biases, po + 3 * groups + g).fma(FloatVector.fromArray(S, xsums, xso + 2 * groups + g), a32);
+        }
+        float s00, s01, s02, s10, s11, s12, s20, s21, s22, s30, s31, s32;
+        if (FOLDED) {
+            if (V >= 16) { a00 = a00.add(a00.rearrange(Lanes.R8)); a01 = a01.add(a01.rearrange(Lanes.R8)); a02 = a02.add(a02.rearrange(Lanes.R8)); a10 = a10.add(a10.rearrange(Lanes.R8)); a11 = a11.add(a11.rearrange(Lanes.R8)); a12 = a12.add(a12.rearrange(Lanes.R8)); a20 = a20.add(a20.rearrange(Lanes.R8)); a21 = a21.add(a21.rearrange(Lanes.R8)); a22 = a22.add(a22.rearrange(Lanes.R8)); a30 = a30.add(a30.rearrange(Lanes.R8)); a31 = a31.add(a31.rearrange(Lanes.R8)); a32 = a32.add(a32.rearrange(Lanes.R8)); }
+            if (V >= 8) { a00 = a00.add(a00.rearrange(Lanes.R4)); a01 = a01.add(a01.rearrange(Lanes.R4)); a02 = a02.add(a02.rearrange(Lanes.R4)); a10 = a10.add(a10.rearrange(Lanes.R4)); a11 = a11.add(a11.rearrange(Lanes.R4)); a12 = a12.add(a12.rearrange(Lanes.R4)); a20 = a20.add(a20.rearrange(Lanes.R4)); a21 = a21.add(a21.rearrange(Lanes.R4)); a22 = a22.add(a22.rearrange(Lanes.R4)); a30 = a30.add(a30.rearrange(Lanes.R4)); a31 = a31.add(a31.rearrange(Lanes.R4)); a32 = a32.add(a32.rearrange(Lanes.R4)); }
+            if (V >= 4) { a00 = a00.add(a00.rearrange(Lanes.R2)); a01 = a01.add(a01.rearrange(Lanes.R2)); a02 = a02.add(a02.rearrange(Lanes.R2)); a10 = a10.add(a10.rearrange(Lanes.R2)); a11 = a11.add(a11.rearrange(Lanes.R2)); a12 = a12.add(a12.rearrange(Lanes.R2)); a20 = a20.add(a20.rearrange(Lanes.R2)); a21 = a21.add(a21.rearrange(Lanes.R2)); a22 = a22.add(a22.rearrange(Lanes.R2)); a30 = a30.add(a30.rearrange(Lanes.R2)); a31 = a31.add(a31.rearrange(Lanes.R2)); a32 = a32.add(a32.rearrange(Lanes.R2)); }
+            if (V >= 2) { a00 = a00.add(a00.rearrange(Lanes.R1)); a01 = a01.add(a01.rearrange(Lanes.R1)); a02 = a02.add(a02.rearrange(Lanes.R1)); a10 = a10.add(a10.rearrange(Lanes.R1)); a11 = a11.add(a11.rearrange(Lanes.R1)); a12 = a12.add(a12.rearrange(Lanes.R1)); a20 = a20.add(a20.rearrange(Lanes.R1)); a21 = a21.add(a21.rearrange(Lanes.R1)); a22 = a22.add(a22.rearrange(Lanes.R1)); a30 = a30.add(a30.rearrange(Lanes.R1)); a31 = a31.add(a31.rearrange(Lanes.R1)); a32 = a32.add(a32.rearrange(Lanes.R1)); }
+            s00 = a00.lane(0); s01 = a01.lane(0); s02 = a02.lane(0); s10 = a10.lane(0); s11 = a11.lane(0); s12 = a12.lane(0); s20 = a20.lane(0); s21 = a21.lane(0); s22 = a22.lane(0); s30 = a30.lane(0); s31 = a31.lane(0); s32 = a32.lane(0);
+        } else {
+            s00 = Lanes.sum(a00); s01 = Lanes.sum(a01); s02 = Lanes.sum(a02); s10 = Lanes.sum(a10); s11 = Lanes.sum(a11); s12 = Lanes.sum(a12); s20 = Lanes.sum(a20); s21 = Lanes.sum(a21); s22 = Lanes.sum(a22); s30 = Lanes.sum(a30); s31 = Lanes.sum(a31); s32 = Lanes.sum(a32);
+        }
+        for (; g < groups; g++) {
+            s00 = Math.fma(biases[po + g], xsums[xso + g], s00);
+            s01 = Math.fma(biases[po + g], xsums[xso + 1 * groups + g], s01);
+            s02 = Math.fma(biases[po + g], xsums[xso + 2 * groups + g], s02);
+            s10 = Math.fma(biases[po + 1 * groups + g], xsums[xso + g], s10);
+            s11 = Math.fma(biases[po + 1 * groups + g], xsums[xso + 1 * groups + g], s11);
+            s12 = Math.fma(biases[po + 1 * groups + g], xsums[xso + 2 * groups + g], s12);
+            s20 = Math.fma(biases[po + 2 * groups + g], xsums[xso + g], s20);
+            s21 = Math.fma(biases[po + 2 * groups + g], xsums[xso + 1 * groups + g], s21);
+            s22 = Math.fma(biases[po + 2 * groups + g], xsums[xso + 2 * groups + g], s22);
+            s30 = Math.fma(biases[po + 3 * groups + g], xsums[xso + g], s30);
+            s31 = Math.fma(biases[po + 3 * groups + g], xsums[xso + 1 * groups + g], s31);
+            s32 = Math.fma(biases[po + 3 * groups + g], xsums[xso + 2 * groups + g], s32);
+        }
+        out[o + 0] = s00; out[o + 1 * ldo + 0] = s01; out[o + 2 * ldo + 0] = s02; out[o + 1] = s10; out[o + 1 * ldo + 1] = s11; out[o + 2 * ldo + 1] = s12; out[o + 2] = s20; out[o + 1 * ldo + 2] = s21; out[o + 2 * ldo + 2] = s22; out[o + 3] = s30; out[o + 1 * ldo + 3] = s31; out[o + 2 * ldo + 3] = s32;
     }
 
     static void rows4x2b2c1S(MemorySegment p, long row, long ld, int k, int gShift, VectorShuffle<Float> spread, float[] xa, int xo,
@@ -981,6 +1157,77 @@ final class AffineDots {
             s1 = Math.fma(biases[po + 1 * groups + g], xsums[xso + g], s1);
         }
         out[o + 0] = s0; out[o + 1] = s1;
+    }
+
+    static void rows4x3b2c2(MemorySegment p, long row, long ld, int k, int gShift, VectorShuffle<Float> spread, float[] xa, int xo,
+            float[] scales, float[] biases, int po, int groups, float[] xsums, int xso, float[] out, int o, int ldo) {
+        FloatVector a00 = FloatVector.zero(S), a01 = FloatVector.zero(S), a02 = FloatVector.zero(S), a10 = FloatVector.zero(S), a11 = FloatVector.zero(S), a12 = FloatVector.zero(S), a20 = FloatVector.zero(S), a21 = FloatVector.zero(S), a22 = FloatVector.zero(S), a30 = FloatVector.zero(S), a31 = FloatVector.zero(S), a32 = FloatVector.zero(S);
+        long r0 = row, r1 = r0 + ld, r2 = r1 + ld, r3 = r2 + ld;
+        int x0 = xo, x1 = xo + 1 * k, x2 = xo + 2 * k;
+        for (int c = 0; c < k; c += 32 * V) {
+            FloatVector d00 = FloatVector.zero(S), d01 = FloatVector.zero(S), d02 = FloatVector.zero(S), d10 = FloatVector.zero(S), d11 = FloatVector.zero(S), d12 = FloatVector.zero(S), d20 = FloatVector.zero(S), d21 = FloatVector.zero(S), d22 = FloatVector.zero(S), d30 = FloatVector.zero(S), d31 = FloatVector.zero(S), d32 = FloatVector.zero(S);
+            IntVector w0, w1, w2, w3;
+            FloatVector q0, q1, q2, q3, v0, v1, v2;
+            for (int h = 0; h < 16; h++) {
+                w0 = IntVector.fromMemorySegment(IS, p, r0 + (long) ((c + (h >>> 3) * 16 * V) >>> 2), LE).lanewise(VectorOperators.LSHR, (h & 7) * 4); w1 = IntVector.fromMemorySegment(IS, p, r1 + (long) ((c + (h >>> 3) * 16 * V) >>> 2), LE).lanewise(VectorOperators.LSHR, (h & 7) * 4); w2 = IntVector.fromMemorySegment(IS, p, r2 + (long) ((c + (h >>> 3) * 16 * V) >>> 2), LE).lanewise(VectorOperators.LSHR, (h & 7) * 4); w3 = IntVector.fromMemorySegment(IS, p, r3 + (long) ((c + (h >>> 3) * 16 * V) >>> 2), LE).lanewise(VectorOperators.LSHR, (h & 7) * 4);
+                int e = c + h * 2 * V;
+                q0 = ((FloatVector) w0.and(3).convert(VectorOperators.I2F, 0)); q1 = ((FloatVector) w1.and(3).convert(VectorOperators.I2F, 0)); q2 = ((FloatVector) w2.and(3).convert(VectorOperators.I2F, 0)); q3 = ((FloatVector) w3.and(3).convert(VectorOperators.I2F, 0));
+                v0 = FloatVector.fromArray(S, xa, x0 + e); v1 = FloatVector.fromArray(S, xa, x1 + e); v2 = FloatVector.fromArray(S, xa, x2 + e);
+                d00 = q0.fma(v0, d00); d01 = q0.fma(v1, d01); d02 = q0.fma(v2, d02); d10 = q1.fma(v0, d10); d11 = q1.fma(v1, d11); d12 = q1.fma(v2, d12); d20 = q2.fma(v0, d20); d21 = q2.fma(v1, d21); d22 = q2.fma(v2, d22); d30 = q3.fma(v0, d30); d31 = q3.fma(v1, d31); d32 = q3.fma(v2, d32);
+                q0 = ((FloatVector) w0.lanewise(VectorOperators.LSHR, 2).and(3).convert(VectorOperators.I2F, 0)); q1 = ((FloatVector) w1.lanewise(VectorOperators.LSHR, 2).and(3).convert(VectorOperators.I2F, 0)); q2 = ((FloatVector) w2.lanewise(VectorOperators.LSHR, 2).and(3).convert(VectorOperators.I2F, 0)); q3 = ((FloatVector) w3.lanewise(VectorOperators.LSHR, 2).and(3).convert(VectorOperators.I2F, 0));
+                v0 = FloatVector.fromArray(S, xa, x0 + e + 1 * V); v1 = FloatVector.fromArray(S, xa, x1 + e + 1 * V); v2 = FloatVector.fromArray(S, xa, x2 + e + 1 * V);
+                d00 = q0.fma(v0, d00); d01 = q0.fma(v1, d01); d02 = q0.fma(v2, d02); d10 = q1.fma(v0, d10); d11 = q1.fma(v1, d11); d12 = q1.fma(v2, d12); d20 = q2.fma(v0, d20); d21 = q2.fma(v1, d21); d22 = q2.fma(v2, d22); d30 = q3.fma(v0, d30); d31 = q3.fma(v1, d31); d32 = q3.fma(v2, d32);
+            }
+            int g = po + ((c) >>> 4 >>> gShift);
+            FloatVector s0 = FloatVector.broadcast(S, scales[g]);
+            a00 = d00.fma(s0, a00); a01 = d01.fma(s0, a01); a02 = d02.fma(s0, a02);
+            FloatVector s1 = FloatVector.broadcast(S, scales[g + 1 * groups]);
+            a10 = d10.fma(s1, a10); a11 = d11.fma(s1, a11); a12 = d12.fma(s1, a12);
+            FloatVector s2 = FloatVector.broadcast(S, scales[g + 2 * groups]);
+            a20 = d20.fma(s2, a20); a21 = d21.fma(s2, a21); a22 = d22.fma(s2, a22);
+            FloatVector s3 = FloatVector.broadcast(S, scales[g + 3 * groups]);
+            a30 = d30.fma(s3, a30); a31 = d31.fma(s3, a31); a32 = d32.fma(s3, a32);
+        }
+        int g = 0;
+        for (; g + V <= groups; g += V) {
+            a00 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + g), a00);
+            a01 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + 1 * groups + g), a01);
+            a02 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + 2 * groups + g), a02);
+            a10 = FloatVector.fromArray(S, biases, po + 1 * groups + g).fma(FloatVector.fromArray(S, xsums, xso + g), a10);
+            a11 = FloatVector.fromArray(S, biases, po + 1 * groups + g).fma(FloatVector.fromArray(S, xsums, xso + 1 * groups + g), a11);
+            a12 = FloatVector.fromArray(S, biases, po + 1 * groups + g).fma(FloatVector.fromArray(S, xsums, xso + 2 * groups + g), a12);
+            a20 = FloatVector.fromArray(S, biases, po + 2 * groups + g).fma(FloatVector.fromArray(S, xsums, xso + g), a20);
+            a21 = FloatVector.fromArray(S, biases, po + 2 * groups + g).fma(FloatVector.fromArray(S, xsums, xso + 1 * groups + g), a21);
+            a22 = FloatVector.fromArray(S, biases, po + 2 * groups + g).fma(FloatVector.fromArray(S, xsums, xso + 2 * groups + g), a22);
+            a30 = FloatVector.fromArray(S, biases, po + 3 * groups + g).fma(FloatVector.fromArray(S, xsums, xso + g), a30);
+            a31 = FloatVector.fromArray(S, biases, po + 3 * groups + g).fma(FloatVector.fromArray(S, xsums, xso + 1 * groups + g), a31);
+            a32 = FloatVector.fromArray(S, biases, po + 3 * groups + g).fma(FloatVector.fromArray(S, xsums, xso + 2 * groups + g), a32);
+        }
+        float s00, s01, s02, s10, s11, s12, s20, s21, s22, s30, s31, s32;
+        if (FOLDED) {
+            if (V >= 16) { a00 = a00.add(a00.rearrange(Lanes.R8)); a01 = a01.add(a01.rearrange(Lanes.R8)); a02 = a02.add(a02.rearrange(Lanes.R8)); a10 = a10.add(a10.rearrange(Lanes.R8)); a11 = a11.add(a11.rearrange(Lanes.R8)); a12 = a12.add(a12.rearrange(Lanes.R8)); a20 = a20.add(a20.rearrange(Lanes.R8)); a21 = a21.add(a21.rearrange(Lanes.R8)); a22 = a22.add(a22.rearrange(Lanes.R8)); a30 = a30.add(a30.rearrange(Lanes.R8)); a31 = a31.add(a31.rearrange(Lanes.R8)); a32 = a32.add(a32.rearrange(Lanes.R8)); }
+            if (V >= 8) { a00 = a00.add(a00.rearrange(Lanes.R4)); a01 = a01.add(a01.rearrange(Lanes.R4)); a02 = a02.add(a02.rearrange(Lanes.R4)); a10 = a10.add(a10.rearrange(Lanes.R4)); a11 = a11.add(a11.rearrange(Lanes.R4)); a12 = a12.add(a12.rearrange(Lanes.R4)); a20 = a20.add(a20.rearrange(Lanes.R4)); a21 = a21.add(a21.rearrange(Lanes.R4)); a22 = a22.add(a22.rearrange(Lanes.R4)); a30 = a30.add(a30.rearrange(Lanes.R4)); a31 = a31.add(a31.rearrange(Lanes.R4)); a32 = a32.add(a32.rearrange(Lanes.R4)); }
+            if (V >= 4) { a00 = a00.add(a00.rearrange(Lanes.R2)); a01 = a01.add(a01.rearrange(Lanes.R2)); a02 = a02.add(a02.rearrange(Lanes.R2)); a10 = a10.add(a10.rearrange(Lanes.R2)); a11 = a11.add(a11.rearrange(Lanes.R2)); a12 = a12.add(a12.rearrange(Lanes.R2)); a20 = a20.add(a20.rearrange(Lanes.R2)); a21 = a21.add(a21.rearrange(Lanes.R2)); a22 = a22.add(a22.rearrange(Lanes.R2)); a30 = a30.add(a30.rearrange(Lanes.R2)); a31 = a31.add(a31.rearrange(Lanes.R2)); a32 = a32.add(a32.rearrange(Lanes.R2)); }
+            if (V >= 2) { a00 = a00.add(a00.rearrange(Lanes.R1)); a01 = a01.add(a01.rearrange(Lanes.R1)); a02 = a02.add(a02.rearrange(Lanes.R1)); a10 = a10.add(a10.rearrange(Lanes.R1)); a11 = a11.add(a11.rearrange(Lanes.R1)); a12 = a12.add(a12.rearrange(Lanes.R1)); a20 = a20.add(a20.rearrange(Lanes.R1)); a21 = a21.add(a21.rearrange(Lanes.R1)); a22 = a22.add(a22.rearrange(Lanes.R1)); a30 = a30.add(a30.rearrange(Lanes.R1)); a31 = a31.add(a31.rearrange(Lanes.R1)); a32 = a32.add(a32.rearrange(Lanes.R1)); }
+            s00 = a00.lane(0); s01 = a01.lane(0); s02 = a02.lane(0); s10 = a10.lane(0); s11 = a11.lane(0); s12 = a12.lane(0); s20 = a20.lane(0); s21 = a21.lane(0); s22 = a22.lane(0); s30 = a30.lane(0); s31 = a31.lane(0); s32 = a32.lane(0);
+        } else {
+            s00 = Lanes.sum(a00); s01 = Lanes.sum(a01); s02 = Lanes.sum(a02); s10 = Lanes.sum(a10); s11 = Lanes.sum(a11); s12 = Lanes.sum(a12); s20 = Lanes.sum(a20); s21 = Lanes.sum(a21); s22 = Lanes.sum(a22); s30 = Lanes.sum(a30); s31 = Lanes.sum(a31); s32 = Lanes.sum(a32);
+        }
+        for (; g < groups; g++) {
+            s00 = Math.fma(biases[po + g], xsums[xso + g], s00);
+            s01 = Math.fma(biases[po + g], xsums[xso + 1 * groups + g], s01);
+            s02 = Math.fma(biases[po + g], xsums[xso + 2 * groups + g], s02);
+            s10 = Math.fma(biases[po + 1 * groups + g], xsums[xso + g], s10);
+            s11 = Math.fma(biases[po + 1 * groups + g], xsums[xso + 1 * groups + g], s11);
+            s12 = Math.fma(biases[po + 1 * groups + g], xsums[xso + 2 * groups + g], s12);
+            s20 = Math.fma(biases[po + 2 * groups + g], xsums[xso + g], s20);
+            s21 = Math.fma(biases[po + 2 * groups + g], xsums[xso + 1 * groups + g], s21);
+            s22 = Math.fma(biases[po + 2 * groups + g], xsums[xso + 2 * groups + g], s22);
+            s30 = Math.fma(biases[po + 3 * groups + g], xsums[xso + g], s30);
+            s31 = Math.fma(biases[po + 3 * groups + g], xsums[xso + 1 * groups + g], s31);
+            s32 = Math.fma(biases[po + 3 * groups + g], xsums[xso + 2 * groups + g], s32);
+        }
+        out[o + 0] = s00; out[o + 1 * ldo + 0] = s01; out[o + 2 * ldo + 0] = s02; out[o + 1] = s10; out[o + 1 * ldo + 1] = s11; out[o + 2 * ldo + 1] = s12; out[o + 2] = s20; out[o + 1 * ldo + 2] = s21; out[o + 2 * ldo + 2] = s22; out[o + 3] = s30; out[o + 1 * ldo + 3] = s31; out[o + 2 * ldo + 3] = s32;
     }
 
     static void rows4x2b2c2(MemorySegment p, long row, long ld, int k, int gShift, VectorShuffle<Float> spread, float[] xa, int xo,
@@ -1326,6 +1573,77 @@ final class AffineDots {
         out[o + 0] = s0; out[o + 1] = s1;
     }
 
+    static void rows4x3b4c1(MemorySegment p, long row, long ld, int k, int gShift, VectorShuffle<Float> spread, float[] xa, int xo,
+            float[] scales, float[] biases, int po, int groups, float[] xsums, int xso, float[] out, int o, int ldo) {
+        FloatVector a00 = FloatVector.zero(S), a01 = FloatVector.zero(S), a02 = FloatVector.zero(S), a10 = FloatVector.zero(S), a11 = FloatVector.zero(S), a12 = FloatVector.zero(S), a20 = FloatVector.zero(S), a21 = FloatVector.zero(S), a22 = FloatVector.zero(S), a30 = FloatVector.zero(S), a31 = FloatVector.zero(S), a32 = FloatVector.zero(S);
+        long r0 = row, r1 = r0 + ld, r2 = r1 + ld, r3 = r2 + ld;
+        int x0 = xo, x1 = xo + 1 * k, x2 = xo + 2 * k;
+        for (int c = 0; c < k; c += 8 * V) {
+            FloatVector d00 = FloatVector.zero(S), d01 = FloatVector.zero(S), d02 = FloatVector.zero(S), d10 = FloatVector.zero(S), d11 = FloatVector.zero(S), d12 = FloatVector.zero(S), d20 = FloatVector.zero(S), d21 = FloatVector.zero(S), d22 = FloatVector.zero(S), d30 = FloatVector.zero(S), d31 = FloatVector.zero(S), d32 = FloatVector.zero(S);
+            IntVector w0, w1, w2, w3;
+            FloatVector q0, q1, q2, q3, v0, v1, v2;
+            for (int h = 0; h < 4; h++) {
+                w0 = IntVector.fromMemorySegment(IS, p, r0 + (long) ((c + (h >>> 2) * 8 * V) >>> 1), LE).lanewise(VectorOperators.LSHR, (h & 3) * 8); w1 = IntVector.fromMemorySegment(IS, p, r1 + (long) ((c + (h >>> 2) * 8 * V) >>> 1), LE).lanewise(VectorOperators.LSHR, (h & 3) * 8); w2 = IntVector.fromMemorySegment(IS, p, r2 + (long) ((c + (h >>> 2) * 8 * V) >>> 1), LE).lanewise(VectorOperators.LSHR, (h & 3) * 8); w3 = IntVector.fromMemorySegment(IS, p, r3 + (long) ((c + (h >>> 2) * 8 * V) >>> 1), LE).lanewise(VectorOperators.LSHR, (h & 3) * 8);
+                int e = c + h * 2 * V;
+                q0 = ((FloatVector) w0.and(15).convert(VectorOperators.I2F, 0)); q1 = ((FloatVector) w1.and(15).convert(VectorOperators.I2F, 0)); q2 = ((FloatVector) w2.and(15).convert(VectorOperators.I2F, 0)); q3 = ((FloatVector) w3.and(15).convert(VectorOperators.I2F, 0));
+                v0 = FloatVector.fromArray(S, xa, x0 + e); v1 = FloatVector.fromArray(S, xa, x1 + e); v2 = FloatVector.fromArray(S, xa, x2 + e);
+                d00 = q0.fma(v0, d00); d01 = q0.fma(v1, d01); d02 = q0.fma(v2, d02); d10 = q1.fma(v0, d10); d11 = q1.fma(v1, d11); d12 = q1.fma(v2, d12); d20 = q2.fma(v0, d20); d21 = q2.fma(v1, d21); d22 = q2.fma(v2, d22); d30 = q3.fma(v0, d30); d31 = q3.fma(v1, d31); d32 = q3.fma(v2, d32);
+                q0 = ((FloatVector) w0.lanewise(VectorOperators.LSHR, 4).and(15).convert(VectorOperators.I2F, 0)); q1 = ((FloatVector) w1.lanewise(VectorOperators.LSHR, 4).and(15).convert(VectorOperators.I2F, 0)); q2 = ((FloatVector) w2.lanewise(VectorOperators.LSHR, 4).and(15).convert(VectorOperators.I2F, 0)); q3 = ((FloatVector) w3.lanewise(VectorOperators.LSHR, 4).and(15).convert(VectorOperators.I2F, 0));
+                v0 = FloatVector.fromArray(S, xa, x0 + e + 1 * V); v1 = FloatVector.fromArray(S, xa, x1 + e + 1 * V); v2 = FloatVector.fromArray(S, xa, x2 + e + 1 * V);
+                d00 = q0.fma(v0, d00); d01 = q0.fma(v1, d01); d02 = q0.fma(v2, d02); d10 = q1.fma(v0, d10); d11 = q1.fma(v1, d11); d12 = q1.fma(v2, d12); d20 = q2.fma(v0, d20); d21 = q2.fma(v1, d21); d22 = q2.fma(v2, d22); d30 = q3.fma(v0, d30); d31 = q3.fma(v1, d31); d32 = q3.fma(v2, d32);
+            }
+            int g = po + ((c) >>> 3 >>> gShift);
+            FloatVector s0 = FloatVector.broadcast(S, scales[g]);
+            a00 = d00.fma(s0, a00); a01 = d01.fma(s0, a01); a02 = d02.fma(s0, a02);
+            FloatVector s1 = FloatVector.broadcast(S, scales[g + 1 * groups]);
+            a10 = d10.fma(s1, a10); a11 = d11.fma(s1, a11); a12 = d12.fma(s1, a12);
+            FloatVector s2 = FloatVector.broadcast(S, scales[g + 2 * groups]);
+            a20 = d20.fma(s2, a20); a21 = d21.fma(s2, a21); a22 = d22.fma(s2, a22);
+            FloatVector s3 = FloatVector.broadcast(S, scales[g + 3 * groups]);
+            a30 = d30.fma(s3, a30); a31 = d31.fma(s3, a31); a32 = d32.fma(s3, a32);
+        }
+        int g = 0;
+        for (; g + V <= groups; g += V) {
+            a00 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + g), a00);
+            a01 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + 1 * groups + g), a01);
+            a02 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + 2 * groups + g), a02);
+            a10 = FloatVector.fromArray(S, biases, po + 1 * groups + g).fma(FloatVector.fromArray(S, xsums, xso + g), a10);
+            a11 = FloatVector.fromArray(S, biases, po + 1 * groups + g).fma(FloatVector.fromArray(S, xsums, xso + 1 * groups + g), a11);
+            a12 = FloatVector.fromArray(S, biases, po + 1 * groups + g).fma(FloatVector.fromArray(S, xsums, xso + 2 * groups + g), a12);
+            a20 = FloatVector.fromArray(S, biases, po + 2 * groups + g).fma(FloatVector.fromArray(S, xsums, xso + g), a20);
+            a21 = FloatVector.fromArray(S, biases, po + 2 * groups + g).fma(FloatVector.fromArray(S, xsums, xso + 1 * groups + g), a21);
+            a22 = FloatVector.fromArray(S, biases, po + 2 * groups + g).fma(FloatVector.fromArray(S, xsums, xso + 2 * groups + g), a22);
+            a30 = FloatVector.fromArray(S, biases, po + 3 * groups + g).fma(FloatVector.fromArray(S, xsums, xso + g), a30);
+            a31 = FloatVector.fromArray(S, biases, po + 3 * groups + g).fma(FloatVector.fromArray(S, xsums, xso + 1 * groups + g), a31);
+            a32 = FloatVector.fromArray(S, biases, po + 3 * groups + g).fma(FloatVector.fromArray(S, xsums, xso + 2 * groups + g), a32);
+        }
+        float s00, s01, s02, s10, s11, s12, s20, s21, s22, s30, s31, s32;
+        if (FOLDED) {
+            if (V >= 16) { a00 = a00.add(a00.rearrange(Lanes.R8)); a01 = a01.add(a01.rearrange(Lanes.R8)); a02 = a02.add(a02.rearrange(Lanes.R8)); a10 = a10.add(a10.rearrange(Lanes.R8)); a11 = a11.add(a11.rearrange(Lanes.R8)); a12 = a12.add(a12.rearrange(Lanes.R8)); a20 = a20.add(a20.rearrange(Lanes.R8)); a21 = a21.add(a21.rearrange(Lanes.R8)); a22 = a22.add(a22.rearrange(Lanes.R8)); a30 = a30.add(a30.rearrange(Lanes.R8)); a31 = a31.add(a31.rearrange(Lanes.R8)); a32 = a32.add(a32.rearrange(Lanes.R8)); }
+            if (V >= 8) { a00 = a00.add(a00.rearrange(Lanes.R4)); a01 = a01.add(a01.rearrange(Lanes.R4)); a02 = a02.add(a02.rearrange(Lanes.R4)); a10 = a10.add(a10.rearrange(Lanes.R4)); a11 = a11.add(a11.rearrange(Lanes.R4)); a12 = a12.add(a12.rearrange(Lanes.R4)); a20 = a20.add(a20.rearrange(Lanes.R4)); a21 = a21.add(a21.rearrange(Lanes.R4)); a22 = a22.add(a22.rearrange(Lanes.R4)); a30 = a30.add(a30.rearrange(Lanes.R4)); a31 = a31.add(a31.rearrange(Lanes.R4)); a32 = a32.add(a32.rearrange(Lanes.R4)); }
+            if (V >= 4) { a00 = a00.add(a00.rearrange(Lanes.R2)); a01 = a01.add(a01.rearrange(Lanes.R2)); a02 = a02.add(a02.rearrange(Lanes.R2)); a10 = a10.add(a10.rearrange(Lanes.R2)); a11 = a11.add(a11.rearrange(Lanes.R2)); a12 = a12.add(a12.rearrange(Lanes.R2)); a20 = a20.add(a20.rearrange(Lanes.R2)); a21 = a21.add(a21.rearrange(Lanes.R2)); a22 = a22.add(a22.rearrange(Lanes.R2)); a30 = a30.add(a30.rearrange(Lanes.R2)); a31 = a31.add(a31.rearrange(Lanes.R2)); a32 = a32.add(a32.rearrange(Lanes.R2)); }
+            if (V >= 2) { a00 = a00.add(a00.rearrange(Lanes.R1)); a01 = a01.add(a01.rearrange(Lanes.R1)); a02 = a02.add(a02.rearrange(Lanes.R1)); a10 = a10.add(a10.rearrange(Lanes.R1)); a11 = a11.add(a11.rearrange(Lanes.R1)); a12 = a12.add(a12.rearrange(Lanes.R1)); a20 = a20.add(a20.rearrange(Lanes.R1)); a21 = a21.add(a21.rearrange(Lanes.R1)); a22 = a22.add(a22.rearrange(Lanes.R1)); a30 = a30.add(a30.rearrange(Lanes.R1)); a31 = a31.add(a31.rearrange(Lanes.R1)); a32 = a32.add(a32.rearrange(Lanes.R1)); }
+            s00 = a00.lane(0); s01 = a01.lane(0); s02 = a02.lane(0); s10 = a10.lane(0); s11 = a11.lane(0); s12 = a12.lane(0); s20 = a20.lane(0); s21 = a21.lane(0); s22 = a22.lane(0); s30 = a30.lane(0); s31 = a31.lane(0); s32 = a32.lane(0);
+        } else {
+            s00 = Lanes.sum(a00); s01 = Lanes.sum(a01); s02 = Lanes.sum(a02); s10 = Lanes.sum(a10); s11 = Lanes.sum(a11); s12 = Lanes.sum(a12); s20 = Lanes.sum(a20); s21 = Lanes.sum(a21); s22 = Lanes.sum(a22); s30 = Lanes.sum(a30); s31 = Lanes.sum(a31); s32 = Lanes.sum(a32);
+        }
+        for (; g < groups; g++) {
+            s00 = Math.fma(biases[po + g], xsums[xso + g], s00);
+            s01 = Math.fma(biases[po + g], xsums[xso + 1 * groups + g], s01);
+            s02 = Math.fma(biases[po + g], xsums[xso + 2 * groups + g], s02);
+            s10 = Math.fma(biases[po + 1 * groups + g], xsums[xso + g], s10);
+            s11 = Math.fma(biases[po + 1 * groups + g], xsums[xso + 1 * groups + g], s11);
+            s12 = Math.fma(biases[po + 1 * groups + g], xsums[xso + 2 * groups + g], s12);
+            s20 = Math.fma(biases[po + 2 * groups + g], xsums[xso + g], s20);
+            s21 = Math.fma(biases[po + 2 * groups + g], xsums[xso + 1 * groups + g], s21);
+            s22 = Math.fma(biases[po + 2 * groups + g], xsums[xso + 2 * groups + g], s22);
+            s30 = Math.fma(biases[po + 3 * groups + g], xsums[xso + g], s30);
+            s31 = Math.fma(biases[po + 3 * groups + g], xsums[xso + 1 * groups + g], s31);
+            s32 = Math.fma(biases[po + 3 * groups + g], xsums[xso + 2 * groups + g], s32);
+        }
+        out[o + 0] = s00; out[o + 1 * ldo + 0] = s01; out[o + 2 * ldo + 0] = s02; out[o + 1] = s10; out[o + 1 * ldo + 1] = s11; out[o + 2 * ldo + 1] = s12; out[o + 2] = s20; out[o + 1 * ldo + 2] = s21; out[o + 2 * ldo + 2] = s22; out[o + 3] = s30; out[o + 1 * ldo + 3] = s31; out[o + 2 * ldo + 3] = s32;
+    }
+
     static void rows4x2b4c1(MemorySegment p, long row, long ld, int k, int gShift, VectorShuffle<Float> spread, float[] xa, int xo,
             float[] scales, float[] biases, int po, int groups, float[] xsums, int xso, float[] out, int o, int ldo) {
         FloatVector a00 = FloatVector.zero(S), a01 = FloatVector.zero(S), a10 = FloatVector.zero(S), a11 = FloatVector.zero(S), a20 = FloatVector.zero(S), a21 = FloatVector.zero(S), a30 = FloatVector.zero(S), a31 = FloatVector.zero(S);
@@ -1599,6 +1917,77 @@ final class AffineDots {
             s1 = Math.fma(biases[po + 1 * groups + g], xsums[xso + g], s1);
         }
         out[o + 0] = s0; out[o + 1] = s1;
+    }
+
+    static void rows4x3b4c1S(MemorySegment p, long row, long ld, int k, int gShift, VectorShuffle<Float> spread, float[] xa, int xo,
+            float[] scales, float[] biases, int po, int groups, float[] xsums, int xso, float[] out, int o, int ldo) {
+        FloatVector a00 = FloatVector.zero(S), a01 = FloatVector.zero(S), a02 = FloatVector.zero(S), a10 = FloatVector.zero(S), a11 = FloatVector.zero(S), a12 = FloatVector.zero(S), a20 = FloatVector.zero(S), a21 = FloatVector.zero(S), a22 = FloatVector.zero(S), a30 = FloatVector.zero(S), a31 = FloatVector.zero(S), a32 = FloatVector.zero(S);
+        long r0 = row, r1 = r0 + ld, r2 = r1 + ld, r3 = r2 + ld;
+        int x0 = xo, x1 = xo + 1 * k, x2 = xo + 2 * k;
+        for (int c = 0; c < k; c += 8 * V) {
+            FloatVector d00 = FloatVector.zero(S), d01 = FloatVector.zero(S), d02 = FloatVector.zero(S), d10 = FloatVector.zero(S), d11 = FloatVector.zero(S), d12 = FloatVector.zero(S), d20 = FloatVector.zero(S), d21 = FloatVector.zero(S), d22 = FloatVector.zero(S), d30 = FloatVector.zero(S), d31 = FloatVector.zero(S), d32 = FloatVector.zero(S);
+            IntVector w0, w1, w2, w3;
+            FloatVector q0, q1, q2, q3, v0, v1, v2;
+            for (int h = 0; h < 4; h++) {
+                w0 = IntVector.fromMemorySegment(IS, p, r0 + (long) ((c + (h >>> 2) * 8 * V) >>> 1), LE).lanewise(VectorOperators.LSHR, (h & 3) * 8); w1 = IntVector.fromMemorySegment(IS, p, r1 + (long) ((c + (h >>> 2) * 8 * V) >>> 1), LE).lanewise(VectorOperators.LSHR, (h & 3) * 8); w2 = IntVector.fromMemorySegment(IS, p, r2 + (long) ((c + (h >>> 2) * 8 * V) >>> 1), LE).lanewise(VectorOperators.LSHR, (h & 3) * 8); w3 = IntVector.fromMemorySegment(IS, p, r3 + (long) ((c + (h >>> 2) * 8 * V) >>> 1), LE).lanewise(VectorOperators.LSHR, (h & 3) * 8);
+                int e = c + h * 2 * V;
+                q0 = ((FloatVector) w0.and(15).convert(VectorOperators.I2F, 0)); q1 = ((FloatVector) w1.and(15).convert(VectorOperators.I2F, 0)); q2 = ((FloatVector) w2.and(15).convert(VectorOperators.I2F, 0)); q3 = ((FloatVector) w3.and(15).convert(VectorOperators.I2F, 0));
+                v0 = FloatVector.fromArray(S, xa, x0 + e); v1 = FloatVector.fromArray(S, xa, x1 + e); v2 = FloatVector.fromArray(S, xa, x2 + e);
+                d00 = q0.fma(v0, d00); d01 = q0.fma(v1, d01); d02 = q0.fma(v2, d02); d10 = q1.fma(v0, d10); d11 = q1.fma(v1, d11); d12 = q1.fma(v2, d12); d20 = q2.fma(v0, d20); d21 = q2.fma(v1, d21); d22 = q2.fma(v2, d22); d30 = q3.fma(v0, d30); d31 = q3.fma(v1, d31); d32 = q3.fma(v2, d32);
+                q0 = ((FloatVector) w0.lanewise(VectorOperators.LSHR, 4).and(15).convert(VectorOperators.I2F, 0)); q1 = ((FloatVector) w1.lanewise(VectorOperators.LSHR, 4).and(15).convert(VectorOperators.I2F, 0)); q2 = ((FloatVector) w2.lanewise(VectorOperators.LSHR, 4).and(15).convert(VectorOperators.I2F, 0)); q3 = ((FloatVector) w3.lanewise(VectorOperators.LSHR, 4).and(15).convert(VectorOperators.I2F, 0));
+                v0 = FloatVector.fromArray(S, xa, x0 + e + 1 * V); v1 = FloatVector.fromArray(S, xa, x1 + e + 1 * V); v2 = FloatVector.fromArray(S, xa, x2 + e + 1 * V);
+                d00 = q0.fma(v0, d00); d01 = q0.fma(v1, d01); d02 = q0.fma(v2, d02); d10 = q1.fma(v0, d10); d11 = q1.fma(v1, d11); d12 = q1.fma(v2, d12); d20 = q2.fma(v0, d20); d21 = q2.fma(v1, d21); d22 = q2.fma(v2, d22); d30 = q3.fma(v0, d30); d31 = q3.fma(v1, d31); d32 = q3.fma(v2, d32);
+            }
+            int g = po + ((c) >>> 3 >>> gShift);
+            FloatVector s0 = FloatVector.fromArray(S, scales, g).rearrange(spread);
+            a00 = d00.fma(s0, a00); a01 = d01.fma(s0, a01); a02 = d02.fma(s0, a02);
+            FloatVector s1 = FloatVector.fromArray(S, scales, g + 1 * groups).rearrange(spread);
+            a10 = d10.fma(s1, a10); a11 = d11.fma(s1, a11); a12 = d12.fma(s1, a12);
+            FloatVector s2 = FloatVector.fromArray(S, scales, g + 2 * groups).rearrange(spread);
+            a20 = d20.fma(s2, a20); a21 = d21.fma(s2, a21); a22 = d22.fma(s2, a22);
+            FloatVector s3 = FloatVector.fromArray(S, scales, g + 3 * groups).rearrange(spread);
+            a30 = d30.fma(s3, a30); a31 = d31.fma(s3, a31); a32 = d32.fma(s3, a32);
+        }
+        int g = 0;
+        for (; g + V <= groups; g += V) {
+            a00 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + g), a00);
+            a01 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + 1 * groups + g), a01);
+            a02 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + 2 * groups + g), a02);
+            a10 = FloatVector.fromArray(S, biases, po + 1 * groups + g).fma(FloatVector.fromArray(S, xsums, xso + g), a10);
+            a11 = FloatVector.fromArray(S, biases, po + 1 * groups + g).fma(FloatVector.fromArray(S, xsums, xso + 1 * groups + g), a11);
+            a12 = FloatVector.fromArray(S, biases, po + 1 * groups + g).fma(FloatVector.fromArray(S, xsums, xso + 2 * groups + g), a12);
+            a20 = FloatVector.fromArray(S, biases, po + 2 * groups + g).fma(FloatVector.fromArray(S, xsums, xso + g), a20);
+            a21 = FloatVector.fromArray(S, biases, po + 2 * groups + g).fma(FloatVector.fromArray(S, xsums, xso + 1 * groups + g), a21);
+            a22 = FloatVector.fromArray(S, biases, po + 2 * groups + g).fma(FloatVector.fromArray(S, xsums, xso + 2 * groups + g), a22);
+            a30 = FloatVector.fromArray(S, biases, po + 3 * groups + g).fma(FloatVector.fromArray(S, xsums, xso + g), a30);
+            a31 = FloatVector.fromArray(S, biases, po + 3 * groups + g).fma(FloatVector.fromArray(S, xsums, xso + 1 * groups + g), a31);
+            a32 = FloatVector.fromArray(S, biases, po + 3 * groups + g).fma(FloatVector.fromArray(S, xsums, xso + 2 * groups + g), a32);
+        }
+        float s00, s01, s02, s10, s11, s12, s20, s21, s22, s30, s31, s32;
+        if (FOLDED) {
+            if (V >= 16) { a00 = a00.add(a00.rearrange(Lanes.R8)); a01 = a01.add(a01.rearrange(Lanes.R8)); a02 = a02.add(a02.rearrange(Lanes.R8)); a10 = a10.add(a10.rearrange(Lanes.R8)); a11 = a11.add(a11.rearrange(Lanes.R8)); a12 = a12.add(a12.rearrange(Lanes.R8)); a20 = a20.add(a20.rearrange(Lanes.R8)); a21 = a21.add(a21.rearrange(Lanes.R8)); a22 = a22.add(a22.rearrange(Lanes.R8)); a30 = a30.add(a30.rearrange(Lanes.R8)); a31 = a31.add(a31.rearrange(Lanes.R8)); a32 = a32.add(a32.rearrange(Lanes.R8)); }
+            if (V >= 8) { a00 = a00.add(a00.rearrange(Lanes.R4)); a01 = a01.add(a01.rearrange(Lanes.R4)); a02 = a02.add(a02.rearrange(Lanes.R4)); a10 = a10.add(a10.rearrange(Lanes.R4)); a11 = a11.add(a11.rearrange(Lanes.R4)); a12 = a12.add(a12.rearrange(Lanes.R4)); a20 = a20.add(a20.rearrange(Lanes.R4)); a21 = a21.add(a21.rearrange(Lanes.R4)); a22 = a22.add(a22.rearrange(Lanes.R4)); a30 = a30.add(a30.rearrange(Lanes.R4)); a31 = a31.add(a31.rearrange(Lanes.R4)); a32 = a32.add(a32.rearrange(Lanes.R4)); }
+            if (V >= 4) { a00 = a00.add(a00.rearrange(Lanes.R2)); a01 = a01.add(a01.rearrange(Lanes.R2)); a02 = a02.add(a02.rearrange(Lanes.R2)); a10 = a10.add(a10.rearrange(Lanes.R2)); a11 = a11.add(a11.rearrange(Lanes.R2)); a12 = a12.add(a12.rearrange(Lanes.R2)); a20 = a20.add(a20.rearrange(Lanes.R2)); a21 = a21.add(a21.rearrange(Lanes.R2)); a22 = a22.add(a22.rearrange(Lanes.R2)); a30 = a30.add(a30.rearrange(Lanes.R2)); a31 = a31.add(a31.rearrange(Lanes.R2)); a32 = a32.add(a32.rearrange(Lanes.R2)); }
+            if (V >= 2) { a00 = a00.add(a00.rearrange(Lanes.R1)); a01 = a01.add(a01.rearrange(Lanes.R1)); a02 = a02.add(a02.rearrange(Lanes.R1)); a10 = a10.add(a10.rearrange(Lanes.R1)); a11 = a11.add(a11.rearrange(Lanes.R1)); a12 = a12.add(a12.rearrange(Lanes.R1)); a20 = a20.add(a20.rearrange(Lanes.R1)); a21 = a21.add(a21.rearrange(Lanes.R1)); a22 = a22.add(a22.rearrange(Lanes.R1)); a30 = a30.add(a30.rearrange(Lanes.R1)); a31 = a31.add(a31.rearrange(Lanes.R1)); a32 = a32.add(a32.rearrange(Lanes.R1)); }
+            s00 = a00.lane(0); s01 = a01.lane(0); s02 = a02.lane(0); s10 = a10.lane(0); s11 = a11.lane(0); s12 = a12.lane(0); s20 = a20.lane(0); s21 = a21.lane(0); s22 = a22.lane(0); s30 = a30.lane(0); s31 = a31.lane(0); s32 = a32.lane(0);
+        } else {
+            s00 = Lanes.sum(a00); s01 = Lanes.sum(a01); s02 = Lanes.sum(a02); s10 = Lanes.sum(a10); s11 = Lanes.sum(a11); s12 = Lanes.sum(a12); s20 = Lanes.sum(a20); s21 = Lanes.sum(a21); s22 = Lanes.sum(a22); s30 = Lanes.sum(a30); s31 = Lanes.sum(a31); s32 = Lanes.sum(a32);
+        }
+        for (; g < groups; g++) {
+            s00 = Math.fma(biases[po + g], xsums[xso + g], s00);
+            s01 = Math.fma(biases[po + g], xsums[xso + 1 * groups + g], s01);
+            s02 = Math.fma(biases[po + g], xsums[xso + 2 * groups + g], s02);
+            s10 = Math.fma(biases[po + 1 * groups + g], xsums[xso + g], s10);
+            s11 = Math.fma(biases[po + 1 * groups + g], xsums[xso + 1 * groups + g], s11);
+            s12 = Math.fma(biases[po + 1 * groups + g], xsums[xso + 2 * groups + g], s12);
+            s20 = Math.fma(biases[po + 2 * groups + g], xsums[xso + g], s20);
+            s21 = Math.fma(biases[po + 2 * groups + g], xsums[xso + 1 * groups + g], s21);
+            s22 = Math.fma(biases[po + 2 * groups + g], xsums[xso + 2 * groups + g], s22);
+            s30 = Math.fma(biases[po + 3 * groups + g], xsums[xso + g], s30);
+            s31 = Math.fma(biases[po + 3 * groups + g], xsums[xso + 1 * groups + g], s31);
+            s32 = Math.fma(biases[po + 3 * groups + g], xsums[xso + 2 * groups + g], s32);
+        }
+        out[o + 0] = s00; out[o + 1 * ldo + 0] = s01; out[o + 2 * ldo + 0] = s02; out[o + 1] = s10; out[o + 1 * ldo + 1] = s11; out[o + 2 * ldo + 1] = s12; out[o + 2] = s20; out[o + 1 * ldo + 2] = s21; out[o + 2 * ldo + 2] = s22; out[o + 3] = s30; out[o + 1 * ldo + 3] = s31; out[o + 2 * ldo + 3] = s32;
     }
 
     static void rows4x2b4c1S(MemorySegment p, long row, long ld, int k, int gShift, VectorShuffle<Float> spread, float[] xa, int xo,
@@ -1896,6 +2285,77 @@ final class AffineDots {
         out[o + 0] = s0; out[o + 1] = s1;
     }
 
+    static void rows4x3b4c2(MemorySegment p, long row, long ld, int k, int gShift, VectorShuffle<Float> spread, float[] xa, int xo,
+            float[] scales, float[] biases, int po, int groups, float[] xsums, int xso, float[] out, int o, int ldo) {
+        FloatVector a00 = FloatVector.zero(S), a01 = FloatVector.zero(S), a02 = FloatVector.zero(S), a10 = FloatVector.zero(S), a11 = FloatVector.zero(S), a12 = FloatVector.zero(S), a20 = FloatVector.zero(S), a21 = FloatVector.zero(S), a22 = FloatVector.zero(S), a30 = FloatVector.zero(S), a31 = FloatVector.zero(S), a32 = FloatVector.zero(S);
+        long r0 = row, r1 = r0 + ld, r2 = r1 + ld, r3 = r2 + ld;
+        int x0 = xo, x1 = xo + 1 * k, x2 = xo + 2 * k;
+        for (int c = 0; c < k; c += 16 * V) {
+            FloatVector d00 = FloatVector.zero(S), d01 = FloatVector.zero(S), d02 = FloatVector.zero(S), d10 = FloatVector.zero(S), d11 = FloatVector.zero(S), d12 = FloatVector.zero(S), d20 = FloatVector.zero(S), d21 = FloatVector.zero(S), d22 = FloatVector.zero(S), d30 = FloatVector.zero(S), d31 = FloatVector.zero(S), d32 = FloatVector.zero(S);
+            IntVector w0, w1, w2, w3;
+            FloatVector q0, q1, q2, q3, v0, v1, v2;
+            for (int h = 0; h < 8; h++) {
+                w0 = IntVector.fromMemorySegment(IS, p, r0 + (long) ((c + (h >>> 2) * 8 * V) >>> 1), LE).lanewise(VectorOperators.LSHR, (h & 3) * 8); w1 = IntVector.fromMemorySegment(IS, p, r1 + (long) ((c + (h >>> 2) * 8 * V) >>> 1), LE).lanewise(VectorOperators.LSHR, (h & 3) * 8); w2 = IntVector.fromMemorySegment(IS, p, r2 + (long) ((c + (h >>> 2) * 8 * V) >>> 1), LE).lanewise(VectorOperators.LSHR, (h & 3) * 8); w3 = IntVector.fromMemorySegment(IS, p, r3 + (long) ((c + (h >>> 2) * 8 * V) >>> 1), LE).lanewise(VectorOperators.LSHR, (h & 3) * 8);
+                int e = c + h * 2 * V;
+                q0 = ((FloatVector) w0.and(15).convert(VectorOperators.I2F, 0)); q1 = ((FloatVector) w1.and(15).convert(VectorOperators.I2F, 0)); q2 = ((FloatVector) w2.and(15).convert(VectorOperators.I2F, 0)); q3 = ((FloatVector) w3.and(15).convert(VectorOperators.I2F, 0));
+                v0 = FloatVector.fromArray(S, xa, x0 + e); v1 = FloatVector.fromArray(S, xa, x1 + e); v2 = FloatVector.fromArray(S, xa, x2 + e);
+                d00 = q0.fma(v0, d00); d01 = q0.fma(v1, d01); d02 = q0.fma(v2, d02); d10 = q1.fma(v0, d10); d11 = q1.fma(v1, d11); d12 = q1.fma(v2, d12); d20 = q2.fma(v0, d20); d21 = q2.fma(v1, d21); d22 = q2.fma(v2, d22); d30 = q3.fma(v0, d30); d31 = q3.fma(v1, d31); d32 = q3.fma(v2, d32);
+                q0 = ((FloatVector) w0.lanewise(VectorOperators.LSHR, 4).and(15).convert(VectorOperators.I2F, 0)); q1 = ((FloatVector) w1.lanewise(VectorOperators.LSHR, 4).and(15).convert(VectorOperators.I2F, 0)); q2 = ((FloatVector) w2.lanewise(VectorOperators.LSHR, 4).and(15).convert(VectorOperators.I2F, 0)); q3 = ((FloatVector) w3.lanewise(VectorOperators.LSHR, 4).and(15).convert(VectorOperators.I2F, 0));
+                v0 = FloatVector.fromArray(S, xa, x0 + e + 1 * V); v1 = FloatVector.fromArray(S, xa, x1 + e + 1 * V); v2 = FloatVector.fromArray(S, xa, x2 + e + 1 * V);
+                d00 = q0.fma(v0, d00); d01 = q0.fma(v1, d01); d02 = q0.fma(v2, d02); d10 = q1.fma(v0, d10); d11 = q1.fma(v1, d11); d12 = q1.fma(v2, d12); d20 = q2.fma(v0, d20); d21 = q2.fma(v1, d21); d22 = q2.fma(v2, d22); d30 = q3.fma(v0, d30); d31 = q3.fma(v1, d31); d32 = q3.fma(v2, d32);
+            }
+            int g = po + ((c) >>> 3 >>> gShift);
+            FloatVector s0 = FloatVector.broadcast(S, scales[g]);
+            a00 = d00.fma(s0, a00); a01 = d01.fma(s0, a01); a02 = d02.fma(s0, a02);
+            FloatVector s1 = FloatVector.broadcast(S, scales[g + 1 * groups]);
+            a10 = d10.fma(s1, a10); a11 = d11.fma(s1, a11); a12 = d12.fma(s1, a12);
+            FloatVector s2 = FloatVector.broadcast(S, scales[g + 2 * groups]);
+            a20 = d20.fma(s2, a20); a21 = d21.fma(s2, a21); a22 = d22.fma(s2, a22);
+            FloatVector s3 = FloatVector.broadcast(S, scales[g + 3 * groups]);
+            a30 = d30.fma(s3, a30); a31 = d31.fma(s3, a31); a32 = d32.fma(s3, a32);
+        }
+        int g = 0;
+        for (; g + V <= groups; g += V) {
+            a00 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + g), a00);
+            a01 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + 1 * groups + g), a01);
+            a02 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + 2 * groups + g), a02);
+            a10 = FloatVector.fromArray(S, biases, po + 1 * groups + g).fma(FloatVector.fromArray(S, xsums, xso + g), a10);
+            a11 = FloatVector.fromArray(S, biases, po + 1 * groups + g).fma(FloatVector.fromArray(S, xsums, xso + 1 * groups + g), a11);
+            a12 = FloatVector.fromArray(S, biases, po + 1 * groups + g).fma(FloatVector.fromArray(S, xsums, xso + 2 * groups + g), a12);
+            a20 = FloatVector.fromArray(S, biases, po + 2 * groups + g).fma(FloatVector.fromArray(S, xsums, xso + g), a20);
+            a21 = FloatVector.fromArray(S, biases, po + 2 * groups + g).fma(FloatVector.fromArray(S, xsums, xso + 1 * groups + g), a21);
+            a22 = FloatVector.fromArray(S, biases, po + 2 * groups + g).fma(FloatVector.fromArray(S, xsums, xso + 2 * groups + g), a22);
+            a30 = FloatVector.fromArray(S, biases, po + 3 * groups + g).fma(FloatVector.fromArray(S, xsums, xso + g), a30);
+            a31 = FloatVector.fromArray(S, biases, po + 3 * groups + g).fma(FloatVector.fromArray(S, xsums, xso + 1 * groups + g), a31);
+            a32 = FloatVector.fromArray(S, biases, po + 3 * groups + g).fma(FloatVector.fromArray(S, xsums, xso + 2 * groups + g), a32);
+        }
+        float s00, s01, s02, s10, s11, s12, s20, s21, s22, s30, s31, s32;
+        if (FOLDED) {
+            if (V >= 16) { a00 = a00.add(a00.rearrange(Lanes.R8)); a01 = a01.add(a01.rearrange(Lanes.R8)); a02 = a02.add(a02.rearrange(Lanes.R8)); a10 = a10.add(a10.rearrange(Lanes.R8)); a11 = a11.add(a11.rearrange(Lanes.R8)); a12 = a12.add(a12.rearrange(Lanes.R8)); a20 = a20.add(a20.rearrange(Lanes.R8)); a21 = a21.add(a21.rearrange(Lanes.R8)); a22 = a22.add(a22.rearrange(Lanes.R8)); a30 = a30.add(a30.rearrange(Lanes.R8)); a31 = a31.add(a31.rearrange(Lanes.R8)); a32 = a32.add(a32.rearrange(Lanes.R8)); }
+            if (V >= 8) { a00 = a00.add(a00.rearrange(Lanes.R4)); a01 = a01.add(a01.rearrange(Lanes.R4)); a02 = a02.add(a02.rearrange(Lanes.R4)); a10 = a10.add(a10.rearrange(Lanes.R4)); a11 = a11.add(a11.rearrange(Lanes.R4)); a12 = a12.add(a12.rearrange(Lanes.R4)); a20 = a20.add(a20.rearrange(Lanes.R4)); a21 = a21.add(a21.rearrange(Lanes.R4)); a22 = a22.add(a22.rearrange(Lanes.R4)); a30 = a30.add(a30.rearrange(Lanes.R4)); a31 = a31.add(a31.rearrange(Lanes.R4)); a32 = a32.add(a32.rearrange(Lanes.R4)); }
+            if (V >= 4) { a00 = a00.add(a00.rearrange(Lanes.R2)); a01 = a01.add(a01.rearrange(Lanes.R2)); a02 = a02.add(a02.rearrange(Lanes.R2)); a10 = a10.add(a10.rearrange(Lanes.R2)); a11 = a11.add(a11.rearrange(Lanes.R2)); a12 = a12.add(a12.rearrange(Lanes.R2)); a20 = a20.add(a20.rearrange(Lanes.R2)); a21 = a21.add(a21.rearrange(Lanes.R2)); a22 = a22.add(a22.rearrange(Lanes.R2)); a30 = a30.add(a30.rearrange(Lanes.R2)); a31 = a31.add(a31.rearrange(Lanes.R2)); a32 = a32.add(a32.rearrange(Lanes.R2)); }
+            if (V >= 2) { a00 = a00.add(a00.rearrange(Lanes.R1)); a01 = a01.add(a01.rearrange(Lanes.R1)); a02 = a02.add(a02.rearrange(Lanes.R1)); a10 = a10.add(a10.rearrange(Lanes.R1)); a11 = a11.add(a11.rearrange(Lanes.R1)); a12 = a12.add(a12.rearrange(Lanes.R1)); a20 = a20.add(a20.rearrange(Lanes.R1)); a21 = a21.add(a21.rearrange(Lanes.R1)); a22 = a22.add(a22.rearrange(Lanes.R1)); a30 = a30.add(a30.rearrange(Lanes.R1)); a31 = a31.add(a31.rearrange(Lanes.R1)); a32 = a32.add(a32.rearrange(Lanes.R1)); }
+            s00 = a00.lane(0); s01 = a01.lane(0); s02 = a02.lane(0); s10 = a10.lane(0); s11 = a11.lane(0); s12 = a12.lane(0); s20 = a20.lane(0); s21 = a21.lane(0); s22 = a22.lane(0); s30 = a30.lane(0); s31 = a31.lane(0); s32 = a32.lane(0);
+        } else {
+            s00 = Lanes.sum(a00); s01 = Lanes.sum(a01); s02 = Lanes.sum(a02); s10 = Lanes.sum(a10); s11 = Lanes.sum(a11); s12 = Lanes.sum(a12); s20 = Lanes.sum(a20); s21 = Lanes.sum(a21); s22 = Lanes.sum(a22); s30 = Lanes.sum(a30); s31 = Lanes.sum(a31); s32 = Lanes.sum(a32);
+        }
+        for (; g < groups; g++) {
+            s00 = Math.fma(biases[po + g], xsums[xso + g], s00);
+            s01 = Math.fma(biases[po + g], xsums[xso + 1 * groups + g], s01);
+            s02 = Math.fma(biases[po + g], xsums[xso + 2 * groups + g], s02);
+            s10 = Math.fma(biases[po + 1 * groups + g], xsums[xso + g], s10);
+            s11 = Math.fma(biases[po + 1 * groups + g], xsums[xso + 1 * groups + g], s11);
+            s12 = Math.fma(biases[po + 1 * groups + g], xsums[xso + 2 * groups + g], s12);
+            s20 = Math.fma(biases[po + 2 * groups + g], xsums[xso + g], s20);
+            s21 = Math.fma(biases[po + 2 * groups + g], xsums[xso + 1 * groups + g], s21);
+            s22 = Math.fma(biases[po + 2 * groups + g], xsums[xso + 2 * groups + g], s22);
+            s30 = Math.fma(biases[po + 3 * groups + g], xsums[xso + g], s30);
+            s31 = Math.fma(biases[po + 3 * groups + g], xsums[xso + 1 * groups + g], s31);
+            s32 = Math.fma(biases[po + 3 * groups + g], xsums[xso + 2 * groups + g], s32);
+        }
+        out[o + 0] = s00; out[o + 1 * ldo + 0] = s01; out[o + 2 * ldo + 0] = s02; out[o + 1] = s10; out[o + 1 * ldo + 1] = s11; out[o + 2 * ldo + 1] = s12; out[o + 2] = s20; out[o + 1 * ldo + 2] = s21; out[o + 2 * ldo + 2] = s22; out[o + 3] = s30; out[o + 1 * ldo + 3] = s31; out[o + 2 * ldo + 3] = s32;
+    }
+
     static void rows4x2b4c2(MemorySegment p, long row, long ld, int k, int gShift, VectorShuffle<Float> spread, float[] xa, int xo,
             float[] scales, float[] biases, int po, int groups, float[] xsums, int xso, float[] out, int o, int ldo) {
         FloatVector a00 = FloatVector.zero(S), a01 = FloatVector.zero(S), a10 = FloatVector.zero(S), a11 = FloatVector.zero(S), a20 = FloatVector.zero(S), a21 = FloatVector.zero(S), a30 = FloatVector.zero(S), a31 = FloatVector.zero(S);
@@ -2189,6 +2649,77 @@ final class AffineDots {
         out[o + 0] = s0; out[o + 1] = s1;
     }
 
+    static void rows4x3b8c1(MemorySegment p, long row, long ld, int k, int gShift, VectorShuffle<Float> spread, float[] xa, int xo,
+            float[] scales, float[] biases, int po, int groups, float[] xsums, int xso, float[] out, int o, int ldo) {
+        FloatVector a00 = FloatVector.zero(S), a01 = FloatVector.zero(S), a02 = FloatVector.zero(S), a10 = FloatVector.zero(S), a11 = FloatVector.zero(S), a12 = FloatVector.zero(S), a20 = FloatVector.zero(S), a21 = FloatVector.zero(S), a22 = FloatVector.zero(S), a30 = FloatVector.zero(S), a31 = FloatVector.zero(S), a32 = FloatVector.zero(S);
+        long r0 = row, r1 = r0 + ld, r2 = r1 + ld, r3 = r2 + ld;
+        int x0 = xo, x1 = xo + 1 * k, x2 = xo + 2 * k;
+        for (int c = 0; c < k; c += 4 * V) {
+            FloatVector d00 = FloatVector.zero(S), d01 = FloatVector.zero(S), d02 = FloatVector.zero(S), d10 = FloatVector.zero(S), d11 = FloatVector.zero(S), d12 = FloatVector.zero(S), d20 = FloatVector.zero(S), d21 = FloatVector.zero(S), d22 = FloatVector.zero(S), d30 = FloatVector.zero(S), d31 = FloatVector.zero(S), d32 = FloatVector.zero(S);
+            IntVector w0, w1, w2, w3;
+            FloatVector q0, q1, q2, q3, v0, v1, v2;
+            for (int h = 0; h < 2; h++) {
+                w0 = IntVector.fromMemorySegment(IS, p, r0 + (long) (c + (h >>> 1) * 4 * V), LE).lanewise(VectorOperators.LSHR, (h & 1) * 16); w1 = IntVector.fromMemorySegment(IS, p, r1 + (long) (c + (h >>> 1) * 4 * V), LE).lanewise(VectorOperators.LSHR, (h & 1) * 16); w2 = IntVector.fromMemorySegment(IS, p, r2 + (long) (c + (h >>> 1) * 4 * V), LE).lanewise(VectorOperators.LSHR, (h & 1) * 16); w3 = IntVector.fromMemorySegment(IS, p, r3 + (long) (c + (h >>> 1) * 4 * V), LE).lanewise(VectorOperators.LSHR, (h & 1) * 16);
+                int e = c + h * 2 * V;
+                q0 = ((FloatVector) w0.and(255).convert(VectorOperators.I2F, 0)); q1 = ((FloatVector) w1.and(255).convert(VectorOperators.I2F, 0)); q2 = ((FloatVector) w2.and(255).convert(VectorOperators.I2F, 0)); q3 = ((FloatVector) w3.and(255).convert(VectorOperators.I2F, 0));
+                v0 = FloatVector.fromArray(S, xa, x0 + e); v1 = FloatVector.fromArray(S, xa, x1 + e); v2 = FloatVector.fromArray(S, xa, x2 + e);
+                d00 = q0.fma(v0, d00); d01 = q0.fma(v1, d01); d02 = q0.fma(v2, d02); d10 = q1.fma(v0, d10); d11 = q1.fma(v1, d11); d12 = q1.fma(v2, d12); d20 = q2.fma(v0, d20); d21 = q2.fma(v1, d21); d22 = q2.fma(v2, d22); d30 = q3.fma(v0, d30); d31 = q3.fma(v1, d31); d32 = q3.fma(v2, d32);
+                q0 = ((FloatVector) w0.lanewise(VectorOperators.LSHR, 8).and(255).convert(VectorOperators.I2F, 0)); q1 = ((FloatVector) w1.lanewise(VectorOperators.LSHR, 8).and(255).convert(VectorOperators.I2F, 0)); q2 = ((FloatVector) w2.lanewise(VectorOperators.LSHR, 8).and(255).convert(VectorOperators.I2F, 0)); q3 = ((FloatVector) w3.lanewise(VectorOperators.LSHR, 8).and(255).convert(VectorOperators.I2F, 0));
+                v0 = FloatVector.fromArray(S, xa, x0 + e + 1 * V); v1 = FloatVector.fromArray(S, xa, x1 + e + 1 * V); v2 = FloatVector.fromArray(S, xa, x2 + e + 1 * V);
+                d00 = q0.fma(v0, d00); d01 = q0.fma(v1, d01); d02 = q0.fma(v2, d02); d10 = q1.fma(v0, d10); d11 = q1.fma(v1, d11); d12 = q1.fma(v2, d12); d20 = q2.fma(v0, d20); d21 = q2.fma(v1, d21); d22 = q2.fma(v2, d22); d30 = q3.fma(v0, d30); d31 = q3.fma(v1, d31); d32 = q3.fma(v2, d32);
+            }
+            int g = po + ((c) >>> 2 >>> gShift);
+            FloatVector s0 = FloatVector.broadcast(S, scales[g]);
+            a00 = d00.fma(s0, a00); a01 = d01.fma(s0, a01); a02 = d02.fma(s0, a02);
+            FloatVector s1 = FloatVector.broadcast(S, scales[g + 1 * groups]);
+            a10 = d10.fma(s1, a10); a11 = d11.fma(s1, a11); a12 = d12.fma(s1, a12);
+            FloatVector s2 = FloatVector.broadcast(S, scales[g + 2 * groups]);
+            a20 = d20.fma(s2, a20); a21 = d21.fma(s2, a21); a22 = d22.fma(s2, a22);
+            FloatVector s3 = FloatVector.broadcast(S, scales[g + 3 * groups]);
+            a30 = d30.fma(s3, a30); a31 = d31.fma(s3, a31); a32 = d32.fma(s3, a32);
+        }
+        int g = 0;
+        for (; g + V <= groups; g += V) {
+            a00 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + g), a00);
+            a01 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + 1 * groups + g), a01);
+            a02 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + 2 * groups + g), a02);
+            a10 = FloatVector.fromArray(S, biases, po + 1 * groups + g).fma(FloatVector.fromArray(S, xsums, xso + g), a10);
+            a11 = FloatVector.fromArray(S, biases, po + 1 * groups + g).fma(FloatVector.fromArray(S, xsums, xso + 1 * groups + g), a11);
+            a12 = FloatVector.fromArray(S, biases, po + 1 * groups + g).fma(FloatVector.fromArray(S, xsums, xso + 2 * groups + g), a12);
+            a20 = FloatVector.fromArray(S, biases, po + 2 * groups + g).fma(FloatVector.fromArray(S, xsums, xso + g), a20);
+            a21 = FloatVector.fromArray(S, biases, po + 2 * groups + g).fma(FloatVector.fromArray(S, xsums, xso + 1 * groups + g), a21);
+            a22 = FloatVector.fromArray(S, biases, po + 2 * groups + g).fma(FloatVector.fromArray(S, xsums, xso + 2 * groups + g), a22);
+            a30 = FloatVector.fromArray(S, biases, po + 3 * groups + g).fma(FloatVector.fromArray(S, xsums, xso + g), a30);
+            a31 = FloatVector.fromArray(S, biases, po + 3 * groups + g).fma(FloatVector.fromArray(S, xsums, xso + 1 * groups + g), a31);
+            a32 = FloatVector.fromArray(S, biases, po + 3 * groups + g).fma(FloatVector.fromArray(S, xsums, xso + 2 * groups + g), a32);
+        }
+        float s00, s01, s02, s10, s11, s12, s20, s21, s22, s30, s31, s32;
+        if (FOLDED) {
+            if (V >= 16) { a00 = a00.add(a00.rearrange(Lanes.R8)); a01 = a01.add(a01.rearrange(Lanes.R8)); a02 = a02.add(a02.rearrange(Lanes.R8)); a10 = a10.add(a10.rearrange(Lanes.R8)); a11 = a11.add(a11.rearrange(Lanes.R8)); a12 = a12.add(a12.rearrange(Lanes.R8)); a20 = a20.add(a20.rearrange(Lanes.R8)); a21 = a21.add(a21.rearrange(Lanes.R8)); a22 = a22.add(a22.rearrange(Lanes.R8)); a30 = a30.add(a30.rearrange(Lanes.R8)); a31 = a31.add(a31.rearrange(Lanes.R8)); a32 = a32.add(a32.rearrange(Lanes.R8)); }
+            if (V >= 8) { a00 = a00.add(a00.rearrange(Lanes.R4)); a01 = a01.add(a01.rearrange(Lanes.R4)); a02 = a02.add(a02.rearrange(Lanes.R4)); a10 = a10.add(a10.rearrange(Lanes.R4)); a11 = a11.add(a11.rearrange(Lanes.R4)); a12 = a12.add(a12.rearrange(Lanes.R4)); a20 = a20.add(a20.rearrange(Lanes.R4)); a21 = a21.add(a21.rearrange(Lanes.R4)); a22 = a22.add(a22.rearrange(Lanes.R4)); a30 = a30.add(a30.rearrange(Lanes.R4)); a31 = a31.add(a31.rearrange(Lanes.R4)); a32 = a32.add(a32.rearrange(Lanes.R4)); }
+            if (V >= 4) { a00 = a00.add(a00.rearrange(Lanes.R2)); a01 = a01.add(a01.rearrange(Lanes.R2)); a02 = a02.add(a02.rearrange(Lanes.R2)); a10 = a10.add(a10.rearrange(Lanes.R2)); a11 = a11.add(a11.rearrange(Lanes.R2)); a12 = a12.add(a12.rearrange(Lanes.R2)); a20 = a20.add(a20.rearrange(Lanes.R2)); a21 = a21.add(a21.rearrange(Lanes.R2)); a22 = a22.add(a22.rearrange(Lanes.R2)); a30 = a30.add(a30.rearrange(Lanes.R2)); a31 = a31.add(a31.rearrange(Lanes.R2)); a32 = a32.add(a32.rearrange(Lanes.R2)); }
+            if (V >= 2) { a00 = a00.add(a00.rearrange(Lanes.R1)); a01 = a01.add(a01.rearrange(Lanes.R1)); a02 = a02.add(a02.rearrange(Lanes.R1)); a10 = a10.add(a10.rearrange(Lanes.R1)); a11 = a11.add(a11.rearrange(Lanes.R1)); a12 = a12.add(a12.rearrange(Lanes.R1)); a20 = a20.add(a20.rearrange(Lanes.R1)); a21 = a21.add(a21.rearrange(Lanes.R1)); a22 = a22.add(a22.rearrange(Lanes.R1)); a30 = a30.add(a30.rearrange(Lanes.R1)); a31 = a31.add(a31.rearrange(Lanes.R1)); a32 = a32.add(a32.rearrange(Lanes.R1)); }
+            s00 = a00.lane(0); s01 = a01.lane(0); s02 = a02.lane(0); s10 = a10.lane(0); s11 = a11.lane(0); s12 = a12.lane(0); s20 = a20.lane(0); s21 = a21.lane(0); s22 = a22.lane(0); s30 = a30.lane(0); s31 = a31.lane(0); s32 = a32.lane(0);
+        } else {
+            s00 = Lanes.sum(a00); s01 = Lanes.sum(a01); s02 = Lanes.sum(a02); s10 = Lanes.sum(a10); s11 = Lanes.sum(a11); s12 = Lanes.sum(a12); s20 = Lanes.sum(a20); s21 = Lanes.sum(a21); s22 = Lanes.sum(a22); s30 = Lanes.sum(a30); s31 = Lanes.sum(a31); s32 = Lanes.sum(a32);
+        }
+        for (; g < groups; g++) {
+            s00 = Math.fma(biases[po + g], xsums[xso + g], s00);
+            s01 = Math.fma(biases[po + g], xsums[xso + 1 * groups + g], s01);
+            s02 = Math.fma(biases[po + g], xsums[xso + 2 * groups + g], s02);
+            s10 = Math.fma(biases[po + 1 * groups + g], xsums[xso + g], s10);
+            s11 = Math.fma(biases[po + 1 * groups + g], xsums[xso + 1 * groups + g], s11);
+            s12 = Math.fma(biases[po + 1 * groups + g], xsums[xso + 2 * groups + g], s12);
+            s20 = Math.fma(biases[po + 2 * groups + g], xsums[xso + g], s20);
+            s21 = Math.fma(biases[po + 2 * groups + g], xsums[xso + 1 * groups + g], s21);
+            s22 = Math.fma(biases[po + 2 * groups + g], xsums[xso + 2 * groups + g], s22);
+            s30 = Math.fma(biases[po + 3 * groups + g], xsums[xso + g], s30);
+            s31 = Math.fma(biases[po + 3 * groups + g], xsums[xso + 1 * groups + g], s31);
+            s32 = Math.fma(biases[po + 3 * groups + g], xsums[xso + 2 * groups + g], s32);
+        }
+        out[o + 0] = s00; out[o + 1 * ldo + 0] = s01; out[o + 2 * ldo + 0] = s02; out[o + 1] = s10; out[o + 1 * ldo + 1] = s11; out[o + 2 * ldo + 1] = s12; out[o + 2] = s20; out[o + 1 * ldo + 2] = s21; out[o + 2 * ldo + 2] = s22; out[o + 3] = s30; out[o + 1 * ldo + 3] = s31; out[o + 2 * ldo + 3] = s32;
+    }
+
     static void rows4x2b8c1(MemorySegment p, long row, long ld, int k, int gShift, VectorShuffle<Float> spread, float[] xa, int xo,
             float[] scales, float[] biases, int po, int groups, float[] xsums, int xso, float[] out, int o, int ldo) {
         FloatVector a00 = FloatVector.zero(S), a01 = FloatVector.zero(S), a10 = FloatVector.zero(S), a11 = FloatVector.zero(S), a20 = FloatVector.zero(S), a21 = FloatVector.zero(S), a30 = FloatVector.zero(S), a31 = FloatVector.zero(S);
@@ -2427,6 +2958,77 @@ final class AffineDots {
             s1 = Math.fma(biases[po + 1 * groups + g], xsums[xso + g], s1);
         }
         out[o + 0] = s0; out[o + 1] = s1;
+    }
+
+    static void rows4x3b8c1S(MemorySegment p, long row, long ld, int k, int gShift, VectorShuffle<Float> spread, float[] xa, int xo,
+            float[] scales, float[] biases, int po, int groups, float[] xsums, int xso, float[] out, int o, int ldo) {
+        FloatVector a00 = FloatVector.zero(S), a01 = FloatVector.zero(S), a02 = FloatVector.zero(S), a10 = FloatVector.zero(S), a11 = FloatVector.zero(S), a12 = FloatVector.zero(S), a20 = FloatVector.zero(S), a21 = FloatVector.zero(S), a22 = FloatVector.zero(S), a30 = FloatVector.zero(S), a31 = FloatVector.zero(S), a32 = FloatVector.zero(S);
+        long r0 = row, r1 = r0 + ld, r2 = r1 + ld, r3 = r2 + ld;
+        int x0 = xo, x1 = xo + 1 * k, x2 = xo + 2 * k;
+        for (int c = 0; c < k; c += 4 * V) {
+            FloatVector d00 = FloatVector.zero(S), d01 = FloatVector.zero(S), d02 = FloatVector.zero(S), d10 = FloatVector.zero(S), d11 = FloatVector.zero(S), d12 = FloatVector.zero(S), d20 = FloatVector.zero(S), d21 = FloatVector.zero(S), d22 = FloatVector.zero(S), d30 = FloatVector.zero(S), d31 = FloatVector.zero(S), d32 = FloatVector.zero(S);
+            IntVector w0, w1, w2, w3;
+            FloatVector q0, q1, q2, q3, v0, v1, v2;
+            for (int h = 0; h < 2; h++) {
+                w0 = IntVector.fromMemorySegment(IS, p, r0 + (long) (c + (h >>> 1) * 4 * V), LE).lanewise(VectorOperators.LSHR, (h & 1) * 16); w1 = IntVector.fromMemorySegment(IS, p, r1 + (long) (c + (h >>> 1) * 4 * V), LE).lanewise(VectorOperators.LSHR, (h & 1) * 16); w2 = IntVector.fromMemorySegment(IS, p, r2 + (long) (c + (h >>> 1) * 4 * V), LE).lanewise(VectorOperators.LSHR, (h & 1) * 16); w3 = IntVector.fromMemorySegment(IS, p, r3 + (long) (c + (h >>> 1) * 4 * V), LE).lanewise(VectorOperators.LSHR, (h & 1) * 16);
+                int e = c + h * 2 * V;
+                q0 = ((FloatVector) w0.and(255).convert(VectorOperators.I2F, 0)); q1 = ((FloatVector) w1.and(255).convert(VectorOperators.I2F, 0)); q2 = ((FloatVector) w2.and(255).convert(VectorOperators.I2F, 0)); q3 = ((FloatVector) w3.and(255).convert(VectorOperators.I2F, 0));
+                v0 = FloatVector.fromArray(S, xa, x0 + e); v1 = FloatVector.fromArray(S, xa, x1 + e); v2 = FloatVector.fromArray(S, xa, x2 + e);
+                d00 = q0.fma(v0, d00); d01 = q0.fma(v1, d01); d02 = q0.fma(v2, d02); d10 = q1.fma(v0, d10); d11 = q1.fma(v1, d11); d12 = q1.fma(v2, d12); d20 = q2.fma(v0, d20); d21 = q2.fma(v1, d21); d22 = q2.fma(v2, d22); d30 = q3.fma(v0, d30); d31 = q3.fma(v1, d31); d32 = q3.fma(v2, d32);
+                q0 = ((FloatVector) w0.lanewise(VectorOperators.LSHR, 8).and(255).convert(VectorOperators.I2F, 0)); q1 = ((FloatVector) w1.lanewise(VectorOperators.LSHR, 8).and(255).convert(VectorOperators.I2F, 0)); q2 = ((FloatVector) w2.lanewise(VectorOperators.LSHR, 8).and(255).convert(VectorOperators.I2F, 0)); q3 = ((FloatVector) w3.lanewise(VectorOperators.LSHR, 8).and(255).convert(VectorOperators.I2F, 0));
+                v0 = FloatVector.fromArray(S, xa, x0 + e + 1 * V); v1 = FloatVector.fromArray(S, xa, x1 + e + 1 * V); v2 = FloatVector.fromArray(S, xa, x2 + e + 1 * V);
+                d00 = q0.fma(v0, d00); d01 = q0.fma(v1, d01); d02 = q0.fma(v2, d02); d10 = q1.fma(v0, d10); d11 = q1.fma(v1, d11); d12 = q1.fma(v2, d12); d20 = q2.fma(v0, d20); d21 = q2.fma(v1, d21); d22 = q2.fma(v2, d22); d30 = q3.fma(v0, d30); d31 = q3.fma(v1, d31); d32 = q3.fma(v2, d32);
+            }
+            int g = po + ((c) >>> 2 >>> gShift);
+            FloatVector s0 = FloatVector.fromArray(S, scales, g).rearrange(spread);
+            a00 = d00.fma(s0, a00); a01 = d01.fma(s0, a01); a02 = d02.fma(s0, a02);
+            FloatVector s1 = FloatVector.fromArray(S, scales, g + 1 * groups).rearrange(spread);
+            a10 = d10.fma(s1, a10); a11 = d11.fma(s1, a11); a12 = d12.fma(s1, a12);
+            FloatVector s2 = FloatVector.fromArray(S, scales, g + 2 * groups).rearrange(spread);
+            a20 = d20.fma(s2, a20); a21 = d21.fma(s2, a21); a22 = d22.fma(s2, a22);
+            FloatVector s3 = FloatVector.fromArray(S, scales, g + 3 * groups).rearrange(spread);
+            a30 = d30.fma(s3, a30); a31 = d31.fma(s3, a31); a32 = d32.fma(s3, a32);
+        }
+        int g = 0;
+        for (; g + V <= groups; g += V) {
+            a00 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + g), a00);
+            a01 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + 1 * groups + g), a01);
+            a02 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + 2 * groups + g), a02);
+            a10 = FloatVector.fromArray(S, biases, po + 1 * groups + g).fma(FloatVector.fromArray(S, xsums, xso + g), a10);
+            a11 = FloatVector.fromArray(S, biases, po + 1 * groups + g).fma(FloatVector.fromArray(S, xsums, xso + 1 * groups + g), a11);
+            a12 = FloatVector.fromArray(S, biases, po + 1 * groups + g).fma(FloatVector.fromArray(S, xsums, xso + 2 * groups + g), a12);
+            a20 = FloatVector.fromArray(S, biases, po + 2 * groups + g).fma(FloatVector.fromArray(S, xsums, xso + g), a20);
+            a21 = FloatVector.fromArray(S, biases, po + 2 * groups + g).fma(FloatVector.fromArray(S, xsums, xso + 1 * groups + g), a21);
+            a22 = FloatVector.fromArray(S, biases, po + 2 * groups + g).fma(FloatVector.fromArray(S, xsums, xso + 2 * groups + g), a22);
+            a30 = FloatVector.fromArray(S, biases, po + 3 * groups + g).fma(FloatVector.fromArray(S, xsums, xso + g), a30);
+            a31 = FloatVector.fromArray(S, biases, po + 3 * groups + g).fma(FloatVector.fromArray(S, xsums, xso + 1 * groups + g), a31);
+            a32 = FloatVector.fromArray(S, biases, po + 3 * groups + g).fma(FloatVector.fromArray(S, xsums, xso + 2 * groups + g), a32);
+        }
+        float s00, s01, s02, s10, s11, s12, s20, s21, s22, s30, s31, s32;
+        if (FOLDED) {
+            if (V >= 16) { a00 = a00.add(a00.rearrange(Lanes.R8)); a01 = a01.add(a01.rearrange(Lanes.R8)); a02 = a02.add(a02.rearrange(Lanes.R8)); a10 = a10.add(a10.rearrange(Lanes.R8)); a11 = a11.add(a11.rearrange(Lanes.R8)); a12 = a12.add(a12.rearrange(Lanes.R8)); a20 = a20.add(a20.rearrange(Lanes.R8)); a21 = a21.add(a21.rearrange(Lanes.R8)); a22 = a22.add(a22.rearrange(Lanes.R8)); a30 = a30.add(a30.rearrange(Lanes.R8)); a31 = a31.add(a31.rearrange(Lanes.R8)); a32 = a32.add(a32.rearrange(Lanes.R8)); }
+            if (V >= 8) { a00 = a00.add(a00.rearrange(Lanes.R4)); a01 = a01.add(a01.rearrange(Lanes.R4)); a02 = a02.add(a02.rearrange(Lanes.R4)); a10 = a10.add(a10.rearrange(Lanes.R4)); a11 = a11.add(a11.rearrange(Lanes.R4)); a12 = a12.add(a12.rearrange(Lanes.R4)); a20 = a20.add(a20.rearrange(Lanes.R4)); a21 = a21.add(a21.rearrange(Lanes.R4)); a22 = a22.add(a22.rearrange(Lanes.R4)); a30 = a30.add(a30.rearrange(Lanes.R4)); a31 = a31.add(a31.rearrange(Lanes.R4)); a32 = a32.add(a32.rearrange(Lanes.R4)); }
+            if (V >= 4) { a00 = a00.add(a00.rearrange(Lanes.R2)); a01 = a01.add(a01.rearrange(Lanes.R2)); a02 = a02.add(a02.rearrange(Lanes.R2)); a10 = a10.add(a10.rearrange(Lanes.R2)); a11 = a11.add(a11.rearrange(Lanes.R2)); a12 = a12.add(a12.rearrange(Lanes.R2)); a20 = a20.add(a20.rearrange(Lanes.R2)); a21 = a21.add(a21.rearrange(Lanes.R2)); a22 = a22.add(a22.rearrange(Lanes.R2)); a30 = a30.add(a30.rearrange(Lanes.R2)); a31 = a31.add(a31.rearrange(Lanes.R2)); a32 = a32.add(a32.rearrange(Lanes.R2)); }
+            if (V >= 2) { a00 = a00.add(a00.rearrange(Lanes.R1)); a01 = a01.add(a01.rearrange(Lanes.R1)); a02 = a02.add(a02.rearrange(Lanes.R1)); a10 = a10.add(a10.rearrange(Lanes.R1)); a11 = a11.add(a11.rearrange(Lanes.R1)); a12 = a12.add(a12.rearrange(Lanes.R1)); a20 = a20.add(a20.rearrange(Lanes.R1)); a21 = a21.add(a21.rearrange(Lanes.R1)); a22 = a22.add(a22.rearrange(Lanes.R1)); a30 = a30.add(a30.rearrange(Lanes.R1)); a31 = a31.add(a31.rearrange(Lanes.R1)); a32 = a32.add(a32.rearrange(Lanes.R1)); }
+            s00 = a00.lane(0); s01 = a01.lane(0); s02 = a02.lane(0); s10 = a10.lane(0); s11 = a11.lane(0); s12 = a12.lane(0); s20 = a20.lane(0); s21 = a21.lane(0); s22 = a22.lane(0); s30 = a30.lane(0); s31 = a31.lane(0); s32 = a32.lane(0);
+        } else {
+            s00 = Lanes.sum(a00); s01 = Lanes.sum(a01); s02 = Lanes.sum(a02); s10 = Lanes.sum(a10); s11 = Lanes.sum(a11); s12 = Lanes.sum(a12); s20 = Lanes.sum(a20); s21 = Lanes.sum(a21); s22 = Lanes.sum(a22); s30 = Lanes.sum(a30); s31 = Lanes.sum(a31); s32 = Lanes.sum(a32);
+        }
+        for (; g < groups; g++) {
+            s00 = Math.fma(biases[po + g], xsums[xso + g], s00);
+            s01 = Math.fma(biases[po + g], xsums[xso + 1 * groups + g], s01);
+            s02 = Math.fma(biases[po + g], xsums[xso + 2 * groups + g], s02);
+            s10 = Math.fma(biases[po + 1 * groups + g], xsums[xso + g], s10);
+            s11 = Math.fma(biases[po + 1 * groups + g], xsums[xso + 1 * groups + g], s11);
+            s12 = Math.fma(biases[po + 1 * groups + g], xsums[xso + 2 * groups + g], s12);
+            s20 = Math.fma(biases[po + 2 * groups + g], xsums[xso + g], s20);
+            s21 = Math.fma(biases[po + 2 * groups + g], xsums[xso + 1 * groups + g], s21);
+            s22 = Math.fma(biases[po + 2 * groups + g], xsums[xso + 2 * groups + g], s22);
+            s30 = Math.fma(biases[po + 3 * groups + g], xsums[xso + g], s30);
+            s31 = Math.fma(biases[po + 3 * groups + g], xsums[xso + 1 * groups + g], s31);
+            s32 = Math.fma(biases[po + 3 * groups + g], xsums[xso + 2 * groups + g], s32);
+        }
+        out[o + 0] = s00; out[o + 1 * ldo + 0] = s01; out[o + 2 * ldo + 0] = s02; out[o + 1] = s10; out[o + 1 * ldo + 1] = s11; out[o + 2 * ldo + 1] = s12; out[o + 2] = s20; out[o + 1 * ldo + 2] = s21; out[o + 2 * ldo + 2] = s22; out[o + 3] = s30; out[o + 1 * ldo + 3] = s31; out[o + 2 * ldo + 3] = s32;
     }
 
     static void rows4x2b8c1S(MemorySegment p, long row, long ld, int k, int gShift, VectorShuffle<Float> spread, float[] xa, int xo,
@@ -2685,6 +3287,77 @@ final class AffineDots {
             s1 = Math.fma(biases[po + 1 * groups + g], xsums[xso + g], s1);
         }
         out[o + 0] = s0; out[o + 1] = s1;
+    }
+
+    static void rows4x3b8c2(MemorySegment p, long row, long ld, int k, int gShift, VectorShuffle<Float> spread, float[] xa, int xo,
+            float[] scales, float[] biases, int po, int groups, float[] xsums, int xso, float[] out, int o, int ldo) {
+        FloatVector a00 = FloatVector.zero(S), a01 = FloatVector.zero(S), a02 = FloatVector.zero(S), a10 = FloatVector.zero(S), a11 = FloatVector.zero(S), a12 = FloatVector.zero(S), a20 = FloatVector.zero(S), a21 = FloatVector.zero(S), a22 = FloatVector.zero(S), a30 = FloatVector.zero(S), a31 = FloatVector.zero(S), a32 = FloatVector.zero(S);
+        long r0 = row, r1 = r0 + ld, r2 = r1 + ld, r3 = r2 + ld;
+        int x0 = xo, x1 = xo + 1 * k, x2 = xo + 2 * k;
+        for (int c = 0; c < k; c += 8 * V) {
+            FloatVector d00 = FloatVector.zero(S), d01 = FloatVector.zero(S), d02 = FloatVector.zero(S), d10 = FloatVector.zero(S), d11 = FloatVector.zero(S), d12 = FloatVector.zero(S), d20 = FloatVector.zero(S), d21 = FloatVector.zero(S), d22 = FloatVector.zero(S), d30 = FloatVector.zero(S), d31 = FloatVector.zero(S), d32 = FloatVector.zero(S);
+            IntVector w0, w1, w2, w3;
+            FloatVector q0, q1, q2, q3, v0, v1, v2;
+            for (int h = 0; h < 4; h++) {
+                w0 = IntVector.fromMemorySegment(IS, p, r0 + (long) (c + (h >>> 1) * 4 * V), LE).lanewise(VectorOperators.LSHR, (h & 1) * 16); w1 = IntVector.fromMemorySegment(IS, p, r1 + (long) (c + (h >>> 1) * 4 * V), LE).lanewise(VectorOperators.LSHR, (h & 1) * 16); w2 = IntVector.fromMemorySegment(IS, p, r2 + (long) (c + (h >>> 1) * 4 * V), LE).lanewise(VectorOperators.LSHR, (h & 1) * 16); w3 = IntVector.fromMemorySegment(IS, p, r3 + (long) (c + (h >>> 1) * 4 * V), LE).lanewise(VectorOperators.LSHR, (h & 1) * 16);
+                int e = c + h * 2 * V;
+                q0 = ((FloatVector) w0.and(255).convert(VectorOperators.I2F, 0)); q1 = ((FloatVector) w1.and(255).convert(VectorOperators.I2F, 0)); q2 = ((FloatVector) w2.and(255).convert(VectorOperators.I2F, 0)); q3 = ((FloatVector) w3.and(255).convert(VectorOperators.I2F, 0));
+                v0 = FloatVector.fromArray(S, xa, x0 + e); v1 = FloatVector.fromArray(S, xa, x1 + e); v2 = FloatVector.fromArray(S, xa, x2 + e);
+                d00 = q0.fma(v0, d00); d01 = q0.fma(v1, d01); d02 = q0.fma(v2, d02); d10 = q1.fma(v0, d10); d11 = q1.fma(v1, d11); d12 = q1.fma(v2, d12); d20 = q2.fma(v0, d20); d21 = q2.fma(v1, d21); d22 = q2.fma(v2, d22); d30 = q3.fma(v0, d30); d31 = q3.fma(v1, d31); d32 = q3.fma(v2, d32);
+                q0 = ((FloatVector) w0.lanewise(VectorOperators.LSHR, 8).and(255).convert(VectorOperators.I2F, 0)); q1 = ((FloatVector) w1.lanewise(VectorOperators.LSHR, 8).and(255).convert(VectorOperators.I2F, 0)); q2 = ((FloatVector) w2.lanewise(VectorOperators.LSHR, 8).and(255).convert(VectorOperators.I2F, 0)); q3 = ((FloatVector) w3.lanewise(VectorOperators.LSHR, 8).and(255).convert(VectorOperators.I2F, 0));
+                v0 = FloatVector.fromArray(S, xa, x0 + e + 1 * V); v1 = FloatVector.fromArray(S, xa, x1 + e + 1 * V); v2 = FloatVector.fromArray(S, xa, x2 + e + 1 * V);
+                d00 = q0.fma(v0, d00); d01 = q0.fma(v1, d01); d02 = q0.fma(v2, d02); d10 = q1.fma(v0, d10); d11 = q1.fma(v1, d11); d12 = q1.fma(v2, d12); d20 = q2.fma(v0, d20); d21 = q2.fma(v1, d21); d22 = q2.fma(v2, d22); d30 = q3.fma(v0, d30); d31 = q3.fma(v1, d31); d32 = q3.fma(v2, d32);
+            }
+            int g = po + ((c) >>> 2 >>> gShift);
+            FloatVector s0 = FloatVector.broadcast(S, scales[g]);
+            a00 = d00.fma(s0, a00); a01 = d01.fma(s0, a01); a02 = d02.fma(s0, a02);
+            FloatVector s1 = FloatVector.broadcast(S, scales[g + 1 * groups]);
+            a10 = d10.fma(s1, a10); a11 = d11.fma(s1, a11); a12 = d12.fma(s1, a12);
+            FloatVector s2 = FloatVector.broadcast(S, scales[g + 2 * groups]);
+            a20 = d20.fma(s2, a20); a21 = d21.fma(s2, a21); a22 = d22.fma(s2, a22);
+            FloatVector s3 = FloatVector.broadcast(S, scales[g + 3 * groups]);
+            a30 = d30.fma(s3, a30); a31 = d31.fma(s3, a31); a32 = d32.fma(s3, a32);
+        }
+        int g = 0;
+        for (; g + V <= groups; g += V) {
+            a00 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + g), a00);
+            a01 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + 1 * groups + g), a01);
+            a02 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + 2 * groups + g), a02);
+            a10 = FloatVector.fromArray(S, biases, po + 1 * groups + g).fma(FloatVector.fromArray(S, xsums, xso + g), a10);
+            a11 = FloatVector.fromArray(S, biases, po + 1 * groups + g).fma(FloatVector.fromArray(S, xsums, xso + 1 * groups + g), a11);
+            a12 = FloatVector.fromArray(S, biases, po + 1 * groups + g).fma(FloatVector.fromArray(S, xsums, xso + 2 * groups + g), a12);
+            a20 = FloatVector.fromArray(S, biases, po + 2 * groups + g).fma(FloatVector.fromArray(S, xsums, xso + g), a20);
+            a21 = FloatVector.fromArray(S, biases, po + 2 * groups + g).fma(FloatVector.fromArray(S, xsums, xso + 1 * groups + g), a21);
+            a22 = FloatVector.fromArray(S, biases, po + 2 * groups + g).fma(FloatVector.fromArray(S, xsums, xso + 2 * groups + g), a22);
+            a30 = FloatVector.fromArray(S, biases, po + 3 * groups + g).fma(FloatVector.fromArray(S, xsums, xso + g), a30);
+            a31 = FloatVector.fromArray(S, biases, po + 3 * groups + g).fma(FloatVector.fromArray(S, xsums, xso + 1 * groups + g), a31);
+            a32 = FloatVector.fromArray(S, biases, po + 3 * groups + g).fma(FloatVector.fromArray(S, xsums, xso + 2 * groups + g), a32);
+        }
+        float s00, s01, s02, s10, s11, s12, s20, s21, s22, s30, s31, s32;
+        if (FOLDED) {
+            if (V >= 16) { a00 = a00.add(a00.rearrange(Lanes.R8)); a01 = a01.add(a01.rearrange(Lanes.R8)); a02 = a02.add(a02.rearrange(Lanes.R8)); a10 = a10.add(a10.rearrange(Lanes.R8)); a11 = a11.add(a11.rearrange(Lanes.R8)); a12 = a12.add(a12.rearrange(Lanes.R8)); a20 = a20.add(a20.rearrange(Lanes.R8)); a21 = a21.add(a21.rearrange(Lanes.R8)); a22 = a22.add(a22.rearrange(Lanes.R8)); a30 = a30.add(a30.rearrange(Lanes.R8)); a31 = a31.add(a31.rearrange(Lanes.R8)); a32 = a32.add(a32.rearrange(Lanes.R8)); }
+            if (V >= 8) { a00 = a00.add(a00.rearrange(Lanes.R4)); a01 = a01.add(a01.rearrange(Lanes.R4)); a02 = a02.add(a02.rearrange(Lanes.R4)); a10 = a10.add(a10.rearrange(Lanes.R4)); a11 = a11.add(a11.rearrange(Lanes.R4)); a12 = a12.add(a12.rearrange(Lanes.R4)); a20 = a20.add(a20.rearrange(Lanes.R4)); a21 = a21.add(a21.rearrange(Lanes.R4)); a22 = a22.add(a22.rearrange(Lanes.R4)); a30 = a30.add(a30.rearrange(Lanes.R4)); a31 = a31.add(a31.rearrange(Lanes.R4)); a32 = a32.add(a32.rearrange(Lanes.R4)); }
+            if (V >= 4) { a00 = a00.add(a00.rearrange(Lanes.R2)); a01 = a01.add(a01.rearrange(Lanes.R2)); a02 = a02.add(a02.rearrange(Lanes.R2)); a10 = a10.add(a10.rearrange(Lanes.R2)); a11 = a11.add(a11.rearrange(Lanes.R2)); a12 = a12.add(a12.rearrange(Lanes.R2)); a20 = a20.add(a20.rearrange(Lanes.R2)); a21 = a21.add(a21.rearrange(Lanes.R2)); a22 = a22.add(a22.rearrange(Lanes.R2)); a30 = a30.add(a30.rearrange(Lanes.R2)); a31 = a31.add(a31.rearrange(Lanes.R2)); a32 = a32.add(a32.rearrange(Lanes.R2)); }
+            if (V >= 2) { a00 = a00.add(a00.rearrange(Lanes.R1)); a01 = a01.add(a01.rearrange(Lanes.R1)); a02 = a02.add(a02.rearrange(Lanes.R1)); a10 = a10.add(a10.rearrange(Lanes.R1)); a11 = a11.add(a11.rearrange(Lanes.R1)); a12 = a12.add(a12.rearrange(Lanes.R1)); a20 = a20.add(a20.rearrange(Lanes.R1)); a21 = a21.add(a21.rearrange(Lanes.R1)); a22 = a22.add(a22.rearrange(Lanes.R1)); a30 = a30.add(a30.rearrange(Lanes.R1)); a31 = a31.add(a31.rearrange(Lanes.R1)); a32 = a32.add(a32.rearrange(Lanes.R1)); }
+            s00 = a00.lane(0); s01 = a01.lane(0); s02 = a02.lane(0); s10 = a10.lane(0); s11 = a11.lane(0); s12 = a12.lane(0); s20 = a20.lane(0); s21 = a21.lane(0); s22 = a22.lane(0); s30 = a30.lane(0); s31 = a31.lane(0); s32 = a32.lane(0);
+        } else {
+            s00 = Lanes.sum(a00); s01 = Lanes.sum(a01); s02 = Lanes.sum(a02); s10 = Lanes.sum(a10); s11 = Lanes.sum(a11); s12 = Lanes.sum(a12); s20 = Lanes.sum(a20); s21 = Lanes.sum(a21); s22 = Lanes.sum(a22); s30 = Lanes.sum(a30); s31 = Lanes.sum(a31); s32 = Lanes.sum(a32);
+        }
+        for (; g < groups; g++) {
+            s00 = Math.fma(biases[po + g], xsums[xso + g], s00);
+            s01 = Math.fma(biases[po + g], xsums[xso + 1 * groups + g], s01);
+            s02 = Math.fma(biases[po + g], xsums[xso + 2 * groups + g], s02);
+            s10 = Math.fma(biases[po + 1 * groups + g], xsums[xso + g], s10);
+            s11 = Math.fma(biases[po + 1 * groups + g], xsums[xso + 1 * groups + g], s11);
+            s12 = Math.fma(biases[po + 1 * groups + g], xsums[xso + 2 * groups + g], s12);
+            s20 = Math.fma(biases[po + 2 * groups + g], xsums[xso + g], s20);
+            s21 = Math.fma(biases[po + 2 * groups + g], xsums[xso + 1 * groups + g], s21);
+            s22 = Math.fma(biases[po + 2 * groups + g], xsums[xso + 2 * groups + g], s22);
+            s30 = Math.fma(biases[po + 3 * groups + g], xsums[xso + g], s30);
+            s31 = Math.fma(biases[po + 3 * groups + g], xsums[xso + 1 * groups + g], s31);
+            s32 = Math.fma(biases[po + 3 * groups + g], xsums[xso + 2 * groups + g], s32);
+        }
+        out[o + 0] = s00; out[o + 1 * ldo + 0] = s01; out[o + 2 * ldo + 0] = s02; out[o + 1] = s10; out[o + 1 * ldo + 1] = s11; out[o + 2 * ldo + 1] = s12; out[o + 2] = s20; out[o + 1 * ldo + 2] = s21; out[o + 2 * ldo + 2] = s22; out[o + 3] = s30; out[o + 1 * ldo + 3] = s31; out[o + 2 * ldo + 3] = s32;
     }
 
     static void rows4x2b8c2(MemorySegment p, long row, long ld, int k, int gShift, VectorShuffle<Float> spread, float[] xa, int xo,

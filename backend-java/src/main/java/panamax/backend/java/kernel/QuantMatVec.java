@@ -70,7 +70,7 @@ public final class QuantMatVec {
      * results go to {@code out[m·ldo + n]}. Each output is {@link AffineDots}' one order for the pair,
      * whatever the number of x rows, so an x row gets the same bits alone and in any batch: x rows go
      * two at a time against four weight rows (each code decoded once for both, each x vector loaded once for
-     * the four; the weight rows left over one at a time), a last odd
+     * the four; an odd count of three or more starts with three; the weight rows left over one at a time), a lone
      * x row (batch-1 decode) against one weight row at a time where rows are 1–4 KiB, else two or four
      * ({@link #SHORT_ROW_BYTES}, {@link #LONG_ROW_BYTES}, {@link #ONE_ROW_BLOCK}). Many x rows (prefill) go in L2-sized
      * tiles against panels of weight rows.
@@ -94,29 +94,39 @@ public final class QuantMatVec {
             params.loadRows(p0, nb, groups, scales, biases);
             for (int m0 = 0; m0 < rows; m0 += tile) {
                 int m1 = Math.min(rows, m0 + tile);
-                int pairs = m1 - (m1 - m0) % 2;
-                if (pairs > m0) {
-                    int j = 0;
-                    for (; j + 4 <= nb; j += 4) {
-                        long row = base + (p0 + j) * rowBytes;
-                        for (int m = m0; m < pairs; m += 2) {
-                            AffineDots.rows4x2(bits, chunks, packed, row, rowBytes, k, gShift, spread, xa, m * k, scales, biases, j * groups, groups,
-                                    xsums, m * groups, out, m * ldo + p0 + j, ldo);
-                        }
+                // an odd count of three or more starts with one block of three x rows, the rest go in pairs
+                int triple = (m1 - m0) % 2 == 1 && m1 - m0 >= 3 ? 3 : 0;
+                int pairs = triple > 0 ? m1 : m1 - (m1 - m0) % 2;
+                int j = 0;
+                for (; j + 4 <= nb && pairs > m0; j += 4) {
+                    long row = base + (p0 + j) * rowBytes;
+                    if (triple > 0) {
+                        AffineDots.rows4x3(bits, chunks, packed, row, rowBytes, k, gShift, spread, xa, m0 * k, scales, biases, j * groups, groups,
+                                xsums, m0 * groups, out, m0 * ldo + p0 + j, ldo);
                     }
-                    for (; j < nb; j++) {
-                        long row = base + (p0 + j) * rowBytes;
-                        for (int m = m0; m < pairs; m += 2) {
-                            AffineDots.row1x2(bits, chunks, packed, row, k, gShift, spread, xa, m * k, scales, biases, j * groups, groups,
-                                    xsums, m * groups, out, m * ldo + p0 + j, ldo);
-                        }
+                    for (int m = m0 + triple; m < pairs; m += 2) {
+                        AffineDots.rows4x2(bits, chunks, packed, row, rowBytes, k, gShift, spread, xa, m * k, scales, biases, j * groups, groups,
+                                xsums, m * groups, out, m * ldo + p0 + j, ldo);
+                    }
+                }
+                for (; j < nb && pairs > m0; j++) {
+                    // the weight rows left over: x rows in pairs, a lone one on its own
+                    long row = base + (p0 + j) * rowBytes;
+                    int m = m0;
+                    for (; m + 2 <= pairs; m += 2) {
+                        AffineDots.row1x2(bits, chunks, packed, row, k, gShift, spread, xa, m * k, scales, biases, j * groups, groups,
+                                xsums, m * groups, out, m * ldo + p0 + j, ldo);
+                    }
+                    if (m < pairs) {
+                        out[m * ldo + p0 + j] = AffineDots.row1x1(bits, chunks, packed, row, k, gShift, spread, xa, m * k, scales, biases,
+                                j * groups, groups, xsums, m * groups);
                     }
                 }
                 if (pairs < m1) {
                     // the odd x row (batch-1 decode): 1-4 KiB rows one at a time (one stream for the
                     // prefetcher), others two or four at a time sharing the x loads
                     int m = pairs;
-                    int j = 0;
+                    j = 0;
                     int block = rowBytes < SHORT_ROW_BYTES || rowBytes >= LONG_ROW_BYTES ? ONE_ROW_BLOCK : 1;
                     if (block == 4) {
                         for (; j + 4 <= nb; j += 4) {
