@@ -74,14 +74,25 @@ final class AttentionRows {
         float max = Float.NEGATIVE_INFINITY;
         int first = -1;
         int last = -1;
-        for (int j = lo[r]; j <= hi[r]; j++) {
-            float sc = scores[off + j] * scale;
-            if (maskReader != null) sc = maskReader.apply(b, head, i, j, sc);
-            scores[off + j] = sc;
-            if (sc == Float.NEGATIVE_INFINITY) continue;
-            if (first < 0) first = j;
-            last = j;
-            max = Math.max(max, sc);
+        if (maskReader == null) {
+            // no mask: scale and take the maximum a vector at a time (the same products, and a maximum
+            // does not depend on its order), then only the ends can hold masked (-inf) scores to skip
+            max = VectorMath.scaleAndMax(scores, off + lo[r], off + hi[r] + 1, scale);
+            first = lo[r];
+            last = hi[r];
+            while (first <= last && scores[off + first] == Float.NEGATIVE_INFINITY) first++;
+            while (last >= first && scores[off + last] == Float.NEGATIVE_INFINITY) last--;
+            if (first > last) first = -1;
+        } else {
+            long rowAt = maskReader.rowAt(b, head, i);
+            for (int j = lo[r]; j <= hi[r]; j++) {
+                float sc = maskReader.apply(rowAt, j, scores[off + j] * scale);
+                scores[off + j] = sc;
+                if (sc == Float.NEGATIVE_INFINITY) continue;
+                if (first < 0) first = j;
+                last = j;
+                max = Math.max(max, sc);
+            }
         }
         if (first < 0 || max == Float.NEGATIVE_INFINITY) {
             hi[r] = -1;
@@ -90,7 +101,7 @@ final class AttentionRows {
         lo[r] = first;
         hi[r] = last;
         float inv = 1 / VectorMath.expShifted(scores, off + first, off + last + 1, max);
-        for (int j = first; j <= last; j++) scores[off + j] *= inv;
+        VectorMath.scale(scores, off + first, off + last + 1, inv);
         return true;
     }
 
@@ -161,8 +172,13 @@ final class AttentionRows {
             return new MaskReader(m.segment(), m.dtype, m.offset, strides);
         }
 
-        float apply(int b, int h, int i, int j, float score) {
-            long at = offset + b * strides[0] + h * strides[1] + i * strides[2] + j * strides[3];
+        /** Where query (b, h, i)'s row of the mask starts, for {@link #apply}. */
+        long rowAt(int b, int h, int i) {
+            return offset + b * strides[0] + h * strides[1] + i * strides[2];
+        }
+
+        float apply(long rowAt, int j, float score) {
+            long at = rowAt + j * strides[3];
             if (dtype == DType.BOOL) return seg.get(RowIo.I8, at) != 0 ? score : Float.NEGATIVE_INFINITY;
             return score + RowIo.getFloat(seg, dtype, at);
         }

@@ -1,6 +1,7 @@
 package panamax.backend.java;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -149,6 +150,40 @@ class KernelOracleTest {
         }
         assertEquals(0f, fast[5], 0f);
         assertEquals(sumSlow, sumFast, Math.abs(sumSlow) * 1e-6f);
+    }
+
+    @Test
+    void scaledScoresAndTheirMaximumAreTheScalarLoopsBitForBit() {
+        java.util.Random random = new java.util.Random(7);
+        int checked = 0;
+        for (int n : new int[] {0, 1, 15, 16, 17, 200, 1027}) {
+            for (int from : new int[] {0, 3}) {
+                float[] v = new float[from + n + 5];
+                for (int i = 0; i < v.length; i++) v[i] = (float) random.nextGaussian() * 30f;
+                if (n > 2) {
+                    v[from + n / 2] = Float.NEGATIVE_INFINITY;
+                    v[from + 1] = -0f;
+                }
+                float[] fast = v.clone();
+                float[] slow = v.clone();
+                float max = Float.NEGATIVE_INFINITY;
+                for (int i = from; i < from + n; i++) {
+                    slow[i] *= 0.125f;
+                    max = Math.max(max, slow[i]);
+                }
+                assertEquals(max, VectorMath.scaleAndMax(fast, from, from + n, 0.125f), "max of " + n + " from " + from);
+                for (int i = 0; i < v.length; i++) slow[i] *= i >= from && i < from + n ? 1.7f : 1f;
+                VectorMath.scale(fast, from, from + n, 1.7f);
+                for (int i = 0; i < v.length; i++) {
+                    assertEquals(Float.floatToRawIntBits(slow[i]), Float.floatToRawIntBits(fast[i]), "element " + i + " of " + n + " from " + from);
+                    checked++;
+                }
+            }
+        }
+        assertEquals(Float.NEGATIVE_INFINITY, VectorMath.scaleAndMax(new float[0], 0, -3, 2f), "a causal row before its first key");
+        float[] nan = {1f, Float.NaN, 3f};
+        assertTrue(Float.isNaN(VectorMath.scaleAndMax(nan, 0, 3, 1f)), "NaN wins, as with Math.max");
+        assertTrue(checked >= 2600, "checked " + checked);
     }
 
     @Test

@@ -120,6 +120,37 @@ public final class VectorMath {
         p.mul(pow.reinterpretAsFloats()).blend(0f, x.compare(VectorOperators.LT, LOW)).intoArray(a, at);
     }
 
+    /**
+     * {@code v[i] *= scale} for i in [from, to), returning the largest product ({@link Math#max}'s rule, so
+     * NaN wins and the order does not matter): attention's scaled scores and their maximum in one pass.
+     * Each product is the scalar one; the maximum is taken a vector at a time. −∞ when the range is empty
+     * ({@code to <= from}).
+     */
+    public static float scaleAndMax(float[] v, int from, int to, float scale) {
+        if (to <= from) return Float.NEGATIVE_INFINITY;
+        int bound = from + S.loopBound(to - from);
+        FloatVector m = FloatVector.broadcast(S, Float.NEGATIVE_INFINITY);
+        for (int i = from; i < bound; i += S.length()) {
+            FloatVector x = FloatVector.fromArray(S, v, i).mul(scale);
+            x.intoArray(v, i);
+            m = m.max(x);
+        }
+        float max = m.reduceLanes(VectorOperators.MAX);
+        for (int i = bound; i < to; i++) {
+            v[i] *= scale;
+            max = Math.max(max, v[i]);
+        }
+        return max;
+    }
+
+    /** {@code v[i] *= factor} for i in [from, to), a vector at a time (each product the scalar one). */
+    public static void scale(float[] v, int from, int to, float factor) {
+        if (to <= from) return;
+        int bound = from + S.loopBound(to - from);
+        for (int i = from; i < bound; i += S.length()) FloatVector.fromArray(S, v, i).mul(factor).intoArray(v, i);
+        for (int i = bound; i < to; i++) v[i] *= factor;
+    }
+
     /** Scalar twin of {@link #expShifted}: the test oracle. */
     public static float expShiftedScalar(float[] v, int from, int to, float max) {
         float total = 0;
