@@ -19,9 +19,8 @@ import panamax.model.support.blocks.Mlp;
  * are grouped by expert and each chosen expert runs once over the tokens routed to it (one
  * product per projection; with a backend's {@link GroupedLinearKernels}, all routed experts' gate and
  * up products in one call and their down products in another), so a step computes only the routed
- * experts, never all of them. The
- * outputs are weighted and summed per token; a shared expert, where the family has one, runs on
- * every token and is added times its sigmoid gate. Owns its weights (including the stacked tensors
+ * experts, never all of them. The outputs are weighted and summed per token; a shared expert, where
+ * the family has one, runs on every token and is added times its sigmoid gate. Owns its weights (including the stacked tensors
  * that the experts' views slice, when loaded from mlx-lm's {@code switch_mlp} layout).
  * Thread-safe for concurrent {@link #apply}.
  */
