@@ -1,7 +1,5 @@
 package panamax.bench;
 
-import java.util.ArrayList;
-import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -21,16 +19,13 @@ import panamax.api.tensor.Ops;
 import panamax.api.tensor.QuantizedMatrix;
 import panamax.api.tensor.Shape;
 import panamax.api.tensor.Tensor;
-import panamax.api.tensor.kernel.GroupedLinearKernels;
-import panamax.api.tensor.kernel.LinearWeight;
 
 /**
  * One sparse layer's expert products at batch-1 decode in Qwen3-30B-A3B's shape (128 experts of
- * width 768, hidden 2048, top 8): one product each ({@code routed}: 8 experts drawn at random, gate,
- * up and down each one product, 24 dispatches), the same routed products in the backend's
- * {@link GroupedLinearKernels} as the model issues them ({@code routedInTwoCalls}: gate and up of all
- * 8 in one call, down in another), and the same bytes in three products of 8× the rows
- * ({@code grouped}: one dispatch per projection, contiguous weights). All read
+ * width 768, hidden 2048, top 8), issued as the model issues them ({@code routed}: 8 experts drawn
+ * at random, gate, up and down each one product, 24 dispatches) against the same bytes in three
+ * products of 8× the rows ({@code grouped}: what one dispatch per projection would stream). The gap
+ * is the most that grouping a layer's expert products into one dispatch could gain. Both read
  * weights from DRAM: the routed ones from 128 experts, the grouped ones cycled through copies
  * adding up to at least {@link Workloads#ROTATION_BYTES}. Weights bf16 ({@code ops.matmul} against
  * the transposed view) or MLX affine 8-bit in groups of 64 ({@code quantizedMatmul}).
@@ -51,7 +46,6 @@ public class ExpertProducts {
 
     private BenchSession session;
     private Ops ops;
-    private GroupedLinearKernels kernels;
     private Tensor x;       // (1, hidden)
     private Tensor h;       // (1, width)
     private Projection[] gate, up, down;             // per expert: (width, hidden), (width, hidden), (hidden, width)
@@ -61,10 +55,6 @@ public class ExpertProducts {
 
     /** One weight matrix as the model holds it: bf16 [out, in], or quantized. */
     private record Projection(Tensor dense, QuantizedMatrix quantized) {
-        LinearWeight weight() {
-            return dense != null ? LinearWeight.of(dense) : LinearWeight.of(quantized);
-        }
-
         Tensor apply(Ops ops, Tensor x) {
             if (quantized != null) return ops.quantizedMatmul(x, quantized, true);
             try (Tensor t = ops.transpose(dense, 1, 0)) {
@@ -78,8 +68,6 @@ public class ExpertProducts {
         if (!weights.equals("bf16") && !weights.equals("q8")) throw new IllegalArgumentException("weights: expected bf16 or q8, found " + weights);
         session = new BenchSession();
         ops = session.backend().ops();
-        kernels = session.backend().kernel(GroupedLinearKernels.class)
-                .orElseThrow(() -> new IllegalStateException("the java backend: expected grouped linear kernels"));
         gate = new Projection[EXPERTS];
         up = new Projection[EXPERTS];
         down = new Projection[EXPERTS];
@@ -139,30 +127,6 @@ public class ExpertProducts {
                 session.backend().eval(g, u, d);
             }
         }
-    }
-
-    /**
-     * The same 24 routed products as {@link #routed} in the backend's {@link GroupedLinearKernels}: gate and
-     * up of the 8 experts in one call, their down products in another, as the model issues them: 2 dispatches.
-     */
-    @Benchmark
-    public void routedInTwoCalls() {
-        int[] chosen = routing.ints(0, EXPERTS).distinct().limit(TOP_K).toArray();
-        List<Tensor> xs = new ArrayList<>(), hs = new ArrayList<>();
-        List<LinearWeight> gateUp = new ArrayList<>(), downs = new ArrayList<>();
-        for (int e : chosen) {
-            xs.add(x);
-            gateUp.add(gate[e].weight());
-            xs.add(x);
-            gateUp.add(up[e].weight());
-            hs.add(h);
-            downs.add(down[e].weight());
-        }
-        List<Tensor> gu = kernels.linear(xs, gateUp);
-        List<Tensor> d = kernels.linear(hs, downs);
-        session.backend().eval(d.toArray(Tensor[]::new));
-        for (Tensor t : gu) t.close();
-        for (Tensor t : d) t.close();
     }
 
     /** The same bytes in three products of 8× the rows: 3 dispatches. */

@@ -15,7 +15,6 @@ import panamax.api.tensor.Tensor;
 import panamax.api.tensor.kernel.AffineKvKernels;
 import panamax.api.tensor.kernel.CodebookAttentionKernels;
 import panamax.api.tensor.kernel.CodebookKernels;
-import panamax.api.tensor.kernel.GroupedLinearKernels;
 import panamax.api.tensor.kernel.KernelFamily;
 import panamax.backend.java.kernel.Floats;
 import panamax.backend.java.kernel.Parallel;
@@ -36,7 +35,6 @@ final class JavaBackend implements Backend {
     private final JavaOps ops;
     private final JavaCodebookKernels codebookKernels;
     private final JavaKvAttention kvAttention;
-    private final JavaGroupedLinear groupedLinear;
 
     JavaBackend(BackendCapabilities capabilities, int threads, long poolBytes) {
         this.capabilities = capabilities;
@@ -46,7 +44,6 @@ final class JavaBackend implements Backend {
         CodebookOps codebook = new CodebookOps(this, ops.views());
         this.codebookKernels = new JavaCodebookKernels(this, codebook);
         this.kvAttention = new JavaKvAttention(this, ops.quant(), codebook);
-        this.groupedLinear = new JavaGroupedLinear(this, ops.quant());
         panamax.backend.java.kernel.Warmup.startOnce();
     }
 
@@ -65,12 +62,11 @@ final class JavaBackend implements Backend {
         return ops;
     }
 
-    /** The kernel families {@link JavaBackendProvider} declares: all four. */
+    /** The kernel families {@link JavaBackendProvider} declares: all three. */
     @Override
     public <K extends KernelFamily> Optional<K> kernel(Class<K> family) {
         Object kernels = family == CodebookKernels.class ? codebookKernels
-                : family == AffineKvKernels.class || family == CodebookAttentionKernels.class ? kvAttention
-                : family == GroupedLinearKernels.class ? groupedLinear : null;
+                : family == AffineKvKernels.class || family == CodebookAttentionKernels.class ? kvAttention : null;
         return Optional.ofNullable(family.cast(kernels));
     }
 

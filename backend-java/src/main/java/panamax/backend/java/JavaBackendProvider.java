@@ -12,12 +12,10 @@ import panamax.api.error.UnsupportedCombinationException;
 import panamax.api.tensor.kernel.AffineKvKernels;
 import panamax.api.tensor.kernel.CodebookAttentionKernels;
 import panamax.api.tensor.kernel.CodebookKernels;
-import panamax.api.tensor.kernel.GroupedLinearKernels;
 
 /**
  * Provides the embedded pure-Java backend ({@code java}): always available, CPU only, eager, with
- * every optional kernel family (affine and codebook KV attention, codebook and rotation ops, grouped
- * linear products).
+ * every optional kernel family (affine and codebook KV attention, codebook and rotation ops).
  * Instantiation is free; {@link #create} starts the worker pool, owned by the returned backend.
  */
 public final class JavaBackendProvider implements BackendProvider {
@@ -25,8 +23,7 @@ public final class JavaBackendProvider implements BackendProvider {
 
     private static final BackendCapabilities CAPABILITIES = new BackendCapabilities(
             EnumSet.allOf(DType.class), Set.of(2, 3, 4, 5, 6, 8), Set.of(32, 64, 128), false, Set.of("cpu"),
-            Set.of(AffineKvKernels.class, CodebookAttentionKernels.class, CodebookKernels.class,
-                    GroupedLinearKernels.class));
+            Set.of(AffineKvKernels.class, CodebookAttentionKernels.class, CodebookKernels.class));
 
     @Override
     public String id() {

@@ -127,8 +127,20 @@ final class MatmulOps {
         Parallel par = backend.parallel;
         if ((sk == 1 || k == 1) && dtype.isFloating() && n > 0) {
             int bytes = dtype.byteSize();
-            Parallel.Range rows = transposedRows(x, m, k, n, seg, dtype, bOff * bytes, sn * bytes, c);
-            par.forEvenSplit((n + 3) / 4, TRANSPOSED_QUADS.applyAsInt(k), (q0, q1) -> rows.run(4 * q0, Math.min(n, 4 * q1)));
+            long wOff = bOff * bytes;
+            long ld = sn * bytes;
+            // weight rows per chunk, in multiples of four (the kernels stream four rows at a time)
+            int quads = Math.max(1, 32768 / Math.max(k, 1) / 4);
+            if (dtype == DType.BF16) {
+                float[] xi = new float[m * k];
+                for (int r = 0; r < m; r++) MatVec.interleaveForBf16(x, r * k, k, xi, r * k);
+                par.forEvenSplit((n + 3) / 4, quads, (q0, q1) ->
+                        MultiRowMatVec.bf16(seg, wOff, ld, k, xi, m, 4 * q0, Math.min(n, 4 * q1), c, 0, n));
+            } else {
+                boolean f16 = dtype == DType.F16;
+                par.forEvenSplit((n + 3) / 4, quads, (q0, q1) ->
+                        MultiRowMatVec.widened(seg, wOff, ld, f16, k, x, m, 4 * q0, Math.min(n, 4 * q1), c, 0, n));
+            }
             return;
         }
         if (m <= SMALL_M && (sn == 1 || n == 1)) {
@@ -146,24 +158,6 @@ final class MatmulOps {
             return;
         }
         Gemm.multiply(par, m, n, k, x, k, new TensorPanels(seg, dtype, bOff, sk, sn), c, n);
-    }
-
-    /** Weight rows per chunk of an x·Wᵀ product with float W, in fours (the kernels stream four rows at a time). */
-    static final java.util.function.IntUnaryOperator TRANSPOSED_QUADS = k -> Math.max(1, 32768 / Math.max(k, 1) / 4);
-
-    /**
-     * x·Wᵀ with float W's row j at byte {@code wOff + j·ld} of {@code seg}, as work over ranges of W's
-     * rows: {@code c[r, j] = dot(x[r], W[j])} for the rows j of each range. {@link #multiply} shares
-     * the ranges out itself; {@link JavaGroupedLinear} shares out several products' ranges at once.
-     */
-    static Parallel.Range transposedRows(float[] x, int m, int k, int n, MemorySegment seg, DType dtype, long wOff, long ld, float[] c) {
-        if (dtype == DType.BF16) {
-            float[] xi = new float[m * k];
-            for (int r = 0; r < m; r++) MatVec.interleaveForBf16(x, r * k, k, xi, r * k);
-            return (j0, j1) -> MultiRowMatVec.bf16(seg, wOff, ld, k, xi, m, j0, j1, c, 0, n);
-        }
-        boolean f16 = dtype == DType.F16;
-        return (j0, j1) -> MultiRowMatVec.widened(seg, wOff, ld, f16, k, x, m, j0, j1, c, 0, n);
     }
 
     /** The [m, k] matrix at {@code off} of x (last two axes) as row-major f32. */

@@ -87,26 +87,6 @@ final class QuantMatmul {
         }
     }
 
-    /** Weight rows per chunk of an x·Wᵀ product, in fours. */
-    static final java.util.function.IntUnaryOperator TRANSPOSED_QUADS = k -> Math.max(1, 16384 / Math.max(k, 1) / 4);
-
-    /**
-     * x·Wᵀ for one quantized matrix (row j's words at byte {@code base + j·rowBytes}) as work over
-     * ranges of W's rows: {@code c[r, j]} for the rows j of each range, x's rows prepared once here.
-     * {@link #multiply} shares the ranges out itself; {@link JavaGroupedLinear} shares out several
-     * products' ranges at once.
-     */
-    static Parallel.Range transposedRows(MemorySegment ps, long base, long rowBytes, int bits, int gs, RowScales params,
-                                         float[] x, int m, int k, int n, float[] c) {
-        if (QuantMatVec.supports(bits, k, gs)) {
-            float[] xa = new float[m * k];
-            for (int r = 0; r < m; r++) QuantMatVec.arrange(x, r * k, k, bits, xa, r * k);
-            float[] xsums = QuantMatVec.groupSums(x, m, k, gs);
-            return (j0, j1) -> QuantMatVec.vector(ps, base, rowBytes, bits, gs, k, params, xa, xsums, m, j0, j1, c, n);
-        }
-        return (j0, j1) -> QuantMatVec.generic(ps, base, rowBytes, bits, gs, k, params, x, m, j0, j1, c, n);
-    }
-
     /**
      * One matrix: each output element is summed in one order whatever m is, so a row of x gives the
      * same bits alone as in any batch. x·Wᵀ (linear layers, attention scores): the dot product of the
@@ -119,8 +99,17 @@ final class QuantMatmul {
                                  float[] x, int m, int k, int n, boolean transpose, float[] c) {
         int groupsPerRow = (transpose ? k : n) / gs;
         if (transpose) {
-            Parallel.Range rows = transposedRows(ps, base, rowBytes, bits, gs, params, x, m, k, n, c);
-            par.forEvenSplit((n + 3) / 4, TRANSPOSED_QUADS.applyAsInt(k), (q0, q1) -> rows.run(4 * q0, Math.min(n, 4 * q1)));
+            int quads = Math.max(1, 16384 / Math.max(k, 1) / 4);
+            if (QuantMatVec.supports(bits, k, gs)) {
+                float[] xa = new float[m * k];
+                for (int r = 0; r < m; r++) QuantMatVec.arrange(x, r * k, k, bits, xa, r * k);
+                float[] xsums = QuantMatVec.groupSums(x, m, k, gs);
+                par.forEvenSplit((n + 3) / 4, quads, (q0, q1) ->
+                        QuantMatVec.vector(ps, base, rowBytes, bits, gs, k, params, xa, xsums, m, 4 * q0, Math.min(n, 4 * q1), c, n));
+            } else {
+                par.forEvenSplit((n + 3) / 4, quads, (q0, q1) ->
+                        QuantMatVec.generic(ps, base, rowBytes, bits, gs, k, params, x, m, 4 * q0, Math.min(n, 4 * q1), c, n));
+            }
             return;
         }
         if (m <= MatmulOps.SMALL_M) {

@@ -319,19 +319,6 @@ final class QuantOps {
     }
 
     /**
-     * The x·Wᵀ work of a 2-D quantized matrix over ranges of its rows ({@link QuantMatmul#transposedRows}),
-     * with x's {@code m} rows of W's columns in {@code x} and the result in {@code c [m, rows]}; null when W
-     * is stacked or its words are not contiguous along a row (the caller then runs {@link #quantizedMatmul}).
-     * W must stay open while the work runs.
-     */
-    panamax.backend.java.kernel.Parallel.Range transposedRows(QuantizedMatrix w, float[] x, int m, float[] c) {
-        Parts q = parts(w);
-        if (q.packed.rank() != 2 || contiguousWords(q) != q) return null;
-        return QuantMatmul.transposedRows(q.packed.segment(), q.packed.offset * 4, q.rowBytes(), q.bits, q.groupSize,
-                rowScales(q, q.scales.offset, q.biases.offset), x, m, q.cols, q.rows, c);
-    }
-
-    /**
      * Fused attention over quantized keys and values ({@link QuantizedAttention}), or null when its
      * kernels do not serve these formats (the kernel then declines and the caller composes it). Shapes are
      * already checked.

@@ -42,20 +42,6 @@ class ParallelTest {
     }
 
     @Test
-    void eachTaskRunsExactlyOnceAsItsOwnChunk() {
-        try (Parallel parallel = new Parallel(3)) {
-            for (int tasks : new int[] {0, 1, 2, 7, 12, 13, 200}) {
-                AtomicIntegerArray seen = new AtomicIntegerArray(Math.max(tasks, 1));
-                parallel.forEachTask(tasks, (from, to) -> {
-                    assertEquals(from + 1, to, "a task handed out with others");
-                    seen.incrementAndGet(from);
-                });
-                for (int t = 0; t < tasks; t++) assertEquals(1, seen.get(t), "task " + t + " of " + tasks);
-            }
-        }
-    }
-
-    @Test
     void eachParticipatingThreadMakesOneStatePerCall() {
         try (Parallel parallel = new Parallel(3)) {
             for (int call = 0; call < 100; call++) {

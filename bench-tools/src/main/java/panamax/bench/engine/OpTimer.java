@@ -15,7 +15,6 @@ import panamax.api.tensor.Ops;
 import panamax.api.tensor.QuantizedMatrix;
 import panamax.api.tensor.Tensor;
 import panamax.api.tensor.kernel.KernelFamily;
-import panamax.api.tensor.kernel.LinearWeight;
 
 /**
  * A wall-clock breakdown of a forward pass by backend op: {@link #wrap} returns a backend whose
@@ -80,24 +79,15 @@ final class OpTimer {
             boolean kv = growing && a instanceof Tensor && tensorArg++ > 0;
             String s = switch (a) {
                 case Tensor t when kv && t.rank() >= 2 -> t.dtype().name().toLowerCase(java.util.Locale.ROOT) + tokensAsT(t.shape().dims());
-                // a grouped kernel's list: its size and its first item (the rest of one call are alike)
-                case List<?> l when !l.isEmpty() && describe(l.getFirst()) != null -> l.size() + "x " + describe(l.getFirst());
-                case null, default -> describe(a);
+                case Tensor t -> t.dtype().name().toLowerCase(java.util.Locale.ROOT) + java.util.Arrays.toString(t.shape().dims());
+                case QuantizedMatrix q -> "q" + q.bits() + "[" + q.rows() + ", " + q.cols() + "]";
+                case null, default -> null;
             };
             if (s == null) continue;
             k.append(first ? "" : " ").append(s);
             first = false;
         }
         return k.append(')').toString();
-    }
-
-    private static String describe(Object a) {
-        return switch (a) {
-            case Tensor t -> t.dtype().name().toLowerCase(java.util.Locale.ROOT) + java.util.Arrays.toString(t.shape().dims());
-            case QuantizedMatrix q -> "q" + q.bits() + "[" + q.rows() + ", " + q.cols() + "]";
-            case LinearWeight w -> w.dense() != null ? describe(w.dense()) : describe(w.quantized());
-            case null, default -> null;
-        };
     }
 
     /** Dims with the token axis (second to last) written as T. */

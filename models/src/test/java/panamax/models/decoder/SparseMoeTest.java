@@ -14,7 +14,6 @@ import panamax.api.tensor.DType;
 import panamax.api.tensor.Shape;
 import panamax.api.tensor.Tensor;
 import panamax.api.tensor.UnaryOp;
-import panamax.api.tensor.kernel.GroupedLinearKernels;
 import panamax.models.family.Qwen3MoePlugin;
 import panamax.model.support.config.HfConfig;
 import panamax.model.support.weights.WeightFiles;
@@ -23,8 +22,8 @@ import panamax.model.support.blocks.Mlp;
 import panamax.model.support.weights.WeightSource;
 
 /**
- * The sparse block groups tokens by expert without changing any token's result, computes only the
- * experts a token is routed to, and its grouped expert products give each expert's own MLP's bits.
+ * The sparse block groups tokens by expert without changing any token's result, and computes
+ * only the experts a token is routed to.
  */
 class SparseMoeTest {
 
@@ -87,68 +86,6 @@ class SparseMoeTest {
                 assertTrue(Float.isFinite(withNaN[i]), "output " + i + " is " + withNaN[i]);
                 assertEquals(withFinite[i], withNaN[i], 0.0);
             }
-        }
-    }
-
-    @Test
-    void groupedExpertProductsGiveTheBitsOfEachExpertsOwnMlp() {
-        int hidden = 128, width = 64, experts = 6, tokens = 5, k = 3;
-        Random r = new Random(13);
-        try (Backend backend = Checkpoints.backend()) {
-            assertTrue(backend.kernel(GroupedLinearKernels.class).isPresent(), "the java backend offers grouped products");
-            var ops = backend.ops();
-            int checked = 0;
-            for (String format : new String[] {"f32", "bf16", "q8"}) {
-                List<Mlp> mlps = new ArrayList<>();
-                for (int e = 0; e < experts; e++) {
-                    mlps.add(Mlp.gated(linear(backend, format, random(r, width * hidden, 0.2), width, hidden),
-                            linear(backend, format, random(r, width * hidden, 0.2), width, hidden),
-                            linear(backend, format, random(r, hidden * width, 0.2), hidden, width)));
-                }
-                int[] chosen = new int[tokens * k];
-                float[] weight = new float[tokens * k];
-                for (int t = 0; t < tokens; t++) {
-                    int[] pick = r.ints(0, experts).distinct().limit(k).toArray();
-                    for (int j = 0; j < k; j++) {
-                        chosen[t * k + j] = pick[j];
-                        weight[t * k + j] = r.nextFloat();
-                    }
-                }
-                float[] x = random(r, tokens * hidden, 1.0);
-                Linear router = Linear.dense(backend.fromFloats(new float[experts * hidden], Shape.of(experts, hidden), DType.F32), null);
-                try (SparseMoe moe = new SparseMoe(router, mlps, List.of(), k, false);
-                     Tensor xt = backend.fromFloats(x, Shape.of(1, tokens, hidden), DType.F32);
-                     Tensor y = moe.apply(backend, UnaryOp.SILU, xt, new Routing(tokens, k, chosen, weight))) {
-                    float[] out = backend.toFloats(y);
-                    for (int t = 0; t < tokens; t++) {
-                        // each routed expert's own MLP on the token alone, weighted and summed as the block sums
-                        double[] acc = new double[hidden];
-                        try (Tensor one = backend.fromFloats(Arrays.copyOfRange(x, t * hidden, (t + 1) * hidden), Shape.of(1, hidden), DType.F32)) {
-                            for (int j = 0; j < k; j++) {
-                                try (Tensor ye = mlps.get(chosen[t * k + j]).apply(ops, UnaryOp.SILU, one)) {
-                                    float[] v = backend.toFloats(ye);
-                                    for (int i = 0; i < hidden; i++) acc[i] += v[i] * weight[t * k + j];
-                                }
-                            }
-                        }
-                        for (int i = 0; i < hidden; i++) {
-                            assertEquals(Float.floatToRawIntBits((float) acc[i]), Float.floatToRawIntBits(out[t * hidden + i]),
-                                    format + ": token " + t + " feature " + i);
-                            checked++;
-                        }
-                    }
-                }
-            }
-            assertEquals(3 * tokens * hidden, checked);
-        }
-    }
-
-    private static Linear linear(Backend backend, String format, float[] w, int out, int in) {
-        Tensor f32 = backend.fromFloats(w, Shape.of(out, in), DType.F32);
-        if (format.equals("f32")) return Linear.dense(f32, null);
-        try (f32) {
-            if (format.equals("bf16")) return Linear.dense(backend.ops().astype(f32, DType.BF16), null);
-            return Linear.quantized(backend.ops().quantize(f32, 64, 8), null);
         }
     }
 

@@ -174,23 +174,8 @@ public final class Parallel implements AutoCloseable {
      * call's scratch was allocated and zeroed up to 4·threads times (attention at 8k tokens: over 1 MiB per step).
      */
     public <S> void forRange(int n, int grain, Supplier<S> state, StatefulRange<S> body) {
-        int chunks = (int) Math.min((long) threads * 4, (n + (long) grain - 1) / Math.max(grain, 1));
-        run(n, chunks, state, body);
-    }
-
-    /**
-     * Runs {@code body} once for each task {@code [t, t + 1)} of {@code [0, tasks)}, each its own chunk
-     * (not merged into {@code 4·threads}): for callers that cut the work into balanced pieces themselves,
-     * e.g. the rows of several products shared out in one pass.
-     */
-    public void forEachTask(int tasks, Range body) {
-        run(tasks, tasks, () -> null, (from, to, none) -> {
-            for (int t = from; t < to; t++) body.run(t, t + 1);
-        });
-    }
-
-    private <S> void run(int n, int chunks, Supplier<S> state, StatefulRange<S> body) {
         Warmup.realWork(); // the warm-up gives way to the first real op
+        int chunks = (int) Math.min((long) threads * 4, (n + (long) grain - 1) / Math.max(grain, 1));
         if (helpers.isEmpty() || chunks <= 1 || INSIDE.get()) {
             if (n > 0) body.run(0, n, state.get());
             return;

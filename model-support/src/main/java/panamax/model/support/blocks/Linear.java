@@ -1,13 +1,10 @@
 package panamax.model.support.blocks;
 
-import java.util.Optional;
 import panamax.api.tensor.DType;
 import panamax.api.tensor.Ops;
 import panamax.api.tensor.QuantizedMatrix;
 import panamax.api.tensor.Shape;
 import panamax.api.tensor.Tensor;
-import panamax.api.tensor.kernel.GroupedLinearKernels;
-import panamax.api.tensor.kernel.LinearWeight;
 
 /**
  * A linear projection {@code y = x·W + b} whose weight is stored as loaded (bf16/f16/f32, computed
@@ -48,16 +45,6 @@ public final class Linear implements AutoCloseable {
 
     public int outFeatures() {
         return out;
-    }
-
-    /**
-     * The weight, when this projection is {@code x·Wᵀ} alone (stored {@code [out, in]} or quantized, no
-     * bias), for a backend's {@link GroupedLinearKernels}, whose results then equal {@link #apply}'s; empty
-     * otherwise. Borrowed: this projection keeps owning it.
-     */
-    public Optional<LinearWeight> plainWeight() {
-        if (bias != null || inputMajor) return Optional.empty();
-        return Optional.of(quantized != null ? LinearWeight.of(quantized) : LinearWeight.of(weight));
     }
 
     /** {@code x [..., in]} (borrowed) to a new f32 {@code [..., out]}. */
