@@ -70,6 +70,12 @@ final class CodebookOps {
     }
 
     /** Element offset of matrix {@code m} (row-major over {@code lead}) in a tensor with these strides. */
+    /** The element index of a row's first element in its tensor's segment. */
+    @FunctionalInterface
+    private interface RowStarts {
+        long of(int row);
+    }
+
     private static long offset(int m, int[] lead, long[] strides) {
         long off = 0;
         for (int i = lead.length - 1; i >= 0; i--) {
@@ -328,12 +334,15 @@ final class CodebookOps {
         boolean bytePack = AffineEncoding.supported() && cols % AffineEncoding.lanes() == 0; // codes packed straight into the plane
         boolean fromMasks = CodebookEncoding.packsFromMasks(bits, table) && cols % 16 == 0;
         boolean contiguous = x.isContiguous();
-        // bf16 rows read, rotated and summed in one pass (no widened copy, no second read for the norm)
-        boolean rotatesBf16 = signRows != null && contiguous && x.dtype == DType.BF16 && HadamardVectors.rotatesBf16(cols);
+        // bf16 rows read, rotated and summed in one pass (no widened copy, no second read for the norm). Only the
+        // rows themselves need to be unit-stride: a view of some tokens (a cache filled piece by piece) must take
+        // the same path as the whole tensor, since the paths sum the norm in different orders
+        boolean rotatesBf16 = signRows != null && stride == 1 && x.dtype == DType.BF16 && HadamardVectors.rotatesBf16(cols);
         boolean oneRowEncoder = rotatesBf16 && Bf16RowEncoder.encodes(cols, bits, table); // rows encoded in registers, one call each
+        RowStarts starts = contiguous ? r -> x.offset + (long) r * cols : r -> x.offset + offset(r, lead, x.strides);
         backend.parallel.forRange(rows, Math.max(1, 8192 / cols), (from, to) -> {
             if (oneRowEncoder) {
-                encodeRows(from, to, xs, x.offset, cols, signRows, bits, table, ps, packed.offset, ns, norms.offset);
+                encodeRows(from, to, xs, starts, cols, signRows, bits, table, ps, packed.offset, ns, norms.offset);
                 return;
             }
             // rows go ENCODE_ROWS at a time, phase by phase: each row is one chain of dependent steps (load,
@@ -360,7 +369,7 @@ final class CodebookOps {
                             HadamardVectors.bf16Factors(sign[i], cols, factors[i]);
                             current[i] = run;
                         }
-                        long at = x.offset + (long) (r0 + i) * cols;
+                        long at = starts.of(r0 + i);
                         norm[i] = (float) Math.sqrt(HadamardVectors.rotateBf16(xs, at * 2, cols, factors[i], row[i]));
                     }
                 } else {
@@ -401,10 +410,10 @@ final class CodebookOps {
     }
 
     /**
-     * Rows {@code [from, to)} of contiguous bf16 x (elements from {@code xOffset}) by {@link Bf16RowEncoder}: codes into
+     * Rows {@code [from, to)} of bf16 x with unit-stride rows (row r's first element at {@code starts.of(r)}) by {@link Bf16RowEncoder}: codes into
      * the plane, norms into their tensor. A row it refuses (NaN, infinity, overflow) is rotated and coded the general way.
      */
-    private static void encodeRows(int from, int to, MemorySegment xs, long xOffset, int cols, SignRows signRows, int bits, int[] table,
+    private static void encodeRows(int from, int to, MemorySegment xs, RowStarts starts, int cols, SignRows signRows, int bits, int[] table,
             MemorySegment ps, long packedOffset, MemorySegment ns, long normsOffset) {
         float[] sign = new float[cols];
         float[] factors = new float[cols];
@@ -422,7 +431,7 @@ final class CodebookOps {
                 HadamardVectors.bf16Factors(sign, cols, factors);
                 current = run;
             }
-            long srcByte = (xOffset + (long) r * cols) * 2;
+            long srcByte = starts.of(r) * 2;
             long wordByte = (packedOffset + (long) r * words) * 4;
             if (pairs && r + 1 < to) {
                 long runB = signRows.loadRun(r + 1, currentB, signB);
@@ -430,7 +439,7 @@ final class CodebookOps {
                     HadamardVectors.bf16Factors(signB, cols, factorsB);
                     currentB = runB;
                 }
-                if (Bf16RowEncoder.encodePairOf64(xs, srcByte, factors, srcByte + 2L * cols, factorsB, bits, table, ps, wordByte, wordByte + 4L * words, pairNorms)) {
+                if (Bf16RowEncoder.encodePairOf64(xs, srcByte, factors, starts.of(r + 1) * 2, factorsB, bits, table, ps, wordByte, wordByte + 4L * words, pairNorms)) {
                     ns.setAtIndex(RowIo.F32, normsOffset + r, pairNorms[0]);
                     ns.setAtIndex(RowIo.F32, normsOffset + r + 1, pairNorms[1]);
                     r++;
@@ -527,7 +536,8 @@ final class CodebookOps {
         int[] table = b == null ? null : CodebookEncoding.searchTable(b);
         CodebookVectors.Table values = book == null ? null : CodebookVectors.Table.of(book);
         boolean contiguous = x.isContiguous();
-        boolean rotatesBf16 = contiguous && x.dtype == DType.BF16 && HadamardVectors.rotatesBf16(n);
+        // unit-stride rows suffice (see quantize): a view of some tokens takes the whole tensor's path
+        boolean rotatesBf16 = x.strides[x.rank() - 1] == 1 && x.dtype == DType.BF16 && HadamardVectors.rotatesBf16(n);
         boolean fromMasks = table != null && CodebookEncoding.packsFromMasks(bits, table) && n % 16 == 0;
         boolean packed4 = values != null && CodebookVectors.looksUpPacked4(values, bits, n);
         boolean windows = values != null && CodebookVectors.looksUpWindows(values, bits, n);
@@ -550,7 +560,8 @@ final class CodebookOps {
                 run = next;
                 float normSquared;
                 if (rotatesBf16) {
-                    normSquared = HadamardVectors.rotateBf16(xs, (x.offset + (long) r * n) * 2, n, factors, row);
+                    long at = contiguous ? x.offset + (long) r * n : x.offset + offset(r, lead, x.strides);
+                    normSquared = HadamardVectors.rotateBf16(xs, at * 2, n, factors, row);
                 } else {
                     long at = contiguous ? x.offset + (long) r * n : x.offset + offset(r, lead, x.strides);
                     RowIo.load(xs, x.dtype, at, stride, n, row);
