@@ -158,6 +158,25 @@ def part_loop(bits, per, ppc, count, load, step):
     return L
 
 
+def code_blocks(bits, chunks, fmas, load, step):
+    """A block's codes in block order: whole chunks as one straight line, or, past 32 (code position x row) FMAs,
+    part_loop's counted parts. load(at): the statement loading the words at byte offset `at` (a `{shift}`
+    placeholder where parts shift them); step(j, whole, off, indent): the lines of code position j at x offset
+    `off` (relative to each x row's start)."""
+    cpw = 32 // bits
+    split = parts(bits, chunks, fmas)
+    if split is not None:
+        per, ppc, count = split
+        return part_loop(bits, per, ppc, count, load, lambda j, whole, off: step(j, whole, off, "                "))
+    L = []
+    for u in range(chunks):
+        cu = "c" if u == 0 else f"c + {u * cpw} * V"
+        L.append("            " + load(byte_at(bits, cu)).replace("{shift}", ""))
+        for j in range(cpw):
+            L += step(j, True, cu + ("" if j == 0 else f" + {j} * V"), "            ")
+    return L
+
+
 def rowsnx1(bits, nr, chunks, spread):
     """nr weight rows x one x row."""
     cpw = 32 // bits
@@ -171,20 +190,9 @@ def rowsnx1(bits, nr, chunks, spread):
          "            " + vec_list("d", rs, "FloatVector.zero(S)") + ";",
          "            IntVector " + ", ".join(f"w{r}" for r in rs) + ";",
          "            FloatVector x;"]
-    split = parts(bits, chunks, nr)
-    if split is None:
-        for u in range(chunks):
-            cu = "c" if u == 0 else f"c + {u * cpw} * V"
-            L.append("            " + " ".join(f"w{r} = IntVector.fromMemorySegment(IS, p, r{r} + {byte_at(bits, cu)}, LE);" for r in rs))
-            for j in range(cpw):
-                off = f"xo + {cu}" + ("" if j == 0 else f" + {j} * V")
-                L.append(f"            x = FloatVector.fromArray(S, xa, {off});")
-                L.append("            " + " ".join(f"d{r} = {code(bits, j, f'w{r}')}.fma(x, d{r});" for r in rs))
-    else:
-        per, ppc, count = split
-        L += part_loop(bits, per, ppc, count, lambda at: " ".join(f"w{r} = IntVector.fromMemorySegment(IS, p, r{r} + {at}, LE){{shift}};" for r in rs),
-                       lambda j, whole, off: [f"                x = FloatVector.fromArray(S, xa, xo + {off});",
-                                              "                " + " ".join(f"d{r} = {code(bits, j, f'w{r}', whole)}.fma(x, d{r});" for r in rs)])
+    L += code_blocks(bits, chunks, nr, lambda at: " ".join(f"w{r} = IntVector.fromMemorySegment(IS, p, r{r} + {at}, LE){{shift}};" for r in rs),
+                     lambda j, whole, off, ind: [f"{ind}x = FloatVector.fromArray(S, xa, xo + {off});",
+                                                 ind + " ".join(f"d{r} = {code(bits, j, f'w{r}', whole)}.fma(x, d{r});" for r in rs)])
     L.append(f"            int g = po + ({word_of(bits, 'c')} >>> gShift);")
     for r in rs:
         L.append(f"            a{r} = d{r}.fma({scale(spread, 'g' if r == 0 else f'g + {r} * groups')}, a{r});")
@@ -219,18 +227,7 @@ def rowsnxm(bits, nr, m, chunks, spread):
             out.append(ind + f"x = FloatVector.fromArray(S, xa, x{xm} + {off}); " + " ".join(f"d{r}_{xm} = q{r}.fma(x, d{r}_{xm});" for r in rs))
         return out
 
-    split = parts(bits, chunks, nr * m)
-    if split is None:
-        for u in range(chunks):
-            cu = "c" if u == 0 else f"c + {u * cpw} * V"
-            L.append("            " + " ".join(f"w{r} = IntVector.fromMemorySegment(IS, p, r{r} + {byte_at(bits, cu)}, LE);" for r in rs))
-            for j in range(cpw):
-                off = f"{cu}" + ("" if j == 0 else f" + {j} * V")
-                L += step(j, True, off, "            ")
-    else:
-        per, ppc, count = split
-        L += part_loop(bits, per, ppc, count, lambda at: " ".join(f"w{r} = IntVector.fromMemorySegment(IS, p, r{r} + {at}, LE){{shift}};" for r in rs),
-                       lambda j, whole, off: step(j, whole, off, "                "))
+    L += code_blocks(bits, chunks, nr * m, lambda at: " ".join(f"w{r} = IntVector.fromMemorySegment(IS, p, r{r} + {at}, LE){{shift}};" for r in rs), step)
     L.append(f"            int g = po + ({word_of(bits, 'c')} >>> gShift);")
     for r in rs:
         L.append(f"            FloatVector s{r} = {scale(spread, 'g' if r == 0 else f'g + {r} * groups')};")
@@ -260,20 +257,9 @@ def row1xm(bits, m, chunks, spread):
     L.append("            " + vec_list("d", rs, "FloatVector.zero(S)") + ";")
     L.append("            IntVector w;")
     L.append("            FloatVector q;")
-    split = parts(bits, chunks, m)
-    if split is None:
-        for u in range(chunks):
-            cu = "c" if u == 0 else f"c + {u * cpw} * V"
-            L.append(f"            w = IntVector.fromMemorySegment(IS, p, row + {byte_at(bits, cu)}, LE);")
-            for j in range(cpw):
-                off = f"{cu}" + ("" if j == 0 else f" + {j} * V")
-                L.append(f"            q = {code(bits, j, 'w')};")
-                L.append("            " + " ".join(f"d{r} = q.fma(FloatVector.fromArray(S, xa, x{r} + {off}), d{r});" for r in rs))
-    else:
-        per, ppc, count = split
-        L += part_loop(bits, per, ppc, count, lambda at: f"w = IntVector.fromMemorySegment(IS, p, row + {at}, LE){{shift}};",
-                       lambda j, whole, off: [f"                q = {code(bits, j, 'w', whole)};",
-                                              "                " + " ".join(f"d{r} = q.fma(FloatVector.fromArray(S, xa, x{r} + {off}), d{r});" for r in rs)])
+    L += code_blocks(bits, chunks, m, lambda at: f"w = IntVector.fromMemorySegment(IS, p, row + {at}, LE){{shift}};",
+                     lambda j, whole, off, ind: [f"{ind}q = {code(bits, j, 'w', whole)};",
+                                                 ind + " ".join(f"d{r} = q.fma(FloatVector.fromArray(S, xa, x{r} + {off}), d{r});" for r in rs)])
     L.append(f"            FloatVector s = {scale(spread, 'po + (' + word_of(bits, 'c') + ' >>> gShift)')};")
     L.append("            " + " ".join(f"a{r} = d{r}.fma(s, a{r});" for r in rs))
     L.append("        }")

@@ -69,13 +69,18 @@ final class CodebookOps {
         }
     }
 
-    /** Element offset of matrix {@code m} (row-major over {@code lead}) in a tensor with these strides. */
-    /** The element index of a row's first element in its tensor's segment. */
+    /** The element index of each row's first element in its tensor's segment. */
     @FunctionalInterface
     private interface RowStarts {
         long of(int row);
+
+        /** Rows of {@code cols} elements of x, rows numbered row-major over {@code lead}: index arithmetic only for views. */
+        static RowStarts of(JavaTensor x, int[] lead, int cols) {
+            return x.isContiguous() ? r -> x.offset + (long) r * cols : r -> x.offset + offset(r, lead, x.strides);
+        }
     }
 
+    /** Element offset of matrix {@code m} (row-major over {@code lead}) in a tensor with these strides. */
     private static long offset(int m, int[] lead, long[] strides) {
         long off = 0;
         for (int i = lead.length - 1; i >= 0; i--) {
@@ -333,13 +338,12 @@ final class CodebookOps {
         int[] table = CodebookEncoding.searchTable(b);
         boolean bytePack = AffineEncoding.supported() && cols % AffineEncoding.lanes() == 0; // codes packed straight into the plane
         boolean fromMasks = CodebookEncoding.packsFromMasks(bits, table) && cols % 16 == 0;
-        boolean contiguous = x.isContiguous();
         // bf16 rows read, rotated and summed in one pass (no widened copy, no second read for the norm). Only the
         // rows themselves need to be unit-stride: a view of some tokens (a cache filled piece by piece) must take
         // the same path as the whole tensor, since the paths sum the norm in different orders
         boolean rotatesBf16 = signRows != null && stride == 1 && x.dtype == DType.BF16 && HadamardVectors.rotatesBf16(cols);
         boolean oneRowEncoder = rotatesBf16 && Bf16RowEncoder.encodes(cols, bits, table); // rows encoded in registers, one call each
-        RowStarts starts = contiguous ? r -> x.offset + (long) r * cols : r -> x.offset + offset(r, lead, x.strides);
+        RowStarts starts = RowStarts.of(x, lead, cols);
         backend.parallel.forRange(rows, Math.max(1, 8192 / cols), (from, to) -> {
             if (oneRowEncoder) {
                 encodeRows(from, to, xs, starts, cols, signRows, bits, table, ps, packed.offset, ns, norms.offset);
@@ -376,8 +380,7 @@ final class CodebookOps {
                     for (int i = 0; i < count; i++) {
                         int r = r0 + i;
                         // a row's offsets by index arithmetic only where views need it: the divisions cost as much as the rotation
-                        long at = contiguous ? x.offset + (long) r * cols : x.offset + offset(r, lead, x.strides);
-                        RowIo.load(xs, x.dtype, at, stride, cols, row[i]);
+                        RowIo.load(xs, x.dtype, starts.of(r), stride, cols, row[i]);
                     }
                     if (signRows != null) {
                         for (int i = 0; i < count; i++) {
@@ -535,7 +538,7 @@ final class CodebookOps {
         float[] bounds = b;
         int[] table = b == null ? null : CodebookEncoding.searchTable(b);
         CodebookVectors.Table values = book == null ? null : CodebookVectors.Table.of(book);
-        boolean contiguous = x.isContiguous();
+        RowStarts starts = RowStarts.of(x, lead, n);
         // unit-stride rows suffice (see quantize): a view of some tokens takes the whole tensor's path
         boolean rotatesBf16 = x.strides[x.rank() - 1] == 1 && x.dtype == DType.BF16 && HadamardVectors.rotatesBf16(n);
         boolean fromMasks = table != null && CodebookEncoding.packsFromMasks(bits, table) && n % 16 == 0;
@@ -559,11 +562,10 @@ final class CodebookOps {
                 if (next != run && rotatesBf16) HadamardVectors.bf16Factors(sign, n, factors);
                 run = next;
                 float normSquared;
+                long at = starts.of(r);
                 if (rotatesBf16) {
-                    long at = contiguous ? x.offset + (long) r * n : x.offset + offset(r, lead, x.strides);
                     normSquared = HadamardVectors.rotateBf16(xs, at * 2, n, factors, row);
                 } else {
-                    long at = contiguous ? x.offset + (long) r * n : x.offset + offset(r, lead, x.strides);
                     RowIo.load(xs, x.dtype, at, stride, n, row);
                     HadamardVectors.transform(row, n, sign, null);
                     normSquared = CodebookEncoding.sumOfSquares(row, n);

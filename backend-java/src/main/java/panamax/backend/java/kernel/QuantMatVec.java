@@ -69,10 +69,10 @@ public final class QuantMatVec {
      * {@code base + n·rowBytes}; xa holds arranged x rows (stride k), xsums their {@link #groupSums};
      * results go to {@code out[m·ldo + n]}. Each output is {@link AffineDots}' one order for the pair,
      * whatever the number of x rows, so an x row gets the same bits alone and in any batch: pairs of x rows
-     * go against four weight rows at a time where there are 32 vector registers ({@link #PAIR_BLOCKS}), else
-     * (and for a panel's last rows) x rows go four or two at a time against one weight row (each code decoded
-     * once for all of them), a last odd
-     * x row (batch-1 decode) against one weight row at a time where rows are 1–4 KiB, else two or four
+     * go against four weight rows at a time where there are 32 vector registers ({@link #PAIR_BLOCKS}); otherwise,
+     * and for a panel's last weight rows, x rows go four or two at a time against one weight row (each code
+     * decoded once for all of them); a last odd x row (batch-1 decode) goes against one weight row at a time
+     * where rows are 1–4 KiB, else two or four
      * ({@link #SHORT_ROW_BYTES}, {@link #LONG_ROW_BYTES}, {@link #ONE_ROW_BLOCK}). Many x rows (prefill) go in L2-sized
      * tiles against panels of weight rows.
      */
