@@ -26,6 +26,7 @@ import panamax.engine.generate.ModelSession;
 import panamax.engine.generate.SamplingParams;
 import panamax.engine.plugins.PluginRegistry;
 import panamax.engine.speculative.Speculation;
+import panamax.engine.speculative.DraftLength;
 import panamax.engine.speculative.SpeculationPlan;
 import panamax.engine.speculative.SpeculationPlanner;
 import panamax.engine.speculative.SpeculationRequest;
@@ -225,6 +226,8 @@ final class SpeculativeBench {
                     root.put("target", target.toString());
                     root.put("drafter", drafter);
                     root.put("draft_tokens", plan.draftTokens());
+                    root.put("draft_length", plan.draftLength().adaptive() ? "adaptive" : "fixed");
+                    root.put("draft_start", plan.draftLength().start());
                     if (o.model().isEmpty()) root.put("later_layers_scale", o.laterLayersScale());
                     root.put("prompt", o.prompt());
                     root.put("prompt_tokens", prompt.length);
@@ -244,7 +247,9 @@ final class SpeculativeBench {
                     out.println("| decode | drafter | K | acceptance | tokens/step | tok/s (median of " + o.repeats() + ") | vs plain |");
                     out.println("| --- | --- | --- | --- | --- | --- | --- |");
                     out.printf(Locale.ROOT, "| plain greedy | - | - | - | 1.00 | %.2f | 1.00x |%n", plainTps);
-                    out.printf(Locale.ROOT, "| speculative greedy | %s | %d | %.3f | %.2f | %.2f | %.2fx |%n", drafter, plan.draftTokens(),
+                    DraftLength length = plan.draftLength();
+                    String k = length.adaptive() ? length.start() + "-" + length.max() + " (adaptive)" : String.valueOf(length.max());
+                    out.printf(Locale.ROOT, "| speculative greedy | %s | %s | %.3f | %.2f | %.2f | %.2fx |%n", drafter, k,
                             s.acceptanceRate(), s.tokensPerRowStep(), fastTps, fastTps / plainTps);
                     out.println("outputs identical: " + (identical ? "yes" : "NO"));
                     out.flush();

@@ -81,7 +81,7 @@ public final class Speculation implements AutoCloseable {
 
     /** A decoder over {@code forward} (the target's pass) that drafts with this speculation's drafter. */
     public SpeculativeDecoder decoder(ForwardPass forward) {
-        return new SpeculativeDecoder(forward, drafter, plan.draftTokens(), vocab, stats);
+        return new SpeculativeDecoder(forward, drafter, plan.draftLength(), vocab, stats);
     }
 
     /** A key no other row of this speculation has had. */

@@ -15,22 +15,27 @@ import panamax.api.plan.Refusal;
  *
  * @param drafter     the chosen drafter plugin
  * @param params      its resolved parameters
- * @param draftTokens tokens drafted per row and step (K)
+ * @param draftLength tokens drafted per row and step: a fixed K, or a per-row budget that adapts
  * @param draftModel  the draft model's directory, for a drafter that needs one
  * @param reason      why this drafter
  * @param refusals    drafters considered and refused
  */
-public record SpeculationPlan(ChosenPlugin drafter, PluginParams params, int draftTokens, Optional<Path> draftModel, String reason,
+public record SpeculationPlan(ChosenPlugin drafter, PluginParams params, DraftLength draftLength, Optional<Path> draftModel, String reason,
                               List<Refusal> refusals) {
     public SpeculationPlan {
         refusals = List.copyOf(refusals);
+    }
+
+    /** The most tokens a row drafts in one step (the KV room a step reserves per row beyond its newest token). */
+    public int draftTokens() {
+        return draftLength.max();
     }
 
     /** Lines for people ({@code generate} prints them on standard error, {@code serve} at start). */
     public List<String> describe() {
         List<String> lines = new ArrayList<>();
         lines.add("speculative: drafter " + drafter.id() + " (" + drafter.module() + ", " + drafter.origin() + "), "
-                + draftTokens + " draft tokens per step" + (params.values().isEmpty() ? "" : ", " + paramsText())
+                + draftLength.describe() + (params.values().isEmpty() ? "" : ", " + paramsText())
                 + draftModel.map(p -> ", draft model " + p).orElse("") + " - " + reason);
         for (Refusal r : refusals) lines.add("  refused " + r.option() + ": " + r.reason());
         return lines;
@@ -47,7 +52,8 @@ public record SpeculationPlan(ChosenPlugin drafter, PluginParams params, int dra
     public Map<String, Object> toMap() {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("drafter", drafter.id());
-        m.put("draft_tokens", draftTokens);
+        m.put("draft_tokens", draftLength.max());
+        m.put("draft_length", draftLength.toMap());
         m.put("params", params.values());
         draftModel.ifPresent(p -> m.put("draft_model", p.toString()));
         m.put("reason", reason);

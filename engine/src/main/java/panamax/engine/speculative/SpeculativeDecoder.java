@@ -2,7 +2,9 @@ package panamax.engine.speculative;
 
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import panamax.api.draft.Draft;
 import panamax.api.draft.DraftRow;
 import panamax.api.draft.Drafter;
@@ -13,7 +15,8 @@ import panamax.engine.generate.ForwardPass;
 import panamax.engine.generate.RowState;
 
 /**
- * One decode step with drafts: asks the drafter for up to K tokens per speculating row, runs every
+ * One decode step with drafts: asks the drafter for up to each speculating row's budget of tokens
+ * ({@link DraftLength}: a fixed K, or a budget that follows what the row's drafts earn), runs every
  * row's newest token and its draft through the target in ONE forward pass (each row padded to the
  * longest draft) with logits for the whole drafted range, accepts per row
  * ({@link DraftVerification}), and rolls each layout back to what each row accepted through a
@@ -23,19 +26,20 @@ import panamax.engine.generate.RowState;
 public final class SpeculativeDecoder {
     private final ForwardPass forward;
     private final Drafter drafter;
-    private final int draftTokens;
+    private final DraftLength length;
     private final int vocab;
     private final SpeculationStats stats;
+    /** Each live row's draft budget, by key; rows absent from a step are forgotten. */
+    private Map<Long, Integer> budgets = new HashMap<>();
 
     /**
-     * @param draftTokens the most tokens drafted per row and step (K)
-     * @param vocab       rows of the target's logits (draft ids must lie below it)
+     * @param length tokens drafted per row and step
+     * @param vocab  rows of the target's logits (draft ids must lie below it)
      */
-    public SpeculativeDecoder(ForwardPass forward, Drafter drafter, int draftTokens, int vocab, SpeculationStats stats) {
-        if (draftTokens < 1) throw new IllegalArgumentException("draft tokens: expected at least 1, found " + draftTokens);
+    public SpeculativeDecoder(ForwardPass forward, Drafter drafter, DraftLength length, int vocab, SpeculationStats stats) {
         this.forward = forward;
         this.drafter = drafter;
-        this.draftTokens = draftTokens;
+        this.length = length;
         this.vocab = vocab;
         this.stats = stats;
     }
@@ -48,7 +52,8 @@ public final class SpeculativeDecoder {
      */
     public void step(KvState kv, Collection<? extends SpeculativeRounds> layouts, List<? extends SpeculativeRow> rows) {
         int n = rows.size();
-        Draft[] drafts = drafts(rows);
+        int[] budget = budgets(rows);
+        Draft[] drafts = drafts(rows, budget);
         int width = 0;
         for (Draft d : drafts) width = Math.max(width, d.length());
         // Every row appends width + 1 columns in the round (padding included), so the batch's
@@ -91,6 +96,7 @@ public final class SpeculativeDecoder {
             drafted += drafts[i].length();
             accepted += a;
             produced += row.state().generated() - before;
+            if (drafts[i].length() > 0) budgets.put(row.key(), length.next(budget[i], drafts[i].length(), a));
         }
         for (SpeculativeRounds layout : layouts) layout.rollback(keep);
         stats.record(n, drafted, accepted, produced, true);
@@ -106,22 +112,38 @@ public final class SpeculativeDecoder {
         stats.record(n, 0, 0, n, false);
     }
 
-    /** Per row, its draft cut to what the row may still use (one token of every step is the target's own). */
-    private Draft[] drafts(List<? extends SpeculativeRow> rows) {
+    /** Each row's budget this step (a new row starts at the schedule's start); forgets rows that left. */
+    private int[] budgets(List<? extends SpeculativeRow> rows) {
+        int[] budget = new int[rows.size()];
+        Map<Long, Integer> live = new HashMap<>(rows.size() * 2);
+        for (int i = 0; i < rows.size(); i++) {
+            long key = rows.get(i).key();
+            budget[i] = budgets.getOrDefault(key, length.start());
+            live.put(key, budget[i]);
+        }
+        budgets = live;
+        return budget;
+    }
+
+    /** Per row, its draft cut to its budget and to what the row may still use (one token of every step is the target's own). */
+    private Draft[] drafts(List<? extends SpeculativeRow> rows, int[] budget) {
         Draft[] drafts = new Draft[rows.size()];
         List<DraftRow> asks = new ArrayList<>();
         List<Integer> asked = new ArrayList<>();
+        int most = 0;
         for (int i = 0; i < rows.size(); i++) {
             drafts[i] = Draft.NONE;
             SpeculativeRow row = rows.get(i);
             RowState s = row.state();
-            if (!row.speculates() || Math.min(draftTokens, s.remaining() - 1) < 1) continue;
+            if (!row.speculates() || Math.min(budget[i], s.remaining() - 1) < 1) continue;
             asks.add(new DraftRow(row.key(), s.history(), s.historyLength(), s.sampler().params().temperature(),
                     s.sampler().params().seed()));
             asked.add(i);
+            most = Math.max(most, budget[i]);
         }
         if (asks.isEmpty()) return drafts;
-        List<Draft> got = drafter.draft(asks, draftTokens);
+        // one call for every row at the largest budget (a draft model drafts its rows as one batch), then each row's own cut
+        List<Draft> got = drafter.draft(asks, most);
         if (got.size() != asks.size()) {
             throw new IllegalStateException("the drafter returned " + got.size() + " drafts for " + asks.size() + " rows");
         }
@@ -136,7 +158,7 @@ public final class SpeculativeDecoder {
                     if (q.length != vocab) throw new IllegalStateException("the drafter's distribution has " + q.length + " entries, the vocabulary " + vocab);
                 }
             }
-            drafts[i] = d.truncate(Math.min(draftTokens, rows.get(i).state().remaining() - 1));
+            drafts[i] = d.truncate(Math.min(budget[i], rows.get(i).state().remaining() - 1));
         }
         return drafts;
     }

@@ -36,7 +36,10 @@ class SpeculationPlannerTest {
     void ngramByIdTakesItsDefaultsAndRecordsTheOtherDrafterAsRefused() {
         SpeculationPlan plan = PLANNER.resolve(request("ngram", null, null, Map.of("ngram_max", "4"))).orElseThrow();
         assertEquals("ngram", plan.drafter().id());
-        assertEquals(4, plan.draftTokens());
+        // no count given: the drafter's default (4) starts a per-row budget that may grow to 4x
+        assertEquals(new DraftLength(4, 16), plan.draftLength());
+        assertEquals(16, plan.draftTokens());
+        assertTrue(plan.describe().getFirst().contains("draft length per row from 4"), plan.describe().toString());
         assertEquals("4", plan.params().get("ngram_max"));
         assertEquals("2", plan.params().get("ngram_min"));
         assertEquals("drafter draft-model", plan.refusals().getFirst().option());
@@ -47,9 +50,18 @@ class SpeculationPlannerTest {
     void aDraftModelAloneChoosesTheDrafterThatDeclaresOne() {
         SpeculationPlan plan = PLANNER.resolve(request(null, Path.of("small"), 5, Map.of())).orElseThrow();
         assertEquals("draft-model", plan.drafter().id());
+        assertEquals(DraftLength.fixed(5), plan.draftLength()); // a count given is honoured exactly
         assertEquals(5, plan.draftTokens());
+        assertTrue(plan.describe().getFirst().contains("5 draft tokens per step"), plan.describe().toString());
         assertTrue(plan.reason().contains("declares needsDraftModel"), plan.reason());
         assertTrue(plan.refusals().getFirst().reason().contains("declares no draft model"), plan.refusals().toString());
+    }
+
+    @Test
+    void aDraftModelWithoutACountKeepsItsDeclaredCountFixed() {
+        // each drafted token costs a draft-model pass, so its length does not grow with acceptance
+        SpeculationPlan plan = PLANNER.resolve(request(null, Path.of("small"), null, Map.of())).orElseThrow();
+        assertEquals(DraftLength.fixed(3), plan.draftLength());
     }
 
     @Test

@@ -24,6 +24,11 @@ final class Drafts {
         return open(target, new SpeculationRequest(Optional.of("ngram"), Optional.empty(), OptionalInt.of(draftTokens), Map.of("ngram_min", "1")));
     }
 
+    /** Prompt lookup with no count given: each row's draft length adapts (from 4, up to 16). */
+    static Speculation ngramAdaptive(ModelSession target) {
+        return open(target, new SpeculationRequest(Optional.of("ngram"), Optional.empty(), OptionalInt.empty(), Map.of("ngram_min", "1")));
+    }
+
     static Speculation draftModel(ModelSession target, Path draft, int draftTokens) {
         return open(target, new SpeculationRequest(Optional.empty(), Optional.of(draft), OptionalInt.of(draftTokens), Map.of()));
     }

@@ -55,10 +55,11 @@ class SpeculativeGreedyTest {
             Path cut = Drafts.truncated(Models.directory(model), 1, temp.resolve("cut"));
             Comparison total = new Comparison();
             total.add(compare(session, "ngram K=4", s -> Drafts.ngram(s, 4), report));
+            total.add(compare(session, "ngram adaptive 4-16", Drafts::ngramAdaptive, report));
             total.add(compare(session, "draft = target K=3", s -> Drafts.draftModel(s, Models.directory(model), 3), report));
             total.add(compare(session, "draft = 1-layer copy K=5", s -> Drafts.draftModel(s, cut, 5), report));
             System.out.println(model + ":\n  " + String.join("\n  ", report));
-            assertTrue(total.compared >= 3 * (PROMPTS.size() * 2) * 5, model + ": too few tokens compared: " + total.compared);
+            assertTrue(total.compared >= 4 * (PROMPTS.size() * 2) * 5, model + ": too few tokens compared: " + total.compared);
             assertEquals(0, total.failures, model + ": speculative greedy output differs from plain greedy:\n  " + String.join("\n  ", report));
         }
     }
