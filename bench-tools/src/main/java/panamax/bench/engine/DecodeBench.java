@@ -197,10 +197,11 @@ public final class DecodeBench {
         if (o.prefillTokens() > 0) {
             DecodeMeasurement.Prefill p = m.prefill(o.prefillTokens());
             double prefillTarget = o.shape().moe() ? 0 : WeightFormat.BATCHED_TARGET;
-            rows.add(new PendingRow(label, "prefill", 1, p.tokens(), p.tokensPerSecond(), p.tokensPerSecond(), 0,
+            rows.add(new PendingRow(label, "prefill", 1, p.tokens(), p.tokensPerSecond(), p.bestTokensPerSecond(), 0,
                     Floor.prefill(o.shape(), f, p.tokens()), p.tokens(), prefillTarget > 0 ? percentOfFloor(prefillTarget) : "",
                     prefillTarget));
-            err.printf(Locale.ROOT, "%s: prefill %d tokens in %.2f s%n", label, p.tokens(), p.seconds());
+            err.printf(Locale.ROOT, "%s: prefill %d tokens in %.2f s (mean of %d after the JIT's warm-up; fastest %.2f s)%n", label, p.tokens(),
+                    p.seconds(), DecodeMeasurement.PREFILL_REPEATS, p.fastest());
         }
         for (int batch : o.batches()) {
             // the identity cache right before the scheme, at each batch, so both see the machine's load of the moment
