@@ -30,8 +30,8 @@ public final class DraftOptions {
     @Option(names = "--draft-model", paramLabel = "DIR", description = "a smaller model with the same tokenizer that drafts tokens for this one")
     Path draftModel;
 
-    @Option(names = "--num-draft-tokens", paramLabel = "K", description = "tokens drafted per row and step, fixed (default: a per-row length that starts at the drafter's count,"
-                    + " 3 for draft-model and 4 for ngram, grows by 2 after a fully accepted draft up to 4x that, shrinks by 1 after a rejection)")
+    @Option(names = "--num-draft-tokens", paramLabel = "K", description = "tokens drafted per row and step, fixed (default: 3 for draft-model; for ngram a per-row length"
+                    + " that starts at 4, grows by 2 after a fully accepted draft up to 16 and shrinks by 1 after a rejection)")
     Integer draftTokens;
 
     @Option(names = "--ngram-max", paramLabel = "N", description = "ngram drafter: the longest suffix looked up (default 3)")

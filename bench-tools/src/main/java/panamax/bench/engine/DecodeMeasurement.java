@@ -105,7 +105,7 @@ final class DecodeMeasurement {
         for (int round = 0; round < PREFILL_WARMUP_ROUNDS && System.nanoTime() - warmStart < EXTRA_WARMUP_LIMIT_NANOS; round++) {
             long compiled = JitActivity.millis();
             prefillOnce(tokens);
-            if (compiled >= 0 && JitActivity.millis() == compiled) break; // nothing compiled during a whole pass
+            if (JitActivity.millis() == compiled) break; // nothing compiled during a whole pass (or no JIT timing: one round)
         }
         double total = 0, fastest = Double.MAX_VALUE;
         for (int i = 0; i < PREFILL_REPEATS; i++) {

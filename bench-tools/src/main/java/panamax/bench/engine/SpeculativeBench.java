@@ -226,8 +226,7 @@ final class SpeculativeBench {
                     root.put("target", target.toString());
                     root.put("drafter", drafter);
                     root.put("draft_tokens", plan.draftTokens());
-                    root.put("draft_length", plan.draftLength().adaptive() ? "adaptive" : "fixed");
-                    root.put("draft_start", plan.draftLength().start());
+                    root.set("draft_length", json.valueToTree(plan.draftLength().toMap()));
                     if (o.model().isEmpty()) root.put("later_layers_scale", o.laterLayersScale());
                     root.put("prompt", o.prompt());
                     root.put("prompt_tokens", prompt.length);

@@ -1,6 +1,7 @@
 package panamax.engine.speculative;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
@@ -96,7 +97,7 @@ public final class SpeculativeDecoder {
             drafted += drafts[i].length();
             accepted += a;
             produced += row.state().generated() - before;
-            if (drafts[i].length() > 0) budgets.put(row.key(), length.next(budget[i], drafts[i].length(), a));
+            if (length.adaptive() && drafts[i].length() > 0) budgets.put(row.key(), length.next(budget[i], drafts[i].length(), a));
         }
         for (SpeculativeRounds layout : layouts) layout.rollback(keep);
         stats.record(n, drafted, accepted, produced, true);
@@ -115,6 +116,10 @@ public final class SpeculativeDecoder {
     /** Each row's budget this step (a new row starts at the schedule's start); forgets rows that left. */
     private int[] budgets(List<? extends SpeculativeRow> rows) {
         int[] budget = new int[rows.size()];
+        if (!length.adaptive()) { // a fixed count keeps no per-row state
+            Arrays.fill(budget, length.start());
+            return budget;
+        }
         Map<Long, Integer> live = new HashMap<>(rows.size() * 2);
         for (int i = 0; i < rows.size(); i++) {
             long key = rows.get(i).key();

@@ -5,21 +5,22 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
-import panamax.engine.generate.GenerationListener;
-import panamax.engine.generate.GenerationOutput;
-import panamax.engine.generate.GenerationRequest;
-import panamax.engine.generate.ModelSession;
-import panamax.engine.generate.SamplingParams;
 import panamax.api.draft.Draft;
 import panamax.api.draft.DraftRow;
 import panamax.api.draft.Drafter;
 import panamax.api.kv.PluginParams;
 import panamax.api.plan.ChosenPlugin;
+import panamax.engine.generate.GenerationListener;
+import panamax.engine.generate.GenerationOutput;
+import panamax.engine.generate.GenerationRequest;
+import panamax.engine.generate.ModelSession;
+import panamax.engine.generate.SamplingParams;
 import panamax.engine.speculative.DraftLength;
 import panamax.engine.speculative.Speculation;
 import panamax.engine.speculative.SpeculationPlan;
@@ -79,7 +80,7 @@ class AdaptiveDraftLengthTest {
                 public List<Draft> draft(List<DraftRow> batch, int k) {
                     asked.add(k);
                     int[] ids = new int[k];
-                    java.util.Arrays.fill(ids, vocab - 1);
+                    Arrays.fill(ids, vocab - 1);
                     return batch.stream().map(r -> Draft.of(ids.clone())).toList();
                 }
 
