@@ -75,6 +75,14 @@ class ServeBenchTest {
     }
 
     @Test
+    void aChunkCountsAsATokenOnlyWhenItsTextIsNotEmpty() {
+        assertTrue(ServeBench.hasText("data: {\"id\":\"cmpl-1\",\"choices\":[{\"index\":0,\"text\":\"whale\",\"finish_reason\":null}],\"usage\":null}"));
+        assertTrue(ServeBench.hasText("data: {\"choices\":[{\"text\":\"\\\"\"}]}"), "an escaped quote is text");
+        assertFalse(ServeBench.hasText("data: {\"choices\":[{\"index\":0,\"text\":\"\",\"finish_reason\":\"length\"}]}"));
+        assertFalse(ServeBench.hasText("data: {\"choices\":[],\"usage\":{\"completion_tokens\":4}}"));
+    }
+
+    @Test
     void levelsWithoutAOneClientLevelReportNoRatios() throws IOException {
         ByteArrayOutputStream out = new ByteArrayOutputStream(), err = new ByteArrayOutputStream();
         int exit = tool().run(new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8),
