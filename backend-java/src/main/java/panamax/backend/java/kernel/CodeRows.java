@@ -163,7 +163,8 @@ public final class CodeRows {
             }
             long first = base + t0 * rowBytes;
             if (widened) {
-                nibblesBlock(packed, count, acc, codeValues, n, groupSize, groups, first, rowBytes, weights);
+                if (m <= 2) nibblesBlock2(packed, count, acc, codeValues, n, groupSize, groups, first, rowBytes, weights);
+                else nibblesBlock(packed, count, acc, codeValues, n, groupSize, groups, first, rowBytes, weights);
                 continue;
             }
             int done = fourChunks ? affinePieces(packed, count, acc, bits, n, groupSize, groups, pieceWords, first, rowBytes, weights) : 0;
@@ -219,7 +220,8 @@ public final class CodeRows {
             }
             long first = base + t0 * rowBytes;
             if (widened) {
-                nibblesBlock(packed, count, acc, book, n, n, 1, first, rowBytes, weights);
+                if (m <= 2) nibblesBlock2(packed, count, acc, book, n, n, 1, first, rowBytes, weights);
+                else nibblesBlock(packed, count, acc, book, n, n, 1, first, rowBytes, weights);
                 continue;
             }
             int done = fourChunks ? codebookPieces(packed, count, acc, book, bits, n, pieceWords, first, rowBytes, weights) : 0;
@@ -426,6 +428,46 @@ public final class CodeRows {
             c2.intoArray(acc, 2 * n + j + 2 * L); d2.intoArray(acc, 2 * n + j + 3 * L);
             a3.intoArray(acc, 3 * n + j); b3.intoArray(acc, 3 * n + j + L);
             c3.intoArray(acc, 3 * n + j + 2 * L); d3.intoArray(acc, 3 * n + j + 3 * L);
+        }
+    }
+
+    /**
+     * {@link #nibblesBlock} for the first two rows only (GQA groups of one or two query heads): the same FMAs for
+     * them, in the same order, without the spare rows' products (half the FMAs, the same decoding).
+     */
+    private static void nibblesBlock2(MemorySegment packed, int count, float[] acc, IntVector book, int n, int groupSize, int groups,
+                                     long first, long rowBytes, float[] weights) {
+        int stride = BLOCK * groups;
+        for (int p = 0; p < n; p += PIECE) {
+            long pieceAt = first + (long) p / 2;
+            int j = p;
+            FloatVector a0 = FloatVector.fromArray(S, acc, j), b0 = FloatVector.fromArray(S, acc, j + L);
+            FloatVector c0 = FloatVector.fromArray(S, acc, j + 2 * L), d0 = FloatVector.fromArray(S, acc, j + 3 * L);
+            FloatVector a1 = FloatVector.fromArray(S, acc, n + j), b1 = FloatVector.fromArray(S, acc, n + j + L);
+            FloatVector c1 = FloatVector.fromArray(S, acc, n + j + 2 * L), d1 = FloatVector.fromArray(S, acc, n + j + 3 * L);
+            for (int t = 0, wt = p / groupSize; t < count; t++, wt += groups) {
+                long at = pieceAt + t * rowBytes;
+                FloatVector u0 = FloatVector.broadcast(S, weights[wt]);
+                FloatVector u1 = FloatVector.broadcast(S, weights[stride + wt]);
+                IntVector x = (IntVector) ByteVector.fromMemorySegment(BYTES16, packed, at, ByteOrder.LITTLE_ENDIAN)
+                        .convertShape(VectorOperators.ZERO_EXTEND_B2I, IS, 0);
+                FloatVector v = x.and(15).selectFrom(book).reinterpretAsFloats();
+                a0 = v.fma(u0, a0);
+                a1 = v.fma(u1, a1);
+                v = x.lanewise(VectorOperators.LSHR, 4).selectFrom(book).reinterpretAsFloats();
+                b0 = v.fma(u0, b0);
+                b1 = v.fma(u1, b1);
+                x = (IntVector) ByteVector.fromMemorySegment(BYTES16, packed, at + 16, ByteOrder.LITTLE_ENDIAN)
+                        .convertShape(VectorOperators.ZERO_EXTEND_B2I, IS, 0);
+                v = x.and(15).selectFrom(book).reinterpretAsFloats();
+                c0 = v.fma(u0, c0);
+                c1 = v.fma(u1, c1);
+                v = x.lanewise(VectorOperators.LSHR, 4).selectFrom(book).reinterpretAsFloats();
+                d0 = v.fma(u0, d0);
+                d1 = v.fma(u1, d1);
+            }
+            a0.intoArray(acc, j); b0.intoArray(acc, j + L); c0.intoArray(acc, j + 2 * L); d0.intoArray(acc, j + 3 * L);
+            a1.intoArray(acc, n + j); b1.intoArray(acc, n + j + L); c1.intoArray(acc, n + j + 2 * L); d1.intoArray(acc, n + j + 3 * L);
         }
     }
 

@@ -1,0 +1,61 @@
+package panamax.backend.java;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.lang.foreign.Arena;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+import panamax.backend.java.kernel.CodeRows;
+
+/**
+ * Attention's p·V over 4-bit value rows ({@link CodeRows#affine}) sums a query row the same way whether one, two
+ * or four query rows share the pass: groups of one or two query heads take a two-row kernel, which must give
+ * the four-row kernel's bits, or a row's attention output would depend on its model's GQA group.
+ */
+class CodeRowsTest {
+    private final Random random = new Random(3);
+
+    @Test
+    void fourBitValueRowsGiveTheSameBitsForOneTwoOrFourQueryRows() {
+        int checked = 0;
+        try (Arena arena = Arena.ofConfined()) {
+            for (int n : new int[] {64, 128}) {
+                for (int gs : new int[] {64, 128}) {
+                    if (gs > n || !CodeRows.supports(4, n, gs)) continue;
+                    int tokens = 100; // a block of 64 tokens and a partial one
+                    QuantizedRows values = QuantizedRows.of(arena, tokens, n, 4, gs, this::gaussian);
+                    float[] p = gaussian(4 * tokens);
+                    float[][] four = sums(values, p, 4, n, gs, tokens);
+                    for (int m : new int[] {1, 2}) {
+                        float[][] few = sums(values, p, m, n, gs, tokens);
+                        for (int r = 0; r < m; r++) {
+                            for (int j = 0; j < n; j++) {
+                                assertEquals(Float.floatToRawIntBits(four[r][j]), Float.floatToRawIntBits(few[r][j]),
+                                        "head dim " + n + ", group " + gs + ": row " + r + " of " + m + " differs from the 4-row pass at " + j);
+                            }
+                        }
+                        checked++;
+                    }
+                }
+            }
+        }
+        VectorWidth.requireChecked(checked, "CodeRows (4-bit value rows)", 512);
+    }
+
+    private static float[][] sums(QuantizedRows values, float[] p, int m, int n, int gs, int tokens) {
+        CodeRows rows = new CodeRows(4, n, gs);
+        int groups = n / gs;
+        float[] acc = new float[4 * n];
+        float[] biasAcc = new float[4 * groups];
+        rows.affine(values.packed(), 0, values.rowBytes(), values.params(), p, m, tokens, 0, tokens, acc, biasAcc);
+        float[][] out = new float[m][n];
+        for (int r = 0; r < m; r++) rows.finishAffine(acc, biasAcc, r, out[r]);
+        return out;
+    }
+
+    private float[] gaussian(int length) {
+        float[] v = new float[length];
+        for (int i = 0; i < length; i++) v[i] = (float) random.nextGaussian();
+        return v;
+    }
+}
