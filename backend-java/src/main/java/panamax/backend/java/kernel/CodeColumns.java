@@ -111,6 +111,7 @@ public final class CodeColumns {
             transpose(packed, base + (t0 + TILE) * rowBytes, rowBytes, second, columns2);
             laneParameters(params, t0, first + second);
             if (nibbles) nibbleTiles();
+            else if (m <= 2) affineTiles2(x);
             else affineTiles(x);
             store(c, 0, ldc, t0, first, m, null, 0);
             store(c, 0, ldc, t0 + TILE, second, m, null, ROWS * TILE);
@@ -281,6 +282,41 @@ public final class CodeColumns {
         u1.intoArray(totals, 5 * TILE);
         u2.intoArray(totals, 6 * TILE);
         u3.intoArray(totals, 7 * TILE);
+    }
+
+    /** {@link #affineTiles} for the first two query rows only: the same FMAs for them, without the spare rows'. */
+    private void affineTiles2(float[] x) {
+        int mask = (1 << bits) - 1;
+        FloatVector t0 = FloatVector.zero(S), t1 = FloatVector.zero(S);
+        FloatVector u0 = FloatVector.zero(S), u1 = FloatVector.zero(S);
+        for (int g = 0; g < groups; g++) {
+            FloatVector a0 = FloatVector.zero(S), a1 = FloatVector.zero(S);
+            FloatVector b0 = FloatVector.zero(S), b1 = FloatVector.zero(S);
+            for (int j = g * groupSize, end = j + groupSize; j < end; j++) {
+                FloatVector v = (FloatVector) codes(columns, j, mask).convert(VectorOperators.I2F, 0);
+                FloatVector w = (FloatVector) codes(columns2, j, mask).convert(VectorOperators.I2F, 0);
+                FloatVector x0 = FloatVector.broadcast(S, x[j]);
+                FloatVector x1 = FloatVector.broadcast(S, x[k + j]);
+                a0 = v.fma(x0, a0);
+                a1 = v.fma(x1, a1);
+                b0 = w.fma(x0, b0);
+                b1 = w.fma(x1, b1);
+            }
+            FloatVector s = FloatVector.fromArray(S, laneScales, g * 2 * TILE);
+            FloatVector b = FloatVector.fromArray(S, laneBiases, g * 2 * TILE);
+            FloatVector s2 = FloatVector.fromArray(S, laneScales, g * 2 * TILE + TILE);
+            FloatVector b2s = FloatVector.fromArray(S, laneBiases, g * 2 * TILE + TILE);
+            FloatVector y0 = FloatVector.broadcast(S, xSums[g]);
+            FloatVector y1 = FloatVector.broadcast(S, xSums[groups + g]);
+            t0 = b.fma(y0, a0.fma(s, t0));
+            t1 = b.fma(y1, a1.fma(s, t1));
+            u0 = b2s.fma(y0, b0.fma(s2, u0));
+            u1 = b2s.fma(y1, b1.fma(s2, u1));
+        }
+        t0.intoArray(totals, 0);
+        t1.intoArray(totals, TILE);
+        u0.intoArray(totals, 4 * TILE);
+        u1.intoArray(totals, 5 * TILE);
     }
 
     /**

@@ -5,14 +5,16 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import java.lang.foreign.Arena;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
+import panamax.backend.java.kernel.CodeColumns;
 import panamax.backend.java.kernel.CodeRows;
 
 /**
- * Attention's p·V over 4-bit value rows ({@link CodeRows#affine}) sums a query row the same way whether one, two
- * or four query rows share the pass: groups of one or two query heads take a two-row kernel, which must give
- * the four-row kernel's bits, or a row's attention output would depend on its model's GQA group.
+ * Attention over affine-coded keys and values sums a query row the same way whether one, two or four query rows
+ * share the pass: groups of one or two query heads take two-row kernels ({@link CodeColumns#affineScores}'
+ * tiles, {@link CodeRows#affine}'s 4-bit pieces), which must give the four-row kernels' bits, or a row's
+ * attention output would depend on its model's GQA group.
  */
-class CodeRowsTest {
+class CodedAttentionRowCountTest {
     private final Random random = new Random(3);
 
     @Test
@@ -40,6 +42,40 @@ class CodeRowsTest {
             }
         }
         VectorWidth.requireChecked(checked, "CodeRows (4-bit value rows)", 512);
+    }
+
+    @Test
+    void affineKeyScoresGiveTheSameBitsForOneTwoOrFourQueryRows() {
+        int checked = 0;
+        try (Arena arena = Arena.ofConfined()) {
+            for (int bits : new int[] {3, 4, 5, 8}) {
+                for (int gs : new int[] {32, 64}) {
+                    int k = 128, keys = 45; // two tiles of sixteen keys per pass, the last pass partial
+                    if (!CodeColumns.supports(bits, k)) continue;
+                    QuantizedRows stored = QuantizedRows.of(arena, keys, k, bits, gs, this::gaussian);
+                    float[] x = gaussian(4 * k);
+                    float[] four = scores(stored, x, 4, bits, k, gs, keys);
+                    for (int m : new int[] {1, 2}) {
+                        float[] few = scores(stored, x, m, bits, k, gs, keys);
+                        for (int i = 0; i < m * keys; i++) {
+                            assertEquals(Float.floatToRawIntBits(four[i]), Float.floatToRawIntBits(few[i]),
+                                    bits + "-bit keys, group " + gs + ": row " + i / keys + " of " + m + " differs from the 4-row pass at key " + i % keys);
+                        }
+                        checked++;
+                    }
+                }
+            }
+        }
+        VectorWidth.requireChecked(checked, "CodeColumns (affine key scores)", 512);
+    }
+
+    private static float[] scores(QuantizedRows keys, float[] x, int m, int bits, int k, int gs, int count) {
+        CodeColumns columns = new CodeColumns(bits, k, gs);
+        float[] q = new float[4 * k];
+        System.arraycopy(x, 0, q, 0, m * k); // rows past m zero, as the attention kernels pass them
+        float[] c = new float[4 * count];
+        columns.affineScores(keys.packed(), 0, keys.rowBytes(), keys.params(), q, m, 0, count, c, count);
+        return c;
     }
 
     private static float[][] sums(QuantizedRows values, float[] p, int m, int n, int gs, int tokens) {
