@@ -230,7 +230,7 @@ final class ServeBench {
     /** Whether an SSE chunk of the server's compact JSON carries a non-empty completion text. */
     static boolean hasText(String line) {
         int at = line.indexOf("\"text\":\"");
-        return at >= 0 && line.charAt(at + 8) != '"';
+        return at >= 0 && at + 8 < line.length() && line.charAt(at + 8) != '"';
     }
 
     private static Sample stream(Target target, long seed) throws Exception {

@@ -80,6 +80,7 @@ class ServeBenchTest {
         assertTrue(ServeBench.hasText("data: {\"choices\":[{\"text\":\"\\\"\"}]}"), "an escaped quote is text");
         assertFalse(ServeBench.hasText("data: {\"choices\":[{\"index\":0,\"text\":\"\",\"finish_reason\":\"length\"}]}"));
         assertFalse(ServeBench.hasText("data: {\"choices\":[],\"usage\":{\"completion_tokens\":4}}"));
+        assertFalse(ServeBench.hasText("data: {\"choices\":[{\"text\":\""), "a line cut after the key");
     }
 
     @Test
