@@ -11,7 +11,7 @@ import panamax.backend.java.kernel.CodeRows;
 /**
  * Attention over affine-coded keys and values sums a query row the same way whether one, two or four query rows
  * share the pass: groups of one or two query heads take two-row kernels ({@link CodeColumns#affineScores}'
- * tiles, {@link CodeRows#affine}'s 4-bit pieces), which must give the four-row kernels' bits, or a row's
+ * * tiles, the 4-bit pieces of {@link CodeRows#affine} and {@link CodeRows#codebook}), which must give the four-row kernels' bits, or a row's
  * attention output would depend on its model's GQA group.
  */
 class CodedAttentionRowCountTest {
@@ -42,6 +42,43 @@ class CodedAttentionRowCountTest {
             }
         }
         VectorWidth.requireChecked(checked, "CodeRows (4-bit value rows)", 512);
+    }
+
+    @Test
+    void fourBitCodebookValueRowsGiveTheSameBitsForOneTwoOrFourQueryRows() {
+        int checked = 0;
+        try (Arena arena = Arena.ofConfined()) {
+            int n = 128, tokens = 100;
+            if (CodeRows.supports(4, n, 0)) {
+                QuantizedRows values = QuantizedRows.of(arena, tokens, n, 4, n, this::gaussian); // only its packed codes are used
+                int[] book = new int[16];
+                float[] centroids = gaussian(16);
+                for (int i = 0; i < 16; i++) book[i] = Float.floatToRawIntBits(centroids[i]);
+                float[] rowScales = gaussian(tokens);
+                float[] p = gaussian(4 * tokens);
+                float[][] four = codebookSums(values, book, rowScales, p, 4, n, tokens);
+                for (int m : new int[] {1, 2}) {
+                    float[][] few = codebookSums(values, book, rowScales, p, m, n, tokens);
+                    for (int r = 0; r < m; r++) {
+                        for (int j = 0; j < n; j++) {
+                            assertEquals(Float.floatToRawIntBits(four[r][j]), Float.floatToRawIntBits(few[r][j]),
+                                    "codebook row " + r + " of " + m + " differs from the 4-row pass at " + j);
+                        }
+                    }
+                    checked++;
+                }
+            }
+        }
+        VectorWidth.requireChecked(checked, "CodeRows (4-bit codebook value rows)", 512);
+    }
+
+    private static float[][] codebookSums(QuantizedRows values, int[] book, float[] rowScales, float[] p, int m, int n, int tokens) {
+        CodeRows rows = new CodeRows(4, n, 0);
+        float[] acc = new float[4 * n];
+        rows.codebook(values.packed(), 0, values.rowBytes(), book, rowScales, p, m, tokens, 0, tokens, acc);
+        float[][] out = new float[m][n];
+        for (int r = 0; r < m; r++) rows.finishCodebook(acc, r, out[r]);
+        return out;
     }
 
     @Test
