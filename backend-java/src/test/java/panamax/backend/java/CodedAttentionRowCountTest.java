@@ -9,10 +9,10 @@ import panamax.backend.java.kernel.CodeColumns;
 import panamax.backend.java.kernel.CodeRows;
 
 /**
- * Attention over affine-coded keys and values sums a query row the same way whether one, two or four query rows
- * share the pass: groups of one or two query heads take two-row kernels ({@link CodeColumns#affineScores}'
- * * tiles, the 4-bit pieces of {@link CodeRows#affine} and {@link CodeRows#codebook}), which must give the four-row kernels' bits, or a row's
- * attention output would depend on its model's GQA group.
+ * Attention over coded keys and values sums a query row the same way whether one, two or four query rows share the
+ * pass: groups of one or two query heads take two-row kernels ({@link CodeColumns#affineScores}' tiles, the 4-bit
+ * pieces of {@link CodeRows#affine} and {@link CodeRows#codebook}), which must give the four-row kernels' bits, or a
+ * row's attention output would depend on its model's GQA group.
  */
 class CodedAttentionRowCountTest {
     private final Random random = new Random(3);
