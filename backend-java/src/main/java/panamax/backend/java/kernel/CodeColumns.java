@@ -219,6 +219,11 @@ public final class CodeColumns {
         }
     }
 
+    /** {@link #codes} as floats (exact: a code has at most 8 bits); small enough for C2 to inline anywhere, so no vector is boxed. */
+    private FloatVector codeFloats(int[] columns, int j, int mask) {
+        return (FloatVector) codes(columns, j, mask).convert(VectorOperators.I2F, 0);
+    }
+
     /** The codes at position j of the sixteen keys: from word j·bits/32, and the next one where the code straddles. */
     private IntVector codes(int[] columns, int j, int mask) {
         int bit = j * bits;
@@ -242,8 +247,8 @@ public final class CodeColumns {
             FloatVector a0 = FloatVector.zero(S), a1 = FloatVector.zero(S), a2 = FloatVector.zero(S), a3 = FloatVector.zero(S);
             FloatVector b0 = FloatVector.zero(S), b1 = FloatVector.zero(S), b2 = FloatVector.zero(S), b3 = FloatVector.zero(S);
             for (int j = g * groupSize, end = j + groupSize; j < end; j++) {
-                FloatVector v = (FloatVector) codes(columns, j, mask).convert(VectorOperators.I2F, 0);
-                FloatVector w = (FloatVector) codes(columns2, j, mask).convert(VectorOperators.I2F, 0);
+                FloatVector v = codeFloats(columns, j, mask);
+                FloatVector w = codeFloats(columns2, j, mask);
                 FloatVector x0 = FloatVector.broadcast(S, x[j]);
                 FloatVector x1 = FloatVector.broadcast(S, x[k + j]);
                 FloatVector x2 = FloatVector.broadcast(S, x[2 * k + j]);
@@ -293,8 +298,8 @@ public final class CodeColumns {
             FloatVector a0 = FloatVector.zero(S), a1 = FloatVector.zero(S);
             FloatVector b0 = FloatVector.zero(S), b1 = FloatVector.zero(S);
             for (int j = g * groupSize, end = j + groupSize; j < end; j++) {
-                FloatVector v = (FloatVector) codes(columns, j, mask).convert(VectorOperators.I2F, 0);
-                FloatVector w = (FloatVector) codes(columns2, j, mask).convert(VectorOperators.I2F, 0);
+                FloatVector v = codeFloats(columns, j, mask);
+                FloatVector w = codeFloats(columns2, j, mask);
                 FloatVector x0 = FloatVector.broadcast(S, x[j]);
                 FloatVector x1 = FloatVector.broadcast(S, x[k + j]);
                 a0 = v.fma(x0, a0);
