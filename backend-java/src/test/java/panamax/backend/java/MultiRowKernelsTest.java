@@ -33,7 +33,7 @@ class MultiRowKernelsTest {
     void bf16MultiRowMatchesScalarDotsForEveryRowCountAndTail() {
         try (Arena arena = Arena.ofConfined()) {
             for (int k : new int[] {1, 31, 32, 100, 1024 + 17}) {
-                for (int n : new int[] {1, 4, 9, 13}) {
+                for (int n : new int[] {1, 4, 9, 13, 28}) {
                     // rows padded by 3 elements: a strided view of a wider matrix
                     int ld = k + 3;
                     MemorySegment w = arena.allocate(2L * n * ld + 8);
@@ -93,33 +93,37 @@ class MultiRowKernelsTest {
         try (Arena arena = Arena.ofConfined()) {
             for (int bits : new int[] {2, 4, 8}) {
                 for (int gs : new int[] {32, 64, 128}) {
-                    int k = 1024, n = 13, words = k * bits / 32;
+                    int k = 1024, words = k * bits / 32;
                     if (!QuantMatVec.supports(bits, k, gs)) continue; // e.g. 2 bits in groups of 32 at 512-bit vectors
                     checked++;
-                    QuantizedRows q = QuantizedRows.of(arena, n, k, bits, gs, this::gaussian);
-                    MemorySegment packed = q.packed();
-                    RowScales params = q.params();
-                    for (int rows : new int[] {1, 2, 3, 4, 5, 7, 8, 11, 16}) {
-                        float[] x = gaussian(rows * k);
-                        float[] xa = new float[rows * k];
-                        for (int r = 0; r < rows; r++) QuantMatVec.arrange(x, r * k, k, bits, xa, r * k);
-                        float[] fast = new float[rows * n];
-                        float[] slow = new float[rows * n];
-                        // two sub-ranges, as two threads would split the outputs
-                        QuantMatVec.vector(packed, 0, 4L * words, bits, gs, k, params, xa, QuantMatVec.groupSums(x, rows, k, gs), rows, 0, 5, fast, n);
-                        QuantMatVec.vector(packed, 0, 4L * words, bits, gs, k, params, xa, QuantMatVec.groupSums(x, rows, k, gs), rows, 5, n, fast, n);
-                        QuantMatVec.generic(packed, 0, 4L * words, bits, gs, k, params, x, rows, 0, n, slow, n);
-                        for (int i = 0; i < rows * n; i++) {
-                            assertEquals(slow[i], fast[i], 1e-4 * Math.sqrt(k) * 8, "b" + bits + " g" + gs + " rows=" + rows + " at " + i);
-                        }
-                        // each x row alone (the one-row kernels, four weight rows at a time) gives the same bits
-                        for (int r = 0; r < rows; r++) {
-                            float[] alone = new float[n];
-                            QuantMatVec.vector(packed, 0, 4L * words, bits, gs, k, params, java.util.Arrays.copyOfRange(xa, r * k, r * k + k),
-                                    QuantMatVec.groupSums(java.util.Arrays.copyOfRange(x, r * k, r * k + k), 1, k, gs), 1, 0, n, alone, n);
-                            for (int j = 0; j < n; j++) {
-                                assertEquals(Float.floatToRawIntBits(alone[j]), Float.floatToRawIntBits(fast[r * n + j]),
-                                        "b" + bits + " g" + gs + ": row " + r + " of " + rows + " differs from that row alone at " + j);
+                    // 150 (outputs 5..150): one x row streams four parts of 36 rows (or two of 72), in panels of 32
+                    // rows at groups of 32 (then 4), and a last row
+                    for (int n : new int[] {13, 150}) {
+                        QuantizedRows q = QuantizedRows.of(arena, n, k, bits, gs, this::gaussian);
+                        MemorySegment packed = q.packed();
+                        RowScales params = q.params();
+                        for (int rows : new int[] {1, 2, 3, 4, 5, 7, 8, 11, 16}) {
+                            float[] x = gaussian(rows * k);
+                            float[] xa = new float[rows * k];
+                            for (int r = 0; r < rows; r++) QuantMatVec.arrange(x, r * k, k, bits, xa, r * k);
+                            float[] fast = new float[rows * n];
+                            float[] slow = new float[rows * n];
+                            // two sub-ranges, as two threads would split the outputs
+                            QuantMatVec.vector(packed, 0, 4L * words, bits, gs, k, params, xa, QuantMatVec.groupSums(x, rows, k, gs), rows, 0, 5, fast, n);
+                            QuantMatVec.vector(packed, 0, 4L * words, bits, gs, k, params, xa, QuantMatVec.groupSums(x, rows, k, gs), rows, 5, n, fast, n);
+                            QuantMatVec.generic(packed, 0, 4L * words, bits, gs, k, params, x, rows, 0, n, slow, n);
+                            for (int i = 0; i < rows * n; i++) {
+                                assertEquals(slow[i], fast[i], 1e-4 * Math.sqrt(k) * 8, "b" + bits + " g" + gs + " n=" + n + " rows=" + rows + " at " + i);
+                            }
+                            // each x row alone (the one-row kernels, four weight rows at a time) gives the same bits
+                            for (int r = 0; r < rows; r++) {
+                                float[] alone = new float[n];
+                                QuantMatVec.vector(packed, 0, 4L * words, bits, gs, k, params, java.util.Arrays.copyOfRange(xa, r * k, r * k + k),
+                                        QuantMatVec.groupSums(java.util.Arrays.copyOfRange(x, r * k, r * k + k), 1, k, gs), 1, 0, n, alone, n);
+                                for (int j = 0; j < n; j++) {
+                                    assertEquals(Float.floatToRawIntBits(alone[j]), Float.floatToRawIntBits(fast[r * n + j]),
+                                            "b" + bits + " g" + gs + " n=" + n + ": row " + r + " of " + rows + " differs from that row alone at " + j);
+                                }
                             }
                         }
                     }

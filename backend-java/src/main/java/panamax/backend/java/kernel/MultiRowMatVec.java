@@ -34,8 +34,6 @@ public final class MultiRowMatVec {
     private static final int X_TILE_BYTES = 192 * 1024;
     /** Bytes of weight rows (as stored, or decoded to f32) one panel keeps. */
     private static final int PANEL_BYTES = 128 * 1024;
-    /** One x row streams one weight row at a time below this k, four at a time from it (x no longer stays in L1). */
-    private static final int FOUR_ROWS_K = 4096;
     /** Up to this many x rows go in one tile whatever their length (batched decode). */
     private static final int SMALL_ROWS = 8;
 
@@ -59,17 +57,15 @@ public final class MultiRowMatVec {
      * {@code m < rows}, {@code out[outOff + m·ldo + n] = dot(W[n], x[m])}; xi holds the x rows (stride
      * k) arranged by {@link MatVec#interleaveForBf16}. Every element is one chain: per block the even
      * half, then the odd half, FMA'd into one accumulator, summed by {@link Lanes#sum}, then the scalar
-     * k tail added in order. One x row of short k streams one weight row at a time (one chain is
-     * faster than the weights arrive; four interleaved rows measured up to 13 % slower on two threads);
-     * from k = 4096 on, where x no longer stays in L1, four weight rows share each x load. More x rows
+     * k tail added in order. One x row streams four weight rows far apart at a time ({@code bf16FarRows}:
+     * four chains, four sequential streams, each x load shared). More x rows
      * take 4 × 4 blocks of accumulators (each weight vector widened once for four x rows), x rows past a
      * multiple of four the four-row loop, weight rows past a multiple of four one chain each.
      */
     public static void bf16(MemorySegment w, long wOff, long ldwBytes, int k, float[] xi, int rows,
                             int n0, int n1, float[] out, int outOff, int ldo) {
-        if (rows == 1 && k < FOUR_ROWS_K) {
-            // one x row of short k: one weight stream, one chain (the weights arrive slower than its FMAs)
-            for (int n = n0; n < n1; n++) out[outOff + n] = bf16Row(w, wOff + n * ldwBytes, k, xi, 0);
+        if (rows == 1) {
+            bf16FarRows(w, wOff, ldwBytes, k, xi, n0, n1, out, outOff);
             return;
         }
         float[] sums = blockSums();
@@ -138,8 +134,26 @@ public final class MultiRowMatVec {
         }
     }
 
+    /**
+     * One x row against weight rows {@code [n0, n1)}: the range is cut into four quarters streamed side by
+     * side (rows {@code n0 + j} of each quarter together), each quarter a sequential stream of whole rows.
+     * Four streams in distinct pages keep more lines in flight than one (one stream per core read 76 % of
+     * the read probe on the 2-core Intel VM, four far apart 90-96 %); four adjacent rows of short k share
+     * 4 KiB pages, jump back and forth inside them and lose the prefetcher (k = 768: slower than one).
+     */
+    private static void bf16FarRows(MemorySegment w, long wOff, long ld, int k, float[] xi, int n0, int n1, float[] out, int outOff) {
+        int quarter = (n1 - n0) / 4;
+        for (int n = n0; n < n0 + quarter; n++) bf16Block1(w, wOff + n * ld, quarter * ld, k, xi, 0, out, outOff + n, quarter);
+        for (int n = n0 + 4 * quarter; n < n1; n++) out[outOff + n] = bf16Row(w, wOff + n * ld, k, xi, 0);
+    }
+
     /** Four weight rows from {@code r0} × the x row at {@code xi[x0..]}: one chain per weight row, four in flight. */
     private static void bf16Block1(MemorySegment w, long r0, long ld, int k, float[] xi, int x0, float[] out, int o) {
+        bf16Block1(w, r0, ld, k, xi, x0, out, o, 1);
+    }
+
+    /** {@link #bf16Block1(MemorySegment, long, long, int, float[], int, float[], int)} with the results {@code ldOut} apart. */
+    private static void bf16Block1(MemorySegment w, long r0, long ld, int k, float[] xi, int x0, float[] out, int o, int ldOut) {
         FloatVector a0 = FloatVector.zero(S), a1 = FloatVector.zero(S), a2 = FloatVector.zero(S), a3 = FloatVector.zero(S);
         long r1 = r0 + ld, r2 = r1 + ld, r3 = r2 + ld;
         int bound = k - k % B;
@@ -151,9 +165,9 @@ public final class MultiRowMatVec {
             a0 = v0.and(0xffff0000).reinterpretAsFloats().fma(x, a0); a1 = v1.and(0xffff0000).reinterpretAsFloats().fma(x, a1); a2 = v2.and(0xffff0000).reinterpretAsFloats().fma(x, a2); a3 = v3.and(0xffff0000).reinterpretAsFloats().fma(x, a3);
         }
         out[o] = tail(w, r0, k, bound, xi, x0, Lanes.sum(a0));
-        out[o + 1] = tail(w, r1, k, bound, xi, x0, Lanes.sum(a1));
-        out[o + 2] = tail(w, r2, k, bound, xi, x0, Lanes.sum(a2));
-        out[o + 3] = tail(w, r3, k, bound, xi, x0, Lanes.sum(a3));
+        out[o + ldOut] = tail(w, r1, k, bound, xi, x0, Lanes.sum(a1));
+        out[o + 2 * ldOut] = tail(w, r2, k, bound, xi, x0, Lanes.sum(a2));
+        out[o + 3 * ldOut] = tail(w, r3, k, bound, xi, x0, Lanes.sum(a3));
     }
 
     /** One bf16 weight row (byte {@code row}) against the x row at {@code xi[xo..]}: the same single chain. */

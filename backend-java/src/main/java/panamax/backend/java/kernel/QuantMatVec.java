@@ -71,8 +71,9 @@ public final class QuantMatVec {
      * whatever the number of x rows, so an x row gets the same bits alone and in any batch: pairs of x rows
      * go against four weight rows at a time where there are 32 vector registers ({@link #PAIR_BLOCKS}); otherwise,
      * and for a panel's last weight rows, x rows go four or two at a time against one weight row (each code
-     * decoded once for all of them); a last odd x row (batch-1 decode) goes against one weight row at a time
-     * where rows are 1–4 KiB, else two or four
+     * decoded once for all of them); one x row alone (batch-1 decode) streams parts of the range side by side
+     * ({@code oneRowFar}); a last odd x row of a batch goes against one weight row at a time where rows are
+     * 1–4 KiB, else two or four
      * ({@link #SHORT_ROW_BYTES}, {@link #LONG_ROW_BYTES}, {@link #ONE_ROW_BLOCK}). Many x rows (prefill) go in L2-sized
      * tiles against panels of weight rows.
      */
@@ -83,6 +84,10 @@ public final class QuantMatVec {
         int gShift = Integer.numberOfTrailingZeros(wordsPerGroup);
         int chunks = blockChunks(wordsPerGroup);
         VectorShuffle<Float> spread = spread(wordsPerGroup);
+        if (rows == 1) {
+            oneRowFar(packed, base, rowBytes, bits, chunks, gShift, spread, groups, k, params, xa, xsums, n0, n1, out);
+            return;
+        }
         int panel = rows <= SMALL_ROWS ? TILE : (int) Math.max(TILE, PANEL_BYTES / Math.max(rowBytes, 1) / 4 * 4);
         int tile = rows <= SMALL_ROWS ? Math.max(rows, 1) : Math.max(4, X_TILE_BYTES / (4 * Math.max(k, 1)) / 4 * 4);
         // a panel's group parameters are widened in one pass (rows lie back to back); padded by a
@@ -119,7 +124,7 @@ public final class QuantMatVec {
                     }
                 }
                 if (pairs < m1) {
-                    // the odd x row (batch-1 decode): 1-4 KiB rows one at a time (one stream for the
+                    // the odd x row of a batch: 1-4 KiB rows one at a time (one stream for the
                     // prefetcher), others two or four at a time sharing the x loads
                     int m = pairs;
                     int j = 0;
@@ -144,6 +149,64 @@ public final class QuantMatVec {
     }
 
     /**
+     * One x row (batch-1 decode) against rows {@code [n0, n1)}: the range is cut into {@link #ONE_ROW_BLOCK}
+     * parts streamed side by side, one weight row of each part per kernel call (each x load shared, one chain
+     * per row), each part a sequential run of whole rows. Streams far apart keep more lines in flight than
+     * one: on the 2-core Intel VM (two threads, rows from DRAM, median GB/s against a read probe of 16-19)
+     * 8-bit k = 2048 read 12.9 one row at a time, 12.9 four adjacent rows, 19.1 four parts; k = 768 8.2,
+     * 5.9, 10.3 (adjacent short rows share 4 KiB pages and jump back and forth in them, which loses the
+     * prefetcher); 4-bit k = 2048 6.9, 6.6, 8.3. A panel holds up to {@link #FAR_PANEL_FLOATS} widened
+     * parameters, arranged so each call's rows lie {@code groups} apart as the kernels read them.
+     */
+    private static void oneRowFar(MemorySegment packed, long base, long rowBytes, int bits, int chunks, int gShift,
+                                  VectorShuffle<Float> spread, int groups, int k, RowScales params, float[] xa, float[] xsums,
+                                  int n0, int n1, float[] out) {
+        int streams = Math.min(ONE_ROW_BLOCK, 4);
+        int part = (n1 - n0) / streams;
+        // rows of each part per panel: each part's parameters are read in runs of this many rows, long enough
+        // for the prefetcher (16 rows at a time left 12 % of the samples waiting on them)
+        int depth = Math.max(1, Math.min(part, FAR_PANEL_FLOATS / (streams * Math.max(groups, 1))));
+        // padded by a vector: the spread kernels load a vector of parameters at a block's first group
+        float[] scales = new float[Math.max(depth * streams, streams) * groups + V];
+        float[] biases = new float[scales.length];
+        float[] partScales = new float[depth * groups];
+        float[] partBiases = new float[depth * groups];
+        float[] results = new float[streams];
+        for (int j0 = 0; j0 < part; j0 += depth) {
+            int rowsEach = Math.min(depth, part - j0);
+            for (int s = 0; s < streams; s++) {
+                params.loadRows(n0 + s * part + j0, rowsEach, groups, partScales, partBiases);
+                for (int r = 0; r < rowsEach; r++) {
+                    System.arraycopy(partScales, r * groups, scales, (r * streams + s) * groups, groups);
+                    System.arraycopy(partBiases, r * groups, biases, (r * streams + s) * groups, groups);
+                }
+            }
+            for (int r = 0; r < rowsEach; r++) {
+                long row = base + (n0 + j0 + r) * rowBytes;
+                if (streams == 4) {
+                    AffineDots.rows4x1(bits, chunks, packed, row, part * rowBytes, k, gShift, spread, xa, 0, scales, biases,
+                            r * streams * groups, groups, xsums, 0, results, 0);
+                } else if (streams == 2) {
+                    AffineDots.rows2x1(bits, chunks, packed, row, part * rowBytes, k, gShift, spread, xa, 0, scales, biases,
+                            r * streams * groups, groups, xsums, 0, results, 0);
+                } else {
+                    results[0] = AffineDots.row1x1(bits, chunks, packed, row, k, gShift, spread, xa, 0, scales, biases,
+                            r * groups, groups, xsums, 0);
+                }
+                for (int s = 0; s < streams; s++) out[n0 + s * part + j0 + r] = results[s];
+            }
+        }
+        int rest = n0 + streams * part; // the last rows, fewer than the streams: one at a time
+        if (rest < n1) {
+            params.loadRows(rest, n1 - rest, groups, scales, biases);
+            for (int n = rest; n < n1; n++) {
+                out[n] = AffineDots.row1x1(bits, chunks, packed, base + n * rowBytes, k, gShift, spread, xa, 0, scales, biases,
+                        (n - rest) * groups, groups, xsums, 0);
+            }
+        }
+    }
+
+    /**
      * Chunks of V words per block of {@link AffineDots}' order: one where a group fits in a chunk, else
      * two (never more than a group), whatever the number of x rows.
      */
@@ -160,6 +223,8 @@ public final class QuantMatVec {
     static final boolean PAIR_BLOCKS = Boolean.parseBoolean(System.getProperty("panamax.affine.pairBlocks", String.valueOf(V >= 16)));
     /** Weight rows whose group parameters are widened together when few x rows go against them. */
     static final int TILE = 16;
+    /** Widened group parameters (scales, and biases as many) one panel of {@code oneRowFar} holds at most. */
+    private static final int FAR_PANEL_FLOATS = 4096;
     /**
      * Weight rows one x row is taken against at a time: two with 16 vector registers (AVX2, NEON's
      * 128-bit run), four with 32 (AVX-512); {@code -Dpanamax.affine.oneRowBlock=2|4} overrides it for

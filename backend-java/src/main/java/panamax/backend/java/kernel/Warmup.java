@@ -64,10 +64,7 @@ public final class Warmup {
             BPanelSource panels = (k0, kc, n0, nr, dst, off, width) -> { };
             float[] a = new float[6 * 64];
             float[] c = new float[6 * 64];
-            // the multi-row kernels serve decode batches of 2..16 rows and batch 1 with k >= 4096 (down projections)
-            int bigK = 4096;
-            MemorySegment wBig = arena.allocate(2L * 4 * bigK, 64);
-            float[] xBig = new float[bigK];
+            // the multi-row kernels serve every decode batch (batch 1: four weight rows far apart)
             float[] xRows = new float[MULTI_ROWS * k];
             float[] outRows = new float[MULTI_ROWS * n];
             float[] xRowSums = new float[MULTI_ROWS * (k / 64)];
@@ -113,7 +110,6 @@ public final class Warmup {
                     MultiRowMatVec.bf16(w, 0, 2L * k, k, xRows, rows, 0, n, outRows, 0, n);
                     int bits = i % 2 == 0 ? 8 : 4;
                     QuantMatVec.vector(w, 0, (long) k * bits / 8, bits, 64, k, params, xRows, xRowSums, rows, 0, n, outRows, n);
-                    if (i % 16 == 0) MultiRowMatVec.bf16(wBig, 0, 2L * bigK, bigK, xBig, 1, 0, 4, outRows, 0, 4);
                 }
             }
         } catch (RuntimeException | Error e) {
