@@ -96,8 +96,8 @@ class MultiRowKernelsTest {
                     int k = 1024, words = k * bits / 32;
                     if (!QuantMatVec.supports(bits, k, gs)) continue; // e.g. 2 bits in groups of 32 at 512-bit vectors
                     checked++;
-                    // 150 (outputs 5..150): one x row streams four parts of 36 rows (or two of 72), in panels of 32
-                    // rows at groups of 32 (then 4), and a last row
+                    // 150 (outputs 5..150): one x row streams four parts of 36 rows (or two of 72), in panels of 16
+                    // rows at groups of 32 (16 + 16 + 4), and a last row
                     for (int n : new int[] {13, 150}) {
                         QuantizedRows q = QuantizedRows.of(arena, n, k, bits, gs, this::gaussian);
                         MemorySegment packed = q.packed();

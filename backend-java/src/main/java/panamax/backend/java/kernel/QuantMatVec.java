@@ -163,8 +163,8 @@ public final class QuantMatVec {
                                   int n0, int n1, float[] out) {
         int streams = Math.min(ONE_ROW_BLOCK, 4);
         int part = (n1 - n0) / streams;
-        // rows of each part per panel: each part's parameters are read in runs of this many rows, long enough
-        // for the prefetcher (16 rows at a time left 12 % of the samples waiting on them)
+        // rows of each part per panel: each part's parameters are widened in runs of this many rows (at most
+        // FAR_PANEL_FLOATS in all, so the panel stays in L1 next to x and the streaming rows)
         int depth = Math.max(1, Math.min(part, FAR_PANEL_FLOATS / (streams * Math.max(groups, 1))));
         // padded by a vector: the spread kernels load a vector of parameters at a block's first group
         float[] scales = new float[Math.max(depth * streams, streams) * groups + V];
@@ -224,7 +224,7 @@ public final class QuantMatVec {
     /** Weight rows whose group parameters are widened together when few x rows go against them. */
     static final int TILE = 16;
     /** Widened group parameters (scales, and biases as many) one panel of {@code oneRowFar} holds at most. */
-    private static final int FAR_PANEL_FLOATS = 4096;
+    private static final int FAR_PANEL_FLOATS = 2048;
     /**
      * Weight rows one x row is taken against at a time: two with 16 vector registers (AVX2, NEON's
      * 128-bit run), four with 32 (AVX-512); {@code -Dpanamax.affine.oneRowBlock=2|4} overrides it for
