@@ -52,7 +52,7 @@ import jdk.incubator.vector.VectorSpecies;
  * as a counted loop of parts in the same order: C1 gives up on longer straight lines, and a kernel it cannot
  * compile at its profiling tier can stay unintrinsified (10-50× slower) for the life of the JVM. Parameters: the words of weight row i start at byte
  * {@code row + i·ld}, {@code k} codes per row; its group parameters at {@code scales/biases[po + i·groups ..]}
- * (padded by a vector); x row j at {@code xa[xo + j·k ..]}, its group sums at {@code xsums[xso + j·groups ..]}.
+ * ({@code po + i·ps} for {@code rows4x1}/{@code rows2x1}; padded by a vector); x row j at {@code xa[xo + j·k ..]}, its group sums at {@code xsums[xso + j·groups ..]}.
  * Stateless.
  */
 final class AffineDots {
@@ -178,12 +178,13 @@ def code_blocks(bits, chunks, fmas, load, step):
 
 
 def rowsnx1(bits, nr, chunks, spread):
-    """nr weight rows x one x row."""
+    """nr weight rows x one x row; row i's group parameters at po + i·ps (batch-1 decode streams rows far apart,
+    whose parameters a panel keeps part by part)."""
     cpw = 32 // bits
     rs = list(range(nr))
     name = f"rows{nr}x1b{bits}c{chunks}{'S' if spread else ''}"
     L = [f"    static void {name}(MemorySegment p, long row, long ld, int k, int gShift, VectorShuffle<Float> spread, float[] xa, int xo,",
-         "            float[] scales, float[] biases, int po, int groups, float[] xsums, int xso, float[] out, int o) {",
+         "            float[] scales, float[] biases, int po, int groups, int ps, float[] xsums, int xso, float[] out, int o) {",
          "        " + vec_list("a", rs, "FloatVector.zero(S)") + ";",
          "        long r0 = row" + "".join(f", r{r} = r{r - 1} + ld" for r in rs if r) + ";",
          f"        for (int c = 0; c < k; c += {chunks * cpw} * V) {{",
@@ -195,10 +196,10 @@ def rowsnx1(bits, nr, chunks, spread):
                                                  ind + " ".join(f"d{r} = {code(bits, j, f'w{r}', whole)}.fma(x, d{r});" for r in rs)])
     L.append(f"            int g = po + ({word_of(bits, 'c')} >>> gShift);")
     for r in rs:
-        L.append(f"            a{r} = d{r}.fma({scale(spread, 'g' if r == 0 else f'g + {r} * groups')}, a{r});")
+        L.append(f"            a{r} = d{r}.fma({scale(spread, 'g' if r == 0 else f'g + {r} * ps')}, a{r});")
     L.append("        }")
     L += tail(rs, ["        " + " ".join(f"out[o + {r}] = s{r};" for r in rs)],
-              lambda r, g: f"po + {g}" if r == 0 else f"po + {r} * groups + {g}", lambda r, g: f"xso + {g}")
+              lambda r, g: f"po + {g}" if r == 0 else f"po + {r} * ps + {g}", lambda r, g: f"xso + {g}")
     return L
 
 
@@ -296,10 +297,11 @@ def main():
     L = [HEAD]
     common_sig = "float[] scales, float[] biases, int po, int groups, float[] xsums, int xso"
     common_args = "scales, biases, po, groups, xsums, xso"
-    L += [""] + dispatcher("rows4x1", "MemorySegment p, long row, long ld, int k, int gShift, VectorShuffle<Float> spread, float[] xa, int xo, " + common_sig + ", float[] out, int o",
-                           "p, row, ld, k, gShift, spread, xa, xo, " + common_args + ", out, o", False)
-    L += [""] + dispatcher("rows2x1", "MemorySegment p, long row, long ld, int k, int gShift, VectorShuffle<Float> spread, float[] xa, int xo, " + common_sig + ", float[] out, int o",
-                           "p, row, ld, k, gShift, spread, xa, xo, " + common_args + ", out, o", False)
+    strided_sig = "float[] scales, float[] biases, int po, int groups, int ps, float[] xsums, int xso"
+    strided_args = "scales, biases, po, groups, ps, xsums, xso"
+    for kind in ("rows4x1", "rows2x1"):
+        L += [""] + dispatcher(kind, "MemorySegment p, long row, long ld, int k, int gShift, VectorShuffle<Float> spread, float[] xa, int xo, " + strided_sig + ", float[] out, int o",
+                               "p, row, ld, k, gShift, spread, xa, xo, " + strided_args + ", out, o", False)
     L += [""] + dispatcher("rows4x2", "MemorySegment p, long row, long ld, int k, int gShift, VectorShuffle<Float> spread, float[] xa, int xo, " + common_sig + ", float[] out, int o, int ldo",
                            "p, row, ld, k, gShift, spread, xa, xo, " + common_args + ", out, o, ldo", False)
     for m in (4, 2):

@@ -30,7 +30,7 @@ import jdk.incubator.vector.VectorSpecies;
  * as a counted loop of parts in the same order: C1 gives up on longer straight lines, and a kernel it cannot
  * compile at its profiling tier can stay unintrinsified (10-50× slower) for the life of the JVM. Parameters: the words of weight row i start at byte
  * {@code row + i·ld}, {@code k} codes per row; its group parameters at {@code scales/biases[po + i·groups ..]}
- * (padded by a vector); x row j at {@code xa[xo + j·k ..]}, its group sums at {@code xsums[xso + j·groups ..]}.
+ * ({@code po + i·ps} for {@code rows4x1}/{@code rows2x1}; padded by a vector); x row j at {@code xa[xo + j·k ..]}, its group sums at {@code xsums[xso + j·groups ..]}.
  * Stateless.
  */
 final class AffineDots {
@@ -46,66 +46,66 @@ final class AffineDots {
 
 
     /** rows4x1 for {@code bits} ∈ {2, 4, 8}, blocks of {@code chunks} ∈ {1, 2} chunks; spread scales when {@code spread} is not null (one chunk). */
-    static void rows4x1(int bits, int chunks, MemorySegment p, long row, long ld, int k, int gShift, VectorShuffle<Float> spread, float[] xa, int xo, float[] scales, float[] biases, int po, int groups, float[] xsums, int xso, float[] out, int o) {
+    static void rows4x1(int bits, int chunks, MemorySegment p, long row, long ld, int k, int gShift, VectorShuffle<Float> spread, float[] xa, int xo, float[] scales, float[] biases, int po, int groups, int ps, float[] xsums, int xso, float[] out, int o) {
         if (bits == 8 && chunks == 1 && spread == null) {
-            rows4x1b8c1(p, row, ld, k, gShift, spread, xa, xo, scales, biases, po, groups, xsums, xso, out, o);
+            rows4x1b8c1(p, row, ld, k, gShift, spread, xa, xo, scales, biases, po, groups, ps, xsums, xso, out, o);
             return;
         } else if (bits == 8 && chunks == 1 && spread != null) {
-            rows4x1b8c1S(p, row, ld, k, gShift, spread, xa, xo, scales, biases, po, groups, xsums, xso, out, o);
+            rows4x1b8c1S(p, row, ld, k, gShift, spread, xa, xo, scales, biases, po, groups, ps, xsums, xso, out, o);
             return;
         } else if (bits == 8 && chunks == 2 && spread == null) {
-            rows4x1b8c2(p, row, ld, k, gShift, spread, xa, xo, scales, biases, po, groups, xsums, xso, out, o);
+            rows4x1b8c2(p, row, ld, k, gShift, spread, xa, xo, scales, biases, po, groups, ps, xsums, xso, out, o);
             return;
         } else if (bits == 4 && chunks == 1 && spread == null) {
-            rows4x1b4c1(p, row, ld, k, gShift, spread, xa, xo, scales, biases, po, groups, xsums, xso, out, o);
+            rows4x1b4c1(p, row, ld, k, gShift, spread, xa, xo, scales, biases, po, groups, ps, xsums, xso, out, o);
             return;
         } else if (bits == 4 && chunks == 1 && spread != null) {
-            rows4x1b4c1S(p, row, ld, k, gShift, spread, xa, xo, scales, biases, po, groups, xsums, xso, out, o);
+            rows4x1b4c1S(p, row, ld, k, gShift, spread, xa, xo, scales, biases, po, groups, ps, xsums, xso, out, o);
             return;
         } else if (bits == 4 && chunks == 2 && spread == null) {
-            rows4x1b4c2(p, row, ld, k, gShift, spread, xa, xo, scales, biases, po, groups, xsums, xso, out, o);
+            rows4x1b4c2(p, row, ld, k, gShift, spread, xa, xo, scales, biases, po, groups, ps, xsums, xso, out, o);
             return;
         } else if (bits == 2 && chunks == 1 && spread == null) {
-            rows4x1b2c1(p, row, ld, k, gShift, spread, xa, xo, scales, biases, po, groups, xsums, xso, out, o);
+            rows4x1b2c1(p, row, ld, k, gShift, spread, xa, xo, scales, biases, po, groups, ps, xsums, xso, out, o);
             return;
         } else if (bits == 2 && chunks == 1 && spread != null) {
-            rows4x1b2c1S(p, row, ld, k, gShift, spread, xa, xo, scales, biases, po, groups, xsums, xso, out, o);
+            rows4x1b2c1S(p, row, ld, k, gShift, spread, xa, xo, scales, biases, po, groups, ps, xsums, xso, out, o);
             return;
         } else if (bits == 2 && chunks == 2 && spread == null) {
-            rows4x1b2c2(p, row, ld, k, gShift, spread, xa, xo, scales, biases, po, groups, xsums, xso, out, o);
+            rows4x1b2c2(p, row, ld, k, gShift, spread, xa, xo, scales, biases, po, groups, ps, xsums, xso, out, o);
             return;
         }
         throw new IllegalArgumentException("affine dot: expected 2, 4 or 8 bits in blocks of 1 or 2 chunks, found " + bits + " bits, " + chunks + " chunks");
     }
 
     /** rows2x1 for {@code bits} ∈ {2, 4, 8}, blocks of {@code chunks} ∈ {1, 2} chunks; spread scales when {@code spread} is not null (one chunk). */
-    static void rows2x1(int bits, int chunks, MemorySegment p, long row, long ld, int k, int gShift, VectorShuffle<Float> spread, float[] xa, int xo, float[] scales, float[] biases, int po, int groups, float[] xsums, int xso, float[] out, int o) {
+    static void rows2x1(int bits, int chunks, MemorySegment p, long row, long ld, int k, int gShift, VectorShuffle<Float> spread, float[] xa, int xo, float[] scales, float[] biases, int po, int groups, int ps, float[] xsums, int xso, float[] out, int o) {
         if (bits == 8 && chunks == 1 && spread == null) {
-            rows2x1b8c1(p, row, ld, k, gShift, spread, xa, xo, scales, biases, po, groups, xsums, xso, out, o);
+            rows2x1b8c1(p, row, ld, k, gShift, spread, xa, xo, scales, biases, po, groups, ps, xsums, xso, out, o);
             return;
         } else if (bits == 8 && chunks == 1 && spread != null) {
-            rows2x1b8c1S(p, row, ld, k, gShift, spread, xa, xo, scales, biases, po, groups, xsums, xso, out, o);
+            rows2x1b8c1S(p, row, ld, k, gShift, spread, xa, xo, scales, biases, po, groups, ps, xsums, xso, out, o);
             return;
         } else if (bits == 8 && chunks == 2 && spread == null) {
-            rows2x1b8c2(p, row, ld, k, gShift, spread, xa, xo, scales, biases, po, groups, xsums, xso, out, o);
+            rows2x1b8c2(p, row, ld, k, gShift, spread, xa, xo, scales, biases, po, groups, ps, xsums, xso, out, o);
             return;
         } else if (bits == 4 && chunks == 1 && spread == null) {
-            rows2x1b4c1(p, row, ld, k, gShift, spread, xa, xo, scales, biases, po, groups, xsums, xso, out, o);
+            rows2x1b4c1(p, row, ld, k, gShift, spread, xa, xo, scales, biases, po, groups, ps, xsums, xso, out, o);
             return;
         } else if (bits == 4 && chunks == 1 && spread != null) {
-            rows2x1b4c1S(p, row, ld, k, gShift, spread, xa, xo, scales, biases, po, groups, xsums, xso, out, o);
+            rows2x1b4c1S(p, row, ld, k, gShift, spread, xa, xo, scales, biases, po, groups, ps, xsums, xso, out, o);
             return;
         } else if (bits == 4 && chunks == 2 && spread == null) {
-            rows2x1b4c2(p, row, ld, k, gShift, spread, xa, xo, scales, biases, po, groups, xsums, xso, out, o);
+            rows2x1b4c2(p, row, ld, k, gShift, spread, xa, xo, scales, biases, po, groups, ps, xsums, xso, out, o);
             return;
         } else if (bits == 2 && chunks == 1 && spread == null) {
-            rows2x1b2c1(p, row, ld, k, gShift, spread, xa, xo, scales, biases, po, groups, xsums, xso, out, o);
+            rows2x1b2c1(p, row, ld, k, gShift, spread, xa, xo, scales, biases, po, groups, ps, xsums, xso, out, o);
             return;
         } else if (bits == 2 && chunks == 1 && spread != null) {
-            rows2x1b2c1S(p, row, ld, k, gShift, spread, xa, xo, scales, biases, po, groups, xsums, xso, out, o);
+            rows2x1b2c1S(p, row, ld, k, gShift, spread, xa, xo, scales, biases, po, groups, ps, xsums, xso, out, o);
             return;
         } else if (bits == 2 && chunks == 2 && spread == null) {
-            rows2x1b2c2(p, row, ld, k, gShift, spread, xa, xo, scales, biases, po, groups, xsums, xso, out, o);
+            rows2x1b2c2(p, row, ld, k, gShift, spread, xa, xo, scales, biases, po, groups, ps, xsums, xso, out, o);
             return;
         }
         throw new IllegalArgumentException("affine dot: expected 2, 4 or 8 bits in blocks of 1 or 2 chunks, found " + bits + " bits, " + chunks + " chunks");
@@ -304,7 +304,7 @@ final class AffineDots {
     }
 
     static void rows4x1b2c1(MemorySegment p, long row, long ld, int k, int gShift, VectorShuffle<Float> spread, float[] xa, int xo,
-            float[] scales, float[] biases, int po, int groups, float[] xsums, int xso, float[] out, int o) {
+            float[] scales, float[] biases, int po, int groups, int ps, float[] xsums, int xso, float[] out, int o) {
         FloatVector a0 = FloatVector.zero(S), a1 = FloatVector.zero(S), a2 = FloatVector.zero(S), a3 = FloatVector.zero(S);
         long r0 = row, r1 = r0 + ld, r2 = r1 + ld, r3 = r2 + ld;
         for (int c = 0; c < k; c += 16 * V) {
@@ -333,16 +333,16 @@ final class AffineDots {
             }
             int g = po + ((c) >>> 4 >>> gShift);
             a0 = d0.fma(FloatVector.broadcast(S, scales[g]), a0);
-            a1 = d1.fma(FloatVector.broadcast(S, scales[g + 1 * groups]), a1);
-            a2 = d2.fma(FloatVector.broadcast(S, scales[g + 2 * groups]), a2);
-            a3 = d3.fma(FloatVector.broadcast(S, scales[g + 3 * groups]), a3);
+            a1 = d1.fma(FloatVector.broadcast(S, scales[g + 1 * ps]), a1);
+            a2 = d2.fma(FloatVector.broadcast(S, scales[g + 2 * ps]), a2);
+            a3 = d3.fma(FloatVector.broadcast(S, scales[g + 3 * ps]), a3);
         }
         int g = 0;
         for (; g + V <= groups; g += V) {
             a0 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + g), a0);
-            a1 = FloatVector.fromArray(S, biases, po + 1 * groups + g).fma(FloatVector.fromArray(S, xsums, xso + g), a1);
-            a2 = FloatVector.fromArray(S, biases, po + 2 * groups + g).fma(FloatVector.fromArray(S, xsums, xso + g), a2);
-            a3 = FloatVector.fromArray(S, biases, po + 3 * groups + g).fma(FloatVector.fromArray(S, xsums, xso + g), a3);
+            a1 = FloatVector.fromArray(S, biases, po + 1 * ps + g).fma(FloatVector.fromArray(S, xsums, xso + g), a1);
+            a2 = FloatVector.fromArray(S, biases, po + 2 * ps + g).fma(FloatVector.fromArray(S, xsums, xso + g), a2);
+            a3 = FloatVector.fromArray(S, biases, po + 3 * ps + g).fma(FloatVector.fromArray(S, xsums, xso + g), a3);
         }
         float s0, s1, s2, s3;
         if (FOLDED) {
@@ -356,15 +356,15 @@ final class AffineDots {
         }
         for (; g < groups; g++) {
             s0 = Math.fma(biases[po + g], xsums[xso + g], s0);
-            s1 = Math.fma(biases[po + 1 * groups + g], xsums[xso + g], s1);
-            s2 = Math.fma(biases[po + 2 * groups + g], xsums[xso + g], s2);
-            s3 = Math.fma(biases[po + 3 * groups + g], xsums[xso + g], s3);
+            s1 = Math.fma(biases[po + 1 * ps + g], xsums[xso + g], s1);
+            s2 = Math.fma(biases[po + 2 * ps + g], xsums[xso + g], s2);
+            s3 = Math.fma(biases[po + 3 * ps + g], xsums[xso + g], s3);
         }
         out[o + 0] = s0; out[o + 1] = s1; out[o + 2] = s2; out[o + 3] = s3;
     }
 
     static void rows2x1b2c1(MemorySegment p, long row, long ld, int k, int gShift, VectorShuffle<Float> spread, float[] xa, int xo,
-            float[] scales, float[] biases, int po, int groups, float[] xsums, int xso, float[] out, int o) {
+            float[] scales, float[] biases, int po, int groups, int ps, float[] xsums, int xso, float[] out, int o) {
         FloatVector a0 = FloatVector.zero(S), a1 = FloatVector.zero(S);
         long r0 = row, r1 = r0 + ld;
         for (int c = 0; c < k; c += 16 * V) {
@@ -406,12 +406,12 @@ final class AffineDots {
             d0 = ((FloatVector) w0.lanewise(VectorOperators.LSHR, 30).convert(VectorOperators.I2F, 0)).fma(x, d0); d1 = ((FloatVector) w1.lanewise(VectorOperators.LSHR, 30).convert(VectorOperators.I2F, 0)).fma(x, d1);
             int g = po + ((c) >>> 4 >>> gShift);
             a0 = d0.fma(FloatVector.broadcast(S, scales[g]), a0);
-            a1 = d1.fma(FloatVector.broadcast(S, scales[g + 1 * groups]), a1);
+            a1 = d1.fma(FloatVector.broadcast(S, scales[g + 1 * ps]), a1);
         }
         int g = 0;
         for (; g + V <= groups; g += V) {
             a0 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + g), a0);
-            a1 = FloatVector.fromArray(S, biases, po + 1 * groups + g).fma(FloatVector.fromArray(S, xsums, xso + g), a1);
+            a1 = FloatVector.fromArray(S, biases, po + 1 * ps + g).fma(FloatVector.fromArray(S, xsums, xso + g), a1);
         }
         float s0, s1;
         if (FOLDED) {
@@ -425,7 +425,7 @@ final class AffineDots {
         }
         for (; g < groups; g++) {
             s0 = Math.fma(biases[po + g], xsums[xso + g], s0);
-            s1 = Math.fma(biases[po + 1 * groups + g], xsums[xso + g], s1);
+            s1 = Math.fma(biases[po + 1 * ps + g], xsums[xso + g], s1);
         }
         out[o + 0] = s0; out[o + 1] = s1;
     }
@@ -687,7 +687,7 @@ final class AffineDots {
     }
 
     static void rows4x1b2c1S(MemorySegment p, long row, long ld, int k, int gShift, VectorShuffle<Float> spread, float[] xa, int xo,
-            float[] scales, float[] biases, int po, int groups, float[] xsums, int xso, float[] out, int o) {
+            float[] scales, float[] biases, int po, int groups, int ps, float[] xsums, int xso, float[] out, int o) {
         FloatVector a0 = FloatVector.zero(S), a1 = FloatVector.zero(S), a2 = FloatVector.zero(S), a3 = FloatVector.zero(S);
         long r0 = row, r1 = r0 + ld, r2 = r1 + ld, r3 = r2 + ld;
         for (int c = 0; c < k; c += 16 * V) {
@@ -716,16 +716,16 @@ final class AffineDots {
             }
             int g = po + ((c) >>> 4 >>> gShift);
             a0 = d0.fma(FloatVector.fromArray(S, scales, g).rearrange(spread), a0);
-            a1 = d1.fma(FloatVector.fromArray(S, scales, g + 1 * groups).rearrange(spread), a1);
-            a2 = d2.fma(FloatVector.fromArray(S, scales, g + 2 * groups).rearrange(spread), a2);
-            a3 = d3.fma(FloatVector.fromArray(S, scales, g + 3 * groups).rearrange(spread), a3);
+            a1 = d1.fma(FloatVector.fromArray(S, scales, g + 1 * ps).rearrange(spread), a1);
+            a2 = d2.fma(FloatVector.fromArray(S, scales, g + 2 * ps).rearrange(spread), a2);
+            a3 = d3.fma(FloatVector.fromArray(S, scales, g + 3 * ps).rearrange(spread), a3);
         }
         int g = 0;
         for (; g + V <= groups; g += V) {
             a0 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + g), a0);
-            a1 = FloatVector.fromArray(S, biases, po + 1 * groups + g).fma(FloatVector.fromArray(S, xsums, xso + g), a1);
-            a2 = FloatVector.fromArray(S, biases, po + 2 * groups + g).fma(FloatVector.fromArray(S, xsums, xso + g), a2);
-            a3 = FloatVector.fromArray(S, biases, po + 3 * groups + g).fma(FloatVector.fromArray(S, xsums, xso + g), a3);
+            a1 = FloatVector.fromArray(S, biases, po + 1 * ps + g).fma(FloatVector.fromArray(S, xsums, xso + g), a1);
+            a2 = FloatVector.fromArray(S, biases, po + 2 * ps + g).fma(FloatVector.fromArray(S, xsums, xso + g), a2);
+            a3 = FloatVector.fromArray(S, biases, po + 3 * ps + g).fma(FloatVector.fromArray(S, xsums, xso + g), a3);
         }
         float s0, s1, s2, s3;
         if (FOLDED) {
@@ -739,15 +739,15 @@ final class AffineDots {
         }
         for (; g < groups; g++) {
             s0 = Math.fma(biases[po + g], xsums[xso + g], s0);
-            s1 = Math.fma(biases[po + 1 * groups + g], xsums[xso + g], s1);
-            s2 = Math.fma(biases[po + 2 * groups + g], xsums[xso + g], s2);
-            s3 = Math.fma(biases[po + 3 * groups + g], xsums[xso + g], s3);
+            s1 = Math.fma(biases[po + 1 * ps + g], xsums[xso + g], s1);
+            s2 = Math.fma(biases[po + 2 * ps + g], xsums[xso + g], s2);
+            s3 = Math.fma(biases[po + 3 * ps + g], xsums[xso + g], s3);
         }
         out[o + 0] = s0; out[o + 1] = s1; out[o + 2] = s2; out[o + 3] = s3;
     }
 
     static void rows2x1b2c1S(MemorySegment p, long row, long ld, int k, int gShift, VectorShuffle<Float> spread, float[] xa, int xo,
-            float[] scales, float[] biases, int po, int groups, float[] xsums, int xso, float[] out, int o) {
+            float[] scales, float[] biases, int po, int groups, int ps, float[] xsums, int xso, float[] out, int o) {
         FloatVector a0 = FloatVector.zero(S), a1 = FloatVector.zero(S);
         long r0 = row, r1 = r0 + ld;
         for (int c = 0; c < k; c += 16 * V) {
@@ -789,12 +789,12 @@ final class AffineDots {
             d0 = ((FloatVector) w0.lanewise(VectorOperators.LSHR, 30).convert(VectorOperators.I2F, 0)).fma(x, d0); d1 = ((FloatVector) w1.lanewise(VectorOperators.LSHR, 30).convert(VectorOperators.I2F, 0)).fma(x, d1);
             int g = po + ((c) >>> 4 >>> gShift);
             a0 = d0.fma(FloatVector.fromArray(S, scales, g).rearrange(spread), a0);
-            a1 = d1.fma(FloatVector.fromArray(S, scales, g + 1 * groups).rearrange(spread), a1);
+            a1 = d1.fma(FloatVector.fromArray(S, scales, g + 1 * ps).rearrange(spread), a1);
         }
         int g = 0;
         for (; g + V <= groups; g += V) {
             a0 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + g), a0);
-            a1 = FloatVector.fromArray(S, biases, po + 1 * groups + g).fma(FloatVector.fromArray(S, xsums, xso + g), a1);
+            a1 = FloatVector.fromArray(S, biases, po + 1 * ps + g).fma(FloatVector.fromArray(S, xsums, xso + g), a1);
         }
         float s0, s1;
         if (FOLDED) {
@@ -808,7 +808,7 @@ final class AffineDots {
         }
         for (; g < groups; g++) {
             s0 = Math.fma(biases[po + g], xsums[xso + g], s0);
-            s1 = Math.fma(biases[po + 1 * groups + g], xsums[xso + g], s1);
+            s1 = Math.fma(biases[po + 1 * ps + g], xsums[xso + g], s1);
         }
         out[o + 0] = s0; out[o + 1] = s1;
     }
@@ -1070,7 +1070,7 @@ final class AffineDots {
     }
 
     static void rows4x1b2c2(MemorySegment p, long row, long ld, int k, int gShift, VectorShuffle<Float> spread, float[] xa, int xo,
-            float[] scales, float[] biases, int po, int groups, float[] xsums, int xso, float[] out, int o) {
+            float[] scales, float[] biases, int po, int groups, int ps, float[] xsums, int xso, float[] out, int o) {
         FloatVector a0 = FloatVector.zero(S), a1 = FloatVector.zero(S), a2 = FloatVector.zero(S), a3 = FloatVector.zero(S);
         long r0 = row, r1 = r0 + ld, r2 = r1 + ld, r3 = r2 + ld;
         for (int c = 0; c < k; c += 32 * V) {
@@ -1099,16 +1099,16 @@ final class AffineDots {
             }
             int g = po + ((c) >>> 4 >>> gShift);
             a0 = d0.fma(FloatVector.broadcast(S, scales[g]), a0);
-            a1 = d1.fma(FloatVector.broadcast(S, scales[g + 1 * groups]), a1);
-            a2 = d2.fma(FloatVector.broadcast(S, scales[g + 2 * groups]), a2);
-            a3 = d3.fma(FloatVector.broadcast(S, scales[g + 3 * groups]), a3);
+            a1 = d1.fma(FloatVector.broadcast(S, scales[g + 1 * ps]), a1);
+            a2 = d2.fma(FloatVector.broadcast(S, scales[g + 2 * ps]), a2);
+            a3 = d3.fma(FloatVector.broadcast(S, scales[g + 3 * ps]), a3);
         }
         int g = 0;
         for (; g + V <= groups; g += V) {
             a0 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + g), a0);
-            a1 = FloatVector.fromArray(S, biases, po + 1 * groups + g).fma(FloatVector.fromArray(S, xsums, xso + g), a1);
-            a2 = FloatVector.fromArray(S, biases, po + 2 * groups + g).fma(FloatVector.fromArray(S, xsums, xso + g), a2);
-            a3 = FloatVector.fromArray(S, biases, po + 3 * groups + g).fma(FloatVector.fromArray(S, xsums, xso + g), a3);
+            a1 = FloatVector.fromArray(S, biases, po + 1 * ps + g).fma(FloatVector.fromArray(S, xsums, xso + g), a1);
+            a2 = FloatVector.fromArray(S, biases, po + 2 * ps + g).fma(FloatVector.fromArray(S, xsums, xso + g), a2);
+            a3 = FloatVector.fromArray(S, biases, po + 3 * ps + g).fma(FloatVector.fromArray(S, xsums, xso + g), a3);
         }
         float s0, s1, s2, s3;
         if (FOLDED) {
@@ -1122,15 +1122,15 @@ final class AffineDots {
         }
         for (; g < groups; g++) {
             s0 = Math.fma(biases[po + g], xsums[xso + g], s0);
-            s1 = Math.fma(biases[po + 1 * groups + g], xsums[xso + g], s1);
-            s2 = Math.fma(biases[po + 2 * groups + g], xsums[xso + g], s2);
-            s3 = Math.fma(biases[po + 3 * groups + g], xsums[xso + g], s3);
+            s1 = Math.fma(biases[po + 1 * ps + g], xsums[xso + g], s1);
+            s2 = Math.fma(biases[po + 2 * ps + g], xsums[xso + g], s2);
+            s3 = Math.fma(biases[po + 3 * ps + g], xsums[xso + g], s3);
         }
         out[o + 0] = s0; out[o + 1] = s1; out[o + 2] = s2; out[o + 3] = s3;
     }
 
     static void rows2x1b2c2(MemorySegment p, long row, long ld, int k, int gShift, VectorShuffle<Float> spread, float[] xa, int xo,
-            float[] scales, float[] biases, int po, int groups, float[] xsums, int xso, float[] out, int o) {
+            float[] scales, float[] biases, int po, int groups, int ps, float[] xsums, int xso, float[] out, int o) {
         FloatVector a0 = FloatVector.zero(S), a1 = FloatVector.zero(S);
         long r0 = row, r1 = r0 + ld;
         for (int c = 0; c < k; c += 32 * V) {
@@ -1175,12 +1175,12 @@ final class AffineDots {
             }
             int g = po + ((c) >>> 4 >>> gShift);
             a0 = d0.fma(FloatVector.broadcast(S, scales[g]), a0);
-            a1 = d1.fma(FloatVector.broadcast(S, scales[g + 1 * groups]), a1);
+            a1 = d1.fma(FloatVector.broadcast(S, scales[g + 1 * ps]), a1);
         }
         int g = 0;
         for (; g + V <= groups; g += V) {
             a0 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + g), a0);
-            a1 = FloatVector.fromArray(S, biases, po + 1 * groups + g).fma(FloatVector.fromArray(S, xsums, xso + g), a1);
+            a1 = FloatVector.fromArray(S, biases, po + 1 * ps + g).fma(FloatVector.fromArray(S, xsums, xso + g), a1);
         }
         float s0, s1;
         if (FOLDED) {
@@ -1194,7 +1194,7 @@ final class AffineDots {
         }
         for (; g < groups; g++) {
             s0 = Math.fma(biases[po + g], xsums[xso + g], s0);
-            s1 = Math.fma(biases[po + 1 * groups + g], xsums[xso + g], s1);
+            s1 = Math.fma(biases[po + 1 * ps + g], xsums[xso + g], s1);
         }
         out[o + 0] = s0; out[o + 1] = s1;
     }
@@ -1492,7 +1492,7 @@ final class AffineDots {
     }
 
     static void rows4x1b4c1(MemorySegment p, long row, long ld, int k, int gShift, VectorShuffle<Float> spread, float[] xa, int xo,
-            float[] scales, float[] biases, int po, int groups, float[] xsums, int xso, float[] out, int o) {
+            float[] scales, float[] biases, int po, int groups, int ps, float[] xsums, int xso, float[] out, int o) {
         FloatVector a0 = FloatVector.zero(S), a1 = FloatVector.zero(S), a2 = FloatVector.zero(S), a3 = FloatVector.zero(S);
         long r0 = row, r1 = r0 + ld, r2 = r1 + ld, r3 = r2 + ld;
         for (int c = 0; c < k; c += 8 * V) {
@@ -1518,16 +1518,16 @@ final class AffineDots {
             d0 = ((FloatVector) w0.lanewise(VectorOperators.LSHR, 28).convert(VectorOperators.I2F, 0)).fma(x, d0); d1 = ((FloatVector) w1.lanewise(VectorOperators.LSHR, 28).convert(VectorOperators.I2F, 0)).fma(x, d1); d2 = ((FloatVector) w2.lanewise(VectorOperators.LSHR, 28).convert(VectorOperators.I2F, 0)).fma(x, d2); d3 = ((FloatVector) w3.lanewise(VectorOperators.LSHR, 28).convert(VectorOperators.I2F, 0)).fma(x, d3);
             int g = po + ((c) >>> 3 >>> gShift);
             a0 = d0.fma(FloatVector.broadcast(S, scales[g]), a0);
-            a1 = d1.fma(FloatVector.broadcast(S, scales[g + 1 * groups]), a1);
-            a2 = d2.fma(FloatVector.broadcast(S, scales[g + 2 * groups]), a2);
-            a3 = d3.fma(FloatVector.broadcast(S, scales[g + 3 * groups]), a3);
+            a1 = d1.fma(FloatVector.broadcast(S, scales[g + 1 * ps]), a1);
+            a2 = d2.fma(FloatVector.broadcast(S, scales[g + 2 * ps]), a2);
+            a3 = d3.fma(FloatVector.broadcast(S, scales[g + 3 * ps]), a3);
         }
         int g = 0;
         for (; g + V <= groups; g += V) {
             a0 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + g), a0);
-            a1 = FloatVector.fromArray(S, biases, po + 1 * groups + g).fma(FloatVector.fromArray(S, xsums, xso + g), a1);
-            a2 = FloatVector.fromArray(S, biases, po + 2 * groups + g).fma(FloatVector.fromArray(S, xsums, xso + g), a2);
-            a3 = FloatVector.fromArray(S, biases, po + 3 * groups + g).fma(FloatVector.fromArray(S, xsums, xso + g), a3);
+            a1 = FloatVector.fromArray(S, biases, po + 1 * ps + g).fma(FloatVector.fromArray(S, xsums, xso + g), a1);
+            a2 = FloatVector.fromArray(S, biases, po + 2 * ps + g).fma(FloatVector.fromArray(S, xsums, xso + g), a2);
+            a3 = FloatVector.fromArray(S, biases, po + 3 * ps + g).fma(FloatVector.fromArray(S, xsums, xso + g), a3);
         }
         float s0, s1, s2, s3;
         if (FOLDED) {
@@ -1541,15 +1541,15 @@ final class AffineDots {
         }
         for (; g < groups; g++) {
             s0 = Math.fma(biases[po + g], xsums[xso + g], s0);
-            s1 = Math.fma(biases[po + 1 * groups + g], xsums[xso + g], s1);
-            s2 = Math.fma(biases[po + 2 * groups + g], xsums[xso + g], s2);
-            s3 = Math.fma(biases[po + 3 * groups + g], xsums[xso + g], s3);
+            s1 = Math.fma(biases[po + 1 * ps + g], xsums[xso + g], s1);
+            s2 = Math.fma(biases[po + 2 * ps + g], xsums[xso + g], s2);
+            s3 = Math.fma(biases[po + 3 * ps + g], xsums[xso + g], s3);
         }
         out[o + 0] = s0; out[o + 1] = s1; out[o + 2] = s2; out[o + 3] = s3;
     }
 
     static void rows2x1b4c1(MemorySegment p, long row, long ld, int k, int gShift, VectorShuffle<Float> spread, float[] xa, int xo,
-            float[] scales, float[] biases, int po, int groups, float[] xsums, int xso, float[] out, int o) {
+            float[] scales, float[] biases, int po, int groups, int ps, float[] xsums, int xso, float[] out, int o) {
         FloatVector a0 = FloatVector.zero(S), a1 = FloatVector.zero(S);
         long r0 = row, r1 = r0 + ld;
         for (int c = 0; c < k; c += 8 * V) {
@@ -1575,12 +1575,12 @@ final class AffineDots {
             d0 = ((FloatVector) w0.lanewise(VectorOperators.LSHR, 28).convert(VectorOperators.I2F, 0)).fma(x, d0); d1 = ((FloatVector) w1.lanewise(VectorOperators.LSHR, 28).convert(VectorOperators.I2F, 0)).fma(x, d1);
             int g = po + ((c) >>> 3 >>> gShift);
             a0 = d0.fma(FloatVector.broadcast(S, scales[g]), a0);
-            a1 = d1.fma(FloatVector.broadcast(S, scales[g + 1 * groups]), a1);
+            a1 = d1.fma(FloatVector.broadcast(S, scales[g + 1 * ps]), a1);
         }
         int g = 0;
         for (; g + V <= groups; g += V) {
             a0 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + g), a0);
-            a1 = FloatVector.fromArray(S, biases, po + 1 * groups + g).fma(FloatVector.fromArray(S, xsums, xso + g), a1);
+            a1 = FloatVector.fromArray(S, biases, po + 1 * ps + g).fma(FloatVector.fromArray(S, xsums, xso + g), a1);
         }
         float s0, s1;
         if (FOLDED) {
@@ -1594,7 +1594,7 @@ final class AffineDots {
         }
         for (; g < groups; g++) {
             s0 = Math.fma(biases[po + g], xsums[xso + g], s0);
-            s1 = Math.fma(biases[po + 1 * groups + g], xsums[xso + g], s1);
+            s1 = Math.fma(biases[po + 1 * ps + g], xsums[xso + g], s1);
         }
         out[o + 0] = s0; out[o + 1] = s1;
     }
@@ -1821,7 +1821,7 @@ final class AffineDots {
     }
 
     static void rows4x1b4c1S(MemorySegment p, long row, long ld, int k, int gShift, VectorShuffle<Float> spread, float[] xa, int xo,
-            float[] scales, float[] biases, int po, int groups, float[] xsums, int xso, float[] out, int o) {
+            float[] scales, float[] biases, int po, int groups, int ps, float[] xsums, int xso, float[] out, int o) {
         FloatVector a0 = FloatVector.zero(S), a1 = FloatVector.zero(S), a2 = FloatVector.zero(S), a3 = FloatVector.zero(S);
         long r0 = row, r1 = r0 + ld, r2 = r1 + ld, r3 = r2 + ld;
         for (int c = 0; c < k; c += 8 * V) {
@@ -1847,16 +1847,16 @@ final class AffineDots {
             d0 = ((FloatVector) w0.lanewise(VectorOperators.LSHR, 28).convert(VectorOperators.I2F, 0)).fma(x, d0); d1 = ((FloatVector) w1.lanewise(VectorOperators.LSHR, 28).convert(VectorOperators.I2F, 0)).fma(x, d1); d2 = ((FloatVector) w2.lanewise(VectorOperators.LSHR, 28).convert(VectorOperators.I2F, 0)).fma(x, d2); d3 = ((FloatVector) w3.lanewise(VectorOperators.LSHR, 28).convert(VectorOperators.I2F, 0)).fma(x, d3);
             int g = po + ((c) >>> 3 >>> gShift);
             a0 = d0.fma(FloatVector.fromArray(S, scales, g).rearrange(spread), a0);
-            a1 = d1.fma(FloatVector.fromArray(S, scales, g + 1 * groups).rearrange(spread), a1);
-            a2 = d2.fma(FloatVector.fromArray(S, scales, g + 2 * groups).rearrange(spread), a2);
-            a3 = d3.fma(FloatVector.fromArray(S, scales, g + 3 * groups).rearrange(spread), a3);
+            a1 = d1.fma(FloatVector.fromArray(S, scales, g + 1 * ps).rearrange(spread), a1);
+            a2 = d2.fma(FloatVector.fromArray(S, scales, g + 2 * ps).rearrange(spread), a2);
+            a3 = d3.fma(FloatVector.fromArray(S, scales, g + 3 * ps).rearrange(spread), a3);
         }
         int g = 0;
         for (; g + V <= groups; g += V) {
             a0 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + g), a0);
-            a1 = FloatVector.fromArray(S, biases, po + 1 * groups + g).fma(FloatVector.fromArray(S, xsums, xso + g), a1);
-            a2 = FloatVector.fromArray(S, biases, po + 2 * groups + g).fma(FloatVector.fromArray(S, xsums, xso + g), a2);
-            a3 = FloatVector.fromArray(S, biases, po + 3 * groups + g).fma(FloatVector.fromArray(S, xsums, xso + g), a3);
+            a1 = FloatVector.fromArray(S, biases, po + 1 * ps + g).fma(FloatVector.fromArray(S, xsums, xso + g), a1);
+            a2 = FloatVector.fromArray(S, biases, po + 2 * ps + g).fma(FloatVector.fromArray(S, xsums, xso + g), a2);
+            a3 = FloatVector.fromArray(S, biases, po + 3 * ps + g).fma(FloatVector.fromArray(S, xsums, xso + g), a3);
         }
         float s0, s1, s2, s3;
         if (FOLDED) {
@@ -1870,15 +1870,15 @@ final class AffineDots {
         }
         for (; g < groups; g++) {
             s0 = Math.fma(biases[po + g], xsums[xso + g], s0);
-            s1 = Math.fma(biases[po + 1 * groups + g], xsums[xso + g], s1);
-            s2 = Math.fma(biases[po + 2 * groups + g], xsums[xso + g], s2);
-            s3 = Math.fma(biases[po + 3 * groups + g], xsums[xso + g], s3);
+            s1 = Math.fma(biases[po + 1 * ps + g], xsums[xso + g], s1);
+            s2 = Math.fma(biases[po + 2 * ps + g], xsums[xso + g], s2);
+            s3 = Math.fma(biases[po + 3 * ps + g], xsums[xso + g], s3);
         }
         out[o + 0] = s0; out[o + 1] = s1; out[o + 2] = s2; out[o + 3] = s3;
     }
 
     static void rows2x1b4c1S(MemorySegment p, long row, long ld, int k, int gShift, VectorShuffle<Float> spread, float[] xa, int xo,
-            float[] scales, float[] biases, int po, int groups, float[] xsums, int xso, float[] out, int o) {
+            float[] scales, float[] biases, int po, int groups, int ps, float[] xsums, int xso, float[] out, int o) {
         FloatVector a0 = FloatVector.zero(S), a1 = FloatVector.zero(S);
         long r0 = row, r1 = r0 + ld;
         for (int c = 0; c < k; c += 8 * V) {
@@ -1904,12 +1904,12 @@ final class AffineDots {
             d0 = ((FloatVector) w0.lanewise(VectorOperators.LSHR, 28).convert(VectorOperators.I2F, 0)).fma(x, d0); d1 = ((FloatVector) w1.lanewise(VectorOperators.LSHR, 28).convert(VectorOperators.I2F, 0)).fma(x, d1);
             int g = po + ((c) >>> 3 >>> gShift);
             a0 = d0.fma(FloatVector.fromArray(S, scales, g).rearrange(spread), a0);
-            a1 = d1.fma(FloatVector.fromArray(S, scales, g + 1 * groups).rearrange(spread), a1);
+            a1 = d1.fma(FloatVector.fromArray(S, scales, g + 1 * ps).rearrange(spread), a1);
         }
         int g = 0;
         for (; g + V <= groups; g += V) {
             a0 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + g), a0);
-            a1 = FloatVector.fromArray(S, biases, po + 1 * groups + g).fma(FloatVector.fromArray(S, xsums, xso + g), a1);
+            a1 = FloatVector.fromArray(S, biases, po + 1 * ps + g).fma(FloatVector.fromArray(S, xsums, xso + g), a1);
         }
         float s0, s1;
         if (FOLDED) {
@@ -1923,7 +1923,7 @@ final class AffineDots {
         }
         for (; g < groups; g++) {
             s0 = Math.fma(biases[po + g], xsums[xso + g], s0);
-            s1 = Math.fma(biases[po + 1 * groups + g], xsums[xso + g], s1);
+            s1 = Math.fma(biases[po + 1 * ps + g], xsums[xso + g], s1);
         }
         out[o + 0] = s0; out[o + 1] = s1;
     }
@@ -2150,7 +2150,7 @@ final class AffineDots {
     }
 
     static void rows4x1b4c2(MemorySegment p, long row, long ld, int k, int gShift, VectorShuffle<Float> spread, float[] xa, int xo,
-            float[] scales, float[] biases, int po, int groups, float[] xsums, int xso, float[] out, int o) {
+            float[] scales, float[] biases, int po, int groups, int ps, float[] xsums, int xso, float[] out, int o) {
         FloatVector a0 = FloatVector.zero(S), a1 = FloatVector.zero(S), a2 = FloatVector.zero(S), a3 = FloatVector.zero(S);
         long r0 = row, r1 = r0 + ld, r2 = r1 + ld, r3 = r2 + ld;
         for (int c = 0; c < k; c += 16 * V) {
@@ -2179,16 +2179,16 @@ final class AffineDots {
             }
             int g = po + ((c) >>> 3 >>> gShift);
             a0 = d0.fma(FloatVector.broadcast(S, scales[g]), a0);
-            a1 = d1.fma(FloatVector.broadcast(S, scales[g + 1 * groups]), a1);
-            a2 = d2.fma(FloatVector.broadcast(S, scales[g + 2 * groups]), a2);
-            a3 = d3.fma(FloatVector.broadcast(S, scales[g + 3 * groups]), a3);
+            a1 = d1.fma(FloatVector.broadcast(S, scales[g + 1 * ps]), a1);
+            a2 = d2.fma(FloatVector.broadcast(S, scales[g + 2 * ps]), a2);
+            a3 = d3.fma(FloatVector.broadcast(S, scales[g + 3 * ps]), a3);
         }
         int g = 0;
         for (; g + V <= groups; g += V) {
             a0 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + g), a0);
-            a1 = FloatVector.fromArray(S, biases, po + 1 * groups + g).fma(FloatVector.fromArray(S, xsums, xso + g), a1);
-            a2 = FloatVector.fromArray(S, biases, po + 2 * groups + g).fma(FloatVector.fromArray(S, xsums, xso + g), a2);
-            a3 = FloatVector.fromArray(S, biases, po + 3 * groups + g).fma(FloatVector.fromArray(S, xsums, xso + g), a3);
+            a1 = FloatVector.fromArray(S, biases, po + 1 * ps + g).fma(FloatVector.fromArray(S, xsums, xso + g), a1);
+            a2 = FloatVector.fromArray(S, biases, po + 2 * ps + g).fma(FloatVector.fromArray(S, xsums, xso + g), a2);
+            a3 = FloatVector.fromArray(S, biases, po + 3 * ps + g).fma(FloatVector.fromArray(S, xsums, xso + g), a3);
         }
         float s0, s1, s2, s3;
         if (FOLDED) {
@@ -2202,15 +2202,15 @@ final class AffineDots {
         }
         for (; g < groups; g++) {
             s0 = Math.fma(biases[po + g], xsums[xso + g], s0);
-            s1 = Math.fma(biases[po + 1 * groups + g], xsums[xso + g], s1);
-            s2 = Math.fma(biases[po + 2 * groups + g], xsums[xso + g], s2);
-            s3 = Math.fma(biases[po + 3 * groups + g], xsums[xso + g], s3);
+            s1 = Math.fma(biases[po + 1 * ps + g], xsums[xso + g], s1);
+            s2 = Math.fma(biases[po + 2 * ps + g], xsums[xso + g], s2);
+            s3 = Math.fma(biases[po + 3 * ps + g], xsums[xso + g], s3);
         }
         out[o + 0] = s0; out[o + 1] = s1; out[o + 2] = s2; out[o + 3] = s3;
     }
 
     static void rows2x1b4c2(MemorySegment p, long row, long ld, int k, int gShift, VectorShuffle<Float> spread, float[] xa, int xo,
-            float[] scales, float[] biases, int po, int groups, float[] xsums, int xso, float[] out, int o) {
+            float[] scales, float[] biases, int po, int groups, int ps, float[] xsums, int xso, float[] out, int o) {
         FloatVector a0 = FloatVector.zero(S), a1 = FloatVector.zero(S);
         long r0 = row, r1 = r0 + ld;
         for (int c = 0; c < k; c += 16 * V) {
@@ -2253,12 +2253,12 @@ final class AffineDots {
             d0 = ((FloatVector) w0.lanewise(VectorOperators.LSHR, 28).convert(VectorOperators.I2F, 0)).fma(x, d0); d1 = ((FloatVector) w1.lanewise(VectorOperators.LSHR, 28).convert(VectorOperators.I2F, 0)).fma(x, d1);
             int g = po + ((c) >>> 3 >>> gShift);
             a0 = d0.fma(FloatVector.broadcast(S, scales[g]), a0);
-            a1 = d1.fma(FloatVector.broadcast(S, scales[g + 1 * groups]), a1);
+            a1 = d1.fma(FloatVector.broadcast(S, scales[g + 1 * ps]), a1);
         }
         int g = 0;
         for (; g + V <= groups; g += V) {
             a0 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + g), a0);
-            a1 = FloatVector.fromArray(S, biases, po + 1 * groups + g).fma(FloatVector.fromArray(S, xsums, xso + g), a1);
+            a1 = FloatVector.fromArray(S, biases, po + 1 * ps + g).fma(FloatVector.fromArray(S, xsums, xso + g), a1);
         }
         float s0, s1;
         if (FOLDED) {
@@ -2272,7 +2272,7 @@ final class AffineDots {
         }
         for (; g < groups; g++) {
             s0 = Math.fma(biases[po + g], xsums[xso + g], s0);
-            s1 = Math.fma(biases[po + 1 * groups + g], xsums[xso + g], s1);
+            s1 = Math.fma(biases[po + 1 * ps + g], xsums[xso + g], s1);
         }
         out[o + 0] = s0; out[o + 1] = s1;
     }
@@ -2533,7 +2533,7 @@ final class AffineDots {
     }
 
     static void rows4x1b8c1(MemorySegment p, long row, long ld, int k, int gShift, VectorShuffle<Float> spread, float[] xa, int xo,
-            float[] scales, float[] biases, int po, int groups, float[] xsums, int xso, float[] out, int o) {
+            float[] scales, float[] biases, int po, int groups, int ps, float[] xsums, int xso, float[] out, int o) {
         FloatVector a0 = FloatVector.zero(S), a1 = FloatVector.zero(S), a2 = FloatVector.zero(S), a3 = FloatVector.zero(S);
         long r0 = row, r1 = r0 + ld, r2 = r1 + ld, r3 = r2 + ld;
         for (int c = 0; c < k; c += 4 * V) {
@@ -2551,16 +2551,16 @@ final class AffineDots {
             d0 = ((FloatVector) w0.lanewise(VectorOperators.LSHR, 24).convert(VectorOperators.I2F, 0)).fma(x, d0); d1 = ((FloatVector) w1.lanewise(VectorOperators.LSHR, 24).convert(VectorOperators.I2F, 0)).fma(x, d1); d2 = ((FloatVector) w2.lanewise(VectorOperators.LSHR, 24).convert(VectorOperators.I2F, 0)).fma(x, d2); d3 = ((FloatVector) w3.lanewise(VectorOperators.LSHR, 24).convert(VectorOperators.I2F, 0)).fma(x, d3);
             int g = po + ((c) >>> 2 >>> gShift);
             a0 = d0.fma(FloatVector.broadcast(S, scales[g]), a0);
-            a1 = d1.fma(FloatVector.broadcast(S, scales[g + 1 * groups]), a1);
-            a2 = d2.fma(FloatVector.broadcast(S, scales[g + 2 * groups]), a2);
-            a3 = d3.fma(FloatVector.broadcast(S, scales[g + 3 * groups]), a3);
+            a1 = d1.fma(FloatVector.broadcast(S, scales[g + 1 * ps]), a1);
+            a2 = d2.fma(FloatVector.broadcast(S, scales[g + 2 * ps]), a2);
+            a3 = d3.fma(FloatVector.broadcast(S, scales[g + 3 * ps]), a3);
         }
         int g = 0;
         for (; g + V <= groups; g += V) {
             a0 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + g), a0);
-            a1 = FloatVector.fromArray(S, biases, po + 1 * groups + g).fma(FloatVector.fromArray(S, xsums, xso + g), a1);
-            a2 = FloatVector.fromArray(S, biases, po + 2 * groups + g).fma(FloatVector.fromArray(S, xsums, xso + g), a2);
-            a3 = FloatVector.fromArray(S, biases, po + 3 * groups + g).fma(FloatVector.fromArray(S, xsums, xso + g), a3);
+            a1 = FloatVector.fromArray(S, biases, po + 1 * ps + g).fma(FloatVector.fromArray(S, xsums, xso + g), a1);
+            a2 = FloatVector.fromArray(S, biases, po + 2 * ps + g).fma(FloatVector.fromArray(S, xsums, xso + g), a2);
+            a3 = FloatVector.fromArray(S, biases, po + 3 * ps + g).fma(FloatVector.fromArray(S, xsums, xso + g), a3);
         }
         float s0, s1, s2, s3;
         if (FOLDED) {
@@ -2574,15 +2574,15 @@ final class AffineDots {
         }
         for (; g < groups; g++) {
             s0 = Math.fma(biases[po + g], xsums[xso + g], s0);
-            s1 = Math.fma(biases[po + 1 * groups + g], xsums[xso + g], s1);
-            s2 = Math.fma(biases[po + 2 * groups + g], xsums[xso + g], s2);
-            s3 = Math.fma(biases[po + 3 * groups + g], xsums[xso + g], s3);
+            s1 = Math.fma(biases[po + 1 * ps + g], xsums[xso + g], s1);
+            s2 = Math.fma(biases[po + 2 * ps + g], xsums[xso + g], s2);
+            s3 = Math.fma(biases[po + 3 * ps + g], xsums[xso + g], s3);
         }
         out[o + 0] = s0; out[o + 1] = s1; out[o + 2] = s2; out[o + 3] = s3;
     }
 
     static void rows2x1b8c1(MemorySegment p, long row, long ld, int k, int gShift, VectorShuffle<Float> spread, float[] xa, int xo,
-            float[] scales, float[] biases, int po, int groups, float[] xsums, int xso, float[] out, int o) {
+            float[] scales, float[] biases, int po, int groups, int ps, float[] xsums, int xso, float[] out, int o) {
         FloatVector a0 = FloatVector.zero(S), a1 = FloatVector.zero(S);
         long r0 = row, r1 = r0 + ld;
         for (int c = 0; c < k; c += 4 * V) {
@@ -2600,12 +2600,12 @@ final class AffineDots {
             d0 = ((FloatVector) w0.lanewise(VectorOperators.LSHR, 24).convert(VectorOperators.I2F, 0)).fma(x, d0); d1 = ((FloatVector) w1.lanewise(VectorOperators.LSHR, 24).convert(VectorOperators.I2F, 0)).fma(x, d1);
             int g = po + ((c) >>> 2 >>> gShift);
             a0 = d0.fma(FloatVector.broadcast(S, scales[g]), a0);
-            a1 = d1.fma(FloatVector.broadcast(S, scales[g + 1 * groups]), a1);
+            a1 = d1.fma(FloatVector.broadcast(S, scales[g + 1 * ps]), a1);
         }
         int g = 0;
         for (; g + V <= groups; g += V) {
             a0 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + g), a0);
-            a1 = FloatVector.fromArray(S, biases, po + 1 * groups + g).fma(FloatVector.fromArray(S, xsums, xso + g), a1);
+            a1 = FloatVector.fromArray(S, biases, po + 1 * ps + g).fma(FloatVector.fromArray(S, xsums, xso + g), a1);
         }
         float s0, s1;
         if (FOLDED) {
@@ -2619,7 +2619,7 @@ final class AffineDots {
         }
         for (; g < groups; g++) {
             s0 = Math.fma(biases[po + g], xsums[xso + g], s0);
-            s1 = Math.fma(biases[po + 1 * groups + g], xsums[xso + g], s1);
+            s1 = Math.fma(biases[po + 1 * ps + g], xsums[xso + g], s1);
         }
         out[o + 0] = s0; out[o + 1] = s1;
     }
@@ -2819,7 +2819,7 @@ final class AffineDots {
     }
 
     static void rows4x1b8c1S(MemorySegment p, long row, long ld, int k, int gShift, VectorShuffle<Float> spread, float[] xa, int xo,
-            float[] scales, float[] biases, int po, int groups, float[] xsums, int xso, float[] out, int o) {
+            float[] scales, float[] biases, int po, int groups, int ps, float[] xsums, int xso, float[] out, int o) {
         FloatVector a0 = FloatVector.zero(S), a1 = FloatVector.zero(S), a2 = FloatVector.zero(S), a3 = FloatVector.zero(S);
         long r0 = row, r1 = r0 + ld, r2 = r1 + ld, r3 = r2 + ld;
         for (int c = 0; c < k; c += 4 * V) {
@@ -2837,16 +2837,16 @@ final class AffineDots {
             d0 = ((FloatVector) w0.lanewise(VectorOperators.LSHR, 24).convert(VectorOperators.I2F, 0)).fma(x, d0); d1 = ((FloatVector) w1.lanewise(VectorOperators.LSHR, 24).convert(VectorOperators.I2F, 0)).fma(x, d1); d2 = ((FloatVector) w2.lanewise(VectorOperators.LSHR, 24).convert(VectorOperators.I2F, 0)).fma(x, d2); d3 = ((FloatVector) w3.lanewise(VectorOperators.LSHR, 24).convert(VectorOperators.I2F, 0)).fma(x, d3);
             int g = po + ((c) >>> 2 >>> gShift);
             a0 = d0.fma(FloatVector.fromArray(S, scales, g).rearrange(spread), a0);
-            a1 = d1.fma(FloatVector.fromArray(S, scales, g + 1 * groups).rearrange(spread), a1);
-            a2 = d2.fma(FloatVector.fromArray(S, scales, g + 2 * groups).rearrange(spread), a2);
-            a3 = d3.fma(FloatVector.fromArray(S, scales, g + 3 * groups).rearrange(spread), a3);
+            a1 = d1.fma(FloatVector.fromArray(S, scales, g + 1 * ps).rearrange(spread), a1);
+            a2 = d2.fma(FloatVector.fromArray(S, scales, g + 2 * ps).rearrange(spread), a2);
+            a3 = d3.fma(FloatVector.fromArray(S, scales, g + 3 * ps).rearrange(spread), a3);
         }
         int g = 0;
         for (; g + V <= groups; g += V) {
             a0 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + g), a0);
-            a1 = FloatVector.fromArray(S, biases, po + 1 * groups + g).fma(FloatVector.fromArray(S, xsums, xso + g), a1);
-            a2 = FloatVector.fromArray(S, biases, po + 2 * groups + g).fma(FloatVector.fromArray(S, xsums, xso + g), a2);
-            a3 = FloatVector.fromArray(S, biases, po + 3 * groups + g).fma(FloatVector.fromArray(S, xsums, xso + g), a3);
+            a1 = FloatVector.fromArray(S, biases, po + 1 * ps + g).fma(FloatVector.fromArray(S, xsums, xso + g), a1);
+            a2 = FloatVector.fromArray(S, biases, po + 2 * ps + g).fma(FloatVector.fromArray(S, xsums, xso + g), a2);
+            a3 = FloatVector.fromArray(S, biases, po + 3 * ps + g).fma(FloatVector.fromArray(S, xsums, xso + g), a3);
         }
         float s0, s1, s2, s3;
         if (FOLDED) {
@@ -2860,15 +2860,15 @@ final class AffineDots {
         }
         for (; g < groups; g++) {
             s0 = Math.fma(biases[po + g], xsums[xso + g], s0);
-            s1 = Math.fma(biases[po + 1 * groups + g], xsums[xso + g], s1);
-            s2 = Math.fma(biases[po + 2 * groups + g], xsums[xso + g], s2);
-            s3 = Math.fma(biases[po + 3 * groups + g], xsums[xso + g], s3);
+            s1 = Math.fma(biases[po + 1 * ps + g], xsums[xso + g], s1);
+            s2 = Math.fma(biases[po + 2 * ps + g], xsums[xso + g], s2);
+            s3 = Math.fma(biases[po + 3 * ps + g], xsums[xso + g], s3);
         }
         out[o + 0] = s0; out[o + 1] = s1; out[o + 2] = s2; out[o + 3] = s3;
     }
 
     static void rows2x1b8c1S(MemorySegment p, long row, long ld, int k, int gShift, VectorShuffle<Float> spread, float[] xa, int xo,
-            float[] scales, float[] biases, int po, int groups, float[] xsums, int xso, float[] out, int o) {
+            float[] scales, float[] biases, int po, int groups, int ps, float[] xsums, int xso, float[] out, int o) {
         FloatVector a0 = FloatVector.zero(S), a1 = FloatVector.zero(S);
         long r0 = row, r1 = r0 + ld;
         for (int c = 0; c < k; c += 4 * V) {
@@ -2886,12 +2886,12 @@ final class AffineDots {
             d0 = ((FloatVector) w0.lanewise(VectorOperators.LSHR, 24).convert(VectorOperators.I2F, 0)).fma(x, d0); d1 = ((FloatVector) w1.lanewise(VectorOperators.LSHR, 24).convert(VectorOperators.I2F, 0)).fma(x, d1);
             int g = po + ((c) >>> 2 >>> gShift);
             a0 = d0.fma(FloatVector.fromArray(S, scales, g).rearrange(spread), a0);
-            a1 = d1.fma(FloatVector.fromArray(S, scales, g + 1 * groups).rearrange(spread), a1);
+            a1 = d1.fma(FloatVector.fromArray(S, scales, g + 1 * ps).rearrange(spread), a1);
         }
         int g = 0;
         for (; g + V <= groups; g += V) {
             a0 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + g), a0);
-            a1 = FloatVector.fromArray(S, biases, po + 1 * groups + g).fma(FloatVector.fromArray(S, xsums, xso + g), a1);
+            a1 = FloatVector.fromArray(S, biases, po + 1 * ps + g).fma(FloatVector.fromArray(S, xsums, xso + g), a1);
         }
         float s0, s1;
         if (FOLDED) {
@@ -2905,7 +2905,7 @@ final class AffineDots {
         }
         for (; g < groups; g++) {
             s0 = Math.fma(biases[po + g], xsums[xso + g], s0);
-            s1 = Math.fma(biases[po + 1 * groups + g], xsums[xso + g], s1);
+            s1 = Math.fma(biases[po + 1 * ps + g], xsums[xso + g], s1);
         }
         out[o + 0] = s0; out[o + 1] = s1;
     }
@@ -3108,7 +3108,7 @@ final class AffineDots {
     }
 
     static void rows4x1b8c2(MemorySegment p, long row, long ld, int k, int gShift, VectorShuffle<Float> spread, float[] xa, int xo,
-            float[] scales, float[] biases, int po, int groups, float[] xsums, int xso, float[] out, int o) {
+            float[] scales, float[] biases, int po, int groups, int ps, float[] xsums, int xso, float[] out, int o) {
         FloatVector a0 = FloatVector.zero(S), a1 = FloatVector.zero(S), a2 = FloatVector.zero(S), a3 = FloatVector.zero(S);
         long r0 = row, r1 = r0 + ld, r2 = r1 + ld, r3 = r2 + ld;
         for (int c = 0; c < k; c += 8 * V) {
@@ -3135,16 +3135,16 @@ final class AffineDots {
             d0 = ((FloatVector) w0.lanewise(VectorOperators.LSHR, 24).convert(VectorOperators.I2F, 0)).fma(x, d0); d1 = ((FloatVector) w1.lanewise(VectorOperators.LSHR, 24).convert(VectorOperators.I2F, 0)).fma(x, d1); d2 = ((FloatVector) w2.lanewise(VectorOperators.LSHR, 24).convert(VectorOperators.I2F, 0)).fma(x, d2); d3 = ((FloatVector) w3.lanewise(VectorOperators.LSHR, 24).convert(VectorOperators.I2F, 0)).fma(x, d3);
             int g = po + ((c) >>> 2 >>> gShift);
             a0 = d0.fma(FloatVector.broadcast(S, scales[g]), a0);
-            a1 = d1.fma(FloatVector.broadcast(S, scales[g + 1 * groups]), a1);
-            a2 = d2.fma(FloatVector.broadcast(S, scales[g + 2 * groups]), a2);
-            a3 = d3.fma(FloatVector.broadcast(S, scales[g + 3 * groups]), a3);
+            a1 = d1.fma(FloatVector.broadcast(S, scales[g + 1 * ps]), a1);
+            a2 = d2.fma(FloatVector.broadcast(S, scales[g + 2 * ps]), a2);
+            a3 = d3.fma(FloatVector.broadcast(S, scales[g + 3 * ps]), a3);
         }
         int g = 0;
         for (; g + V <= groups; g += V) {
             a0 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + g), a0);
-            a1 = FloatVector.fromArray(S, biases, po + 1 * groups + g).fma(FloatVector.fromArray(S, xsums, xso + g), a1);
-            a2 = FloatVector.fromArray(S, biases, po + 2 * groups + g).fma(FloatVector.fromArray(S, xsums, xso + g), a2);
-            a3 = FloatVector.fromArray(S, biases, po + 3 * groups + g).fma(FloatVector.fromArray(S, xsums, xso + g), a3);
+            a1 = FloatVector.fromArray(S, biases, po + 1 * ps + g).fma(FloatVector.fromArray(S, xsums, xso + g), a1);
+            a2 = FloatVector.fromArray(S, biases, po + 2 * ps + g).fma(FloatVector.fromArray(S, xsums, xso + g), a2);
+            a3 = FloatVector.fromArray(S, biases, po + 3 * ps + g).fma(FloatVector.fromArray(S, xsums, xso + g), a3);
         }
         float s0, s1, s2, s3;
         if (FOLDED) {
@@ -3158,15 +3158,15 @@ final class AffineDots {
         }
         for (; g < groups; g++) {
             s0 = Math.fma(biases[po + g], xsums[xso + g], s0);
-            s1 = Math.fma(biases[po + 1 * groups + g], xsums[xso + g], s1);
-            s2 = Math.fma(biases[po + 2 * groups + g], xsums[xso + g], s2);
-            s3 = Math.fma(biases[po + 3 * groups + g], xsums[xso + g], s3);
+            s1 = Math.fma(biases[po + 1 * ps + g], xsums[xso + g], s1);
+            s2 = Math.fma(biases[po + 2 * ps + g], xsums[xso + g], s2);
+            s3 = Math.fma(biases[po + 3 * ps + g], xsums[xso + g], s3);
         }
         out[o + 0] = s0; out[o + 1] = s1; out[o + 2] = s2; out[o + 3] = s3;
     }
 
     static void rows2x1b8c2(MemorySegment p, long row, long ld, int k, int gShift, VectorShuffle<Float> spread, float[] xa, int xo,
-            float[] scales, float[] biases, int po, int groups, float[] xsums, int xso, float[] out, int o) {
+            float[] scales, float[] biases, int po, int groups, int ps, float[] xsums, int xso, float[] out, int o) {
         FloatVector a0 = FloatVector.zero(S), a1 = FloatVector.zero(S);
         long r0 = row, r1 = r0 + ld;
         for (int c = 0; c < k; c += 8 * V) {
@@ -3193,12 +3193,12 @@ final class AffineDots {
             d0 = ((FloatVector) w0.lanewise(VectorOperators.LSHR, 24).convert(VectorOperators.I2F, 0)).fma(x, d0); d1 = ((FloatVector) w1.lanewise(VectorOperators.LSHR, 24).convert(VectorOperators.I2F, 0)).fma(x, d1);
             int g = po + ((c) >>> 2 >>> gShift);
             a0 = d0.fma(FloatVector.broadcast(S, scales[g]), a0);
-            a1 = d1.fma(FloatVector.broadcast(S, scales[g + 1 * groups]), a1);
+            a1 = d1.fma(FloatVector.broadcast(S, scales[g + 1 * ps]), a1);
         }
         int g = 0;
         for (; g + V <= groups; g += V) {
             a0 = FloatVector.fromArray(S, biases, po + g).fma(FloatVector.fromArray(S, xsums, xso + g), a0);
-            a1 = FloatVector.fromArray(S, biases, po + 1 * groups + g).fma(FloatVector.fromArray(S, xsums, xso + g), a1);
+            a1 = FloatVector.fromArray(S, biases, po + 1 * ps + g).fma(FloatVector.fromArray(S, xsums, xso + g), a1);
         }
         float s0, s1;
         if (FOLDED) {
@@ -3212,7 +3212,7 @@ final class AffineDots {
         }
         for (; g < groups; g++) {
             s0 = Math.fma(biases[po + g], xsums[xso + g], s0);
-            s1 = Math.fma(biases[po + 1 * groups + g], xsums[xso + g], s1);
+            s1 = Math.fma(biases[po + 1 * ps + g], xsums[xso + g], s1);
         }
         out[o + 0] = s0; out[o + 1] = s1;
     }

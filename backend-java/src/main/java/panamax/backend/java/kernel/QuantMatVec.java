@@ -132,12 +132,12 @@ public final class QuantMatVec {
                     if (block == 4) {
                         for (; j + 4 <= nb; j += 4) {
                             AffineDots.rows4x1(bits, chunks, packed, base + (p0 + j) * rowBytes, rowBytes, k, gShift, spread, xa, m * k,
-                                    scales, biases, j * groups, groups, xsums, m * groups, out, m * ldo + p0 + j);
+                                    scales, biases, j * groups, groups, groups, xsums, m * groups, out, m * ldo + p0 + j);
                         }
                     }
                     for (; block >= 2 && j + 2 <= nb; j += 2) {
                         AffineDots.rows2x1(bits, chunks, packed, base + (p0 + j) * rowBytes, rowBytes, k, gShift, spread, xa, m * k,
-                                scales, biases, j * groups, groups, xsums, m * groups, out, m * ldo + p0 + j);
+                                scales, biases, j * groups, groups, groups, xsums, m * groups, out, m * ldo + p0 + j);
                     }
                     for (; j < nb; j++) {
                         out[m * ldo + p0 + j] = AffineDots.row1x1(bits, chunks, packed, base + (p0 + j) * rowBytes, k, gShift, spread,
@@ -156,39 +156,41 @@ public final class QuantMatVec {
      * 8-bit k = 2048 read 12.9 one row at a time, 12.9 four adjacent rows, 19.1 four parts; k = 768 8.2,
      * 5.9, 10.3 (adjacent short rows share 4 KiB pages and jump back and forth in them, which loses the
      * prefetcher); 4-bit k = 2048 6.9, 6.6, 8.3. A panel holds up to {@link #FAR_PANEL_FLOATS} widened
-     * parameters, arranged so each call's rows lie {@code groups} apart as the kernels read them.
+     * parameters, each part's rows back to back.
      */
     private static void oneRowFar(MemorySegment packed, long base, long rowBytes, int bits, int chunks, int gShift,
                                   VectorShuffle<Float> spread, int groups, int k, RowScales params, float[] xa, float[] xsums,
                                   int n0, int n1, float[] out) {
         int streams = Math.min(ONE_ROW_BLOCK, 4);
         int part = (n1 - n0) / streams;
-        // rows of each part per panel: each part's parameters are widened in runs of this many rows (at most
-        // FAR_PANEL_FLOATS in all, so the panel stays in L1 next to x and the streaming rows)
+        // rows of each part per panel (at most FAR_PANEL_FLOATS parameters in all, so the panel stays in L1 next
+        // to x and the streaming rows); the panel keeps each part's rows back to back, as loadRows writes them,
+        // and the kernels read row i of a call at po + i·(depth·groups)
         int depth = Math.max(1, Math.min(part, FAR_PANEL_FLOATS / (streams * Math.max(groups, 1))));
-        // padded by a vector: the spread kernels load a vector of parameters at a block's first group
-        float[] scales = new float[Math.max(depth * streams, streams) * groups + V];
-        float[] biases = new float[scales.length];
-        float[] partScales = new float[depth * groups];
-        float[] partBiases = new float[depth * groups];
-        float[] results = new float[streams];
+        int partStride = depth * groups;
+        FarPanel panel = FAR_PANELS.get().ensure(Math.max(streams * partStride, streams * groups), partStride);
+        float[] scales = panel.scales;
+        float[] biases = panel.biases;
+        float[] partScales = streams == 1 ? scales : panel.partScales;
+        float[] partBiases = streams == 1 ? biases : panel.partBiases;
+        float[] results = panel.results;
         for (int j0 = 0; j0 < part; j0 += depth) {
             int rowsEach = Math.min(depth, part - j0);
             for (int s = 0; s < streams; s++) {
                 params.loadRows(n0 + s * part + j0, rowsEach, groups, partScales, partBiases);
-                for (int r = 0; r < rowsEach; r++) {
-                    System.arraycopy(partScales, r * groups, scales, (r * streams + s) * groups, groups);
-                    System.arraycopy(partBiases, r * groups, biases, (r * streams + s) * groups, groups);
+                if (streams > 1) {
+                    System.arraycopy(partScales, 0, scales, s * partStride, rowsEach * groups);
+                    System.arraycopy(partBiases, 0, biases, s * partStride, rowsEach * groups);
                 }
             }
             for (int r = 0; r < rowsEach; r++) {
                 long row = base + (n0 + j0 + r) * rowBytes;
                 if (streams == 4) {
                     AffineDots.rows4x1(bits, chunks, packed, row, part * rowBytes, k, gShift, spread, xa, 0, scales, biases,
-                            r * streams * groups, groups, xsums, 0, results, 0);
+                            r * groups, groups, partStride, xsums, 0, results, 0);
                 } else if (streams == 2) {
                     AffineDots.rows2x1(bits, chunks, packed, row, part * rowBytes, k, gShift, spread, xa, 0, scales, biases,
-                            r * streams * groups, groups, xsums, 0, results, 0);
+                            r * groups, groups, partStride, xsums, 0, results, 0);
                 } else {
                     results[0] = AffineDots.row1x1(bits, chunks, packed, row, k, gShift, spread, xa, 0, scales, biases,
                             r * groups, groups, xsums, 0);
@@ -205,6 +207,31 @@ public final class QuantMatVec {
             }
         }
     }
+
+    /**
+     * One thread's parameter panel for {@link #oneRowFar}, kept between calls: a batch-1 product runs it once per
+     * chunk (eight per matrix on two threads), and arrays allocated per call are fresh memory each time, which the
+     * zeroing pulls into the cache next to the weights (about 20 KiB per 192 KiB chunk of an expert's rows).
+     */
+    private static final class FarPanel {
+        float[] scales = new float[0], biases = new float[0], partScales = new float[0], partBiases = new float[0];
+        final float[] results = new float[4];
+
+        /** Room for {@code floats} parameters (padded by a vector: the spread kernels load a vector at a block's first group) and a part of {@code part}. */
+        FarPanel ensure(int floats, int part) {
+            if (scales.length < floats + V) {
+                scales = new float[floats + V];
+                biases = new float[floats + V];
+            }
+            if (partScales.length < part) {
+                partScales = new float[part];
+                partBiases = new float[part];
+            }
+            return this;
+        }
+    }
+
+    private static final ThreadLocal<FarPanel> FAR_PANELS = ThreadLocal.withInitial(FarPanel::new);
 
     /**
      * Chunks of V words per block of {@link AffineDots}' order: one where a group fits in a chunk, else
