@@ -34,6 +34,12 @@ public final class MultiRowMatVec {
     private static final int X_TILE_BYTES = 192 * 1024;
     /** Bytes of weight rows (as stored, or decoded to f32) one panel keeps. */
     private static final int PANEL_BYTES = 128 * 1024;
+    /**
+     * One x row streams four weight rows far apart ({@code bf16FarRows}); {@code -Dpanamax.bf16.farRows=false}
+     * streams one row at a time instead, for A/B runs on other machines (on the 2-core AVX2 VM four adjacent rows
+     * had read up to 13 % slower than one; far apart was not measured there).
+     */
+    static final boolean FAR_ROWS = Boolean.parseBoolean(System.getProperty("panamax.bf16.farRows", "true"));
     /** Up to this many x rows go in one tile whatever their length (batched decode). */
     private static final int SMALL_ROWS = 8;
 
@@ -64,8 +70,12 @@ public final class MultiRowMatVec {
      */
     public static void bf16(MemorySegment w, long wOff, long ldwBytes, int k, float[] xi, int rows,
                             int n0, int n1, float[] out, int outOff, int ldo) {
-        if (rows == 1) {
+        if (rows == 1 && FAR_ROWS) {
             bf16FarRows(w, wOff, ldwBytes, k, xi, n0, n1, out, outOff);
+            return;
+        }
+        if (rows == 1) {
+            for (int n = n0; n < n1; n++) out[outOff + n] = bf16Row(w, wOff + n * ldwBytes, k, xi, 0);
             return;
         }
         float[] sums = blockSums();

@@ -254,8 +254,9 @@ public final class QuantMatVec {
     private static final int FAR_PANEL_FLOATS = 2048;
     /**
      * Weight rows one x row is taken against at a time: two with 16 vector registers (AVX2, NEON's
-     * 128-bit run), four with 32 (AVX-512); {@code -Dpanamax.affine.oneRowBlock=2|4} overrides it for
-     * A/B runs (on the AVX2 VM the two measured level in L2).
+     * 128-bit run), four with 32 (AVX-512); {@code -Dpanamax.affine.oneRowBlock=1|2|4} overrides it for
+     * A/B runs (on the AVX2 VM two and four measured level in L2; one streams a single row at a time in
+     * batch-1 decode, as before {@code oneRowFar}).
      */
     static final int ONE_ROW_BLOCK = Integer.getInteger("panamax.affine.oneRowBlock", V >= 16 ? 4 : 2);
     /**
