@@ -161,7 +161,7 @@ public final class QuantMatVec {
     private static void oneRowFar(MemorySegment packed, long base, long rowBytes, int bits, int chunks, int gShift,
                                   VectorShuffle<Float> spread, int groups, int k, RowScales params, float[] xa, float[] xsums,
                                   int n0, int n1, float[] out) {
-        int streams = Math.min(ONE_ROW_BLOCK, 4);
+        int streams = ONE_ROW_BLOCK >= 4 ? 4 : ONE_ROW_BLOCK >= 2 ? 2 : 1; // the kernels there are
         int part = (n1 - n0) / streams;
         // rows of each part per panel (at most FAR_PANEL_FLOATS parameters in all, so the panel stays in L1 next
         // to x and the streaming rows); the panel keeps each part's rows back to back, as loadRows writes them,
