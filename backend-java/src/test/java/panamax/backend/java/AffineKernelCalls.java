@@ -35,7 +35,9 @@ public final class AffineKernelCalls {
             if (name.startsWith("rows") && !name.matches("rows\\dx1.*")) {
                 call = concat(new Object[] {p, 0L, (long) k * bits / 8, k, 0, s}, common, new Object[] {out, 0, 1});
             } else if (name.startsWith("rows")) {
-                call = concat(new Object[] {p, 0L, (long) k * bits / 8, k, 0, s}, common, new Object[] {out, 0});
+                // one x row: the parameter rows' stride follows the groups
+                Object[] strided = {xa, 0, scales, biases, 0, 2, 2, sums, 0};
+                call = concat(new Object[] {p, 0L, (long) k * bits / 8, k, 0, s}, strided, new Object[] {out, 0});
             } else if (name.startsWith("row1x1")) {
                 call = concat(new Object[] {p, 0L, k, 0, s}, common, new Object[0]);
             } else {
