@@ -36,8 +36,8 @@ public final class MultiRowMatVec {
     private static final int PANEL_BYTES = 128 * 1024;
     /**
      * One x row streams four weight rows far apart ({@code bf16FarRows}); {@code -Dpanamax.bf16.farRows=false}
-     * streams one row at a time instead, for A/B runs on other machines (on the 2-core AVX2 VM four adjacent rows
-     * had read up to 13 % slower than one; far apart was not measured there).
+     * streams one row at a time instead, for A/B runs on other machines (an earlier VM read four adjacent rows up
+     * to 13 % slower than one; far apart was not measured there).
      */
     static final boolean FAR_ROWS = Boolean.parseBoolean(System.getProperty("panamax.bf16.farRows", "true"));
     /** Up to this many x rows go in one tile whatever their length (batched decode). */
@@ -70,12 +70,12 @@ public final class MultiRowMatVec {
      */
     public static void bf16(MemorySegment w, long wOff, long ldwBytes, int k, float[] xi, int rows,
                             int n0, int n1, float[] out, int outOff, int ldo) {
-        if (rows == 1 && FAR_ROWS) {
-            bf16FarRows(w, wOff, ldwBytes, k, xi, n0, n1, out, outOff);
-            return;
-        }
         if (rows == 1) {
-            for (int n = n0; n < n1; n++) out[outOff + n] = bf16Row(w, wOff + n * ldwBytes, k, xi, 0);
+            if (FAR_ROWS) {
+                bf16FarRows(w, wOff, ldwBytes, k, xi, n0, n1, out, outOff);
+            } else {
+                for (int n = n0; n < n1; n++) out[outOff + n] = bf16Row(w, wOff + n * ldwBytes, k, xi, 0);
+            }
             return;
         }
         float[] sums = blockSums();
@@ -90,7 +90,7 @@ public final class MultiRowMatVec {
                     long r0 = wOff + n * ldwBytes;
                     int m = m0;
                     for (; m + 4 <= m1; m += 4) bf16Block4(w, r0, ldwBytes, k, xi, m, sums, out, outOff + m * ldo + n, ldo);
-                    for (; m < m1; m++) bf16Block1(w, r0, ldwBytes, k, xi, m * k, out, outOff + m * ldo + n);
+                    for (; m < m1; m++) bf16Block1(w, r0, ldwBytes, k, xi, m * k, out, outOff + m * ldo + n, 1);
                 }
                 for (; n < p1; n++) {
                     for (int m = m0; m < m1; m++) out[outOff + m * ldo + n] = bf16Row(w, wOff + n * ldwBytes, k, xi, m * k);
@@ -147,8 +147,8 @@ public final class MultiRowMatVec {
     /**
      * One x row against weight rows {@code [n0, n1)}: the range is cut into four quarters streamed side by
      * side (rows {@code n0 + j} of each quarter together), each quarter a sequential stream of whole rows.
-     * Four streams in distinct pages keep more lines in flight than one (one stream per core read 76 % of
-     * the read probe on the 2-core Intel VM, four far apart 90-96 %); four adjacent rows of short k share
+     * Four streams in distinct pages keep more lines in flight than one (one stream per core read 66-77 % of
+     * the read probe on the 2-core Intel VM, four far apart 89-96 %); four adjacent rows of short k share
      * 4 KiB pages, jump back and forth inside them and lose the prefetcher (k = 768: slower than one).
      */
     private static void bf16FarRows(MemorySegment w, long wOff, long ld, int k, float[] xi, int n0, int n1, float[] out, int outOff) {
@@ -157,12 +157,10 @@ public final class MultiRowMatVec {
         for (int n = n0 + 4 * quarter; n < n1; n++) out[outOff + n] = bf16Row(w, wOff + n * ld, k, xi, 0);
     }
 
-    /** Four weight rows from {@code r0} × the x row at {@code xi[x0..]}: one chain per weight row, four in flight. */
-    private static void bf16Block1(MemorySegment w, long r0, long ld, int k, float[] xi, int x0, float[] out, int o) {
-        bf16Block1(w, r0, ld, k, xi, x0, out, o, 1);
-    }
-
-    /** {@link #bf16Block1(MemorySegment, long, long, int, float[], int, float[], int)} with the results {@code ldOut} apart. */
+    /**
+     * Four weight rows from {@code r0}, {@code ld} bytes apart, × the x row at {@code xi[x0..]}: one chain per weight
+     * row, four in flight; results at {@code out[o + i·ldOut]}.
+     */
     private static void bf16Block1(MemorySegment w, long r0, long ld, int k, float[] xi, int x0, float[] out, int o, int ldOut) {
         FloatVector a0 = FloatVector.zero(S), a1 = FloatVector.zero(S), a2 = FloatVector.zero(S), a3 = FloatVector.zero(S);
         long r1 = r0 + ld, r2 = r1 + ld, r3 = r2 + ld;

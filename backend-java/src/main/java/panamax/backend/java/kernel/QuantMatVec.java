@@ -168,7 +168,7 @@ public final class QuantMatVec {
         // and the kernels read row i of a call at po + i·(depth·groups)
         int depth = Math.max(1, Math.min(part, FAR_PANEL_FLOATS / (streams * Math.max(groups, 1))));
         int partStride = depth * groups;
-        FarPanel panel = FAR_PANELS.get().ensure(Math.max(streams * partStride, streams * groups), partStride);
+        FarPanel panel = FAR_PANELS.get().ensure(streams * partStride, partStride);
         float[] scales = panel.scales;
         float[] biases = panel.biases;
         float[] partScales = streams == 1 ? scales : panel.partScales;
