@@ -12,7 +12,6 @@ module panamax.bench {
     requires panamax.server;
     requires panamax.demo;
     requires com.fasterxml.jackson.databind;
-    requires java.net.http;
     requires java.management; // JitActivity reads the JIT's compile time
     requires jdk.incubator.vector; // the read-bandwidth and FMA probes of bench decode
 

@@ -1,16 +1,9 @@
 package panamax.bench.server;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
 import java.io.PrintWriter;
 import java.lang.management.ManagementFactory;
 import java.lang.management.OperatingSystemMXBean;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -47,7 +40,7 @@ import panamax.server.ServerOptions;
  * {@code panamax generate} runs) on the same prompt, seed and token count: one generate and one
  * 1-client HTTP request alternate {@code --rounds} times, in alternating order, after a warm-up of
  * both (and of the batched shapes) so that neither side measures the JIT compiling; medians are
- * reported. The clients run in the same process, so they share its cores with the server.
+ * reported. The clients run in the same process, so they share its cores with the server; they read the streams with blocking sockets ({@link LoopbackSseClient}).
  */
 final class ServeBench {
     private static final String TEXT = "Call me Ishmael. Some years ago, never mind how long precisely, having little or no money in my"
@@ -56,6 +49,7 @@ final class ServeBench {
             + " growing grim about the mouth; whenever it is a damp, drizzly November in my soul; whenever I find myself involuntarily"
             + " pausing before coffin warehouses, and bringing up the rear of every funeral I meet; then, I account it high time to get"
             + " to sea as soon as I can. This is my substitute for pistol and ball. ";
+    private static final String COMPLETIONS = "/v1/completions";
     private static final String USAGE = "usage: panamax bench serve [--model DIR] [--clients 1,8,32] [--prompt-tokens 64] [--max-tokens 64]"
             + " [--requests-per-client 3] [--max-batch 8] [--rounds 5] [--warmup 3] [--json]";
 
@@ -68,7 +62,7 @@ final class ServeBench {
     }
 
     /** Where the server listens and what each request asks for. */
-    private record Target(HttpClient http, URI uri, ObjectMapper mapper, String prompt, int maxTokens) {
+    private record Target(LoopbackSseClient client, ObjectMapper mapper, String prompt, int maxTokens) {
     }
 
     private ServeBench() {
@@ -97,8 +91,7 @@ final class ServeBench {
                     .withMaxQueue(Math.max(64, o.clients().stream().mapToInt(Integer::intValue).max().orElse(1) * 2));
             try (PanamaxServer server = PanamaxServer.start(ServerOptions.defaults().withPort(0))) {
                 server.serve(openAgain(dir), "bench", config);
-                Target target = new Target(HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build(),
-                        URI.create("http://127.0.0.1:" + server.port() + "/v1/completions"), mapper, promptText, o.maxTokens());
+                Target target = new Target(new LoopbackSseClient("127.0.0.1", server.port()), mapper, promptText, o.maxTokens());
                 // Warm-up: both sides until the JIT has compiled their prefill and decode paths, then the batched shapes.
                 for (int i = 0; i < o.warmup(); i++) {
                     generate(session, encoded, o.maxTokens(), -1 - i);
@@ -237,28 +230,29 @@ final class ServeBench {
         ObjectMapper mapper = target.mapper();
         String body = mapper.writeValueAsString(Map.of("prompt", target.prompt(), "max_tokens", target.maxTokens(), "temperature", 0.8,
                 "seed", seed, "stream", true, "ignore_eos", true, "stream_options", Map.of("include_usage", true)));
-        long start = System.nanoTime();
-        HttpResponse<java.io.InputStream> res = target.http().send(HttpRequest.newBuilder(target.uri()).header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofInputStream());
-        if (res.statusCode() != 200) throw new IllegalStateException("HTTP " + res.statusCode() + ": " + new String(res.body().readAllBytes(), StandardCharsets.UTF_8));
         List<Double> gaps = new ArrayList<>();
-        double first = -1;
-        long last = 0;
-        int tokens = 0;
-        try (BufferedReader in = new BufferedReader(new InputStreamReader(res.body(), StandardCharsets.UTF_8))) {
-            for (String line; (line = in.readLine()) != null; ) {
-                if (!line.startsWith("data: ") || line.equals("data: [DONE]")) continue;
-                long now = System.nanoTime();
-                // the client shares the server's cores: only the usage chunk is parsed, token chunks are read as text
-                if (!hasText(line)) {
-                    if (line.contains("\"usage\":{")) tokens = mapper.readTree(line.substring(6)).get("usage").get("completion_tokens").asInt();
-                    continue;
+        long start = System.nanoTime();
+        long[] firstAndLast = {-1, 0};
+        int[] tokens = {0};
+        target.client().post(COMPLETIONS, body, line -> {
+            if (!line.startsWith("data: ") || line.equals("data: [DONE]")) return;
+            long now = System.nanoTime();
+            // the client shares the server's cores: only the usage chunk is parsed, token chunks are read as text
+            if (!hasText(line)) {
+                if (line.contains("\"usage\":{")) {
+                    try {
+                        tokens[0] = mapper.readTree(line.substring(6)).get("usage").get("completion_tokens").asInt();
+                    } catch (java.io.IOException e) {
+                        throw new java.io.UncheckedIOException(e);
+                    }
                 }
-                if (first < 0) first = (now - start) / 1e9; else gaps.add((now - last) / 1e9);
-                last = now;
+                return;
             }
-        }
-        return new Sample(first, gaps.stream().mapToDouble(Double::doubleValue).toArray(), tokens, (System.nanoTime() - start) / 1e9);
+            if (firstAndLast[0] < 0) firstAndLast[0] = now; else gaps.add((now - firstAndLast[1]) / 1e9);
+            firstAndLast[1] = now;
+        });
+        double first = firstAndLast[0] < 0 ? -1 : (firstAndLast[0] - start) / 1e9;
+        return new Sample(first, gaps.stream().mapToDouble(Double::doubleValue).toArray(), tokens[0], (System.nanoTime() - start) / 1e9);
     }
 
     private static int[] promptOf(Tokenizer tokenizer, int tokens) {
