@@ -29,6 +29,33 @@ class MultiRowKernelsTest {
         return v;
     }
 
+    /** Prefill-sized calls: several L2 tiles of x rows and panels of weight rows, with leftover rows of both and k tails. */
+    @Test
+    void bf16PrefillTilesHaveTheBitsOfEachRowAlone() {
+        try (Arena arena = Arena.ofConfined()) {
+            for (int k : new int[] {32, 512 + 48, 1024 + 17}) {
+                int n = 70, ld = k + 1;
+                MemorySegment w = arena.allocate(2L * n * ld + 8);
+                for (int i = 0; i < n * ld; i++) w.set(I16, 2 + 2L * i, Floats.floatToBf16((float) random.nextGaussian()));
+                for (int rows : new int[] {9, 12, 37, 66}) {
+                    float[] x = gaussian(rows * k);
+                    float[] xi = new float[rows * k];
+                    for (int r = 0; r < rows; r++) MatVec.interleaveForBf16(x, r * k, k, xi, r * k);
+                    float[] fast = new float[rows * n];
+                    MultiRowMatVec.bf16(w, 2, 2L * ld, k, xi, rows, 3, n, fast, 0, n);
+                    for (int r = 0; r < rows; r++) {
+                        float[] alone = new float[n];
+                        MultiRowMatVec.bf16(w, 2, 2L * ld, k, java.util.Arrays.copyOfRange(xi, r * k, r * k + k), 1, 3, n, alone, 0, n);
+                        for (int j = 3; j < n; j++) {
+                            assertEquals(Float.floatToRawIntBits(alone[j]), Float.floatToRawIntBits(fast[r * n + j]),
+                                    "k=" + k + ": row " + r + " of " + rows + " differs from that row alone at " + j);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
     @Test
     void bf16MultiRowMatchesScalarDotsForEveryRowCountAndTail() {
         try (Arena arena = Arena.ofConfined()) {
