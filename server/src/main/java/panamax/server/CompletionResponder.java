@@ -74,6 +74,7 @@ final class CompletionResponder {
         res.status(200);
         res.headers().set(HeaderValues.create(HeaderNames.CONTENT_TYPE, "text/event-stream; charset=utf-8"));
         res.headers().set(HeaderValues.create(HeaderNames.CACHE_CONTROL, "no-cache"));
+        OpenAiFormat.TextChunks text = format.textChunks(answer, params.includeUsage());
         try (OutputStream out = res.outputStream()) {
             boolean first = true;
             while (true) {
@@ -90,7 +91,12 @@ final class CompletionResponder {
                     List<ToolAnswer.Piece> pieces = tools.token(t.id(), t.text());
                     if (pieces.isEmpty() && logprobs) pieces = List.of(new ToolAnswer.Text(""));
                     for (int i = 0; i < pieces.size(); i++) {
-                        data(out, format.chunk(answer, pieces.get(i), logprobs && i == 0 ? t : null, first, params.includeUsage()));
+                        TokenEvent withLogprobs = logprobs && i == 0 ? t : null;
+                        if (!first && withLogprobs == null && pieces.get(i) instanceof ToolAnswer.Text plain) {
+                            write(out, "data: " + text.json(plain.text()) + "\n\n");
+                        } else {
+                            data(out, format.chunk(answer, pieces.get(i), withLogprobs, first, params.includeUsage()));
+                        }
                         first = false;
                     }
                 } else if (event instanceof Completion c) {
