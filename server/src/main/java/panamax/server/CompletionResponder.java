@@ -92,7 +92,7 @@ final class CompletionResponder {
                     if (pieces.isEmpty() && logprobs) pieces = List.of(new ToolAnswer.Text(""));
                     for (int i = 0; i < pieces.size(); i++) {
                         TokenEvent withLogprobs = logprobs && i == 0 ? t : null;
-                        if (!first && withLogprobs == null && pieces.get(i) instanceof ToolAnswer.Text plain) {
+                        if (text != null && !first && withLogprobs == null && pieces.get(i) instanceof ToolAnswer.Text plain) {
                             write(out, "data: " + text.json(plain.text()) + "\n\n");
                         } else {
                             data(out, format.chunk(answer, pieces.get(i), withLogprobs, first, params.includeUsage()));

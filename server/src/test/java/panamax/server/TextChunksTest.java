@@ -1,6 +1,7 @@
 package panamax.server;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.util.Random;
@@ -28,6 +29,18 @@ class TextChunksTest {
             }
         }
         return text.toString();
+    }
+
+    /** The marker as a whole field value elsewhere makes the template ambiguous: none; inside a longer value it is not. */
+    @Test
+    void aModelIdThatIsTheMarkerGetsNoTemplate() throws Exception {
+        String marker = "\u0001panamax-text\u0001";
+        OpenAiFormat odd = new OpenAiFormat(new ObjectMapper(), null, marker);
+        assertNull(odd.textChunks(odd.answer(true, 1), true));
+        OpenAiFormat holding = new OpenAiFormat(new ObjectMapper(), null, "model " + marker);
+        OpenAiFormat.Answer answer = holding.answer(true, 1);
+        assertEquals(holding.mapper().writeValueAsString(holding.chunk(answer, "x", null, false, null, true)),
+                holding.textChunks(answer, true).json("x"));
     }
 
     @Test
