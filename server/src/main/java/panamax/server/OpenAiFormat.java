@@ -84,7 +84,7 @@ record OpenAiFormat(ObjectMapper mapper, Tokenizer tokenizer, String modelId) {
      * such chunk serialized once with a marker for its text, and each token's text escaped into the marker's place,
      * byte for byte what serializing {@link #chunk(Answer, String, TokenEvent, boolean, String, boolean)} writes.
      * A streamed token took a tree of nodes and a JSON generator before (a third of a responder thread's CPU time).
-     * Null when the marker also appears elsewhere in the chunk (a model id holding it).
+     * Null when the marker is also a whole value elsewhere in the chunk (a model id that is the marker).
      */
     TextChunks textChunks(Answer a, boolean usageField) {
         String marker = "\u0001panamax-text\u0001";

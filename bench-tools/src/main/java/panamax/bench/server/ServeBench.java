@@ -40,7 +40,8 @@ import panamax.server.ServerOptions;
  * {@code panamax generate} runs) on the same prompt, seed and token count: one generate and one
  * 1-client HTTP request alternate {@code --rounds} times, in alternating order, after a warm-up of
  * both (and of the batched shapes) so that neither side measures the JIT compiling; medians are
- * reported. The clients run in the same process, so they share its cores with the server; they read the streams with blocking sockets ({@link LoopbackSseClient}).
+ * reported. The clients run in the same process, so they share its cores with the server; they read
+ * the streams over blocking sockets ({@link LoopbackSseClient}).
  */
 final class ServeBench {
     private static final String TEXT = "Call me Ishmael. Some years ago, never mind how long precisely, having little or no money in my"
