@@ -93,7 +93,7 @@ final class CompletionResponder {
                     for (int i = 0; i < pieces.size(); i++) {
                         TokenEvent withLogprobs = logprobs && i == 0 ? t : null;
                         if (text != null && !first && withLogprobs == null && pieces.get(i) instanceof ToolAnswer.Text plain) {
-                            write(out, "data: " + text.json(plain.text()) + "\n\n");
+                            write(out, text.event(plain.text()));
                         } else {
                             data(out, format.chunk(answer, pieces.get(i), withLogprobs, first, params.includeUsage()));
                         }

@@ -106,8 +106,18 @@ record OpenAiFormat(ObjectMapper mapper, Tokenizer tokenizer, String modelId) {
 
         /** The chunk carrying {@code text}, escaped as Jackson's generators escape a string. */
         String json(String text) {
+            return framed("", text, "");
+        }
+
+        /** The server-sent event of that chunk: {@code data: JSON} and its blank line, built in one pass. */
+        String event(String text) {
+            return framed("data: ", text, "\n\n");
+        }
+
+        private String framed(String before, String text, String after) {
             char[] escaped = ESCAPES.quoteAsString(text);
-            return new StringBuilder(prefix.length() + escaped.length + suffix.length()).append(prefix).append(escaped).append(suffix).toString();
+            return new StringBuilder(before.length() + prefix.length() + escaped.length + suffix.length() + after.length())
+                    .append(before).append(prefix).append(escaped).append(suffix).append(after).toString();
         }
     }
 

@@ -54,6 +54,7 @@ class TextChunksTest {
                     String text = i == 0 ? "" : i == 1 ? "\u0001panamax-text\u0001" : randomText(random);
                     String tree = format.mapper().writeValueAsString(format.chunk(answer, text, null, false, null, usage));
                     assertEquals(tree, chunks.json(text), "chat=" + chat + " usage=" + usage + " text=" + text);
+                    assertEquals("data: " + tree + "\n\n", chunks.event(text));
                 }
             }
         }

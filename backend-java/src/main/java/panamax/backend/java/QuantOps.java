@@ -166,13 +166,13 @@ final class QuantOps {
             }
 
             @Override
-            public void loadRows(int row, int count, int perRow, float[] scales, float[] biases) {
+            public void loadRows(int row, int count, int perRow, float[] scales, float[] biases, int at) {
                 if (!packedRows || perRow != groups) {
-                    RowScales.super.loadRows(row, count, perRow, scales, biases);
+                    RowScales.super.loadRows(row, count, perRow, scales, biases, at);
                     return;
                 }
-                RowIo.load(ss, s.dtype, sOff + row * rs, 1, count * groups, scales);
-                RowIo.load(bs, b.dtype, bOff + row * rb, 1, count * groups, biases);
+                RowIo.load(ss, s.dtype, sOff + row * rs, 1, count * groups, scales, at);
+                RowIo.load(bs, b.dtype, bOff + row * rb, 1, count * groups, biases, at);
             }
         };
     }

@@ -61,14 +61,19 @@ final class RowIo {
     }
 
     static void load(MemorySegment s, DType t, long base, long stride, int n, float[] dst) {
+        load(s, t, base, stride, n, dst, 0);
+    }
+
+    /** {@link #load(MemorySegment, DType, long, long, int, float[])} into {@code dst} from index {@code at}. */
+    static void load(MemorySegment s, DType t, long base, long stride, int n, float[] dst, int at) {
         if (stride == 1 && t == DType.F32) {
-            MemorySegment.copy(s, F32, base * 4, dst, 0, n);
+            MemorySegment.copy(s, F32, base * 4, dst, at, n);
         } else if (stride == 1 && t == DType.BF16) {
-            Floats.bf16ToFloats(s, base * 2, n, dst, 0);
+            Floats.bf16ToFloats(s, base * 2, n, dst, at);
         } else if (stride == 0) {
-            java.util.Arrays.fill(dst, 0, n, getFloat(s, t, base));
+            java.util.Arrays.fill(dst, at, at + n, getFloat(s, t, base));
         } else {
-            for (int i = 0; i < n; i++) dst[i] = getFloat(s, t, base + i * stride);
+            for (int i = 0; i < n; i++) dst[at + i] = getFloat(s, t, base + i * stride);
         }
     }
 

@@ -9,7 +9,6 @@ import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.util.Locale;
-import java.util.function.Consumer;
 
 /**
  * The benchmark's HTTP/1.1 client: one blocking socket per request (TCP_NODELAY, {@code Connection:
@@ -17,16 +16,14 @@ import java.util.function.Consumer;
  * The clients share the server's two cores, so what they spend per token is charged to the server:
  * the JDK's {@code HttpClient} hands every chunk from its selector thread through an executor and a
  * queue to the reading thread (three thread hops per token, visible in a CPU profile as much CPU as
- * the responder's), where a blocking read costs one wake-up. curl, the client of the issue's script,
+ * the responder's), where a blocking read costs one wake-up. curl, which {@code scripts/serve-smoke.sh} drives,
  * reads the same way.
  */
-final class LoopbackSseClient {
-    private final String host;
-    private final int port;
-
-    LoopbackSseClient(String host, int port) {
-        this.host = host;
-        this.port = port;
+record LoopbackSseClient(String host, int port) {
+    /** Takes the response body's lines; may fail on one (the stream is abandoned). */
+    @FunctionalInterface
+    interface Lines {
+        void accept(String line) throws IOException;
     }
 
     /** A non-2xx answer, with the body the server sent. */
@@ -42,7 +39,7 @@ final class LoopbackSseClient {
      *
      * @throws HttpStatusException when the status is not 2xx
      */
-    void post(String path, String json, Consumer<String> lines) throws IOException {
+    void post(String path, String json, Lines lines) throws IOException {
         byte[] body = json.getBytes(StandardCharsets.UTF_8);
         try (Socket socket = new Socket()) {
             socket.setTcpNoDelay(true);
@@ -133,14 +130,14 @@ final class LoopbackSseClient {
 
     /** UTF-8 bytes to lines ending in LF (a CR before it dropped), whatever the chunk boundaries. */
     private static final class LineSplitter {
-        private final Consumer<String> lines;
+        private final Lines lines;
         private final ByteArrayOutputStream pending = new ByteArrayOutputStream(256);
 
-        LineSplitter(Consumer<String> lines) {
+        LineSplitter(Lines lines) {
             this.lines = lines;
         }
 
-        void accept(byte[] b, int off, int len) {
+        void accept(byte[] b, int off, int len) throws IOException {
             int start = off;
             for (int i = off; i < off + len; i++) {
                 if (b[i] != '\n') continue;
@@ -151,11 +148,11 @@ final class LoopbackSseClient {
             pending.write(b, start, off + len - start);
         }
 
-        void finish() {
+        void finish() throws IOException {
             if (pending.size() > 0) emit();
         }
 
-        private void emit() {
+        private void emit() throws IOException {
             byte[] bytes = pending.toByteArray();
             int n = bytes.length;
             if (n > 0 && bytes[n - 1] == '\r') n--;

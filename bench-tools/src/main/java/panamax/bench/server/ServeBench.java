@@ -240,13 +240,7 @@ final class ServeBench {
             long now = System.nanoTime();
             // the client shares the server's cores: only the usage chunk is parsed, token chunks are read as text
             if (!hasText(line)) {
-                if (line.contains("\"usage\":{")) {
-                    try {
-                        tokens[0] = mapper.readTree(line.substring(6)).get("usage").get("completion_tokens").asInt();
-                    } catch (java.io.IOException e) {
-                        throw new java.io.UncheckedIOException(e);
-                    }
-                }
+                if (line.contains("\"usage\":{")) tokens[0] = mapper.readTree(line.substring(6)).get("usage").get("completion_tokens").asInt();
                 return;
             }
             if (firstAndLast[0] < 0) firstAndLast[0] = now; else gaps.add((now - firstAndLast[1]) / 1e9);

@@ -94,7 +94,7 @@ public final class AffineLaneDecoder {
      * from {@code params}) into {@code out[(t − t0)·cols ..]} in lane order.
      */
     public void decode(MemorySegment packed, long base, long rowBytes, RowScales params, int t0, int n, float[] out) {
-        params.loadRows(t0, n, groups, scales, biases);
+        params.loadRows(t0, n, groups, scales, biases, 0);
         // separate loops: a vector merged from two branches is boxed
         if (uniform) decodeUniform(packed, base, rowBytes, t0, n, out);
         else decodeGathered(packed, base, rowBytes, t0, n, out);
@@ -235,6 +235,6 @@ public final class AffineLaneDecoder {
 
     /** Row t's single group scale and bias, t in {@code [t0, t0 + n)}, into {@code scales[t − t0]} and {@code biases[t − t0]}. */
     public void loadParameters(RowScales params, int t0, int n, float[] scales, float[] biases) {
-        params.loadRows(t0, n, groups, scales, biases);
+        params.loadRows(t0, n, groups, scales, biases, 0);
     }
 }

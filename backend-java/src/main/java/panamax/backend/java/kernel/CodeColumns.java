@@ -120,7 +120,7 @@ public final class CodeColumns {
 
     /** The group scales and biases of keys {@code [t0, t0 + count)} by group and lane ({@code [g·32 + key]}; zero past count). */
     private void laneParameters(RowScales params, int t0, int count) {
-        params.loadRows(t0, count, groups, scales, biases);
+        params.loadRows(t0, count, groups, scales, biases, 0);
         if (groups == 1) { // already key-major: masked vector copies (zero past count)
             VectorMask<Float> first = S.indexInRange(0, count);
             VectorMask<Float> second = S.indexInRange(TILE, count);

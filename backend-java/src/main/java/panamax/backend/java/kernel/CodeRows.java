@@ -146,7 +146,7 @@ public final class CodeRows {
             // bias sums x·(b − u). Parameters stay token-major as loaded ([t·groups + g]), so lane i of a vector
             // of them is token i/groups of group i%groups, and x is spread to match: transposing them group-major
             // (scalar) cost 11 % of an affine 5-bit step at head dim 128, more than the weights themselves
-            params.loadRows(t0, count, groups, scales, biases);
+            params.loadRows(t0, count, groups, scales, biases, 0);
             int span = count * groups;
             for (int i = 0; i < span; i += L) {
                 VectorMask<Float> in = S.indexInRange(i, span); // parameters past the block's count are masked off

@@ -97,7 +97,7 @@ public final class QuantMatVec {
         float[] biases = new float[span * groups + V];
         for (int p0 = n0; p0 < n1; p0 += panel) {
             int nb = Math.min(panel, n1 - p0);
-            params.loadRows(p0, nb, groups, scales, biases);
+            params.loadRows(p0, nb, groups, scales, biases, 0);
             for (int m0 = 0; m0 < rows; m0 += tile) {
                 int m1 = Math.min(rows, m0 + tile);
                 int pairs = m1 - (m1 - m0) % 2;
@@ -164,25 +164,17 @@ public final class QuantMatVec {
         int streams = ONE_ROW_BLOCK >= 4 ? 4 : ONE_ROW_BLOCK >= 2 ? 2 : 1; // the kernels there are
         int part = (n1 - n0) / streams;
         // rows of each part per panel (at most FAR_PANEL_FLOATS parameters in all, so the panel stays in L1 next
-        // to x and the streaming rows); the panel keeps each part's rows back to back, as loadRows writes them,
-        // and the kernels read row i of a call at po + i·(depth·groups)
+        // to x and the streaming rows); part s's rows lie back to back from s·depth·groups, and the kernels read
+        // row i of a call at po + i·(depth·groups)
         int depth = Math.max(1, Math.min(part, FAR_PANEL_FLOATS / (streams * Math.max(groups, 1))));
         int partStride = depth * groups;
-        FarPanel panel = FAR_PANELS.get().ensure(streams * partStride, partStride);
+        FarPanel panel = FAR_PANELS.get().ensure(streams * partStride);
         float[] scales = panel.scales;
         float[] biases = panel.biases;
-        float[] partScales = streams == 1 ? scales : panel.partScales;
-        float[] partBiases = streams == 1 ? biases : panel.partBiases;
         float[] results = panel.results;
         for (int j0 = 0; j0 < part; j0 += depth) {
             int rowsEach = Math.min(depth, part - j0);
-            for (int s = 0; s < streams; s++) {
-                params.loadRows(n0 + s * part + j0, rowsEach, groups, partScales, partBiases);
-                if (streams > 1) {
-                    System.arraycopy(partScales, 0, scales, s * partStride, rowsEach * groups);
-                    System.arraycopy(partBiases, 0, biases, s * partStride, rowsEach * groups);
-                }
-            }
+            for (int s = 0; s < streams; s++) params.loadRows(n0 + s * part + j0, rowsEach, groups, scales, biases, s * partStride);
             for (int r = 0; r < rowsEach; r++) {
                 long row = base + (n0 + j0 + r) * rowBytes;
                 if (streams == 4) {
@@ -200,7 +192,7 @@ public final class QuantMatVec {
         }
         int rest = n0 + streams * part; // the last rows, fewer than the streams: one at a time
         if (rest < n1) {
-            params.loadRows(rest, n1 - rest, groups, scales, biases);
+            params.loadRows(rest, n1 - rest, groups, scales, biases, 0);
             for (int n = rest; n < n1; n++) {
                 out[n] = AffineDots.row1x1(bits, chunks, packed, base + n * rowBytes, k, gShift, spread, xa, 0, scales, biases,
                         (n - rest) * groups, groups, xsums, 0);
@@ -214,18 +206,14 @@ public final class QuantMatVec {
      * zeroing pulls into the cache next to the weights (about 20 KiB per 192 KiB chunk of an expert's rows).
      */
     private static final class FarPanel {
-        float[] scales = new float[0], biases = new float[0], partScales = new float[0], partBiases = new float[0];
+        float[] scales = new float[0], biases = new float[0];
         final float[] results = new float[4];
 
-        /** Room for {@code floats} parameters (padded by a vector: the spread kernels load a vector at a block's first group) and a part of {@code part}. */
-        FarPanel ensure(int floats, int part) {
+        /** Room for {@code floats} parameters, padded by a vector (the spread kernels load a vector at a block's first group). */
+        FarPanel ensure(int floats) {
             if (scales.length < floats + V) {
                 scales = new float[floats + V];
                 biases = new float[floats + V];
-            }
-            if (partScales.length < part) {
-                partScales = new float[part];
-                partBiases = new float[part];
             }
             return this;
         }

@@ -7,17 +7,17 @@ public interface RowScales {
     void load(int row, float[] scales, float[] biases);
 
     /**
-     * Writes rows {@code [row, row + count)} back to back: row {@code row + j}'s {@code groups}
-     * values at {@code [j·groups, (j + 1)·groups)}. Row by row here; implementations whose rows are
-     * contiguous widen them in one pass.
+     * Writes rows {@code [row, row + count)} back to back from index {@code at}: row {@code row + j}'s
+     * {@code groups} values at {@code at + [j·groups, (j + 1)·groups)}. Row by row here; implementations
+     * whose rows are contiguous widen them in one pass.
      */
-    default void loadRows(int row, int count, int groups, float[] scales, float[] biases) {
+    default void loadRows(int row, int count, int groups, float[] scales, float[] biases, int at) {
         float[] s = new float[groups];
         float[] b = new float[groups];
         for (int j = 0; j < count; j++) {
             load(row + j, s, b);
-            System.arraycopy(s, 0, scales, j * groups, groups);
-            System.arraycopy(b, 0, biases, j * groups, groups);
+            System.arraycopy(s, 0, scales, at + j * groups, groups);
+            System.arraycopy(b, 0, biases, at + j * groups, groups);
         }
     }
 }
