@@ -3,7 +3,8 @@
 8-bit codes) against f32 x rows arranged by QuantMatVec.arrange.
 
 Every (weight row, x row) pair is summed in one order, whichever kernel runs it: per block of `chunks` chunks of
-V words (one or two, never more than a group), d = one FMA chain over the block's codes (code as f32 times x),
+V words (one or two, never more than a group), d = one FMA chain over the block's codes (1 + code·2^-bits as f32
+times x; QuantMatVec.mantissaParameters adjusts scales and biases to match),
 then a = fma(d, lane scales, a); after the last block a = fma(biases, x group sums, a) over whole vectors of
 groups; Lanes.sum(a); then the remaining groups' bias terms by scalar fma, in order. So a row gets the same bits
 alone and in any batch.
@@ -35,9 +36,10 @@ import jdk.incubator.vector.VectorSpecies;
 /**
  * Dot products of MLX-affine weight rows (2, 4 or 8-bit codes, {@link QuantMatVec#supports}) with f32 x rows
  * arranged by {@link QuantMatVec#arrange}, as MLX's kernels sum them:
- * {@code Σ_g s_g·(Σ_{i∈g} q_i·x_i) + Σ_g b_g·(Σ_{i∈g} x_i)}. Codes are converted to f32 and multiplied with x
- * in one FMA each (a shift, a mask, a conversion and an FMA per vector of codes), the scale is applied once per
- * block, the bias through the x rows' group sums ({@link QuantMatVec#groupSums}). Each (weight row, x row)
+ * {@code Σ_g s_g·(Σ_{i∈g} q_i·x_i) + Σ_g b_g·(Σ_{i∈g} x_i)}. A code enters as the f32 {@code 1 + q·2^-bits}
+ * (shifted to the top of 1.0's mantissa, the exponent or-ed in: a shift, one ternary-logic op and an FMA per
+ * vector of codes) with scales and biases made for it ({@link QuantMatVec#mantissaParameters}); the scale is
+ * applied once per block, the bias through the x rows' group sums ({@link QuantMatVec#groupSums}). Each (weight row, x row)
  * pair is summed in one order whichever kernel runs it: per block of {@code chunks} chunks of V words (1 or 2,
  * within one group; {@link QuantMatVec#blockChunks}) one FMA chain {@code d} over its codes, then
  * {@code a = fma(d, lane scales, a)}; then {@code a = fma(biases, group sums, a)} over whole vectors of groups,
@@ -62,22 +64,30 @@ final class AffineDots {
     /** {@link Lanes#sum}'s fold (its rotations {@code Lanes.R8 .. R1}) sums whole vectors of up to 16 lanes. */
     private static final boolean FOLDED = V <= 16;
     private static final ByteOrder LE = ByteOrder.LITTLE_ENDIAN;
+    /** The bits of 1.0f: or-ed into a code placed at the top of the mantissa, they make the f32 1 + q·2^-bits. */
+    private static final int ONE = 0x3F800000;
 
     private AffineDots() {
     }
 '''
 
 def code(bits, j, w, whole=True):
-    """Code position j of the words in w; whole: w holds whole words (its top position needs no mask)."""
+    """Code position j of the words in w as the f32 1 + q·2^-bits: the code is shifted to the top of the mantissa
+    (bits 23 - bits .. 22) and the exponent of 1.0 or-ed in, one ternary-logic op after the shift, where a mask
+    and an int-to-float conversion cost two (QuantMatVec.mantissaParameters makes the scales and biases that
+    take the 1 back out). whole: unused (the old conversion's top position needed no mask; this one masks every
+    position, the codes below it remaining after the shift)."""
     cpw = 32 // bits
-    mask = (1 << bits) - 1
-    if j == 0:
-        e = f"{w}.and({mask})"
-    elif j == cpw - 1 and whole:
-        e = f"{w}.lanewise(VectorOperators.LSHR, {bits * j})"
+    top = 23 - bits
+    shift = top - bits * j
+    if shift > 0:
+        e = f"{w}.lanewise(VectorOperators.LSHL, {shift})"
+    elif shift < 0:
+        e = f"{w}.lanewise(VectorOperators.LSHR, {-shift})"
     else:
-        e = f"{w}.lanewise(VectorOperators.LSHR, {bits * j}).and({mask})"
-    return f"((FloatVector) {e}.convert(VectorOperators.I2F, 0))"
+        e = w
+    e += f".and({hex(((1 << bits) - 1) << top)})"  # every position: the bits below the code stay after a shift too
+    return f"((FloatVector) {e}.or(ONE).reinterpretAsFloats())"
 
 
 def byte_at(bits, cexpr):

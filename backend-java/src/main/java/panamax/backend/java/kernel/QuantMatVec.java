@@ -8,11 +8,12 @@ import jdk.incubator.vector.VectorSpecies;
 
 /**
  * {@code out[m, n] = Σ_k x[m, k]·(q[n, k]·s + b)} for affine-quantized rows W[n] with 2, 4 or
- * 8-bit codes (no straddling), summed as MLX's CPU and GPU kernels do,
+ * 8-bit codes (no straddling), in the form of MLX's CPU and GPU kernels,
  * {@code Σ_g s_g·Σ_{i∈g} q_i·x_i + Σ_g b_g·Σ_{i∈g} x_i}: each chunk of V words is loaded once, every
- * code position costs a shift, a mask, a conversion and one FMA against x pre-arranged by
- * {@link #arrange} (lane l of position j holds element l·(32/bits)+j); the scale is applied once
- * per group, the bias through the x rows' group sums ({@link AffineDots}). Each output is summed in
+ * code position costs a shift, one ternary-logic op (the code as {@code 1 + q·2^-bits},
+ * {@link #mantissaParameters}) and one FMA against x pre-arranged by {@link #arrange} (lane l of
+ * position j holds element l·(32/bits)+j); the scale is applied once per group, the bias through the
+ * x rows' group sums ({@link AffineDots}). Each output is summed in
  * one order for any number of x rows ({@link #vector}). Other widths use {@link #generic}.
  */
 public final class QuantMatVec {
@@ -98,6 +99,7 @@ public final class QuantMatVec {
         for (int p0 = n0; p0 < n1; p0 += panel) {
             int nb = Math.min(panel, n1 - p0);
             params.loadRows(p0, nb, groups, scales, biases, 0);
+            mantissaParameters(scales, biases, 0, nb * groups, bits);
             for (int m0 = 0; m0 < rows; m0 += tile) {
                 int m1 = Math.min(rows, m0 + tile);
                 int pairs = m1 - (m1 - m0) % 2;
@@ -174,7 +176,10 @@ public final class QuantMatVec {
         float[] results = panel.results;
         for (int j0 = 0; j0 < part; j0 += depth) {
             int rowsEach = Math.min(depth, part - j0);
-            for (int s = 0; s < streams; s++) params.loadRows(n0 + s * part + j0, rowsEach, groups, scales, biases, s * partStride);
+            for (int s = 0; s < streams; s++) {
+                params.loadRows(n0 + s * part + j0, rowsEach, groups, scales, biases, s * partStride);
+                mantissaParameters(scales, biases, s * partStride, rowsEach * groups, bits);
+            }
             for (int r = 0; r < rowsEach; r++) {
                 long row = base + (n0 + j0 + r) * rowBytes;
                 if (streams == 4) {
@@ -193,10 +198,33 @@ public final class QuantMatVec {
         int rest = n0 + streams * part; // the last rows, fewer than the streams: one at a time
         if (rest < n1) {
             params.loadRows(rest, n1 - rest, groups, scales, biases, 0);
+            mantissaParameters(scales, biases, 0, (n1 - rest) * groups, bits);
             for (int n = rest; n < n1; n++) {
                 out[n] = AffineDots.row1x1(bits, chunks, packed, base + n * rowBytes, k, gShift, spread, xa, 0, scales, biases,
                         (n - rest) * groups, groups, xsums, 0);
             }
+        }
+    }
+
+    /**
+     * Turns widened group parameters {@code [from, from + count)} into those {@link AffineDots} applies: its codes
+     * enter as the f32 {@code 1 + q·2^-bits} (the code at the top of 1.0's mantissa: a shift and one ternary-logic
+     * op, where a mask and a conversion cost two), so a group sums {@code Σ(1 + q·2^-bits)·x = Σx + 2^-bits·Σq·x},
+     * and {@code s' = 2^bits·s} (exact) with {@code b' = b − s'} give back {@code s'·that + b'·Σx = s·Σq·x + b·Σx}.
+     * The sums differ from {@code Σq·x}'s by rounding only (the terms are up to about twice as large); a row's
+     * bits still do not depend on the batch, every kernel taking the same steps.
+     */
+    static void mantissaParameters(float[] scales, float[] biases, int from, int count, int bits) {
+        float unit = 1 << bits;
+        int i = from, end = from + count;
+        for (int bound = from + S.loopBound(count); i < bound; i += V) {
+            FloatVector s = FloatVector.fromArray(S, scales, i).mul(unit);
+            s.intoArray(scales, i);
+            FloatVector.fromArray(S, biases, i).sub(s).intoArray(biases, i);
+        }
+        for (; i < end; i++) {
+            scales[i] *= unit;
+            biases[i] -= scales[i];
         }
     }
 
