@@ -130,7 +130,7 @@ public final class DecodeBench {
             if (!comparisons.isEmpty()) {
                 out.println();
                 out.println("KV " + o.kv().codec() + o.kv().codecParams() + " against the identity cache, measured batch by batch in this run"
-                        + " (identity first, then the scheme, same model and context):");
+                        + " (the two caches' steps in turn, same model and context):");
                 out.println();
                 out.println(KvComparison.tableHeader());
                 for (KvComparison c : comparisons) out.println(c.tableLine());
@@ -204,9 +204,16 @@ public final class DecodeBench {
                     p.seconds(), DecodeMeasurement.PREFILL_REPEATS, p.fastest());
         }
         for (int batch : o.batches()) {
-            // the identity cache right before the scheme, at each batch, so both see the machine's load of the moment
-            DecodeMeasurement.Decode base = baseline == null ? null : baseline.decode(batch, o.context(), o.warmup(), o.steps(), o.realPrefill());
-            DecodeMeasurement.Decode d = m.decode(batch, o.context(), o.warmup(), o.steps(), o.realPrefill());
+            // against the identity cache, the two caches' steps taken in turn, so both see the machine's load of the moment
+            DecodeMeasurement.Decode base = null, d;
+            if (baseline != null) {
+                DecodeMeasurement.Paired pair = DecodeMeasurement.decodePaired(baseline, m, batch, o.context(), o.warmup(), o.steps(),
+                        o.realPrefill());
+                base = pair.first();
+                d = pair.second();
+            } else {
+                d = m.decode(batch, o.context(), o.warmup(), o.steps(), o.realPrefill());
+            }
             if (base != null) {
                 comparisons.add(new KvComparison(label, o.kv().codec() + o.kv().codecParams(), batch, o.context(),
                         base.aggregateTokensPerSecond(), d.aggregateTokensPerSecond(), base.fastestStepTokensPerSecond(),

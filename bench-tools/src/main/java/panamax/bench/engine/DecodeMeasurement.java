@@ -145,43 +145,119 @@ final class DecodeMeasurement {
      *                    over, a fraction of the time)
      */
     Decode decode(int rows, int context, int warmup, int steps, boolean realPrefill) {
-        try (LayerCaches caches = caches(rows, (long) context + warmup + EXTRA_WARMUP_STEPS + steps + 1)) {
-            int[] next;
-            if (realPrefill) {
-                next = forward(randomIds(rows, context), rows, context, caches);
-            } else {
-                fillRandom(caches, rows, context);
-                next = randomIds(rows, 1);
-            }
-            for (int i = 0; i < warmup; i++) next = forward(next, rows, 1, caches);
-            int warmed = warmup;
-            long compiled = JitActivity.millis();
-            long extraStart = System.nanoTime();
-            long quietSince = extraStart;
-            while (warmed < warmup + EXTRA_WARMUP_STEPS && compiled > 0
-                    && System.nanoTime() - quietSince < JIT_QUIET_NANOS
-                    && System.nanoTime() - extraStart < EXTRA_WARMUP_LIMIT_NANOS) {
-                next = forward(next, rows, 1, caches);
-                warmed++;
-                long now = JitActivity.millis();
-                if (now != compiled) {
-                    compiled = now;
-                    quietSince = System.nanoTime();
-                }
-            }
+        try (Rows run = new Rows(rows, context, warmup, steps, realPrefill)) {
+            int warmed = warmup + warmUntilJitQuiet(run::step);
             if (timer != null) timer.recording = true;
             PageFaults before = PageFaults.now();
             long start = System.nanoTime();
             long fastest = Long.MAX_VALUE;
-            for (int i = 0; i < steps; i++) {
-                long t0 = System.nanoTime();
-                next = forward(next, rows, 1, caches);
-                fastest = Math.min(fastest, System.nanoTime() - t0);
-            }
+            for (int i = 0; i < steps; i++) fastest = Math.min(fastest, run.step());
             double seconds = (System.nanoTime() - start) / 1e9;
             PageFaults faults = PageFaults.now().since(before);
             if (timer != null) timer.recording = false;
-            return new Decode(rows, context, warmed, steps, seconds, fastest / 1e9, caches.bytesPerToken(), faults);
+            return new Decode(rows, context, warmed, steps, seconds, fastest / 1e9, run.caches.bytesPerToken(), faults);
+        }
+    }
+
+    /** The same decode timed on two KV schemes of one model, step by step in turn. */
+    record Paired(Decode first, Decode second) {
+    }
+
+    /**
+     * {@link #decode} of {@code first} and {@code second} (two KV schemes over one model and backend) at once: both
+     * caches filled and warmed, then their timed steps alternate (first, second; then second, first), so a change in
+     * the machine's load or memory speed during the run reaches both alike (on a shared VM whose read bandwidth swings
+     * 15 % within minutes, two blocks of steps one after the other compare two moments as much as two caches). Page
+     * faults are those of both schemes' timed steps together.
+     */
+    static Paired decodePaired(DecodeMeasurement first, DecodeMeasurement second, int rows, int context, int warmup, int steps,
+                               boolean realPrefill) {
+        try (Rows a = first.new Rows(rows, context, warmup, steps, realPrefill);
+             Rows b = second.new Rows(rows, context, warmup, steps, realPrefill)) {
+            int warmed = warmup + warmUntilJitQuiet(() -> {
+                a.step();
+                b.step();
+            });
+            PageFaults before = PageFaults.now();
+            long totalA = 0, totalB = 0, fastestA = Long.MAX_VALUE, fastestB = Long.MAX_VALUE;
+            for (int i = 0; i < steps; i++) {
+                long ta, tb;
+                if (i % 2 == 0) {
+                    ta = a.step();
+                    tb = b.step();
+                } else {
+                    tb = b.step();
+                    ta = a.step();
+                }
+                totalA += ta;
+                totalB += tb;
+                fastestA = Math.min(fastestA, ta);
+                fastestB = Math.min(fastestB, tb);
+            }
+            PageFaults faults = PageFaults.now().since(before);
+            return new Paired(new Decode(rows, context, warmed, steps, totalA / 1e9, fastestA / 1e9, a.caches.bytesPerToken(), faults),
+                    new Decode(rows, context, warmed, steps, totalB / 1e9, fastestB / 1e9, b.caches.bytesPerToken(), faults));
+        }
+    }
+
+    /**
+     * Untimed steps until the JIT has finished nothing for {@link #JIT_QUIET_NANOS} (at most {@link #EXTRA_WARMUP_STEPS},
+     * or {@link #EXTRA_WARMUP_LIMIT_NANOS}); returns how many.
+     */
+    private static int warmUntilJitQuiet(Runnable step) {
+        int extra = 0;
+        long compiled = JitActivity.millis();
+        long extraStart = System.nanoTime();
+        long quietSince = extraStart;
+        while (extra < EXTRA_WARMUP_STEPS && compiled > 0
+                && System.nanoTime() - quietSince < JIT_QUIET_NANOS
+                && System.nanoTime() - extraStart < EXTRA_WARMUP_LIMIT_NANOS) {
+            step.run();
+            extra++;
+            long now = JitActivity.millis();
+            if (now != compiled) {
+                compiled = now;
+                quietSince = System.nanoTime();
+            }
+        }
+        return extra;
+    }
+
+    /**
+     * Rows being decoded: caches for the context, the warm-up and the timed steps, filled with {@code context}
+     * tokens and past {@code warmup} untimed steps. {@link #step} runs one more and returns its nanoseconds.
+     */
+    private final class Rows implements AutoCloseable {
+        final LayerCaches caches;
+        private final int rows;
+        private int[] next;
+
+        Rows(int rows, int context, int warmup, int steps, boolean realPrefill) {
+            this.rows = rows;
+            this.caches = caches(rows, (long) context + warmup + EXTRA_WARMUP_STEPS + steps + 1);
+            try {
+                if (realPrefill) {
+                    next = forward(randomIds(rows, context), rows, context, caches);
+                } else {
+                    fillRandom(caches, rows, context);
+                    next = randomIds(rows, 1);
+                }
+                for (int i = 0; i < warmup; i++) next = forward(next, rows, 1, caches);
+            } catch (RuntimeException | Error e) {
+                caches.close();
+                throw e;
+            }
+        }
+
+        long step() {
+            long t0 = System.nanoTime();
+            next = forward(next, rows, 1, caches);
+            return System.nanoTime() - t0;
+        }
+
+        @Override
+        public void close() {
+            caches.close();
         }
     }
 
