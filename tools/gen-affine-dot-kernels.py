@@ -35,7 +35,7 @@ import jdk.incubator.vector.VectorSpecies;
 
 /**
  * Dot products of MLX-affine weight rows (2, 4 or 8-bit codes, {@link QuantMatVec#supports}) with f32 x rows
- * arranged by {@link QuantMatVec#arrange}, as MLX's kernels sum them:
+ * arranged by {@link QuantMatVec#arrange}, in the form MLX's kernels sum them in:
  * {@code Σ_g s_g·(Σ_{i∈g} q_i·x_i) + Σ_g b_g·(Σ_{i∈g} x_i)}. A code enters as the f32 {@code 1 + q·2^-bits}
  * (shifted to the top of 1.0's mantissa, the exponent or-ed in: a shift, one ternary-logic op and an FMA per
  * vector of codes) with scales and biases made for it ({@link QuantMatVec#mantissaParameters}); the scale is
@@ -71,12 +71,11 @@ final class AffineDots {
     }
 '''
 
-def code(bits, j, w, whole=True):
+def code(bits, j, w):
     """Code position j of the words in w as the f32 1 + q·2^-bits: the code is shifted to the top of the mantissa
     (bits 23 - bits .. 22) and the exponent of 1.0 or-ed in, one ternary-logic op after the shift, where a mask
     and an int-to-float conversion cost two (QuantMatVec.mantissaParameters makes the scales and biases that
-    take the 1 back out). whole: unused (the old conversion's top position needed no mask; this one masks every
-    position, the codes below it remaining after the shift)."""
+    take the 1 back out). Every position is masked: after a right shift the codes below remain."""
     cpw = 32 // bits
     top = 23 - bits
     shift = top - bits * j
@@ -86,7 +85,7 @@ def code(bits, j, w, whole=True):
         e = f"{w}.lanewise(VectorOperators.LSHR, {-shift})"
     else:
         e = w
-    e += f".and({hex(((1 << bits) - 1) << top)})"  # every position: the bits below the code stay after a shift too
+    e += f".and({hex(((1 << bits) - 1) << top)})"
     return f"((FloatVector) {e}.or(ONE).reinterpretAsFloats())"
 
 
@@ -163,7 +162,7 @@ def part_loop(bits, per, ppc, count, load, step):
     L.append(f"                int e = c + h * {per} * V;")
     for j in range(per):
         off = "e" if j == 0 else f"e + {j} * V"
-        L += step(j, ppc == 1, off)
+        L += step(j, off)
     L.append("            }")
     return L
 
@@ -171,19 +170,19 @@ def part_loop(bits, per, ppc, count, load, step):
 def code_blocks(bits, chunks, fmas, load, step):
     """A block's codes in block order: whole chunks as one straight line, or, past 32 (code position x row) FMAs,
     part_loop's counted parts. load(at): the statement loading the words at byte offset `at` (a `{shift}`
-    placeholder where parts shift them); step(j, whole, off, indent): the lines of code position j at x offset
+    placeholder where parts shift them); step(j, off, indent): the lines of code position j at x offset
     `off` (relative to each x row's start)."""
     cpw = 32 // bits
     split = parts(bits, chunks, fmas)
     if split is not None:
         per, ppc, count = split
-        return part_loop(bits, per, ppc, count, load, lambda j, whole, off: step(j, whole, off, "                "))
+        return part_loop(bits, per, ppc, count, load, lambda j, off: step(j, off, "                "))
     L = []
     for u in range(chunks):
         cu = "c" if u == 0 else f"c + {u * cpw} * V"
         L.append("            " + load(byte_at(bits, cu)).replace("{shift}", ""))
         for j in range(cpw):
-            L += step(j, True, cu + ("" if j == 0 else f" + {j} * V"), "            ")
+            L += step(j, cu + ("" if j == 0 else f" + {j} * V"), "            ")
     return L
 
 
@@ -202,8 +201,8 @@ def rowsnx1(bits, nr, chunks, spread):
          "            IntVector " + ", ".join(f"w{r}" for r in rs) + ";",
          "            FloatVector x;"]
     L += code_blocks(bits, chunks, nr, lambda at: " ".join(f"w{r} = IntVector.fromMemorySegment(IS, p, r{r} + {at}, LE){{shift}};" for r in rs),
-                     lambda j, whole, off, ind: [f"{ind}x = FloatVector.fromArray(S, xa, xo + {off});",
-                                                 ind + " ".join(f"d{r} = {code(bits, j, f'w{r}', whole)}.fma(x, d{r});" for r in rs)])
+                     lambda j, off, ind: [f"{ind}x = FloatVector.fromArray(S, xa, xo + {off});",
+                                                 ind + " ".join(f"d{r} = {code(bits, j, f'w{r}')}.fma(x, d{r});" for r in rs)])
     L.append(f"            int g = po + ({word_of(bits, 'c')} >>> gShift);")
     for r in rs:
         L.append(f"            a{r} = d{r}.fma({scale(spread, 'g' if r == 0 else f'g + {r} * ps')}, a{r});")
@@ -232,8 +231,8 @@ def rowsnxm(bits, nr, m, chunks, spread):
          "            IntVector " + ", ".join(f"w{r}" for r in rs) + ";",
          "            FloatVector " + ", ".join(f"q{r}" for r in rs) + ", x;"]
 
-    def step(j, whole, off, ind):
-        out = [ind + " ".join(f"q{r} = {code(bits, j, f'w{r}', whole)};" for r in rs)]
+    def step(j, off, ind):
+        out = [ind + " ".join(f"q{r} = {code(bits, j, f'w{r}')};" for r in rs)]
         for xm in ms:
             out.append(ind + f"x = FloatVector.fromArray(S, xa, x{xm} + {off}); " + " ".join(f"d{r}_{xm} = q{r}.fma(x, d{r}_{xm});" for r in rs))
         return out
@@ -269,7 +268,7 @@ def row1xm(bits, m, chunks, spread):
     L.append("            IntVector w;")
     L.append("            FloatVector q;")
     L += code_blocks(bits, chunks, m, lambda at: f"w = IntVector.fromMemorySegment(IS, p, row + {at}, LE){{shift}};",
-                     lambda j, whole, off, ind: [f"{ind}q = {code(bits, j, 'w', whole)};",
+                     lambda j, off, ind: [f"{ind}q = {code(bits, j, 'w')};",
                                                  ind + " ".join(f"d{r} = q.fma(FloatVector.fromArray(S, xa, x{r} + {off}), d{r});" for r in rs)])
     L.append(f"            FloatVector s = {scale(spread, 'po + (' + word_of(bits, 'c') + ' >>> gShift)')};")
     L.append("            " + " ".join(f"a{r} = d{r}.fma(s, a{r});" for r in rs))

@@ -12,7 +12,7 @@ import jdk.incubator.vector.VectorSpecies;
 
 /**
  * Dot products of MLX-affine weight rows (2, 4 or 8-bit codes, {@link QuantMatVec#supports}) with f32 x rows
- * arranged by {@link QuantMatVec#arrange}, as MLX's kernels sum them:
+ * arranged by {@link QuantMatVec#arrange}, in the form MLX's kernels sum them in:
  * {@code Σ_g s_g·(Σ_{i∈g} q_i·x_i) + Σ_g b_g·(Σ_{i∈g} x_i)}. A code enters as the f32 {@code 1 + q·2^-bits}
  * (shifted to the top of 1.0's mantissa, the exponent or-ed in: a shift, one ternary-logic op and an FMA per
  * vector of codes) with scales and biases made for it ({@link QuantMatVec#mantissaParameters}); the scale is
