@@ -202,7 +202,7 @@ def rowsnx1(bits, nr, chunks, spread):
          "            FloatVector x;"]
     L += code_blocks(bits, chunks, nr, lambda at: " ".join(f"w{r} = IntVector.fromMemorySegment(IS, p, r{r} + {at}, LE){{shift}};" for r in rs),
                      lambda j, off, ind: [f"{ind}x = FloatVector.fromArray(S, xa, xo + {off});",
-                                                 ind + " ".join(f"d{r} = {code(bits, j, f'w{r}')}.fma(x, d{r});" for r in rs)])
+                                          ind + " ".join(f"d{r} = {code(bits, j, f'w{r}')}.fma(x, d{r});" for r in rs)])
     L.append(f"            int g = po + ({word_of(bits, 'c')} >>> gShift);")
     for r in rs:
         L.append(f"            a{r} = d{r}.fma({scale(spread, 'g' if r == 0 else f'g + {r} * ps')}, a{r});")
@@ -269,7 +269,7 @@ def row1xm(bits, m, chunks, spread):
     L.append("            FloatVector q;")
     L += code_blocks(bits, chunks, m, lambda at: f"w = IntVector.fromMemorySegment(IS, p, row + {at}, LE){{shift}};",
                      lambda j, off, ind: [f"{ind}q = {code(bits, j, 'w')};",
-                                                 ind + " ".join(f"d{r} = q.fma(FloatVector.fromArray(S, xa, x{r} + {off}), d{r});" for r in rs)])
+                                          ind + " ".join(f"d{r} = q.fma(FloatVector.fromArray(S, xa, x{r} + {off}), d{r});" for r in rs)])
     L.append(f"            FloatVector s = {scale(spread, 'po + (' + word_of(bits, 'c') + ' >>> gShift)')};")
     L.append("            " + " ".join(f"a{r} = d{r}.fma(s, a{r});" for r in rs))
     L.append("        }")

@@ -174,16 +174,6 @@ final class QuantOps {
                 RowIo.load(ss, s.dtype, sOff + row * rs, 1, count * groups, scales, at);
                 RowIo.load(bs, b.dtype, bOff + row * rb, 1, count * groups, biases, at);
             }
-
-            @Override
-            public void loadRowsForCodes(int row, int count, int perRow, float[] scales, float[] biases, int at, int bits) {
-                if (!packedRows || perRow != groups || s.dtype != DType.BF16) {
-                    RowScales.super.loadRowsForCodes(row, count, perRow, scales, biases, at, bits);
-                    return;
-                }
-                Floats.bf16ParametersForCodes(ss, 2 * (sOff + row * rs), bs, 2 * (bOff + row * rb), count * groups, 1 << bits,
-                        scales, biases, at);
-            }
         };
     }
 

@@ -57,31 +57,6 @@ class KernelOracleTest {
     }
 
     @Test
-    void bf16ParametersForCodesAreTheWidenedParametersMadeForCodes() {
-        try (Arena arena = Arena.ofConfined()) {
-            for (int n : new int[] {1, 15, 16, 17, 40, 513}) {
-                MemorySegment scales = arena.allocate(2L * n + 6), biases = arena.allocate(2L * n + 6);
-                for (int i = 0; i < n; i++) {
-                    // bf16 scales of either sign over a wide range, biases large against them or not
-                    scales.set(I16, 6 + 2L * i, Floats.floatToBf16((float) (random.nextGaussian() * Math.pow(10, random.nextInt(7) - 4))));
-                    biases.set(I16, 2L * i, Floats.floatToBf16((float) (random.nextGaussian() * Math.pow(10, random.nextInt(5) - 2))));
-                }
-                for (int bits : new int[] {2, 4, 8}) {
-                    float[] wantS = new float[n + 3], wantB = new float[n + 3], gotS = new float[n + 3], gotB = new float[n + 3];
-                    Floats.bf16ToFloats(scales, 6, n, wantS, 3);
-                    Floats.bf16ToFloats(biases, 0, n, wantB, 3);
-                    QuantMatVec.mantissaParameters(wantS, wantB, 3, n, bits);
-                    Floats.bf16ParametersForCodes(scales, 6, biases, 0, n, 1 << bits, gotS, gotB, 3);
-                    for (int i = 0; i < n + 3; i++) {
-                        assertEquals(Float.floatToRawIntBits(wantS[i]), Float.floatToRawIntBits(gotS[i]), "scale " + i + " of " + n + ", " + bits + " bits");
-                        assertEquals(Float.floatToRawIntBits(wantB[i]), Float.floatToRawIntBits(gotB[i]), "bias " + i + " of " + n + ", " + bits + " bits");
-                    }
-                }
-            }
-        }
-    }
-
-    @Test
     void matrixVectorKernelsMatchScalarDotsForBf16AndF32Rows() {
         try (Arena arena = Arena.ofConfined()) {
             for (int k : new int[] {1, 31, 32, 100, 1024 + 17}) {

@@ -36,31 +36,6 @@ public final class Floats {
         for (; i < n; i++) dst[dstOff + i] = bf16ToFloat(src.get(I16, byteOff + 2L * i));
     }
 
-    /**
-     * Widens {@code n} bf16 scales and biases as {@link #bf16ToFloats} does and makes them what the affine weight
-     * kernels apply to codes entering as {@code 1 + q/unit} ({@link QuantMatVec#mantissaParameters}, same bits):
-     * {@code s' = unit·s}, {@code b' = b − s'}, in one pass.
-     */
-    public static void bf16ParametersForCodes(MemorySegment scalesSrc, long scalesOff, MemorySegment biasesSrc, long biasesOff, int n,
-                                              float unit, float[] scales, float[] biases, int dstOff) {
-        int bound = S.loopBound(n);
-        int i = 0;
-        for (; i < bound; i += S.length()) {
-            ShortVector hs = ShortVector.fromMemorySegment(HALF, scalesSrc, scalesOff + 2L * i, ByteOrder.LITTLE_ENDIAN);
-            ShortVector hb = ShortVector.fromMemorySegment(HALF, biasesSrc, biasesOff + 2L * i, ByteOrder.LITTLE_ENDIAN);
-            FloatVector s = ((IntVector) hs.convertShape(VectorOperators.S2I, IS, 0)).lanewise(VectorOperators.LSHL, 16)
-                    .reinterpretAsFloats().mul(unit);
-            s.intoArray(scales, dstOff + i);
-            ((IntVector) hb.convertShape(VectorOperators.S2I, IS, 0)).lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats()
-                    .sub(s).intoArray(biases, dstOff + i);
-        }
-        for (; i < n; i++) {
-            float s = bf16ToFloat(scalesSrc.get(I16, scalesOff + 2L * i)) * unit;
-            scales[dstOff + i] = s;
-            biases[dstOff + i] = bf16ToFloat(biasesSrc.get(I16, biasesOff + 2L * i)) - s;
-        }
-    }
-
     /** The f32 value of a bf16 bit pattern (exact). */
     public static float bf16ToFloat(short bits) {
         return Float.intBitsToFloat(bits << 16);

@@ -98,7 +98,7 @@ public final class QuantMatVec {
         float[] biases = new float[span * groups + V];
         for (int p0 = n0; p0 < n1; p0 += panel) {
             int nb = Math.min(panel, n1 - p0);
-            params.loadRowsForCodes(p0, nb, groups, scales, biases, 0, bits);
+            loadForCodes(params, p0, nb, groups, scales, biases, 0, bits);
             for (int m0 = 0; m0 < rows; m0 += tile) {
                 int m1 = Math.min(rows, m0 + tile);
                 int pairs = m1 - (m1 - m0) % 2;
@@ -175,7 +175,7 @@ public final class QuantMatVec {
         float[] results = panel.results;
         for (int j0 = 0; j0 < part; j0 += depth) {
             int rowsEach = Math.min(depth, part - j0);
-            for (int s = 0; s < streams; s++) params.loadRowsForCodes(n0 + s * part + j0, rowsEach, groups, scales, biases, s * partStride, bits);
+            for (int s = 0; s < streams; s++) loadForCodes(params, n0 + s * part + j0, rowsEach, groups, scales, biases, s * partStride, bits);
             for (int r = 0; r < rowsEach; r++) {
                 long row = base + (n0 + j0 + r) * rowBytes;
                 if (streams == 4) {
@@ -193,12 +193,18 @@ public final class QuantMatVec {
         }
         int rest = n0 + streams * part; // the last rows, fewer than the streams: one at a time
         if (rest < n1) {
-            params.loadRowsForCodes(rest, n1 - rest, groups, scales, biases, 0, bits);
+            loadForCodes(params, rest, n1 - rest, groups, scales, biases, 0, bits);
             for (int n = rest; n < n1; n++) {
                 out[n] = AffineDots.row1x1(bits, chunks, packed, base + n * rowBytes, k, gShift, spread, xa, 0, scales, biases,
                         (n - rest) * groups, groups, xsums, 0);
             }
         }
+    }
+
+    /** Rows' parameters widened from {@code at} ({@link RowScales#loadRows}) and made for the kernels' codes ({@link #mantissaParameters}). */
+    private static void loadForCodes(RowScales params, int row, int count, int groups, float[] scales, float[] biases, int at, int bits) {
+        params.loadRows(row, count, groups, scales, biases, at);
+        mantissaParameters(scales, biases, at, count * groups, bits);
     }
 
     /**
@@ -209,7 +215,7 @@ public final class QuantMatVec {
      * The sums differ from {@code Σq·x}'s by rounding only (the terms are up to about twice as large); a row's
      * bits still do not depend on the batch, every kernel taking the same steps.
      */
-    public static void mantissaParameters(float[] scales, float[] biases, int from, int count, int bits) {
+    static void mantissaParameters(float[] scales, float[] biases, int from, int count, int bits) {
         float unit = 1 << bits;
         int i = from, end = from + count;
         for (int bound = from + S.loopBound(count); i < bound; i += V) {

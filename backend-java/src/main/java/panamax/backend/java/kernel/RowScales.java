@@ -20,14 +20,4 @@ public interface RowScales {
             System.arraycopy(b, 0, biases, at + j * groups, groups);
         }
     }
-
-    /**
-     * {@link #loadRows} made into the parameters {@link AffineDots} applies to {@code bits}-bit codes
-     * ({@link QuantMatVec#mantissaParameters}: {@code 2^bits·s} and {@code b − 2^bits·s}). Implementations that
-     * widen in one pass do both in it.
-     */
-    default void loadRowsForCodes(int row, int count, int groups, float[] scales, float[] biases, int at, int bits) {
-        loadRows(row, count, groups, scales, biases, at);
-        QuantMatVec.mantissaParameters(scales, biases, at, count * groups, bits);
-    }
 }
