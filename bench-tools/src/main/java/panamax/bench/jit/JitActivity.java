@@ -68,10 +68,14 @@ public final class JitActivity {
         return jit != null && jit.isCompilationTimeMonitoringSupported() ? jit.getTotalCompilationTime() : 0;
     }
 
-    /** CPU milliseconds (user + system) of the threads named "C1/C2 CompilerThread…", or -1 without {@code /proc}. */
+    /**
+     * CPU milliseconds (user + system) of the threads named "C1/C2 CompilerThread…", or -1 without {@code /proc}
+     * or without such threads (an interpreter-only JVM, another JVM's names).
+     */
     static synchronized long compilerThreadsCpuMillis() {
         if (!Files.isDirectory(TASKS)) return -1;
         long ticks = 0;
+        boolean found = false;
         Set<String> alive = new HashSet<>();
         try (DirectoryStream<Path> tasks = Files.newDirectoryStream(TASKS)) {
             for (Path task : tasks) {
@@ -89,13 +93,14 @@ public final class JitActivity {
                     COMPILER_TASKS.put(id, stat);
                 }
                 ticks += cpuTicks(Files.readString(stat));
+                found = true;
             }
         } catch (IOException | RuntimeException e) {
             return -1; // a task that ended between the listing and the read, or an unexpected format: fall back
         }
         COMPILER_TASKS.keySet().retainAll(alive);
         OTHER_TASKS.retainAll(alive);
-        return ticks * 10; // USER_HZ is 100 on Linux
+        return found ? ticks * 10 : -1; // USER_HZ is 100 on Linux
     }
 
     /** utime + stime of a {@code /proc/.../stat} line: fields 14 and 15, counted after the name's closing parenthesis. */

@@ -22,8 +22,8 @@ class JitActivityTest {
             assertTrue(JitActivity.millis() >= 0);
             return;
         }
-        // this JVM has compiled the test's own code by now, so its compiler threads have run
-        assertTrue(JitActivity.compilerThreadsCpuMillis() >= 0, "no compiler thread found under /proc/self/task");
+        // a JVM with a JIT keeps at least one C1 and one C2 compiler thread
+        assertTrue(JitActivity.compilerThreadsCpuMillis() >= 0, "no C1/C2 CompilerThread found under /proc/self/task");
         assertTrue(JitActivity.millis() > 0);
     }
 }
