@@ -96,7 +96,7 @@ final class DecodeMeasurement {
 
     /**
      * Prefills {@code tokens} random ids at batch 1 (logits of the last position only) in fresh caches:
-     * untimed passes until the JIT has finished nothing during one (at most {@link #PREFILL_WARMUP_ROUNDS},
+     * untimed passes until the JIT has done no work during one (at most {@link #PREFILL_WARMUP_ROUNDS},
      * or {@link #EXTRA_WARMUP_LIMIT_NANOS}), then {@link #PREFILL_REPEATS} timed ones. A cold first pass
      * timed the compiler: the demo model's 512 tokens took 2.2 s cold.
      */
@@ -105,7 +105,7 @@ final class DecodeMeasurement {
         for (int round = 0; round < PREFILL_WARMUP_ROUNDS && System.nanoTime() - warmStart < EXTRA_WARMUP_LIMIT_NANOS; round++) {
             long compiled = JitActivity.millis();
             prefillOnce(tokens);
-            if (JitActivity.millis() == compiled) break; // nothing compiled during a whole pass (or no JIT timing: one round)
+            if (JitActivity.millis() == compiled) break; // no JIT work during a whole pass (or no JIT figure: one round)
         }
         double total = 0, fastest = Double.MAX_VALUE;
         for (int i = 0; i < PREFILL_REPEATS; i++) {
@@ -127,14 +127,14 @@ final class DecodeMeasurement {
 
     /** Warm-up steps beyond the minimum, at most, while the JIT is still compiling. */
     static final int EXTRA_WARMUP_STEPS = 64;
-    /** The JIT counts as done once no compilation has finished for this long. */
+    /** The JIT counts as done once its compiler threads have used no CPU for this long ({@link JitActivity}). */
     private static final long JIT_QUIET_NANOS = 500_000_000L;
     /** Extra warm-up stops after this long, whatever the JIT does. */
     private static final long EXTRA_WARMUP_LIMIT_NANOS = 20_000_000_000L;
 
     /**
      * Fills each row's cache with {@code context} tokens, runs at least {@code warmup} untimed
-     * decode steps and then more until the JIT has finished nothing for half a second (at most
+     * decode steps and then more until the JIT's compiler threads have used no CPU for half a second (at most
      * {@link #EXTRA_WARMUP_STEPS} more, or 20 s), then times {@code steps} steps of all rows. The
      * extra steps matter: until C2 has compiled the kernels a decode step is up to 3x slower, and on
      * two cores the compiler threads also take time from the timed steps (q4 1B at batch 1: 12.6
@@ -201,7 +201,7 @@ final class DecodeMeasurement {
     }
 
     /**
-     * Untimed steps until the JIT has finished nothing for {@link #JIT_QUIET_NANOS} (at most {@link #EXTRA_WARMUP_STEPS},
+     * Untimed steps until the JIT has done no work for {@link #JIT_QUIET_NANOS} (at most {@link #EXTRA_WARMUP_STEPS},
      * or {@link #EXTRA_WARMUP_LIMIT_NANOS}); returns how many.
      */
     private static int warmUntilJitQuiet(Runnable step) {

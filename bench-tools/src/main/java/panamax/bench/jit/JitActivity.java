@@ -6,15 +6,11 @@ import java.lang.management.ManagementFactory;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.HashMap;
-import java.util.HashSet;
-import java.util.Map;
-import java.util.Set;
 
 /**
  * How much this JVM's JIT compilers have worked so far, to tell when a benchmark's warm-up has let
  * them finish: until C2 has compiled a kernel, Vector API code runs many times slower, and on a
- * machine of few cores the compiler threads also take cores from the timed work. Shared by
+ * machine of few cores the compiler threads also take cores from the timed work. Stateless; shared by
  * {@code panamax bench codecs}, {@code decode} and {@code speculative}.
  *
  * <p>On Linux the measure is the compiler threads' CPU time, read from {@code /proc/self/task}: it
@@ -24,9 +20,6 @@ import java.util.Set;
  * steps before it ran at 60-95 ms against 44-52 ms after. Elsewhere that figure is the fallback.
  */
 public final class JitActivity {
-    /** Compiler threads by task id, and the tasks known to be something else (their names never change). */
-    private static final Map<String, Path> COMPILER_TASKS = new HashMap<>();
-    private static final Set<String> OTHER_TASKS = new HashSet<>();
     private static final Path TASKS = Path.of("/proc/self/task");
 
     private JitActivity() {
@@ -70,36 +63,22 @@ public final class JitActivity {
 
     /**
      * CPU milliseconds (user + system) of the threads named "C1/C2 CompilerThread…", or -1 without {@code /proc}
-     * or without such threads (an interpreter-only JVM, another JVM's names).
+     * or without such threads (an interpreter-only JVM, another JVM's names). Reads every task's name each time
+     * (a few dozen small files): thread ids are reused, so a name remembered from an earlier call could be wrong.
      */
-    static synchronized long compilerThreadsCpuMillis() {
+    static long compilerThreadsCpuMillis() {
         if (!Files.isDirectory(TASKS)) return -1;
         long ticks = 0;
         boolean found = false;
-        Set<String> alive = new HashSet<>();
         try (DirectoryStream<Path> tasks = Files.newDirectoryStream(TASKS)) {
             for (Path task : tasks) {
-                String id = task.getFileName().toString();
-                alive.add(id);
-                if (OTHER_TASKS.contains(id)) continue;
-                Path stat = COMPILER_TASKS.get(id);
-                if (stat == null) {
-                    String name = Files.readString(task.resolve("comm")).strip();
-                    if (!name.contains("CompilerThre")) {
-                        OTHER_TASKS.add(id);
-                        continue;
-                    }
-                    stat = task.resolve("stat");
-                    COMPILER_TASKS.put(id, stat);
-                }
-                ticks += cpuTicks(Files.readString(stat));
+                if (!Files.readString(task.resolve("comm")).contains("CompilerThre")) continue;
+                ticks += cpuTicks(Files.readString(task.resolve("stat")));
                 found = true;
             }
         } catch (IOException | RuntimeException e) {
             return -1; // a task that ended between the listing and the read, or an unexpected format: fall back
         }
-        COMPILER_TASKS.keySet().retainAll(alive);
-        OTHER_TASKS.retainAll(alive);
         return found ? ticks * 10 : -1; // USER_HZ is 100 on Linux
     }
 
