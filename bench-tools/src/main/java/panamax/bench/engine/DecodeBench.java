@@ -201,7 +201,7 @@ public final class DecodeBench {
                     Floor.prefill(o.shape(), f, p.tokens()), p.tokens(), prefillTarget > 0 ? percentOfFloor(prefillTarget) : "",
                     prefillTarget));
             err.printf(Locale.ROOT, "%s: prefill %d tokens in %.2f s (mean of %d after the JIT's warm-up; fastest %.2f s)%n", label, p.tokens(),
-                    p.seconds(), DecodeMeasurement.PREFILL_REPEATS, p.fastest());
+                    p.seconds(), p.passes(), p.fastest());
         }
         for (int batch : o.batches()) {
             // against the identity cache, the two caches' steps taken in turn, so both see the machine's load of the moment

@@ -47,7 +47,7 @@ final class DecodeMeasurement {
 
     /** One prefill pass of {@code tokens} tokens at batch 1. */
     /** @param seconds the timed passes' mean; {@code fastest} the quickest of them */
-    record Prefill(int tokens, double seconds, double fastest) {
+    record Prefill(int tokens, double seconds, double fastest, int passes) {
         double tokensPerSecond() {
             return tokens / seconds;
         }
@@ -89,15 +89,23 @@ final class DecodeMeasurement {
         return factory.create(plan, backend, rows);
     }
 
-    /** Timed prefills after the warm-up; the row reports their mean and the fastest. */
+    /** Timed prefills after the warm-up, at least; the row reports their mean and the fastest. */
     static final int PREFILL_REPEATS = 2;
-    /** Untimed prefills, at most, while the JIT is still compiling (each a full-length pass). */
-    static final int PREFILL_WARMUP_ROUNDS = 4;
+    /** Timed prefills go on past {@link #PREFILL_REPEATS} until they add up to this long ({@link #PREFILL_MAX_REPEATS} at most). */
+    private static final long PREFILL_TIMED_NANOS = 500_000_000L;
+    private static final int PREFILL_MAX_REPEATS = 64;
+    /**
+     * Untimed prefills, at most, while the JIT is still compiling (each a full-length pass; {@link #EXTRA_WARMUP_LIMIT_NANOS}
+     * bounds them in time). Four were too few for short passes: the demo model's 16-token prefill read 40-60 ms after
+     * them with the compiler still busy, 10 ms after forty.
+     */
+    static final int PREFILL_WARMUP_ROUNDS = 64;
 
     /**
      * Prefills {@code tokens} random ids at batch 1 (logits of the last position only) in fresh caches:
      * untimed passes until the JIT has done no work during one (at most {@link #PREFILL_WARMUP_ROUNDS},
-     * or {@link #EXTRA_WARMUP_LIMIT_NANOS}), then {@link #PREFILL_REPEATS} timed ones. A cold first pass
+     * or {@link #EXTRA_WARMUP_LIMIT_NANOS}), then timed ones: {@link #PREFILL_REPEATS}, and more until they
+     * add up to half a second (a short pass alone is one scheduler tick of noise). A cold first pass
      * timed the compiler: the demo model's 512 tokens took 2.2 s cold.
      */
     Prefill prefill(int tokens) {
@@ -108,12 +116,14 @@ final class DecodeMeasurement {
             if (JitActivity.millis() == compiled) break; // no JIT work during a whole pass (or no JIT figure: one round)
         }
         double total = 0, fastest = Double.MAX_VALUE;
-        for (int i = 0; i < PREFILL_REPEATS; i++) {
+        int passes = 0;
+        while (passes < PREFILL_REPEATS || passes < PREFILL_MAX_REPEATS && total * 1e9 < PREFILL_TIMED_NANOS) {
             double seconds = prefillOnce(tokens);
             total += seconds;
             fastest = Math.min(fastest, seconds);
+            passes++;
         }
-        return new Prefill(tokens, total / PREFILL_REPEATS, fastest);
+        return new Prefill(tokens, total / passes, fastest, passes);
     }
 
     private double prefillOnce(int tokens) {
