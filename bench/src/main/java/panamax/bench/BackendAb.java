@@ -20,7 +20,8 @@ import panamax.api.tensor.Shape;
 import panamax.api.tensor.Tensor;
 
 /**
- * A/B of two builds of backend-java on the quantized decode products, in one JVM: each jar gets its own
+ * A/B of two builds of backend-java on the decode and prefill products (x·Wᵀ over affine-quantized W, or over bf16 W
+ * with {@code --bits 16}), in one JVM: each jar gets its own
  * class loader (backend classes from the jar, the api from the bench), and the two backends' calls
  * alternate (A B, then B A), so a busy machine slows both alike. With one backend thread ({@code --threads 1},
  * the default) each call's cost is the CPU time of the calling thread, which does all the work and which other
@@ -31,7 +32,7 @@ import panamax.api.tensor.Tensor;
  * {@code Σ|x|·max|w|}.
  *
  * <p>Usage: {@code java --add-modules jdk.incubator.vector -cp panamax-benchmarks.jar panamax.bench.BackendAb
- * A.jar B.jar [--bits 4,8] [--rows 1,8] [--shapes 2048:8192,8192:2048] [--calls 60] [--mib 256] [--threads 1] [--warmup-ms 3000]}
+ * A.jar B.jar [--bits 4,8,16] [--rows 1,8] [--shapes 2048:8192,8192:2048] [--calls 60] [--mib 256] [--threads 1] [--warmup-ms 3000]}
  */
 public final class BackendAb {
     private BackendAb() {
@@ -55,12 +56,25 @@ public final class BackendAb {
         }
     }
 
-    private record Side(String name, Backend backend, QuantizedMatrix[] weights, Tensor x, long[] nanos) {
+    /** One build's operands: quantized weight copies, or bf16 ones ({@code bf16} non-null), and the x rows. */
+    private record Side(String name, Backend backend, QuantizedMatrix[] weights, Tensor[] bf16, Tensor x, long[] nanos) {
+        int copies() {
+            return bf16 != null ? bf16.length : weights.length;
+        }
+
+        /** x·Wᵀ against weight copy i: as a linear layer runs it. */
+        Tensor product(int i) {
+            Ops ops = backend.ops();
+            if (bf16 == null) return ops.quantizedMatmul(x, weights[i % weights.length], true);
+            try (Tensor t = ops.transpose(bf16[i % bf16.length], 1, 0)) {
+                return ops.matmul(x, t);
+            }
+        }
     }
 
     public static void main(String[] args) throws Exception {
         if (args.length < 2) {
-            System.err.println("usage: BackendAb A.jar B.jar [--bits 4,8] [--rows 1,8] [--shapes 2048:8192,8192:2048] [--calls 60] [--mib 256] [--threads 1] [--warmup-ms 3000]");
+            System.err.println("usage: BackendAb A.jar B.jar [--bits 4,8,16] [--rows 1,8] [--shapes 2048:8192,8192:2048] [--calls 60] [--mib 256] [--threads 1] [--warmup-ms 3000]");
             System.exit(2);
         }
         int[] bitsList = {4, 8};
@@ -119,7 +133,7 @@ public final class BackendAb {
                         Side first = c % 2 == 0 ? sa : sb, second = c % 2 == 0 ? sb : sa;
                         for (Side s : List.of(first, second)) {
                             long t0 = cpuClock ? mx.getCurrentThreadCpuTime() : System.nanoTime();
-                            try (Tensor y = s.backend.ops().quantizedMatmul(s.x, s.weights[c % s.weights.length], true)) {
+                            try (Tensor y = s.product(c)) {
                                 s.backend.eval(y);
                             }
                             s.nanos[c] = (cpuClock ? mx.getCurrentThreadCpuTime() : System.nanoTime()) - t0;
@@ -149,6 +163,15 @@ public final class BackendAb {
         SplittableRandom random = new SplittableRandom(Workloads.SEED);
         float[] w = new float[n * k];
         for (int i = 0; i < w.length; i++) w[i] = (float) ((random.nextDouble() * 2 - 1) * 0.05);
+        float[] x = new float[rows * k];
+        SplittableRandom rx = new SplittableRandom(Workloads.SEED + 1);
+        for (int i = 0; i < x.length; i++) x[i] = (float) (rx.nextDouble() * 2 - 1);
+        Tensor xt = backend.fromFloats(x, Shape.of(rows, k), DType.F32);
+        if (bits == 16) {
+            Tensor[] copies = new Tensor[(int) Math.max(1, ((long) mib << 20) / (2L * n * k))];
+            for (int i = 0; i < copies.length; i++) copies[i] = backend.fromFloats(w, Shape.of(n, k), DType.BF16);
+            return new Side(name, backend, null, copies, xt, new long[calls]);
+        }
         QuantizedMatrix first;
         try (Tensor wt = backend.fromFloats(w, Shape.of(n, k), DType.BF16)) {
             first = ops.quantize(wt, Workloads.GROUP_SIZE, bits);
@@ -160,23 +183,24 @@ public final class BackendAb {
             weights[i] = new QuantizedMatrix(ops.copy(first.packed()), ops.copy(first.scales()), ops.copy(first.biases()),
                     first.groupSize(), first.bits());
         }
-        float[] x = new float[rows * k];
-        SplittableRandom rx = new SplittableRandom(Workloads.SEED + 1);
-        for (int i = 0; i < x.length; i++) x[i] = (float) (rx.nextDouble() * 2 - 1);
-        return new Side(name, backend, weights, backend.fromFloats(x, Shape.of(rows, k), DType.F32), new long[calls]);
+        return new Side(name, backend, weights, null, xt, new long[calls]);
     }
 
     private static float[] run(Side s, int i) {
-        try (Tensor y = s.backend.ops().quantizedMatmul(s.x, s.weights[i % s.weights.length], true)) {
+        try (Tensor y = s.product(i)) {
             return s.backend.toFloats(y);
         }
     }
 
     private static void close(Side s) {
-        for (QuantizedMatrix q : s.weights) {
-            q.packed().close();
-            q.scales().close();
-            q.biases().close();
+        if (s.bf16 != null) {
+            for (Tensor t : s.bf16) t.close();
+        } else {
+            for (QuantizedMatrix q : s.weights) {
+                q.packed().close();
+                q.scales().close();
+                q.biases().close();
+            }
         }
         s.x.close();
     }

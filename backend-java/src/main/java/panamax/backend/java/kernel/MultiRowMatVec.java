@@ -85,15 +85,16 @@ public final class MultiRowMatVec {
             int p1 = Math.min(n1, p0 + panel);
             for (int m0 = 0; m0 < rows; m0 += tile) {
                 int m1 = Math.min(rows, m0 + tile);
-                int n = p0;
-                for (; n + 4 <= p1; n += 4) {
-                    long r0 = wOff + n * ldwBytes;
-                    int m = m0;
-                    for (; m + 4 <= m1; m += 4) bf16Block4(w, r0, ldwBytes, k, xi, m, sums, out, outOff + m * ldo + n, ldo);
-                    for (; m < m1; m++) bf16Block1(w, r0, ldwBytes, k, xi, m * k, out, outOff + m * ldo + n, 1);
+                int quads = p0 + (p1 - p0) / 4 * 4;
+                int m = m0;
+                for (; m + 4 <= m1; m += 4) {
+                    for (int n = p0; n < quads; n += 4) bf16Block4(w, wOff + n * ldwBytes, ldwBytes, k, xi, m, sums, out, outOff + m * ldo + n, ldo);
                 }
-                for (; n < p1; n++) {
-                    for (int m = m0; m < m1; m++) out[outOff + m * ldo + n] = bf16Row(w, wOff + n * ldwBytes, k, xi, m * k);
+                for (; m < m1; m++) {
+                    for (int n = p0; n < quads; n += 4) bf16Block1(w, wOff + n * ldwBytes, ldwBytes, k, xi, m * k, out, outOff + m * ldo + n, 1);
+                }
+                for (int n = quads; n < p1; n++) {
+                    for (int r = m0; r < m1; r++) out[outOff + r * ldo + n] = bf16Row(w, wOff + n * ldwBytes, k, xi, r * k);
                 }
             }
         }

@@ -103,14 +103,16 @@ public final class QuantMatVec {
                 int m1 = Math.min(rows, m0 + tile);
                 int pairs = m1 - (m1 - m0) % 2;
                 if (pairs > m0) {
-                    int j = 0;
-                    for (; PAIR_BLOCKS && j + 4 <= nb; j += 4) {
-                        long row = base + (p0 + j) * rowBytes;
-                        for (int m = m0; m < pairs; m += 2) {
-                            AffineDots.rows4x2(bits, chunks, packed, row, rowBytes, k, gShift, spread, xa, m * k, scales, biases, j * groups, groups,
-                                    xsums, m * groups, out, m * ldo + p0 + j, ldo);
+                    // a pair of x rows stays in L1 while the panel's weight rows stream past it from L2: a
+                    // block reads twice the x bytes it reads of codes
+                    int quadsEnd = PAIR_BLOCKS ? nb / 4 * 4 : 0;
+                    for (int m = m0; m < pairs; m += 2) {
+                        for (int j = 0; j < quadsEnd; j += 4) {
+                            AffineDots.rows4x2(bits, chunks, packed, base + (p0 + j) * rowBytes, rowBytes, k, gShift, spread, xa, m * k, scales, biases,
+                                    j * groups, groups, xsums, m * groups, out, m * ldo + p0 + j, ldo);
                         }
                     }
+                    int j = quadsEnd;
                     for (; j < nb; j++) {
                         long row = base + (p0 + j) * rowBytes;
                         int m = m0;
