@@ -58,10 +58,6 @@ public final class BackendAb {
 
     /** One build's operands: quantized weight copies, or bf16 ones ({@code bf16} non-null), and the x rows. */
     private record Side(String name, Backend backend, QuantizedMatrix[] weights, Tensor[] bf16, Tensor x, long[] nanos) {
-        int copies() {
-            return bf16 != null ? bf16.length : weights.length;
-        }
-
         /** x·Wᵀ against weight copy i: as a linear layer runs it. */
         Tensor product(int i) {
             Ops ops = backend.ops();
