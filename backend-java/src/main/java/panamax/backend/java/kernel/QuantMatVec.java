@@ -53,7 +53,32 @@ public final class QuantMatVec {
         float[] sums = new float[rows * groups];
         int bound = groupSize - groupSize % V;
         for (int m = 0; m < rows; m++) {
-            for (int g = 0; g < groups; g++) {
+            int g = 0;
+            // four groups side by side, each in its own order: one group's lane fold is a chain of dependent
+            // permutes and adds, and four independent chains overlap where one leaves the core waiting
+            for (; g + 4 <= groups; g += 4) {
+                int at = m * k + g * groupSize;
+                FloatVector a0 = FloatVector.zero(S), a1 = FloatVector.zero(S), a2 = FloatVector.zero(S), a3 = FloatVector.zero(S);
+                for (int i = 0; i < bound; i += V) {
+                    a0 = a0.add(FloatVector.fromArray(S, x, at + i));
+                    a1 = a1.add(FloatVector.fromArray(S, x, at + groupSize + i));
+                    a2 = a2.add(FloatVector.fromArray(S, x, at + 2 * groupSize + i));
+                    a3 = a3.add(FloatVector.fromArray(S, x, at + 3 * groupSize + i));
+                }
+                float s0 = Lanes.sum(a0), s1 = Lanes.sum(a1), s2 = Lanes.sum(a2), s3 = Lanes.sum(a3);
+                for (int i = bound; i < groupSize; i++) {
+                    s0 += x[at + i];
+                    s1 += x[at + groupSize + i];
+                    s2 += x[at + 2 * groupSize + i];
+                    s3 += x[at + 3 * groupSize + i];
+                }
+                int o = m * groups + g;
+                sums[o] = s0;
+                sums[o + 1] = s1;
+                sums[o + 2] = s2;
+                sums[o + 3] = s3;
+            }
+            for (; g < groups; g++) {
                 int at = m * k + g * groupSize;
                 FloatVector a = FloatVector.zero(S);
                 for (int i = 0; i < bound; i += V) a = a.add(FloatVector.fromArray(S, x, at + i));
