@@ -45,8 +45,7 @@ final class DecodeMeasurement {
         }
     }
 
-    /** One prefill pass of {@code tokens} tokens at batch 1. */
-    /** @param seconds the timed passes' mean; {@code fastest} the quickest of them */
+    /** Prefill passes of {@code tokens} tokens at batch 1: {@code seconds} their mean, {@code fastest} the quickest, {@code passes} how many were timed. */
     record Prefill(int tokens, double seconds, double fastest, int passes) {
         double tokensPerSecond() {
             return tokens / seconds;
@@ -95,26 +94,16 @@ final class DecodeMeasurement {
     private static final long PREFILL_TIMED_NANOS = 500_000_000L;
     private static final int PREFILL_MAX_REPEATS = 64;
     /**
-     * Untimed prefills, at most, while the JIT is still compiling (each a full-length pass; {@link #EXTRA_WARMUP_LIMIT_NANOS}
-     * bounds them in time). Four were too few for short passes: the demo model's 16-token prefill read 40-60 ms after
-     * them with the compiler still busy, 10 ms after forty.
-     */
-    static final int PREFILL_WARMUP_ROUNDS = 64;
-
-    /**
      * Prefills {@code tokens} random ids at batch 1 (logits of the last position only) in fresh caches:
-     * untimed passes until the JIT has done no work during one (at most {@link #PREFILL_WARMUP_ROUNDS},
-     * or {@link #EXTRA_WARMUP_LIMIT_NANOS}), then timed ones: {@link #PREFILL_REPEATS}, and more until they
-     * add up to half a second (a short pass alone is one scheduler tick of noise). A cold first pass
-     * timed the compiler: the demo model's 512 tokens took 2.2 s cold.
+     * one untimed pass, then more as decode warms up ({@link #warmUntilJitQuiet}: until the JIT has done no work
+     * for half a second), then timed ones: {@link #PREFILL_REPEATS}, and more until they add up to half a second
+     * (a short pass alone is one scheduler tick of noise). A cold first pass timed the compiler: the demo model's
+     * 512 tokens took 2.2 s cold. A cap of four untimed passes, each ending the warm-up if the JIT did nothing
+     * during it, left short prefills timed against a busy compiler (the demo's 16 tokens: 40-60 ms, 10 ms warm).
      */
     Prefill prefill(int tokens) {
-        long warmStart = System.nanoTime();
-        for (int round = 0; round < PREFILL_WARMUP_ROUNDS && System.nanoTime() - warmStart < EXTRA_WARMUP_LIMIT_NANOS; round++) {
-            long compiled = JitActivity.millis();
-            prefillOnce(tokens);
-            if (JitActivity.millis() == compiled) break; // no JIT work during a whole pass (or no JIT figure: one round)
-        }
+        prefillOnce(tokens); // whatever the JIT figure says (none: the warm-up below runs nothing)
+        warmUntilJitQuiet(() -> prefillOnce(tokens));
         double total = 0, fastest = Double.MAX_VALUE;
         int passes = 0;
         while (passes < PREFILL_REPEATS || passes < PREFILL_MAX_REPEATS && total * 1e9 < PREFILL_TIMED_NANOS) {
