@@ -108,19 +108,58 @@ final class MatmulOps {
                      int m, int k, int n) {
         long aOff = a.offset + batchOffset(index, batch, aBatch);
         long bOff = b.offset + batchOffset(index, batch, bBatch);
-        float[] x = rows(a, aOff, m, k);
-        float[] c = new float[m * n];
         long sk = b.strides[b.rank() - 2];
         long sn = b.strides[b.rank() - 1];
+        if ((sk == 1 || k == 1) && b.dtype == DType.BF16 && n > 0) {
+            bf16Product(a, aOff, m, k, n, b.segment(), bOff * 2, sn * 2, out, (long) index * m * n);
+            return;
+        }
+        float[] x = rows(a, aOff, m, k);
+        float[] c = new float[m * n];
         multiply(x, m, k, n, b.segment(), b.dtype, bOff, sk, sn, c);
         store(out, (long) index * m * n, c);
     }
 
     /**
+     * x·Wᵀ over bf16 W (row n at byte {@code wOff + n·ld}) through {@link MultiRowMatVec#bf16}, x read from its tensor
+     * and the results written to {@code out} from element {@code at}: x's rows are arranged straight from the tensor
+     * (on all threads for many rows) and each part of W's rows stores its own columns, so a prefill's copies of x and
+     * of the m × n result do not run on the calling thread alone while the helpers wait. Same bits as {@link #multiply}.
+     */
+    private void bf16Product(JavaTensor x, long xOff, int m, int k, int n, MemorySegment w, long wOff, long ld, JavaTensor out, long at) {
+        Parallel par = backend.parallel;
+        float[] xi = new float[m * k];
+        long sm = x.strides[x.rank() - 2];
+        long sk = x.strides[x.rank() - 1];
+        MemorySegment xs = x.segment();
+        Parallel.Range prepare = (r0, r1) -> {
+            float[] row = new float[k];
+            for (int r = r0; r < r1; r++) {
+                RowIo.load(xs, x.dtype, xOff + r * sm, sk, k, row);
+                MatVec.interleaveForBf16(row, 0, k, xi, r * k);
+            }
+        };
+        if ((long) m * k >= PARALLEL_PREPARE_VALUES) par.forRange(m, Math.max(1, PARALLEL_PREPARE_VALUES / 4 / k), prepare);
+        else prepare.run(0, m);
+        MemorySegment os = out.segment();
+        long outBase = out.offset + at;
+        int quads = Math.max(1, 32768 / Math.max(k, 1) / 4);
+        par.forEvenSplit((n + 3) / 4, quads, (q0, q1) -> {
+            int n0 = 4 * q0, n1 = Math.min(n, 4 * q1), cols = n1 - n0;
+            float[] c = new float[m * cols];
+            MultiRowMatVec.bf16(w, wOff, ld, k, xi, m, n0, n1, c, -n0, cols);
+            for (int r = 0; r < m; r++) RowIo.store(os, out.dtype, outBase + (long) r * n + n0, 1, cols, c, r * cols);
+        });
+    }
+
+    /** x values (rows × k) from which x's rows are prepared for a product on all threads: a 32-token prefill at k = 2048. */
+    static final int PARALLEL_PREPARE_VALUES = 65536;
+
+    /**
      * {@code c[m, n] = x[m, k] · B} with B[kk, j] at element {@code bOff + kk·sk + j·sn} of {@code seg}.
      * Each element's sum runs in one order whatever m is, so a row of x gives the same bits alone as
-     * in any batch: x·Wᵀ (W's rows contiguous, as every linear layer's weight) goes through
-     * {@link MultiRowMatVec} for every m; x·W (B's rows contiguous) is one fused multiply-add chain
+     * in any batch: x·Wᵀ (W's rows contiguous, as every linear layer's weight; bf16 W goes through
+     * {@link #bf16Product} instead) goes through {@link MultiRowMatVec} for every m; x·W (B's rows contiguous) is one fused multiply-add chain
      * over k per element, which the axpy loop (few rows) and {@link Gemm} (many) both run.
      */
     void multiply(float[] x, int m, int k, int n, MemorySegment seg, DType dtype, long bOff, long sk, long sn, float[] c) {
@@ -131,16 +170,9 @@ final class MatmulOps {
             long ld = sn * bytes;
             // weight rows per chunk, in multiples of four (the kernels stream four rows at a time)
             int quads = Math.max(1, 32768 / Math.max(k, 1) / 4);
-            if (dtype == DType.BF16) {
-                float[] xi = new float[m * k];
-                for (int r = 0; r < m; r++) MatVec.interleaveForBf16(x, r * k, k, xi, r * k);
-                par.forEvenSplit((n + 3) / 4, quads, (q0, q1) ->
-                        MultiRowMatVec.bf16(seg, wOff, ld, k, xi, m, 4 * q0, Math.min(n, 4 * q1), c, 0, n));
-            } else {
-                boolean f16 = dtype == DType.F16;
-                par.forEvenSplit((n + 3) / 4, quads, (q0, q1) ->
-                        MultiRowMatVec.widened(seg, wOff, ld, f16, k, x, m, 4 * q0, Math.min(n, 4 * q1), c, 0, n));
-            }
+            boolean f16 = dtype == DType.F16;
+            par.forEvenSplit((n + 3) / 4, quads, (q0, q1) ->
+                    MultiRowMatVec.widened(seg, wOff, ld, f16, k, x, m, 4 * q0, Math.min(n, 4 * q1), c, 0, n));
             return;
         }
         if (m <= SMALL_M && (sn == 1 || n == 1)) {

@@ -69,12 +69,18 @@ final class QuantMatmul {
             int matrices = 1;
             for (int d : batch) matrices *= d;
             MemorySegment ps = packed.segment();
+            boolean vectorKernel = transpose && QuantMatVec.supports(bits, k, groupSize);
             Parallel.Range body = (from, to) -> {
                 for (int i = from; i < to; i++) {
-                    float[] xr = MatmulOps.rows(xv, xv.offset + MatmulOps.batchOffset(i, batch, xb), m, k);
+                    long xOff = xv.offset + MatmulOps.batchOffset(i, batch, xb);
                     RowScales params = scalesAt.at(scales.offset + MatmulOps.batchOffset(i, batch, sb),
                             biases.offset + MatmulOps.batchOffset(i, batch, bb));
                     long base = (packed.offset + MatmulOps.batchOffset(i, batch, pb)) * 4;
+                    if (vectorKernel) {
+                        vectorProduct(backend.parallel, xv, xOff, ps, base, rowBytes, bits, groupSize, params, m, k, n, out, (long) i * m * n);
+                        continue;
+                    }
+                    float[] xr = MatmulOps.rows(xv, xOff, m, k);
                     float[] c = new float[m * n];
                     multiply(backend.parallel, ps, base, rowBytes, bits, groupSize, params, xr, m, k, n, transpose, c);
                     MatmulOps.store(out, (long) i * m * n, c);
@@ -88,10 +94,46 @@ final class QuantMatmul {
     }
 
     /**
+     * One matrix x·Wᵀ through {@link QuantMatVec#vector}, x read from its tensor and the results written to
+     * {@code out} from element {@code at}. x's rows are arranged and summed by group straight from the tensor (in
+     * parallel for many rows), and each part of W's rows stores its own columns: a prefill's x copy, its arranged
+     * copy, the m × n result array and the store after the product used to run on the calling thread alone while the
+     * helpers waited (about a fifth of the demo model's 512-token prefill products). A row's values are the same
+     * whatever part of the work computes them.
+     */
+    private static void vectorProduct(Parallel par, JavaTensor x, long xOff, MemorySegment ps, long base, long rowBytes, int bits, int gs,
+                                      RowScales params, int m, int k, int n, JavaTensor out, long at) {
+        int groups = k / gs;
+        float[] xa = new float[m * k];
+        float[] xsums = new float[m * groups];
+        long sm = x.strides[x.rank() - 2];
+        long sk = x.strides[x.rank() - 1];
+        MemorySegment xs = x.segment();
+        Parallel.Range prepare = (r0, r1) -> {
+            float[] row = new float[k];
+            for (int r = r0; r < r1; r++) {
+                RowIo.load(xs, x.dtype, xOff + r * sm, sk, k, row);
+                QuantMatVec.arrange(row, 0, k, bits, xa, r * k);
+                QuantMatVec.groupSums(row, 0, 1, k, gs, xsums, r * groups);
+            }
+        };
+        if ((long) m * k >= MatmulOps.PARALLEL_PREPARE_VALUES) par.forRange(m, Math.max(1, MatmulOps.PARALLEL_PREPARE_VALUES / 4 / k), prepare);
+        else prepare.run(0, m);
+        MemorySegment os = out.segment();
+        long outBase = out.offset + at;
+        int quads = Math.max(1, 16384 / Math.max(k, 1) / 4);
+        par.forEvenSplit((n + 3) / 4, quads, (q0, q1) -> {
+            int n0 = 4 * q0, n1 = Math.min(n, 4 * q1), w = n1 - n0;
+            float[] c = new float[m * w];
+            QuantMatVec.vector(ps, base, rowBytes, bits, gs, k, params, xa, xsums, m, n0, n1, c, -n0, w);
+            for (int r = 0; r < m; r++) RowIo.store(os, out.dtype, outBase + (long) r * n + n0, 1, w, c, r * w);
+        });
+    }
+
+    /**
      * One matrix: each output element is summed in one order whatever m is, so a row of x gives the
-     * same bits alone as in any batch. x·Wᵀ (linear layers, attention scores): the dot product of the
-     * x row and the decoded W row in one order for any m ({@link QuantMatVec#vector}; other widths
-     * {@link QuantMatVec#generic}). x·W (attention's p·V):
+     * same bits alone as in any batch. x·Wᵀ (linear layers, attention scores) at widths {@link #vectorProduct}
+     * does not take: {@link QuantMatVec#generic}'s dot product of the x row and the decoded W row. x·W (attention's p·V):
      * one fused multiply-add chain over k per element against MLX-rounded values, which the axpy loop
      * (few rows) and {@link Gemm} (many) both run.
      */
@@ -100,16 +142,8 @@ final class QuantMatmul {
         int groupsPerRow = (transpose ? k : n) / gs;
         if (transpose) {
             int quads = Math.max(1, 16384 / Math.max(k, 1) / 4);
-            if (QuantMatVec.supports(bits, k, gs)) {
-                float[] xa = new float[m * k];
-                for (int r = 0; r < m; r++) QuantMatVec.arrange(x, r * k, k, bits, xa, r * k);
-                float[] xsums = QuantMatVec.groupSums(x, m, k, gs);
-                par.forEvenSplit((n + 3) / 4, quads, (q0, q1) ->
-                        QuantMatVec.vector(ps, base, rowBytes, bits, gs, k, params, xa, xsums, m, 4 * q0, Math.min(n, 4 * q1), c, n));
-            } else {
-                par.forEvenSplit((n + 3) / 4, quads, (q0, q1) ->
-                        QuantMatVec.generic(ps, base, rowBytes, bits, gs, k, params, x, m, 4 * q0, Math.min(n, 4 * q1), c, n));
-            }
+            par.forEvenSplit((n + 3) / 4, quads, (q0, q1) ->
+                    QuantMatVec.generic(ps, base, rowBytes, bits, gs, k, params, x, m, 4 * q0, Math.min(n, 4 * q1), c, n));
             return;
         }
         if (m <= MatmulOps.SMALL_M) {

@@ -78,12 +78,17 @@ final class RowIo {
     }
 
     static void store(MemorySegment s, DType t, long base, long stride, int n, float[] src) {
+        store(s, t, base, stride, n, src, 0);
+    }
+
+    /** {@link #store(MemorySegment, DType, long, long, int, float[])} from {@code src} at index {@code at}. */
+    static void store(MemorySegment s, DType t, long base, long stride, int n, float[] src, int at) {
         if (stride == 1 && t == DType.F32) {
-            MemorySegment.copy(src, 0, s, F32, base * 4, n);
+            MemorySegment.copy(src, at, s, F32, base * 4, n);
         } else if (stride == 1 && t == DType.BF16) {
-            for (int i = 0; i < n; i++) s.setAtIndex(I16, base + i, Floats.floatToBf16(src[i]));
+            for (int i = 0; i < n; i++) s.setAtIndex(I16, base + i, Floats.floatToBf16(src[at + i]));
         } else {
-            for (int i = 0; i < n; i++) setFloat(s, t, base + i * stride, src[i]);
+            for (int i = 0; i < n; i++) setFloat(s, t, base + i * stride, src[at + i]);
         }
     }
 

@@ -49,15 +49,24 @@ public final class QuantMatVec {
      * row's sums do not depend on the other rows. {@link #vector} applies the biases through them.
      */
     public static float[] groupSums(float[] x, int rows, int k, int groupSize) {
+        float[] sums = new float[rows * (k / groupSize)];
+        groupSums(x, 0, rows, k, groupSize, sums, 0);
+        return sums;
+    }
+
+    /**
+     * {@link #groupSums(float[], int, int, int)} of the rows from {@code x[xOff]} into {@code sums} from {@code sumsOff}
+     * (a row's sums do not depend on where it lies, so rows summed in parts get the same bits).
+     */
+    public static void groupSums(float[] x, int xOff, int rows, int k, int groupSize, float[] sums, int sumsOff) {
         int groups = k / groupSize;
-        float[] sums = new float[rows * groups];
         int bound = groupSize - groupSize % V;
         for (int m = 0; m < rows; m++) {
             int g = 0;
             // four groups side by side, each in its own order: one group's lane fold is a chain of dependent
             // permutes and adds, and four independent chains overlap where one leaves the core waiting
             for (; g + 4 <= groups; g += 4) {
-                int at = m * k + g * groupSize;
+                int at = xOff + m * k + g * groupSize;
                 FloatVector a0 = FloatVector.zero(S), a1 = FloatVector.zero(S), a2 = FloatVector.zero(S), a3 = FloatVector.zero(S);
                 for (int i = 0; i < bound; i += V) {
                     a0 = a0.add(FloatVector.fromArray(S, x, at + i));
@@ -72,22 +81,21 @@ public final class QuantMatVec {
                     s2 += x[at + 2 * groupSize + i];
                     s3 += x[at + 3 * groupSize + i];
                 }
-                int o = m * groups + g;
+                int o = sumsOff + m * groups + g;
                 sums[o] = s0;
                 sums[o + 1] = s1;
                 sums[o + 2] = s2;
                 sums[o + 3] = s3;
             }
             for (; g < groups; g++) {
-                int at = m * k + g * groupSize;
+                int at = xOff + m * k + g * groupSize;
                 FloatVector a = FloatVector.zero(S);
                 for (int i = 0; i < bound; i += V) a = a.add(FloatVector.fromArray(S, x, at + i));
                 float sum = Lanes.sum(a);
                 for (int i = bound; i < groupSize; i++) sum += x[at + i];
-                sums[m * groups + g] = sum;
+                sums[sumsOff + m * groups + g] = sum;
             }
         }
-        return sums;
     }
 
     /**
@@ -105,13 +113,22 @@ public final class QuantMatVec {
      */
     public static void vector(MemorySegment packed, long base, long rowBytes, int bits, int groupSize, int k, RowScales params,
                               float[] xa, float[] xsums, int rows, int n0, int n1, float[] out, int ldo) {
+        vector(packed, base, rowBytes, bits, groupSize, k, params, xa, xsums, rows, n0, n1, out, 0, ldo);
+    }
+
+    /**
+     * {@link #vector(MemorySegment, long, long, int, int, int, RowScales, float[], float[], int, int, int, float[], int)}
+     * with results at {@code out[outOff + m·ldo + n]} ({@code outOff = -n0} fills an array of the range's columns only).
+     */
+    public static void vector(MemorySegment packed, long base, long rowBytes, int bits, int groupSize, int k, RowScales params,
+                              float[] xa, float[] xsums, int rows, int n0, int n1, float[] out, int outOff, int ldo) {
         int groups = k / groupSize;
         int wordsPerGroup = groupSize * bits / 32;
         int gShift = Integer.numberOfTrailingZeros(wordsPerGroup);
         int chunks = blockChunks(wordsPerGroup);
         VectorShuffle<Float> spread = spread(wordsPerGroup);
         if (rows == 1) {
-            oneRowFar(packed, base, rowBytes, bits, chunks, gShift, spread, groups, k, params, xa, xsums, n0, n1, out);
+            oneRowFar(packed, base, rowBytes, bits, chunks, gShift, spread, groups, k, params, xa, xsums, n0, n1, out, outOff);
             return;
         }
         int panel = rows <= SMALL_ROWS ? TILE : (int) Math.max(TILE, PANEL_BYTES / Math.max(rowBytes, 1) / 4 * 4);
@@ -134,7 +151,7 @@ public final class QuantMatVec {
                     for (int m = m0; m < pairs; m += 2) {
                         for (int j = 0; j < quadsEnd; j += 4) {
                             AffineDots.rows4x2(bits, chunks, packed, base + (p0 + j) * rowBytes, rowBytes, k, gShift, spread, xa, m * k, scales, biases,
-                                    j * groups, groups, xsums, m * groups, out, m * ldo + p0 + j, ldo);
+                                    j * groups, groups, xsums, m * groups, out, outOff + m * ldo + p0 + j, ldo);
                         }
                     }
                     int j = quadsEnd;
@@ -143,11 +160,11 @@ public final class QuantMatVec {
                         int m = m0;
                         for (; m + 4 <= pairs; m += 4) {
                             AffineDots.row1x4(bits, chunks, packed, row, k, gShift, spread, xa, m * k, scales, biases, j * groups, groups,
-                                    xsums, m * groups, out, m * ldo + p0 + j, ldo);
+                                    xsums, m * groups, out, outOff + m * ldo + p0 + j, ldo);
                         }
                         if (m < pairs) {
                             AffineDots.row1x2(bits, chunks, packed, row, k, gShift, spread, xa, m * k, scales, biases, j * groups, groups,
-                                    xsums, m * groups, out, m * ldo + p0 + j, ldo);
+                                    xsums, m * groups, out, outOff + m * ldo + p0 + j, ldo);
                         }
                     }
                 }
@@ -160,15 +177,15 @@ public final class QuantMatVec {
                     if (block == 4) {
                         for (; j + 4 <= nb; j += 4) {
                             AffineDots.rows4x1(bits, chunks, packed, base + (p0 + j) * rowBytes, rowBytes, k, gShift, spread, xa, m * k,
-                                    scales, biases, j * groups, groups, groups, xsums, m * groups, out, m * ldo + p0 + j);
+                                    scales, biases, j * groups, groups, groups, xsums, m * groups, out, outOff + m * ldo + p0 + j);
                         }
                     }
                     for (; block >= 2 && j + 2 <= nb; j += 2) {
                         AffineDots.rows2x1(bits, chunks, packed, base + (p0 + j) * rowBytes, rowBytes, k, gShift, spread, xa, m * k,
-                                scales, biases, j * groups, groups, groups, xsums, m * groups, out, m * ldo + p0 + j);
+                                scales, biases, j * groups, groups, groups, xsums, m * groups, out, outOff + m * ldo + p0 + j);
                     }
                     for (; j < nb; j++) {
-                        out[m * ldo + p0 + j] = AffineDots.row1x1(bits, chunks, packed, base + (p0 + j) * rowBytes, k, gShift, spread,
+                        out[outOff + m * ldo + p0 + j] = AffineDots.row1x1(bits, chunks, packed, base + (p0 + j) * rowBytes, k, gShift, spread,
                                 xa, m * k, scales, biases, j * groups, groups, xsums, m * groups);
                     }
                 }
@@ -188,7 +205,7 @@ public final class QuantMatVec {
      */
     private static void oneRowFar(MemorySegment packed, long base, long rowBytes, int bits, int chunks, int gShift,
                                   VectorShuffle<Float> spread, int groups, int k, RowScales params, float[] xa, float[] xsums,
-                                  int n0, int n1, float[] out) {
+                                  int n0, int n1, float[] out, int outOff) {
         int streams = ONE_ROW_BLOCK >= 4 ? 4 : ONE_ROW_BLOCK >= 2 ? 2 : 1; // the kernels there are
         int part = (n1 - n0) / streams;
         // rows of each part per panel (at most FAR_PANEL_FLOATS parameters in all, so the panel stays in L1 next
@@ -215,14 +232,14 @@ public final class QuantMatVec {
                     results[0] = AffineDots.row1x1(bits, chunks, packed, row, k, gShift, spread, xa, 0, scales, biases,
                             r * groups, groups, xsums, 0);
                 }
-                for (int s = 0; s < streams; s++) out[n0 + s * part + j0 + r] = results[s];
+                for (int s = 0; s < streams; s++) out[outOff + n0 + s * part + j0 + r] = results[s];
             }
         }
         int rest = n0 + streams * part; // the last rows, fewer than the streams: one at a time
         if (rest < n1) {
             loadForCodes(params, rest, n1 - rest, groups, scales, biases, 0, bits);
             for (int n = rest; n < n1; n++) {
-                out[n] = AffineDots.row1x1(bits, chunks, packed, base + n * rowBytes, k, gShift, spread, xa, 0, scales, biases,
+                out[outOff + n] = AffineDots.row1x1(bits, chunks, packed, base + n * rowBytes, k, gShift, spread, xa, 0, scales, biases,
                         (n - rest) * groups, groups, xsums, 0);
             }
         }
