@@ -13,6 +13,7 @@ final class NormOps {
     }
 
     private final JavaBackend backend;
+    private final RopeAngles angles = new RopeAngles();
 
     NormOps(JavaBackend backend) {
         this.backend = backend;
@@ -98,22 +99,10 @@ final class NormOps {
             throw new IllegalArgumentException("rope: offsets must have " + b + " or 1 entries for " + x.shape + ", found " + offsets.shape);
         }
         int half = spec.dims() / 2;
-        double[] inv = new double[half];
-        for (int i = 0; i < half; i++) inv[i] = spec.inverseFrequency(i);
         // cos/sin per (row, token, pair)
         float[] cos = new float[b * t * half];
         float[] sin = new float[b * t * half];
-        for (int bi = 0; bi < b; bi++) {
-            long base = off.length == 1 ? off[0] : off[bi];
-            for (int ti = 0; ti < t; ti++) {
-                double pos = (base + ti) * spec.scale();
-                for (int i = 0; i < half; i++) {
-                    double angle = pos * inv[i];
-                    cos[(bi * t + ti) * half + i] = (float) Math.cos(angle);
-                    sin[(bi * t + ti) * half + i] = (float) Math.sin(angle);
-                }
-            }
-        }
+        for (int bi = 0; bi < b; bi++) angles.fill(spec, off.length == 1 ? off[0] : off[bi], t, cos, sin, bi * t * half);
         long rowsPerBatch = 1;
         for (int i = r >= 3 ? 1 : 0; i < r - 1; i++) rowsPerBatch *= x.dims[i];
         long perBatch = rowsPerBatch;
