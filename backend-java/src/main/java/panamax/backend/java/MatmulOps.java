@@ -122,33 +122,62 @@ final class MatmulOps {
 
     /**
      * x·Wᵀ over bf16 W (row n at byte {@code wOff + n·ld}) through {@link MultiRowMatVec#bf16}, x read from its tensor
-     * and the results written to {@code out} from element {@code at}: x's rows are arranged straight from the tensor
-     * (on all threads for many rows) and each part of W's rows stores its own columns, so a prefill's copies of x and
-     * of the m × n result do not run on the calling thread alone while the helpers wait. Same bits as {@link #multiply}.
+     * and the results written to {@code out} from element {@code at} ({@link #prepareRows}, {@link #byColumnParts}).
+     * Same bits as {@link #multiply}.
      */
     private void bf16Product(JavaTensor x, long xOff, int m, int k, int n, MemorySegment w, long wOff, long ld, JavaTensor out, long at) {
         Parallel par = backend.parallel;
         float[] xi = new float[m * k];
+        prepareRows(par, x, xOff, m, k, (r, row) -> MatVec.interleaveForBf16(row, 0, k, xi, r * k));
+        byColumnParts(par, m, n, Math.max(1, 32768 / Math.max(k, 1) / 4), out, at,
+                (n0, n1, c) -> MultiRowMatVec.bf16(w, wOff, ld, k, xi, m, n0, n1, c, -n0, n1 - n0));
+    }
+
+    /** What {@link #prepareRows} does with each x row (values in f32, reused for the next row). */
+    @FunctionalInterface
+    interface RowPreparation {
+        void row(int r, float[] values);
+    }
+
+    /** One part of W's rows {@code [n0, n1)}: its results for every x row in {@code c[r·(n1 − n0) + n − n0]}. */
+    @FunctionalInterface
+    interface ColumnPart {
+        void compute(int n0, int n1, float[] c);
+    }
+
+    /**
+     * Hands each of x's m rows (of k values from element {@code xOff}, x's last two strides) to {@code prepare}, read
+     * straight from the tensor, on every thread from {@link #PARALLEL_PREPARE_VALUES} values on: a product's
+     * arranged copy of x was made on the calling thread alone while the helpers waited.
+     */
+    static void prepareRows(Parallel par, JavaTensor x, long xOff, int m, int k, RowPreparation prepare) {
         long sm = x.strides[x.rank() - 2];
         long sk = x.strides[x.rank() - 1];
         MemorySegment xs = x.segment();
-        Parallel.Range prepare = (r0, r1) -> {
+        Parallel.Range rows = (r0, r1) -> {
             float[] row = new float[k];
             for (int r = r0; r < r1; r++) {
                 RowIo.load(xs, x.dtype, xOff + r * sm, sk, k, row);
-                MatVec.interleaveForBf16(row, 0, k, xi, r * k);
+                prepare.row(r, row);
             }
         };
-        if ((long) m * k >= PARALLEL_PREPARE_VALUES) par.forRange(m, Math.max(1, PARALLEL_PREPARE_VALUES / 4 / k), prepare);
-        else prepare.run(0, m);
+        if ((long) m * k >= PARALLEL_PREPARE_VALUES) par.forRange(m, Math.max(1, PARALLEL_PREPARE_VALUES / 4 / k), rows);
+        else rows.run(0, m);
+    }
+
+    /**
+     * Splits W's n rows into parts of whole quads (at least {@code minQuads} each) over the threads; each part computes
+     * its columns for all m x rows into its own array and stores them into {@code out} (row-major [m, n] from element
+     * {@code at}) on the thread that computed them, so no m × n array is filled and then stored by the calling thread.
+     */
+    static void byColumnParts(Parallel par, int m, int n, int minQuads, JavaTensor out, long at, ColumnPart part) {
         MemorySegment os = out.segment();
-        long outBase = out.offset + at;
-        int quads = Math.max(1, 32768 / Math.max(k, 1) / 4);
-        par.forEvenSplit((n + 3) / 4, quads, (q0, q1) -> {
+        long base = out.offset + at;
+        par.forEvenSplit((n + 3) / 4, minQuads, (q0, q1) -> {
             int n0 = 4 * q0, n1 = Math.min(n, 4 * q1), cols = n1 - n0;
             float[] c = new float[m * cols];
-            MultiRowMatVec.bf16(w, wOff, ld, k, xi, m, n0, n1, c, -n0, cols);
-            for (int r = 0; r < m; r++) RowIo.store(os, out.dtype, outBase + (long) r * n + n0, 1, cols, c, r * cols);
+            part.compute(n0, n1, c);
+            for (int r = 0; r < m; r++) RowIo.store(os, out.dtype, base + (long) r * n + n0, 1, cols, c, r * cols);
         });
     }
 

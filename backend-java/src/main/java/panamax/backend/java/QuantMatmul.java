@@ -95,39 +95,23 @@ final class QuantMatmul {
 
     /**
      * One matrix x·Wᵀ through {@link QuantMatVec#vector}, x read from its tensor and the results written to
-     * {@code out} from element {@code at}. x's rows are arranged and summed by group straight from the tensor (in
-     * parallel for many rows), and each part of W's rows stores its own columns: a prefill's x copy, its arranged
-     * copy, the m × n result array and the store after the product used to run on the calling thread alone while the
-     * helpers waited (about a fifth of the demo model's 512-token prefill products). A row's values are the same
-     * whatever part of the work computes them.
+     * {@code out} from element {@code at}: x's rows are arranged and summed by group on every thread for many rows
+     * ({@link MatmulOps#prepareRows}) and each part of W's rows stores its own columns ({@link MatmulOps#byColumnParts}).
+     * A prefill's x copy, its arranged copy, the m × n result array and the store used to run on the calling thread
+     * alone while the helpers waited (about a fifth of the demo model's 512-token prefill products). A row's values
+     * are the same whatever part of the work computes them.
      */
     private static void vectorProduct(Parallel par, JavaTensor x, long xOff, MemorySegment ps, long base, long rowBytes, int bits, int gs,
                                       RowScales params, int m, int k, int n, JavaTensor out, long at) {
         int groups = k / gs;
         float[] xa = new float[m * k];
         float[] xsums = new float[m * groups];
-        long sm = x.strides[x.rank() - 2];
-        long sk = x.strides[x.rank() - 1];
-        MemorySegment xs = x.segment();
-        Parallel.Range prepare = (r0, r1) -> {
-            float[] row = new float[k];
-            for (int r = r0; r < r1; r++) {
-                RowIo.load(xs, x.dtype, xOff + r * sm, sk, k, row);
-                QuantMatVec.arrange(row, 0, k, bits, xa, r * k);
-                QuantMatVec.groupSums(row, 0, 1, k, gs, xsums, r * groups);
-            }
-        };
-        if ((long) m * k >= MatmulOps.PARALLEL_PREPARE_VALUES) par.forRange(m, Math.max(1, MatmulOps.PARALLEL_PREPARE_VALUES / 4 / k), prepare);
-        else prepare.run(0, m);
-        MemorySegment os = out.segment();
-        long outBase = out.offset + at;
-        int quads = Math.max(1, 16384 / Math.max(k, 1) / 4);
-        par.forEvenSplit((n + 3) / 4, quads, (q0, q1) -> {
-            int n0 = 4 * q0, n1 = Math.min(n, 4 * q1), w = n1 - n0;
-            float[] c = new float[m * w];
-            QuantMatVec.vector(ps, base, rowBytes, bits, gs, k, params, xa, xsums, m, n0, n1, c, -n0, w);
-            for (int r = 0; r < m; r++) RowIo.store(os, out.dtype, outBase + (long) r * n + n0, 1, w, c, r * w);
+        MatmulOps.prepareRows(par, x, xOff, m, k, (r, row) -> {
+            QuantMatVec.arrange(row, 0, k, bits, xa, r * k);
+            QuantMatVec.groupSums(row, 0, 1, k, gs, xsums, r * groups);
         });
+        MatmulOps.byColumnParts(par, m, n, Math.max(1, 16384 / Math.max(k, 1) / 4), out, at,
+                (n0, n1, c) -> QuantMatVec.vector(ps, base, rowBytes, bits, gs, k, params, xa, xsums, m, n0, n1, c, -n0, n1 - n0));
     }
 
     /**
