@@ -1,5 +1,7 @@
 package panamax.backend.java;
 
+import java.util.Arrays;
+import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import panamax.api.tensor.RopeSpec;
 
@@ -8,7 +10,8 @@ import panamax.api.tensor.RopeSpec;
  * queries and keys at the same positions, and each angle cost a {@code Math.cos} and a {@code Math.sin} per
  * call (the demo model's decode step: 16 calls, 8 % of a batch-1 step spent on the trigonometry). A table holds
  * positions from 0 up to the largest one asked for so far (at most {@link #MAX_POSITIONS}; later positions are
- * computed per call), filled by the same expression the call would evaluate, so values are the same bits.
+ * computed per call), filled by the same expression the call would evaluate, so values are the same bits. Tables are
+ * kept per spec value (the angles do not depend on the rotation's style).
  * Tables are replaced, never written once published, so concurrent calls read consistent values.
  */
 final class RopeAngles {
@@ -20,7 +23,28 @@ final class RopeAngles {
     private record Table(int positions, float[] cos, float[] sin) {
     }
 
-    private final ConcurrentHashMap<RopeSpec, Table> tables = new ConcurrentHashMap<>();
+    /**
+     * A spec by value: {@link RopeSpec}'s own equality compares its frequency array by identity, and a plugin that
+     * builds an equal spec per call would otherwise start a table every call.
+     */
+    private record Key(int dims, double base, double scale, float[] frequencies) {
+        static Key of(RopeSpec spec) {
+            return new Key(spec.dims(), spec.base(), spec.scale(), spec.frequencies().orElse(null));
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Key k && dims == k.dims && Double.compare(base, k.base) == 0 && Double.compare(scale, k.scale) == 0
+                    && Arrays.equals(frequencies, k.frequencies);
+        }
+
+        @Override
+        public int hashCode() {
+            return Objects.hash(dims, base, scale) * 31 + Arrays.hashCode(frequencies);
+        }
+    }
+
+    private final ConcurrentHashMap<Key, Table> tables = new ConcurrentHashMap<>();
 
     /**
      * Writes {@code cos[at + j·half + i]} and {@code sin[…]} for positions {@code first + j}, {@code j < count}, pairs
@@ -33,13 +57,14 @@ final class RopeAngles {
             compute(spec, first, count, cos, sin, at);
             return;
         }
-        Table table = tables.get(spec);
-        if (table == null || table.positions < end) table = extend(spec, table, (int) end);
+        Key key = Key.of(spec);
+        Table table = tables.get(key);
+        if (table == null || table.positions < end) table = extend(spec, key, table, (int) end);
         System.arraycopy(table.cos, (int) first * half, cos, at, count * half);
         System.arraycopy(table.sin, (int) first * half, sin, at, count * half);
     }
 
-    private Table extend(RopeSpec spec, Table old, int end) {
+    private Table extend(RopeSpec spec, Key key, Table old, int end) {
         int half = spec.dims() / 2;
         int have = old == null ? 0 : old.positions;
         int positions = (int) Math.min(MAX_POSITIONS, Math.max(end, Math.max(256L, 2L * have)));
@@ -51,8 +76,8 @@ final class RopeAngles {
         }
         compute(spec, have, positions - have, cos, sin, have * half);
         Table table = new Table(positions, cos, sin);
-        if (tables.size() >= MAX_SPECS && !tables.containsKey(spec)) tables.clear();
-        tables.put(spec, table);
+        if (tables.size() >= MAX_SPECS && !tables.containsKey(key)) tables.clear();
+        tables.put(key, table);
         return table;
     }
 

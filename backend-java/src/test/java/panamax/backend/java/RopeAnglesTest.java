@@ -29,6 +29,25 @@ class RopeAnglesTest {
     }
 
     @Test
+    void specsEqualByValueShareATableAndDifferentFrequenciesDoNot() {
+        RopeAngles angles = new RopeAngles();
+        float[] freqs = {1f, 0.5f, 0.25f, 0.125f};
+        float[] other = {1f, 0.5f, 0.25f, 0.0625f};
+        for (int round = 0; round < 3; round++) {
+            // a fresh array and spec each time, as a plugin building its spec per call would pass
+            for (float[] f : new float[][] {freqs, other}) {
+                RopeSpec spec = new RopeSpec(8, 10000, false, 1.0, Optional.of(f.clone()));
+                float[] cos = new float[5 * 4];
+                float[] sin = new float[5 * 4];
+                angles.fill(spec, 100 + round, 5, cos, sin, 0);
+                float[][] expected = direct(spec, 100 + round, 5);
+                assertArrayEquals(expected[0], cos, "frequencies " + java.util.Arrays.toString(f));
+                assertArrayEquals(expected[1], sin, "frequencies " + java.util.Arrays.toString(f));
+            }
+        }
+    }
+
+    @Test
     void everyRequestMatchesTheDirectComputationBitForBit() {
         RopeSpec plain = new RopeSpec(64, 10000, false, 1.0, Optional.empty());
         RopeSpec scaled = new RopeSpec(32, 1e6, true, 0.25, Optional.empty());
