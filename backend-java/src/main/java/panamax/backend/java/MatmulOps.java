@@ -110,8 +110,9 @@ final class MatmulOps {
         long bOff = b.offset + batchOffset(index, batch, bBatch);
         long sk = b.strides[b.rank() - 2];
         long sn = b.strides[b.rank() - 1];
-        if ((sk == 1 || k == 1) && b.dtype == DType.BF16 && n > 0) {
-            bf16Product(a, aOff, m, k, n, b.segment(), bOff * 2, sn * 2, out, (long) index * m * n);
+        if ((sk == 1 || k == 1) && b.dtype.isFloating() && n > 0) {
+            int bytes = b.dtype.byteSize();
+            weightRowsProduct(a, aOff, m, k, n, b.segment(), b.dtype, bOff * bytes, sn * bytes, out, (long) index * m * n);
             return;
         }
         float[] x = rows(a, aOff, m, k);
@@ -121,16 +122,24 @@ final class MatmulOps {
     }
 
     /**
-     * x·Wᵀ over bf16 W (row n at byte {@code wOff + n·ld}) through {@link MultiRowMatVec#bf16}, x read from its tensor
-     * and the results written to {@code out} from element {@code at} ({@link #prepareRows}, {@link #byColumnParts}).
-     * Same bits as {@link #multiply}.
+     * x·Wᵀ over floating-point W whose rows are contiguous (row n at byte {@code wOff + n·ld}; every linear layer's
+     * weight), through {@link MultiRowMatVec}: bf16 rows against x interleaved to match them, f32 and f16 rows widened
+     * into panels against x as it is. x is read from its tensor and the results written to {@code out} from element
+     * {@code at} ({@link #prepareRows}, {@link #byColumnParts}). Parallel over N.
      */
-    private void bf16Product(JavaTensor x, long xOff, int m, int k, int n, MemorySegment w, long wOff, long ld, JavaTensor out, long at) {
+    private void weightRowsProduct(JavaTensor x, long xOff, int m, int k, int n, MemorySegment w, DType dtype, long wOff, long ld,
+                                   JavaTensor out, long at) {
         Parallel par = backend.parallel;
-        float[] xi = new float[m * k];
-        prepareRows(par, x, xOff, m, k, (r, row) -> MatVec.interleaveForBf16(row, 0, k, xi, r * k));
-        byColumnParts(par, m, n, Math.max(1, 32768 / Math.max(k, 1) / 4), out, at,
-                (n0, n1, c) -> MultiRowMatVec.bf16(w, wOff, ld, k, xi, m, n0, n1, c, -n0, n1 - n0));
+        boolean bf16 = dtype == DType.BF16;
+        boolean f16 = dtype == DType.F16;
+        float[] xr = new float[m * k];
+        prepareRows(par, x, xOff, m, k, bf16
+                ? (r, row) -> MatVec.interleaveForBf16(row, 0, k, xr, r * k)
+                : (r, row) -> System.arraycopy(row, 0, xr, r * k, k));
+        // weight rows per part, in multiples of four (the kernels stream four rows at a time)
+        byColumnParts(par, m, n, Math.max(1, 32768 / Math.max(k, 1) / 4), out, at, bf16
+                ? (n0, n1, c) -> MultiRowMatVec.bf16(w, wOff, ld, k, xr, m, n0, n1, c, -n0, n1 - n0)
+                : (n0, n1, c) -> MultiRowMatVec.widened(w, wOff, ld, f16, k, xr, m, n0, n1, c, -n0, n1 - n0));
     }
 
     /** What {@link #prepareRows} does with each x row (values in f32, reused for the next row). */
@@ -185,25 +194,13 @@ final class MatmulOps {
     static final int PARALLEL_PREPARE_VALUES = 65536;
 
     /**
-     * {@code c[m, n] = x[m, k] · B} with B[kk, j] at element {@code bOff + kk·sk + j·sn} of {@code seg}.
-     * Each element's sum runs in one order whatever m is, so a row of x gives the same bits alone as
-     * in any batch: x·Wᵀ (W's rows contiguous, as every linear layer's weight; bf16 W goes through
-     * {@link #bf16Product} instead) goes through {@link MultiRowMatVec} for every m; x·W (B's rows contiguous) is one fused multiply-add chain
-     * over k per element, which the axpy loop (few rows) and {@link Gemm} (many) both run.
+     * {@code c[m, n] = x[m, k] · B} with B[kk, j] at element {@code bOff + kk·sk + j·sn} of {@code seg}, B not a
+     * matrix of contiguous floating-point rows ({@link #weightRowsProduct} takes those). Each element's sum runs in
+     * one order whatever m is, so a row of x gives the same bits alone as in any batch: x·B (B's rows contiguous) is
+     * one fused multiply-add chain over k per element, which the axpy loop (few rows) and {@link Gemm} (many) both run.
      */
     void multiply(float[] x, int m, int k, int n, MemorySegment seg, DType dtype, long bOff, long sk, long sn, float[] c) {
         Parallel par = backend.parallel;
-        if ((sk == 1 || k == 1) && dtype.isFloating() && n > 0) {
-            int bytes = dtype.byteSize();
-            long wOff = bOff * bytes;
-            long ld = sn * bytes;
-            // weight rows per chunk, in multiples of four (the kernels stream four rows at a time)
-            int quads = Math.max(1, 32768 / Math.max(k, 1) / 4);
-            boolean f16 = dtype == DType.F16;
-            par.forEvenSplit((n + 3) / 4, quads, (q0, q1) ->
-                    MultiRowMatVec.widened(seg, wOff, ld, f16, k, x, m, 4 * q0, Math.min(n, 4 * q1), c, 0, n));
-            return;
-        }
         if (m <= SMALL_M && (sn == 1 || n == 1)) {
             int grain = Math.max(256, 65536 / Math.max(k, 1));
             par.forRange(n, grain, (n0, n1) -> {

@@ -81,6 +81,11 @@ final class RopeAngles {
         return table;
     }
 
+    /** How many specs have a table now. */
+    int tables() {
+        return tables.size();
+    }
+
     /** The angles of positions {@code first ..} as a rope call evaluates them: position × scale × inverse frequency. */
     static void compute(RopeSpec spec, long first, int count, float[] cos, float[] sin, int at) {
         int half = spec.dims() / 2;

@@ -45,6 +45,7 @@ class RopeAnglesTest {
                 assertArrayEquals(expected[1], sin, "frequencies " + java.util.Arrays.toString(f));
             }
         }
+        assertEquals(2, angles.tables(), "one table per distinct frequency array, however many equal specs were built");
     }
 
     @Test
