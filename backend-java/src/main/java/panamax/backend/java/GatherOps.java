@@ -262,6 +262,7 @@ final class GatherOps {
         }
         MemorySegment d = target.segment();
         if (d.isReadOnly()) throw new IllegalArgumentException(op + ": target " + target.shape + " is read-only (mapped) storage");
+        target.storage.written();
         return d;
     }
 }

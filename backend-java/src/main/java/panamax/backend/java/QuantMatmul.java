@@ -2,8 +2,10 @@ package panamax.backend.java;
 
 import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
+import java.util.List;
 import panamax.api.tensor.DType;
 import panamax.backend.java.kernel.AffineCodes;
+import panamax.backend.java.kernel.AffineTiles;
 import panamax.backend.java.kernel.BPanelSource;
 import panamax.backend.java.kernel.Gemm;
 import panamax.backend.java.kernel.MatVec;
@@ -15,14 +17,21 @@ import panamax.backend.java.kernel.RowScales;
  * {@code x · W(ᵀ)} against an affine-quantized W, possibly batched ([..., N, K·b/32] with leading
  * axes broadcasting against x's). x·Wᵀ decodes blocks of W rows once for every x row (vectorized for
  * 2/4/8 bits); x·W takes an axpy loop for few x rows and the blocked GEMM with panels dequantized
- * on the fly for more, never the whole W. A row of x gets the same bits in any batch.
+ * on the fly for more, never the whole W. A row of x gets the same bits in any batch. Weights that nothing writes in
+ * place (a model's) are repacked once into tiles of one row per lane ({@link AffineTiles}, kept with their storage)
+ * and every later x·Wᵀ over them, of any number of rows, runs on the tiles.
  */
 final class QuantMatmul {
     private QuantMatmul() {
     }
 
+    /**
+     * {@code stable}: packed is the caller's tensor, not a copy made for this call, so a repacked form of it can be
+     * kept for the next call.
+     */
     static JavaTensor run(JavaBackend backend, JavaTensor x, JavaTensor packed, JavaTensor scales, JavaTensor biases,
-                          int rows, int cols, int groupSize, int bits, long rowBytes, boolean transpose, QuantOps.ScalesAt scalesAt) {
+                          int rows, int cols, int groupSize, int bits, long rowBytes, boolean transpose, QuantOps.ScalesAt scalesAt,
+                          boolean stable) {
         int k = transpose ? cols : rows;
         int n = transpose ? rows : cols;
         if (x.rank() == 0 || x.dims[x.rank() - 1] != k) {
@@ -70,12 +79,23 @@ final class QuantMatmul {
             for (int d : batch) matrices *= d;
             MemorySegment ps = packed.segment();
             boolean vectorKernel = transpose && QuantMatVec.supports(bits, k, groupSize);
+            boolean tiled = transpose && stable && AffineTiles.supports(bits, k, groupSize) && packed.storage.neverWritten()
+                    && scales.storage.neverWritten() && biases.storage.neverWritten();
             Parallel.Range body = (from, to) -> {
                 for (int i = from; i < to; i++) {
                     long xOff = xv.offset + MatmulOps.batchOffset(i, batch, xb);
-                    RowScales params = scalesAt.at(scales.offset + MatmulOps.batchOffset(i, batch, sb),
-                            biases.offset + MatmulOps.batchOffset(i, batch, bb));
+                    long sOff = scales.offset + MatmulOps.batchOffset(i, batch, sb);
+                    long bOff = biases.offset + MatmulOps.batchOffset(i, batch, bb);
+                    RowScales params = scalesAt.at(sOff, bOff);
                     long base = (packed.offset + MatmulOps.batchOffset(i, batch, pb)) * 4;
+                    if (tiled) {
+                        TilesKey key = new TilesKey(base, rowBytes, n, k, bits, groupSize, scales.storage, sOff, strides(scales),
+                                biases.storage, bOff, strides(biases), scales.dtype);
+                        AffineTiles tiles = packed.storage.derived(key,
+                                () -> AffineTiles.repack(backend.parallel, ps, base, rowBytes, n, k, bits, groupSize, params), AffineTiles::bytes);
+                        tilesProduct(backend.parallel, xv, xOff, tiles, groupSize, m, k, n, out, (long) i * m * n);
+                        continue;
+                    }
                     if (vectorKernel) {
                         vectorProduct(backend.parallel, xv, xOff, ps, base, rowBytes, bits, groupSize, params, m, k, n, out, (long) i * m * n);
                         continue;
@@ -91,6 +111,43 @@ final class QuantMatmul {
             else body.run(0, matrices);
             return out;
         }
+    }
+
+    /** What a repacked matrix was made from: its codes' place in their storage, its parameters' tensors and format. */
+    private record TilesKey(long base, long rowBytes, int n, int k, int bits, int groupSize, Storage scales, long scalesOffset,
+                            List<Long> scalesStrides, Storage biases, long biasesOffset, List<Long> biasesStrides, DType dtype) {
+    }
+
+    private static List<Long> strides(JavaTensor t) {
+        return Arrays.stream(t.strides).boxed().toList();
+    }
+
+    /**
+     * One matrix x·Wᵀ over repacked tiles: x's rows copied in natural order with their group sums
+     * ({@link MatmulOps#prepareRows}), then each thread's part of the tiles (whole groups of four, so a batch-1 product
+     * streams four tiles at a time) computes its columns for every x row and stores them.
+     */
+    private static void tilesProduct(Parallel par, JavaTensor x, long xOff, AffineTiles tiles, int gs, int m, int k, int n,
+                                     JavaTensor out, long at) {
+        int groups = k / gs;
+        float[] xr = new float[m * k];
+        float[] xsums = new float[m * groups];
+        MatmulOps.prepareRows(par, x, xOff, m, k, (r, row) -> {
+            System.arraycopy(row, 0, xr, r * k, k);
+            QuantMatVec.groupSums(row, 0, 1, k, gs, xsums, r * groups);
+        });
+        int lanes = AffineTiles.rowsPerTile();
+        int quads = (tiles.tiles() + 3) / 4;
+        MemorySegment os = out.segment();
+        long outBase = out.offset + at;
+        par.forEvenSplit(quads, Math.max(1, 16384 / Math.max(k, 1) / (4 * lanes)), (q0, q1) -> {
+            int t0 = 4 * q0, t1 = Math.min(tiles.tiles(), 4 * q1);
+            int width = (t1 - t0) * lanes;
+            int n0 = t0 * lanes, cols = Math.min(n, t1 * lanes) - n0;
+            float[] c = new float[m * width];
+            tiles.multiply(xr, xsums, m, t0, t1, c, width);
+            for (int r = 0; r < m; r++) RowIo.store(os, out.dtype, outBase + (long) r * n + n0, 1, cols, c, r * width);
+        });
     }
 
     /**

@@ -318,7 +318,7 @@ final class QuantOps {
         Parts q = contiguousWords(parts(w));
         try {
             return QuantMatmul.run(backend, x, q.packed, q.scales, q.biases, q.rows, q.cols, q.groupSize, q.bits,
-                    q.rowBytes(), transpose, (sOff, bOff) -> rowScales(q, sOff, bOff));
+                    q.rowBytes(), transpose, (sOff, bOff) -> rowScales(q, sOff, bOff), q.packed == w.packed());
         } finally {
             releaseCopies(q, w);
         }

@@ -2,7 +2,12 @@ package panamax.backend.java;
 
 import panamax.api.tensor.MemoryCounter;
 import java.lang.foreign.MemorySegment;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
+import java.util.function.ToLongFunction;
 
 /**
  * Reference-counted bytes behind one or more {@link JavaTensor} handles. Owned storage is a buffer
@@ -10,6 +15,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  * {@link SegmentPool} when the last handle is released (the pool closes the arena or recycles the
  * buffer); wrapped storage borrows a caller's segment (e.g. a memory-mapped weight file) and never
  * frees it. Thread-safe.
+ *
+ * <p>Storage never written in place ({@link #written}) may hold derived forms of its bytes, such as affine weights
+ * repacked into tiles ({@link #derived}): they are built once, counted as mapped bytes (weights, not activations), and
+ * closed when the storage is freed or first written in place.
  */
 final class Storage {
     private final MemoryCounter accounting;
@@ -17,6 +26,12 @@ final class Storage {
     private final SegmentPool pool; // null for wrapped segments
     private final SegmentPool.Buffer buffer; // null for wrapped segments
     private final AtomicInteger references = new AtomicInteger(1);
+    private final AtomicLong writes = new AtomicLong();
+    private final Map<Object, Derived> derived = new ConcurrentHashMap<>();
+
+    /** A form derived from the bytes, with the bytes it holds. */
+    private record Derived(AutoCloseable value, long bytes) {
+    }
 
     private Storage(MemoryCounter accounting, MemorySegment segment, SegmentPool pool, SegmentPool.Buffer buffer) {
         this.accounting = accounting;
@@ -51,9 +66,49 @@ final class Storage {
         }
     }
 
+    /** An in-place write reached these bytes (writeSlice, writeAlongAxis): derived forms are dropped, none is made again. */
+    void written() {
+        writes.incrementAndGet();
+        dropDerived();
+    }
+
+    /** True while no in-place write has reached these bytes, so forms derived from them stay true. */
+    boolean neverWritten() {
+        return writes.get() == 0;
+    }
+
+    /**
+     * The form derived under {@code key}, made by {@code make} on first use (one thread makes it; others wait).
+     * Callers check {@link #neverWritten} first.
+     */
+    @SuppressWarnings("unchecked")
+    <T extends AutoCloseable> T derived(Object key, Supplier<T> make, ToLongFunction<T> bytes) {
+        Derived d = derived.computeIfAbsent(key, k -> {
+            T value = make.get();
+            long held = bytes.applyAsLong(value);
+            accounting.mapped(held);
+            return new Derived(value, held);
+        });
+        return (T) d.value();
+    }
+
+    private void dropDerived() {
+        for (Object key : derived.keySet()) {
+            Derived d = derived.remove(key);
+            if (d == null) continue;
+            try {
+                d.value().close();
+            } catch (Exception e) {
+                throw new IllegalStateException("closing a derived form of tensor storage failed", e);
+            }
+            accounting.unmapped(d.bytes());
+        }
+    }
+
     void release() {
         int left = references.decrementAndGet();
         if (left == 0) {
+            dropDerived();
             if (buffer != null) {
                 accounting.freed(segment.byteSize());
                 pool.give(buffer);

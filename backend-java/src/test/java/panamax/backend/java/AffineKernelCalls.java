@@ -7,8 +7,8 @@ import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.VectorShuffle;
 
 /**
- * Calls every written-out kernel of {@code AffineDots} once (by reflection, so that kernels the generator
- * adds are called too) and prints how many it called. {@link AffineKernelCompilationTest} runs it in a JVM
+ * Calls every written-out kernel of {@code AffineDots} and {@code AffineTileDots} once (by reflection, so that
+ * kernels the generators add are called too) and prints how many it called. {@link AffineKernelCompilationTest} runs it in a JVM
  * that compiles each method at C1's profiling tier before its first call.
  */
 public final class AffineKernelCalls {
@@ -44,6 +44,18 @@ public final class AffineKernelCalls {
                 call = concat(new Object[] {p, 0L, k, 0, s}, common, new Object[] {out, 0, 1});
             }
             m.invoke(null, call);
+            called++;
+        }
+        Class<?> tileDots = Class.forName("panamax.backend.java.kernel.AffineTileDots");
+        for (Method m : tileDots.getDeclaredMethods()) {
+            String name = m.getName();
+            if (!name.matches("t\\dr\\db\\d")) continue;
+            m.setAccessible(true);
+            int bits = Integer.parseInt(name.replaceAll(".*b(\\d)", "$1"));
+            int groups = 2, wordsPerGroup = 2, k = groups * wordsPerGroup * (32 / bits);
+            long tileInts = (long) groups * wordsPerGroup * v;
+            m.invoke(null, p, 0L, tileInts, groups, wordsPerGroup, xa, 0, k, new float[16 * v], new float[16 * v], 0, groups * v,
+                    sums, 0, new float[1 << 14], 0, 4 * v);
             called++;
         }
         System.out.println("called " + called + " kernels");

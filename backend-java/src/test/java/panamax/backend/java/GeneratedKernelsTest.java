@@ -14,8 +14,8 @@ import org.junit.jupiter.api.Test;
 /**
  * The committed written-out kernels (src/generated/java's {@code Bf16RowEncoder}, and the generated
  * regions of {@code HadamardVectors} and {@code Bf16RowDecoder}) are exactly what
- * {@code tools/gen-bf16-row-kernels.py} writes, and {@code AffineDots} what {@code tools/gen-affine-dot-kernels.py}
- * writes: nobody edited them by hand, and nobody changed the
+ * {@code tools/gen-bf16-row-kernels.py} writes, and {@code AffineDots} and {@code AffineTileDots} what
+ * {@code tools/gen-affine-dot-kernels.py} and {@code tools/gen-affine-tile-kernels.py} write: nobody edited them by hand, and nobody changed the
  * generator without regenerating. Needs {@code python3}; fails, naming what is missing, without it.
  */
 class GeneratedKernelsTest {
@@ -27,6 +27,11 @@ class GeneratedKernelsTest {
     @Test
     void committedAffineDotsEqualTheGeneratorsOutput() throws IOException, InterruptedException {
         assertGeneratorAgrees("gen-affine-dot-kernels.py", "1 file matches the generator's output");
+    }
+
+    @Test
+    void committedAffineTileDotsEqualTheGeneratorsOutput() throws IOException, InterruptedException {
+        assertGeneratorAgrees("gen-affine-tile-kernels.py", "1 file matches the generator's output");
     }
 
     private static void assertGeneratorAgrees(String script, String expected) throws IOException, InterruptedException {

@@ -86,7 +86,11 @@ public final class Warmup {
             }
             int[] bookBits = new int[16];
             float[] rowScales = new float[k];
-            try (Parallel one = new Parallel(1)) {
+            MemorySegment tileCodes = arena.allocate(64L * k, 64); // 64 rows of 8-bit codes, or of 4-bit ones twice over
+            float[] tileOut = new float[MULTI_ROWS * 64];
+            try (Parallel one = new Parallel(1);
+                 AffineTiles tiles8 = AffineTiles.supports(8, k, 64) ? AffineTiles.repack(one, tileCodes, 0, k, 64, k, 8, 64, params) : null;
+                 AffineTiles tiles4 = AffineTiles.supports(4, k, 64) ? AffineTiles.repack(one, tileCodes, 0, k / 2, 64, k, 4, 64, params) : null) {
                 for (int i = 0; i < ROUNDS && !realWorkStarted; i++) {
                     MatVec.bf16(w, 0, 2L * k, k, x, 1 + (i & 3), 0, 1, out, 0, n);
                     MatVec.f32(w, 0, 4L * k, k, x, 1, 0, 1, out, 0, n);
@@ -110,6 +114,8 @@ public final class Warmup {
                     MultiRowMatVec.bf16(w, 0, 2L * k, k, xRows, rows, 0, n, outRows, 0, n);
                     int bits = i % 2 == 0 ? 8 : 4;
                     QuantMatVec.vector(w, 0, (long) k * bits / 8, bits, 64, k, params, xRows, xRowSums, rows, 0, n, outRows, n);
+                    AffineTiles tiles = bits == 8 ? tiles8 : tiles4;
+                    if (tiles != null) tiles.multiply(xRows, xRowSums, rows, 0, tiles.tiles(), tileOut, 64);
                 }
             }
         } catch (RuntimeException | Error e) {

@@ -1,0 +1,196 @@
+package panamax.backend.java.kernel;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
+import jdk.incubator.vector.FloatVector;
+
+/**
+ * An affine-quantized matrix W [n, k] (MLX's 2, 4 or 8-bit codes) repacked for x·Wᵀ with one weight row per vector
+ * lane: tile t holds rows {@code [t·V, t·V + V)}, its k·bits/32 words stored word by word, each word of all V rows one
+ * vector (the last tile padded with zero rows), and per group a vector of the V rows' scales and one of their biases,
+ * made for codes read as {@code 1 + q·2^-bits} ({@link QuantMatVec#mantissaParameters}).
+ *
+ * <p>Why: with lanes along k ({@link QuantMatVec#vector}) every output ends in a fold across lanes and a code decoded
+ * once feeds at most two x rows; with lanes along n nothing is folded, and a code decoded once feeds every x row of
+ * a block ({@link AffineTileDots}). Each output is summed in one order whatever the number of x rows, so a row of
+ * x gets the same bits alone and in any batch. The codes live off-heap in their own arena, freed by {@link #close}.
+ */
+public final class AffineTiles implements AutoCloseable {
+    private static final int V = FloatVector.SPECIES_PREFERRED.length();
+    private static final ValueLayout.OfInt WORD = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+    /**
+     * Whether x·Wᵀ over affine weights takes repacked tiles: with 32 vector registers (AVX-512), where a block of eight
+     * x rows keeps its sixteen chains in registers. {@code -Dpanamax.affine.tiles=false} turns it off for A/B runs.
+     */
+    public static final boolean ENABLED = Boolean.parseBoolean(System.getProperty("panamax.affine.tiles", String.valueOf(V >= 16)));
+    /** x rows of one pass over a part's tiles: their values stay in L2 (256 KiB) while the tiles stream past. */
+    private static final int X_TILE_BYTES = 256 * 1024;
+
+    private final int n;
+    private final int k;
+    private final int bits;
+    private final int groups;
+    private final int wordsPerGroup;
+    private final int tiles;
+    private final long tileInts;
+    private final Arena arena;
+    private final MemorySegment codes;
+    private final float[] scales;
+    private final float[] biases;
+
+    private AffineTiles(int n, int k, int bits, int groupSize) {
+        this.n = n;
+        this.k = k;
+        this.bits = bits;
+        this.groups = k / groupSize;
+        this.wordsPerGroup = groupSize * bits / 32;
+        this.tiles = (n + V - 1) / V;
+        this.tileInts = (long) k * bits / 32 * V;
+        this.arena = Arena.ofShared();
+        this.codes = arena.allocate(Math.max(4, tileInts * tiles * 4), 64);
+        this.scales = new float[Math.multiplyExact(tiles * V, groups)];
+        this.biases = new float[scales.length];
+    }
+
+    /** True when a matrix of these codes can be repacked (and tiles are {@link #ENABLED}). */
+    public static boolean supports(int bits, int k, int groupSize) {
+        return ENABLED && (bits == 2 || bits == 4 || bits == 8) && k > 0 && groupSize > 0 && k % groupSize == 0
+                && groupSize * bits % 32 == 0;
+    }
+
+    /**
+     * Repacks W's rows {@code [0, n)}: row r's words from byte {@code base + r·rowBytes} of {@code packed}, its group
+     * parameters from {@code params}. Tiles are filled on every thread of {@code par}.
+     */
+    public static AffineTiles repack(Parallel par, MemorySegment packed, long base, long rowBytes, int n, int k, int bits, int groupSize,
+                                     RowScales params) {
+        if (!supports(bits, k, groupSize)) throw new IllegalArgumentException("no tiles for " + bits + "-bit codes, k " + k + ", group " + groupSize);
+        AffineTiles t = new AffineTiles(n, k, bits, groupSize);
+        try {
+            par.forRange(t.tiles, Math.max(1, 4096 / Math.max(1, k / 16)), (t0, t1) -> t.fill(packed, base, rowBytes, params, t0, t1));
+        } catch (RuntimeException | Error e) {
+            t.close();
+            throw e;
+        }
+        return t;
+    }
+
+    private void fill(MemorySegment packed, long base, long rowBytes, RowScales params, int t0, int t1) {
+        int words = (int) (tileInts / V);
+        int[] row = new int[words];
+        int[] tile = new int[words * V];
+        float[] s = new float[V * groups];
+        float[] b = new float[V * groups];
+        for (int t = t0; t < t1; t++) {
+            int rows = Math.min(V, n - t * V);
+            java.util.Arrays.fill(tile, 0);
+            java.util.Arrays.fill(s, 0f);
+            java.util.Arrays.fill(b, 0f);
+            for (int l = 0; l < rows; l++) {
+                MemorySegment.copy(packed, WORD, base + (long) (t * V + l) * rowBytes, row, 0, words);
+                for (int w = 0; w < words; w++) tile[w * V + l] = row[w];
+            }
+            MemorySegment.copy(tile, 0, codes, WORD, t * tileInts * 4, tile.length);
+            params.loadRows(t * V, rows, groups, s, b, 0);
+            QuantMatVec.mantissaParameters(s, b, 0, rows * groups, bits);
+            int at = t * V * groups;
+            for (int l = 0; l < rows; l++) {
+                for (int g = 0; g < groups; g++) {
+                    scales[at + g * V + l] = s[l * groups + g];
+                    biases[at + g * V + l] = b[l * groups + g];
+                }
+            }
+        }
+    }
+
+    /** Tiles of V rows (the last one padded). */
+    public int tiles() {
+        return tiles;
+    }
+
+    /** Rows per tile: the vector lanes. */
+    public static int rowsPerTile() {
+        return V;
+    }
+
+    /** Bytes this repacked copy holds: codes off-heap, group parameters on the heap. */
+    public long bytes() {
+        return codes.byteSize() + 8L * scales.length;
+    }
+
+    /**
+     * {@code out[r·ldo + j] = (x_r · Wᵀ)[t0·V + j]} for tiles {@code [t0, t1)} (j up to {@code (t1 − t0)·V}, padded
+     * rows included) and x rows {@code [0, m)} in natural order (row stride k) with their group sums
+     * ({@link QuantMatVec#groupSums}). x rows go in L2-sized passes over the tiles; within a pass, eight, four, two or
+     * one x rows at a time against one or two tiles, one x row against four tiles (streams far enough apart for the
+     * prefetchers).
+     */
+    public void multiply(float[] x, float[] xsums, int m, int t0, int t1, float[] out, int ldo) {
+        int pass = Math.max(8, X_TILE_BYTES / (4 * k) / 8 * 8);
+        int pts = V * groups;
+        for (int m0 = 0; m0 < m; m0 += pass) {
+            int m1 = Math.min(m, m0 + pass);
+            int t = t0;
+            if (m1 - m0 == 1) {
+                for (; t + 4 <= t1; t += 4) {
+                    AffineTileDots.t4r1(bits, codes, t * tileInts, tileInts, groups, wordsPerGroup, x, m0 * k, k, scales, biases, t * pts, pts,
+                            xsums, m0 * groups, out, m0 * ldo + (t - t0) * V, ldo);
+                }
+                for (; t < t1; t++) {
+                    AffineTileDots.t1r1(bits, codes, t * tileInts, tileInts, groups, wordsPerGroup, x, m0 * k, k, scales, biases, t * pts, pts,
+                            xsums, m0 * groups, out, m0 * ldo + (t - t0) * V, ldo);
+                }
+                continue;
+            }
+            for (; t < t1; t += 2) {
+                boolean pair = t + 1 < t1;
+                long cw = t * tileInts;
+                int po = t * pts, oo = (t - t0) * V;
+                int r = m0;
+                for (; r + 8 <= m1; r += 8) {
+                    AffineTileDots.t1r8(bits, codes, cw, tileInts, groups, wordsPerGroup, x, r * k, k, scales, biases, po, pts, xsums, r * groups,
+                            out, r * ldo + oo, ldo);
+                    if (pair) {
+                        AffineTileDots.t1r8(bits, codes, cw + tileInts, tileInts, groups, wordsPerGroup, x, r * k, k, scales, biases, po + pts, pts,
+                                xsums, r * groups, out, r * ldo + oo + V, ldo);
+                    }
+                }
+                if (r + 4 <= m1) {
+                    if (pair) {
+                        AffineTileDots.t2r4(bits, codes, cw, tileInts, groups, wordsPerGroup, x, r * k, k, scales, biases, po, pts, xsums, r * groups,
+                                out, r * ldo + oo, ldo);
+                    } else {
+                        AffineTileDots.t1r4(bits, codes, cw, tileInts, groups, wordsPerGroup, x, r * k, k, scales, biases, po, pts, xsums, r * groups,
+                                out, r * ldo + oo, ldo);
+                    }
+                    r += 4;
+                }
+                if (r + 2 <= m1) {
+                    if (pair) {
+                        AffineTileDots.t2r2(bits, codes, cw, tileInts, groups, wordsPerGroup, x, r * k, k, scales, biases, po, pts, xsums, r * groups,
+                                out, r * ldo + oo, ldo);
+                    } else {
+                        AffineTileDots.t1r2(bits, codes, cw, tileInts, groups, wordsPerGroup, x, r * k, k, scales, biases, po, pts, xsums, r * groups,
+                                out, r * ldo + oo, ldo);
+                    }
+                    r += 2;
+                }
+                if (r < m1) {
+                    AffineTileDots.t1r1(bits, codes, cw, tileInts, groups, wordsPerGroup, x, r * k, k, scales, biases, po, pts, xsums, r * groups,
+                            out, r * ldo + oo, ldo);
+                    if (pair) {
+                        AffineTileDots.t1r1(bits, codes, cw + tileInts, tileInts, groups, wordsPerGroup, x, r * k, k, scales, biases, po + pts, pts,
+                                xsums, r * groups, out, r * ldo + oo + V, ldo);
+                    }
+                }
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        if (arena.scope().isAlive()) arena.close();
+    }
+}

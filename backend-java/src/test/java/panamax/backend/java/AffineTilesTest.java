@@ -1,0 +1,143 @@
+package panamax.backend.java;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.lang.foreign.Arena;
+import java.util.Arrays;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+import panamax.api.tensor.Backend;
+import panamax.api.tensor.BackendOptions;
+import panamax.api.tensor.DType;
+import panamax.api.tensor.Ops;
+import panamax.api.tensor.QuantizedMatrix;
+import panamax.api.tensor.Shape;
+import panamax.api.tensor.Tensor;
+import panamax.backend.java.kernel.AffineTiles;
+import panamax.backend.java.kernel.Parallel;
+import panamax.backend.java.kernel.QuantMatVec;
+
+/**
+ * Affine weights repacked into tiles of one row per lane ({@link AffineTiles}): products agree with the dequantizing
+ * kernel, every x row gets the same bits alone, in any batch and in any part of the tiles, and the backend keeps a
+ * repacked form only while nothing writes into the weights' storage.
+ */
+class AffineTilesTest {
+    private final Random random = new Random(23);
+
+    private float[] gaussian(int n) {
+        float[] v = new float[n];
+        for (int i = 0; i < v.length; i++) v[i] = (float) random.nextGaussian();
+        return v;
+    }
+
+    @Test
+    void tilesMatchTheDequantizingKernelAndGiveEachRowTheSameBitsInAnyBatch() {
+        VectorWidth.requirePath(AffineTiles.supports(8, 256, 64), "the repacked affine tiles", 512);
+        int checked = 0;
+        try (Arena arena = Arena.ofConfined(); Parallel one = new Parallel(1)) {
+            // n = 37 leaves a partial last tile (and, at 16 lanes, tiles that are not a multiple of four);
+            // 19 x rows reach every block: eight, four, two and one rows against one or two tiles
+            for (int bits : new int[] {2, 4, 8}) {
+                for (int gs : new int[] {32, 64, 128}) {
+                    int k = 512, n = 37, rows = 19;
+                    if (!AffineTiles.supports(bits, k, gs)) continue;
+                    QuantizedRows q = QuantizedRows.of(arena, n, k, bits, gs, this::gaussian);
+                    float[] x = gaussian(rows * k);
+                    float[] sums = QuantMatVec.groupSums(x, rows, k, gs);
+                    try (AffineTiles tiles = AffineTiles.repack(one, q.packed(), 0, q.rowBytes(), n, k, bits, gs, q.params())) {
+                        int width = tiles.tiles() * AffineTiles.rowsPerTile();
+                        float[] batch = new float[rows * width];
+                        tiles.multiply(x, sums, rows, 0, tiles.tiles(), batch, width);
+                        float[] slow = new float[rows * n];
+                        QuantMatVec.generic(q.packed(), 0, q.rowBytes(), bits, gs, k, q.params(), x, rows, 0, n, slow, n);
+                        String what = bits + "-bit, group " + gs;
+                        for (int r = 0; r < rows; r++) {
+                            for (int j = 0; j < n; j++) {
+                                float want = slow[r * n + j];
+                                float got = batch[r * width + j];
+                                assertEquals(want, got, 1e-5 * Math.sqrt(k) * (8 + Math.abs(want)), what + ", x row " + r + ", column " + j);
+                            }
+                        }
+                        for (int m : new int[] {1, 2, 3, 5, 8, 11}) {
+                            // the first m rows as a batch of their own, and cut into single tiles
+                            float[] alone = new float[m * width];
+                            tiles.multiply(x, sums, m, 0, tiles.tiles(), alone, width);
+                            float[] parts = new float[m * width];
+                            for (int t = 0; t < tiles.tiles(); t++) {
+                                float[] part = new float[m * AffineTiles.rowsPerTile()];
+                                tiles.multiply(x, sums, m, t, t + 1, part, AffineTiles.rowsPerTile());
+                                for (int r = 0; r < m; r++) {
+                                    System.arraycopy(part, r * AffineTiles.rowsPerTile(), parts, r * width + t * AffineTiles.rowsPerTile(),
+                                            AffineTiles.rowsPerTile());
+                                }
+                            }
+                            for (int r = 0; r < m; r++) {
+                                for (int j = 0; j < n; j++) {
+                                    int want = Float.floatToRawIntBits(batch[r * width + j]);
+                                    assertEquals(want, Float.floatToRawIntBits(alone[r * width + j]), what + ": x row " + r + " in a batch of " + m);
+                                    assertEquals(want, Float.floatToRawIntBits(parts[r * width + j]), what + ": x row " + r + ", one tile at a time");
+                                }
+                            }
+                        }
+                        checked++;
+                    }
+                }
+            }
+        }
+        assertTrue(checked >= 8, "formats checked: " + checked);
+    }
+
+    @Test
+    void theBackendRepacksWeightsOnceAndDropsThemWhenTheirStorageIsWrittenOrFreed() {
+        VectorWidth.requirePath(AffineTiles.supports(4, 256, 64), "the repacked affine tiles", 512);
+        Backend backend = new JavaBackendProvider().create(BackendOptions.defaults());
+        try {
+            Ops ops = backend.ops();
+            int n = 48, k = 256;
+            long mappedBefore = backend.memoryStats().mappedBytes();
+            try (Tensor w = backend.fromFloats(gaussian(n * k), Shape.of(n, k), DType.F32);
+                 Tensor other = backend.fromFloats(gaussian(n * k), Shape.of(n, k), DType.F32);
+                 Tensor x = backend.fromFloats(gaussian(3 * k), Shape.of(3, k), DType.F32)) {
+                try (QuantizedMatrix q = ops.quantize(w, 64, 4); QuantizedMatrix replacement = ops.quantize(other, 64, 4)) {
+                    float[] first = product(backend, x, q);
+                    long repacked = backend.memoryStats().mappedBytes() - mappedBefore;
+                    assertTrue(repacked > 0, "the repacked tiles count as mapped bytes");
+                    assertArrayEquals(first, product(backend, x, q), "the second product, from the kept tiles");
+                    assertEquals(repacked, backend.memoryStats().mappedBytes() - mappedBefore, "the tiles are made once");
+                    for (int r = 0; r < 3; r++) {
+                        try (Tensor row = ops.slice(x, 0, r, r + 1); Tensor one = ops.quantizedMatmul(row, q, true)) {
+                            float[] alone = backend.toFloats(one);
+                            assertArrayEquals(Arrays.copyOfRange(first, r * n, (r + 1) * n), alone, "x row " + r + " alone and in the batch");
+                        }
+                    }
+                    // writing other weights' codes and parameters into q's storage: the product must follow
+                    ops.writeSlice(q.packed(), replacement.packed(), 0, 0);
+                    ops.writeSlice(q.scales(), replacement.scales(), 0, 0);
+                    ops.writeSlice(q.biases(), replacement.biases(), 0, 0);
+                    assertEquals(0, backend.memoryStats().mappedBytes() - mappedBefore, "written storage drops its tiles");
+                    // written storage takes the lane-along-k kernels from then on: the same values, summed in their order
+                    float[] rewritten = product(backend, x, q);
+                    float[] want = product(backend, x, replacement);
+                    for (int i = 0; i < want.length; i++) {
+                        assertEquals(want[i], rewritten[i], 1e-4 * (1 + Math.abs(want[i])), "the product after the write reads the new codes, at " + i);
+                    }
+                    assertNotEquals(first[0], rewritten[0], "the write changed the product");
+                }
+            }
+            assertEquals(mappedBefore, backend.memoryStats().mappedBytes(), "freed weights drop their tiles");
+            assertEquals(0, backend.memoryStats().activeBytes(), "no storage leaked");
+        } finally {
+            backend.close();
+        }
+    }
+
+    private static float[] product(Backend backend, Tensor x, QuantizedMatrix q) {
+        try (Tensor y = backend.ops().quantizedMatmul(x, q, true)) {
+            return backend.toFloats(y);
+        }
+    }
+}
