@@ -5,6 +5,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
 import jdk.incubator.vector.FloatVector;
+import panamax.api.memory.HugePageMemory;
 
 /**
  * An affine-quantized matrix W [n, k] (MLX's 2, 4 or 8-bit codes) repacked for x·Wᵀ with one weight row per vector
@@ -25,6 +26,11 @@ public final class AffineTiles implements AutoCloseable {
      * x rows keeps its sixteen chains in registers. {@code -Dpanamax.affine.tiles=false} turns it off for A/B runs.
      */
     public static final boolean ENABLED = Boolean.parseBoolean(System.getProperty("panamax.affine.tiles", String.valueOf(V >= 16)));
+    /**
+     * Codes of at least this many bytes go in memory Linux is asked to back with 2 MiB pages ({@link HugePageMemory}): they
+     * are what decode streams, and 4 KiB pages cost TLB misses under nested paging; smaller ones would waste most of a page.
+     */
+    private static final long HUGE_PAGE_BYTES = 2L << 20;
     /** x rows of one pass over a part's tiles: their values stay in L2 (256 KiB) while the tiles stream past. */
     private static final int X_TILE_BYTES = 256 * 1024;
 
@@ -49,7 +55,8 @@ public final class AffineTiles implements AutoCloseable {
         this.tiles = (n + V - 1) / V;
         this.tileInts = (long) k * bits / 32 * V;
         this.arena = Arena.ofShared();
-        this.codes = arena.allocate(Math.max(4, tileInts * tiles * 4), 64);
+        long bytes = Math.max(4, tileInts * tiles * 4);
+        this.codes = bytes >= HUGE_PAGE_BYTES ? HugePageMemory.allocate(bytes, arena) : arena.allocate(bytes, 64);
         this.scales = new float[Math.multiplyExact(tiles * V, groups)];
         this.biases = new float[scales.length];
     }
