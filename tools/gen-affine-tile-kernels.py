@@ -21,9 +21,9 @@ OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..',
                    'backend-java/src/main/java/panamax/backend/java/kernel/AffineTileDots.java')
 SHAPES = [(4, 1), (1, 1), (2, 2), (1, 2), (2, 4), (1, 4), (1, 8)]
 BITS = [8, 4, 2]
-ARGS = "MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, int k, " \
+ARGS = "MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, " \
        "float[] sc, float[] bi, int po, int pts, float[] xs, int xso, float[] out, int oo, int ldo"
-CALL = "c, cw, ts, groups, wpg, x, xo, k, sc, bi, po, pts, xs, xso, out, oo, ldo"
+CALL = "c, cw, ts, groups, wpg, x, xo, sc, bi, po, pts, xs, xso, out, oo, ldo"
 
 HEAD = '''package panamax.backend.java.kernel;
 
@@ -39,8 +39,9 @@ import jdk.incubator.vector.VectorSpecies;
 /**
  * x·Wᵀ blocks over affine weights repacked by {@link AffineTiles}: tile t holds V weight rows, word w of all of them
  * as one vector ({@code c} from int {@code cw + t·ts + w·V}), and per group a vector of V scales and one of V biases
- * ({@code sc}/{@code bi} from {@code po + t·pts + g·V}, made by {@link QuantMatVec#mantissaParameters}). x rows lie in
- * natural order (row r of the block from {@code xo + r·k}), their group sums from {@code xso + r·groups}; results go
+ * ({@code sc}/{@code bi} from {@code po + t·pts + g·V}, made by {@link QuantMatVec#mantissaParameters}). The block's R
+ * x rows lie interleaved from {@code xo} (element kk of row r at {@code xo + kk·R + r}, so each word's broadcasts read
+ * one run at constant offsets), their group sums from {@code xso + r·groups}; results go
  * to {@code out[oo + r·ldo + t·V + lane]}. Per lane (weight row) and x row, group by group: one FMA chain over the
  * group's codes in k order (the code as {@code 1 + q·2^-bits}), then {@code o = fma(a, s', o)}, {@code o = fma(b',
  * Σx, o)}: the same steps in every kernel, so a row of x gets the same bits alone and in any batch.
@@ -76,11 +77,11 @@ def kernel(T, R, bits):
         L.append(f"                IntVector c{t} = IntVector.fromMemorySegment(IS, c, (cw + {t} * ts + (long) w * V) * 4, LE);")
     ind = "                "
     if straight:
-        L.append(f"{ind}int kx = xo + w * {cpw};")
+        L.append(f"{ind}int kx = xo + w * {cpw * R};")
     else:
         L.append(f"{ind}for (int q = 0; q < {cpw // P}; q++) {{")
         ind = "                    "
-        L.append(f"{ind}int kx = xo + w * {cpw} + q * {P};")
+        L.append(f"{ind}int kx = xo + w * {cpw * R} + q * {P * R};")
         for t in range(T):
             L.append(f"{ind}IntVector e{t} = c{t}.lanewise(VectorOperators.LSHR, q * {P * bits});")
     for j in range(P):
@@ -91,7 +92,7 @@ def kernel(T, R, bits):
             d = f"(FloatVector) {sh}.and(0x{mask:x}).or(ONE).reinterpretAsFloats()"
             L.append(f"{ind}{'FloatVector ' if j == 0 else ''}d{t} = {d};")
         for r in range(R):
-            L.append(f"{ind}{{ FloatVector xv = FloatVector.broadcast(S, x[kx + {r} * k + {j}]);"
+            L.append(f"{ind}{{ FloatVector xv = FloatVector.broadcast(S, x[kx + {j * R + r}]);"
                      + "".join(f" {a(t, r)} = d{t}.fma(xv, {a(t, r)});" for t in range(T)) + " }")
     if not straight:
         L.append("                }")

@@ -123,7 +123,7 @@ final class QuantMatmul {
     }
 
     /**
-     * One matrix x·Wᵀ over repacked tiles: x's rows copied in natural order with their group sums
+     * One matrix x·Wᵀ over repacked tiles: x's rows placed as the tiles' kernels read them, with their group sums
      * ({@link MatmulOps#prepareRows}), then each thread's part of the tiles (whole groups of four, so a batch-1 product
      * streams four tiles at a time) computes its columns for every x row and stores them.
      */
@@ -133,7 +133,7 @@ final class QuantMatmul {
         float[] xr = new float[m * k];
         float[] xsums = new float[m * groups];
         MatmulOps.prepareRows(par, x, xOff, m, k, (r, row) -> {
-            System.arraycopy(row, 0, xr, r * k, k);
+            tiles.placeRow(row, r, m, xr);
             QuantMatVec.groupSums(row, 0, 1, k, gs, xsums, r * groups);
         });
         int lanes = AffineTiles.rowsPerTile();

@@ -51,10 +51,9 @@ public final class AffineKernelCalls {
             String name = m.getName();
             if (!name.matches("t\\dr\\db\\d")) continue;
             m.setAccessible(true);
-            int bits = Integer.parseInt(name.replaceAll(".*b(\\d)", "$1"));
-            int groups = 2, wordsPerGroup = 2, k = groups * wordsPerGroup * (32 / bits);
+            int groups = 2, wordsPerGroup = 2;
             long tileInts = (long) groups * wordsPerGroup * v;
-            m.invoke(null, p, 0L, tileInts, groups, wordsPerGroup, xa, 0, k, new float[16 * v], new float[16 * v], 0, groups * v,
+            m.invoke(null, p, 0L, tileInts, groups, wordsPerGroup, xa, 0, new float[16 * v], new float[16 * v], 0, groups * v,
                     sums, 0, new float[1 << 14], 0, 4 * v);
             called++;
         }

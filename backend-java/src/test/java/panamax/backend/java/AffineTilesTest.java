@@ -51,7 +51,7 @@ class AffineTilesTest {
                     try (AffineTiles tiles = AffineTiles.repack(one, q.packed(), 0, q.rowBytes(), n, k, bits, gs, q.params())) {
                         int width = tiles.tiles() * AffineTiles.rowsPerTile();
                         float[] batch = new float[rows * width];
-                        tiles.multiply(x, sums, rows, 0, tiles.tiles(), batch, width);
+                        tiles.multiply(tiles.place(x, rows), sums, rows, 0, tiles.tiles(), batch, width);
                         float[] slow = new float[rows * n];
                         QuantMatVec.generic(q.packed(), 0, q.rowBytes(), bits, gs, k, q.params(), x, rows, 0, n, slow, n);
                         String what = bits + "-bit, group " + gs;
@@ -65,11 +65,12 @@ class AffineTilesTest {
                         for (int m : new int[] {1, 2, 3, 5, 8, 11}) {
                             // the first m rows as a batch of their own, and cut into single tiles
                             float[] alone = new float[m * width];
-                            tiles.multiply(x, sums, m, 0, tiles.tiles(), alone, width);
+                            float[] placed = tiles.place(x, m);
+                            tiles.multiply(placed, sums, m, 0, tiles.tiles(), alone, width);
                             float[] parts = new float[m * width];
                             for (int t = 0; t < tiles.tiles(); t++) {
                                 float[] part = new float[m * AffineTiles.rowsPerTile()];
-                                tiles.multiply(x, sums, m, t, t + 1, part, AffineTiles.rowsPerTile());
+                                tiles.multiply(placed, sums, m, t, t + 1, part, AffineTiles.rowsPerTile());
                                 for (int r = 0; r < m; r++) {
                                     System.arraycopy(part, r * AffineTiles.rowsPerTile(), parts, r * width + t * AffineTiles.rowsPerTile(),
                                             AffineTiles.rowsPerTile());

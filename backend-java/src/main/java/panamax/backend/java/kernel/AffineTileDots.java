@@ -12,8 +12,9 @@ import jdk.incubator.vector.VectorSpecies;
 /**
  * x·Wᵀ blocks over affine weights repacked by {@link AffineTiles}: tile t holds V weight rows, word w of all of them
  * as one vector ({@code c} from int {@code cw + t·ts + w·V}), and per group a vector of V scales and one of V biases
- * ({@code sc}/{@code bi} from {@code po + t·pts + g·V}, made by {@link QuantMatVec#mantissaParameters}). x rows lie in
- * natural order (row r of the block from {@code xo + r·k}), their group sums from {@code xso + r·groups}; results go
+ * ({@code sc}/{@code bi} from {@code po + t·pts + g·V}, made by {@link QuantMatVec#mantissaParameters}). The block's R
+ * x rows lie interleaved from {@code xo} (element kk of row r at {@code xo + kk·R + r}, so each word's broadcasts read
+ * one run at constant offsets), their group sums from {@code xso + r·groups}; results go
  * to {@code out[oo + r·ldo + t·V + lane]}. Per lane (weight row) and x row, group by group: one FMA chain over the
  * group's codes in k order (the code as {@code 1 + q·2^-bits}), then {@code o = fma(a, s', o)}, {@code o = fma(b',
  * Σx, o)}: the same steps in every kernel, so a row of x gets the same bits alone and in any batch.
@@ -30,76 +31,76 @@ final class AffineTileDots {
     }
 
     /** 4 tiles against 1 x row. */
-    static void t4r1(int bits, MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, int k, float[] sc, float[] bi, int po, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
+    static void t4r1(int bits, MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, float[] sc, float[] bi, int po, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
         switch (bits) {
-            case 8 -> t4r1b8(c, cw, ts, groups, wpg, x, xo, k, sc, bi, po, pts, xs, xso, out, oo, ldo);
-            case 4 -> t4r1b4(c, cw, ts, groups, wpg, x, xo, k, sc, bi, po, pts, xs, xso, out, oo, ldo);
-            case 2 -> t4r1b2(c, cw, ts, groups, wpg, x, xo, k, sc, bi, po, pts, xs, xso, out, oo, ldo);
+            case 8 -> t4r1b8(c, cw, ts, groups, wpg, x, xo, sc, bi, po, pts, xs, xso, out, oo, ldo);
+            case 4 -> t4r1b4(c, cw, ts, groups, wpg, x, xo, sc, bi, po, pts, xs, xso, out, oo, ldo);
+            case 2 -> t4r1b2(c, cw, ts, groups, wpg, x, xo, sc, bi, po, pts, xs, xso, out, oo, ldo);
             default -> throw new IllegalArgumentException("tile kernels take 2, 4 or 8-bit codes, not " + bits);
         }
     }
 
     /** 1 tile against 1 x row. */
-    static void t1r1(int bits, MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, int k, float[] sc, float[] bi, int po, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
+    static void t1r1(int bits, MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, float[] sc, float[] bi, int po, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
         switch (bits) {
-            case 8 -> t1r1b8(c, cw, ts, groups, wpg, x, xo, k, sc, bi, po, pts, xs, xso, out, oo, ldo);
-            case 4 -> t1r1b4(c, cw, ts, groups, wpg, x, xo, k, sc, bi, po, pts, xs, xso, out, oo, ldo);
-            case 2 -> t1r1b2(c, cw, ts, groups, wpg, x, xo, k, sc, bi, po, pts, xs, xso, out, oo, ldo);
+            case 8 -> t1r1b8(c, cw, ts, groups, wpg, x, xo, sc, bi, po, pts, xs, xso, out, oo, ldo);
+            case 4 -> t1r1b4(c, cw, ts, groups, wpg, x, xo, sc, bi, po, pts, xs, xso, out, oo, ldo);
+            case 2 -> t1r1b2(c, cw, ts, groups, wpg, x, xo, sc, bi, po, pts, xs, xso, out, oo, ldo);
             default -> throw new IllegalArgumentException("tile kernels take 2, 4 or 8-bit codes, not " + bits);
         }
     }
 
     /** 2 tiles against 2 x rows. */
-    static void t2r2(int bits, MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, int k, float[] sc, float[] bi, int po, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
+    static void t2r2(int bits, MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, float[] sc, float[] bi, int po, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
         switch (bits) {
-            case 8 -> t2r2b8(c, cw, ts, groups, wpg, x, xo, k, sc, bi, po, pts, xs, xso, out, oo, ldo);
-            case 4 -> t2r2b4(c, cw, ts, groups, wpg, x, xo, k, sc, bi, po, pts, xs, xso, out, oo, ldo);
-            case 2 -> t2r2b2(c, cw, ts, groups, wpg, x, xo, k, sc, bi, po, pts, xs, xso, out, oo, ldo);
+            case 8 -> t2r2b8(c, cw, ts, groups, wpg, x, xo, sc, bi, po, pts, xs, xso, out, oo, ldo);
+            case 4 -> t2r2b4(c, cw, ts, groups, wpg, x, xo, sc, bi, po, pts, xs, xso, out, oo, ldo);
+            case 2 -> t2r2b2(c, cw, ts, groups, wpg, x, xo, sc, bi, po, pts, xs, xso, out, oo, ldo);
             default -> throw new IllegalArgumentException("tile kernels take 2, 4 or 8-bit codes, not " + bits);
         }
     }
 
     /** 1 tile against 2 x rows. */
-    static void t1r2(int bits, MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, int k, float[] sc, float[] bi, int po, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
+    static void t1r2(int bits, MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, float[] sc, float[] bi, int po, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
         switch (bits) {
-            case 8 -> t1r2b8(c, cw, ts, groups, wpg, x, xo, k, sc, bi, po, pts, xs, xso, out, oo, ldo);
-            case 4 -> t1r2b4(c, cw, ts, groups, wpg, x, xo, k, sc, bi, po, pts, xs, xso, out, oo, ldo);
-            case 2 -> t1r2b2(c, cw, ts, groups, wpg, x, xo, k, sc, bi, po, pts, xs, xso, out, oo, ldo);
+            case 8 -> t1r2b8(c, cw, ts, groups, wpg, x, xo, sc, bi, po, pts, xs, xso, out, oo, ldo);
+            case 4 -> t1r2b4(c, cw, ts, groups, wpg, x, xo, sc, bi, po, pts, xs, xso, out, oo, ldo);
+            case 2 -> t1r2b2(c, cw, ts, groups, wpg, x, xo, sc, bi, po, pts, xs, xso, out, oo, ldo);
             default -> throw new IllegalArgumentException("tile kernels take 2, 4 or 8-bit codes, not " + bits);
         }
     }
 
     /** 2 tiles against 4 x rows. */
-    static void t2r4(int bits, MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, int k, float[] sc, float[] bi, int po, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
+    static void t2r4(int bits, MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, float[] sc, float[] bi, int po, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
         switch (bits) {
-            case 8 -> t2r4b8(c, cw, ts, groups, wpg, x, xo, k, sc, bi, po, pts, xs, xso, out, oo, ldo);
-            case 4 -> t2r4b4(c, cw, ts, groups, wpg, x, xo, k, sc, bi, po, pts, xs, xso, out, oo, ldo);
-            case 2 -> t2r4b2(c, cw, ts, groups, wpg, x, xo, k, sc, bi, po, pts, xs, xso, out, oo, ldo);
+            case 8 -> t2r4b8(c, cw, ts, groups, wpg, x, xo, sc, bi, po, pts, xs, xso, out, oo, ldo);
+            case 4 -> t2r4b4(c, cw, ts, groups, wpg, x, xo, sc, bi, po, pts, xs, xso, out, oo, ldo);
+            case 2 -> t2r4b2(c, cw, ts, groups, wpg, x, xo, sc, bi, po, pts, xs, xso, out, oo, ldo);
             default -> throw new IllegalArgumentException("tile kernels take 2, 4 or 8-bit codes, not " + bits);
         }
     }
 
     /** 1 tile against 4 x rows. */
-    static void t1r4(int bits, MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, int k, float[] sc, float[] bi, int po, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
+    static void t1r4(int bits, MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, float[] sc, float[] bi, int po, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
         switch (bits) {
-            case 8 -> t1r4b8(c, cw, ts, groups, wpg, x, xo, k, sc, bi, po, pts, xs, xso, out, oo, ldo);
-            case 4 -> t1r4b4(c, cw, ts, groups, wpg, x, xo, k, sc, bi, po, pts, xs, xso, out, oo, ldo);
-            case 2 -> t1r4b2(c, cw, ts, groups, wpg, x, xo, k, sc, bi, po, pts, xs, xso, out, oo, ldo);
+            case 8 -> t1r4b8(c, cw, ts, groups, wpg, x, xo, sc, bi, po, pts, xs, xso, out, oo, ldo);
+            case 4 -> t1r4b4(c, cw, ts, groups, wpg, x, xo, sc, bi, po, pts, xs, xso, out, oo, ldo);
+            case 2 -> t1r4b2(c, cw, ts, groups, wpg, x, xo, sc, bi, po, pts, xs, xso, out, oo, ldo);
             default -> throw new IllegalArgumentException("tile kernels take 2, 4 or 8-bit codes, not " + bits);
         }
     }
 
     /** 1 tile against 8 x rows. */
-    static void t1r8(int bits, MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, int k, float[] sc, float[] bi, int po, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
+    static void t1r8(int bits, MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, float[] sc, float[] bi, int po, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
         switch (bits) {
-            case 8 -> t1r8b8(c, cw, ts, groups, wpg, x, xo, k, sc, bi, po, pts, xs, xso, out, oo, ldo);
-            case 4 -> t1r8b4(c, cw, ts, groups, wpg, x, xo, k, sc, bi, po, pts, xs, xso, out, oo, ldo);
-            case 2 -> t1r8b2(c, cw, ts, groups, wpg, x, xo, k, sc, bi, po, pts, xs, xso, out, oo, ldo);
+            case 8 -> t1r8b8(c, cw, ts, groups, wpg, x, xo, sc, bi, po, pts, xs, xso, out, oo, ldo);
+            case 4 -> t1r8b4(c, cw, ts, groups, wpg, x, xo, sc, bi, po, pts, xs, xso, out, oo, ldo);
+            case 2 -> t1r8b2(c, cw, ts, groups, wpg, x, xo, sc, bi, po, pts, xs, xso, out, oo, ldo);
             default -> throw new IllegalArgumentException("tile kernels take 2, 4 or 8-bit codes, not " + bits);
         }
     }
 
-    static void t4r1b8(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, int k, float[] sc, float[] bi, int po, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
+    static void t4r1b8(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, float[] sc, float[] bi, int po, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
         FloatVector o00 = FloatVector.zero(S), o10 = FloatVector.zero(S), o20 = FloatVector.zero(S), o30 = FloatVector.zero(S);
         for (int g = 0; g < groups; g++) {
             FloatVector a00 = FloatVector.zero(S), a10 = FloatVector.zero(S), a20 = FloatVector.zero(S), a30 = FloatVector.zero(S);
@@ -114,22 +115,22 @@ final class AffineTileDots {
                 FloatVector d1 = (FloatVector) c1.lanewise(VectorOperators.LSHL, 15).and(0x7f8000).or(ONE).reinterpretAsFloats();
                 FloatVector d2 = (FloatVector) c2.lanewise(VectorOperators.LSHL, 15).and(0x7f8000).or(ONE).reinterpretAsFloats();
                 FloatVector d3 = (FloatVector) c3.lanewise(VectorOperators.LSHL, 15).and(0x7f8000).or(ONE).reinterpretAsFloats();
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 0 * k + 0]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); a20 = d2.fma(xv, a20); a30 = d3.fma(xv, a30); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 0]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); a20 = d2.fma(xv, a20); a30 = d3.fma(xv, a30); }
                 d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 7).and(0x7f8000).or(ONE).reinterpretAsFloats();
                 d1 = (FloatVector) c1.lanewise(VectorOperators.LSHL, 7).and(0x7f8000).or(ONE).reinterpretAsFloats();
                 d2 = (FloatVector) c2.lanewise(VectorOperators.LSHL, 7).and(0x7f8000).or(ONE).reinterpretAsFloats();
                 d3 = (FloatVector) c3.lanewise(VectorOperators.LSHL, 7).and(0x7f8000).or(ONE).reinterpretAsFloats();
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 0 * k + 1]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); a20 = d2.fma(xv, a20); a30 = d3.fma(xv, a30); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 1]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); a20 = d2.fma(xv, a20); a30 = d3.fma(xv, a30); }
                 d0 = (FloatVector) c0.lanewise(VectorOperators.LSHR, 1).and(0x7f8000).or(ONE).reinterpretAsFloats();
                 d1 = (FloatVector) c1.lanewise(VectorOperators.LSHR, 1).and(0x7f8000).or(ONE).reinterpretAsFloats();
                 d2 = (FloatVector) c2.lanewise(VectorOperators.LSHR, 1).and(0x7f8000).or(ONE).reinterpretAsFloats();
                 d3 = (FloatVector) c3.lanewise(VectorOperators.LSHR, 1).and(0x7f8000).or(ONE).reinterpretAsFloats();
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 0 * k + 2]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); a20 = d2.fma(xv, a20); a30 = d3.fma(xv, a30); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 2]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); a20 = d2.fma(xv, a20); a30 = d3.fma(xv, a30); }
                 d0 = (FloatVector) c0.lanewise(VectorOperators.LSHR, 9).and(0x7f8000).or(ONE).reinterpretAsFloats();
                 d1 = (FloatVector) c1.lanewise(VectorOperators.LSHR, 9).and(0x7f8000).or(ONE).reinterpretAsFloats();
                 d2 = (FloatVector) c2.lanewise(VectorOperators.LSHR, 9).and(0x7f8000).or(ONE).reinterpretAsFloats();
                 d3 = (FloatVector) c3.lanewise(VectorOperators.LSHR, 9).and(0x7f8000).or(ONE).reinterpretAsFloats();
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 0 * k + 3]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); a20 = d2.fma(xv, a20); a30 = d3.fma(xv, a30); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 3]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); a20 = d2.fma(xv, a20); a30 = d3.fma(xv, a30); }
             }
             FloatVector s0 = FloatVector.fromArray(S, sc, po + 0 * pts + g * V), b0 = FloatVector.fromArray(S, bi, po + 0 * pts + g * V);
             FloatVector s1 = FloatVector.fromArray(S, sc, po + 1 * pts + g * V), b1 = FloatVector.fromArray(S, bi, po + 1 * pts + g * V);
@@ -143,7 +144,7 @@ final class AffineTileDots {
         o30.intoArray(out, oo + 0 * ldo + 3 * V);
     }
 
-    static void t1r1b8(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, int k, float[] sc, float[] bi, int po, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
+    static void t1r1b8(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, float[] sc, float[] bi, int po, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
         FloatVector o00 = FloatVector.zero(S);
         for (int g = 0; g < groups; g++) {
             FloatVector a00 = FloatVector.zero(S);
@@ -152,13 +153,13 @@ final class AffineTileDots {
                 IntVector c0 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts + (long) w * V) * 4, LE);
                 int kx = xo + w * 4;
                 FloatVector d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 15).and(0x7f8000).or(ONE).reinterpretAsFloats();
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 0 * k + 0]); a00 = d0.fma(xv, a00); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 0]); a00 = d0.fma(xv, a00); }
                 d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 7).and(0x7f8000).or(ONE).reinterpretAsFloats();
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 0 * k + 1]); a00 = d0.fma(xv, a00); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 1]); a00 = d0.fma(xv, a00); }
                 d0 = (FloatVector) c0.lanewise(VectorOperators.LSHR, 1).and(0x7f8000).or(ONE).reinterpretAsFloats();
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 0 * k + 2]); a00 = d0.fma(xv, a00); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 2]); a00 = d0.fma(xv, a00); }
                 d0 = (FloatVector) c0.lanewise(VectorOperators.LSHR, 9).and(0x7f8000).or(ONE).reinterpretAsFloats();
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 0 * k + 3]); a00 = d0.fma(xv, a00); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 3]); a00 = d0.fma(xv, a00); }
             }
             FloatVector s0 = FloatVector.fromArray(S, sc, po + 0 * pts + g * V), b0 = FloatVector.fromArray(S, bi, po + 0 * pts + g * V);
             { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 0 * groups + g]); o00 = a00.fma(s0, o00); o00 = b0.fma(xsv, o00); }
@@ -166,7 +167,7 @@ final class AffineTileDots {
         o00.intoArray(out, oo + 0 * ldo + 0 * V);
     }
 
-    static void t2r2b8(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, int k, float[] sc, float[] bi, int po, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
+    static void t2r2b8(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, float[] sc, float[] bi, int po, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
         FloatVector o00 = FloatVector.zero(S), o01 = FloatVector.zero(S), o10 = FloatVector.zero(S), o11 = FloatVector.zero(S);
         for (int g = 0; g < groups; g++) {
             FloatVector a00 = FloatVector.zero(S), a01 = FloatVector.zero(S), a10 = FloatVector.zero(S), a11 = FloatVector.zero(S);
@@ -174,23 +175,23 @@ final class AffineTileDots {
             for (int w = g * wpg; w < w1; w++) {
                 IntVector c0 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts + (long) w * V) * 4, LE);
                 IntVector c1 = IntVector.fromMemorySegment(IS, c, (cw + 1 * ts + (long) w * V) * 4, LE);
-                int kx = xo + w * 4;
+                int kx = xo + w * 8;
                 FloatVector d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 15).and(0x7f8000).or(ONE).reinterpretAsFloats();
                 FloatVector d1 = (FloatVector) c1.lanewise(VectorOperators.LSHL, 15).and(0x7f8000).or(ONE).reinterpretAsFloats();
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 0 * k + 0]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 1 * k + 0]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 0]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 1]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
                 d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 7).and(0x7f8000).or(ONE).reinterpretAsFloats();
                 d1 = (FloatVector) c1.lanewise(VectorOperators.LSHL, 7).and(0x7f8000).or(ONE).reinterpretAsFloats();
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 0 * k + 1]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 1 * k + 1]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 2]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 3]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
                 d0 = (FloatVector) c0.lanewise(VectorOperators.LSHR, 1).and(0x7f8000).or(ONE).reinterpretAsFloats();
                 d1 = (FloatVector) c1.lanewise(VectorOperators.LSHR, 1).and(0x7f8000).or(ONE).reinterpretAsFloats();
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 0 * k + 2]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 1 * k + 2]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 4]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 5]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
                 d0 = (FloatVector) c0.lanewise(VectorOperators.LSHR, 9).and(0x7f8000).or(ONE).reinterpretAsFloats();
                 d1 = (FloatVector) c1.lanewise(VectorOperators.LSHR, 9).and(0x7f8000).or(ONE).reinterpretAsFloats();
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 0 * k + 3]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 1 * k + 3]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 6]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 7]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
             }
             FloatVector s0 = FloatVector.fromArray(S, sc, po + 0 * pts + g * V), b0 = FloatVector.fromArray(S, bi, po + 0 * pts + g * V);
             FloatVector s1 = FloatVector.fromArray(S, sc, po + 1 * pts + g * V), b1 = FloatVector.fromArray(S, bi, po + 1 * pts + g * V);
@@ -203,26 +204,26 @@ final class AffineTileDots {
         o11.intoArray(out, oo + 1 * ldo + 1 * V);
     }
 
-    static void t1r2b8(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, int k, float[] sc, float[] bi, int po, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
+    static void t1r2b8(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, float[] sc, float[] bi, int po, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
         FloatVector o00 = FloatVector.zero(S), o01 = FloatVector.zero(S);
         for (int g = 0; g < groups; g++) {
             FloatVector a00 = FloatVector.zero(S), a01 = FloatVector.zero(S);
             int w1 = (g + 1) * wpg;
             for (int w = g * wpg; w < w1; w++) {
                 IntVector c0 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts + (long) w * V) * 4, LE);
-                int kx = xo + w * 4;
+                int kx = xo + w * 8;
                 FloatVector d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 15).and(0x7f8000).or(ONE).reinterpretAsFloats();
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 0 * k + 0]); a00 = d0.fma(xv, a00); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 1 * k + 0]); a01 = d0.fma(xv, a01); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 0]); a00 = d0.fma(xv, a00); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 1]); a01 = d0.fma(xv, a01); }
                 d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 7).and(0x7f8000).or(ONE).reinterpretAsFloats();
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 0 * k + 1]); a00 = d0.fma(xv, a00); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 1 * k + 1]); a01 = d0.fma(xv, a01); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 2]); a00 = d0.fma(xv, a00); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 3]); a01 = d0.fma(xv, a01); }
                 d0 = (FloatVector) c0.lanewise(VectorOperators.LSHR, 1).and(0x7f8000).or(ONE).reinterpretAsFloats();
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 0 * k + 2]); a00 = d0.fma(xv, a00); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 1 * k + 2]); a01 = d0.fma(xv, a01); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 4]); a00 = d0.fma(xv, a00); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 5]); a01 = d0.fma(xv, a01); }
                 d0 = (FloatVector) c0.lanewise(VectorOperators.LSHR, 9).and(0x7f8000).or(ONE).reinterpretAsFloats();
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 0 * k + 3]); a00 = d0.fma(xv, a00); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 1 * k + 3]); a01 = d0.fma(xv, a01); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 6]); a00 = d0.fma(xv, a00); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 7]); a01 = d0.fma(xv, a01); }
             }
             FloatVector s0 = FloatVector.fromArray(S, sc, po + 0 * pts + g * V), b0 = FloatVector.fromArray(S, bi, po + 0 * pts + g * V);
             { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 0 * groups + g]); o00 = a00.fma(s0, o00); o00 = b0.fma(xsv, o00); }
@@ -232,7 +233,7 @@ final class AffineTileDots {
         o01.intoArray(out, oo + 1 * ldo + 0 * V);
     }
 
-    static void t2r4b8(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, int k, float[] sc, float[] bi, int po, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
+    static void t2r4b8(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, float[] sc, float[] bi, int po, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
         FloatVector o00 = FloatVector.zero(S), o01 = FloatVector.zero(S), o02 = FloatVector.zero(S), o03 = FloatVector.zero(S), o10 = FloatVector.zero(S), o11 = FloatVector.zero(S), o12 = FloatVector.zero(S), o13 = FloatVector.zero(S);
         for (int g = 0; g < groups; g++) {
             FloatVector a00 = FloatVector.zero(S), a01 = FloatVector.zero(S), a02 = FloatVector.zero(S), a03 = FloatVector.zero(S), a10 = FloatVector.zero(S), a11 = FloatVector.zero(S), a12 = FloatVector.zero(S), a13 = FloatVector.zero(S);
@@ -240,31 +241,31 @@ final class AffineTileDots {
             for (int w = g * wpg; w < w1; w++) {
                 IntVector c0 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts + (long) w * V) * 4, LE);
                 IntVector c1 = IntVector.fromMemorySegment(IS, c, (cw + 1 * ts + (long) w * V) * 4, LE);
-                int kx = xo + w * 4;
+                int kx = xo + w * 16;
                 FloatVector d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 15).and(0x7f8000).or(ONE).reinterpretAsFloats();
                 FloatVector d1 = (FloatVector) c1.lanewise(VectorOperators.LSHL, 15).and(0x7f8000).or(ONE).reinterpretAsFloats();
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 0 * k + 0]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 1 * k + 0]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 2 * k + 0]); a02 = d0.fma(xv, a02); a12 = d1.fma(xv, a12); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 3 * k + 0]); a03 = d0.fma(xv, a03); a13 = d1.fma(xv, a13); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 0]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 1]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 2]); a02 = d0.fma(xv, a02); a12 = d1.fma(xv, a12); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 3]); a03 = d0.fma(xv, a03); a13 = d1.fma(xv, a13); }
                 d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 7).and(0x7f8000).or(ONE).reinterpretAsFloats();
                 d1 = (FloatVector) c1.lanewise(VectorOperators.LSHL, 7).and(0x7f8000).or(ONE).reinterpretAsFloats();
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 0 * k + 1]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 1 * k + 1]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 2 * k + 1]); a02 = d0.fma(xv, a02); a12 = d1.fma(xv, a12); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 3 * k + 1]); a03 = d0.fma(xv, a03); a13 = d1.fma(xv, a13); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 4]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 5]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 6]); a02 = d0.fma(xv, a02); a12 = d1.fma(xv, a12); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 7]); a03 = d0.fma(xv, a03); a13 = d1.fma(xv, a13); }
                 d0 = (FloatVector) c0.lanewise(VectorOperators.LSHR, 1).and(0x7f8000).or(ONE).reinterpretAsFloats();
                 d1 = (FloatVector) c1.lanewise(VectorOperators.LSHR, 1).and(0x7f8000).or(ONE).reinterpretAsFloats();
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 0 * k + 2]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 1 * k + 2]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 2 * k + 2]); a02 = d0.fma(xv, a02); a12 = d1.fma(xv, a12); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 3 * k + 2]); a03 = d0.fma(xv, a03); a13 = d1.fma(xv, a13); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 8]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 9]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 10]); a02 = d0.fma(xv, a02); a12 = d1.fma(xv, a12); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 11]); a03 = d0.fma(xv, a03); a13 = d1.fma(xv, a13); }
                 d0 = (FloatVector) c0.lanewise(VectorOperators.LSHR, 9).and(0x7f8000).or(ONE).reinterpretAsFloats();
                 d1 = (FloatVector) c1.lanewise(VectorOperators.LSHR, 9).and(0x7f8000).or(ONE).reinterpretAsFloats();
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 0 * k + 3]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 1 * k + 3]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 2 * k + 3]); a02 = d0.fma(xv, a02); a12 = d1.fma(xv, a12); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 3 * k + 3]); a03 = d0.fma(xv, a03); a13 = d1.fma(xv, a13); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 12]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 13]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 14]); a02 = d0.fma(xv, a02); a12 = d1.fma(xv, a12); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 15]); a03 = d0.fma(xv, a03); a13 = d1.fma(xv, a13); }
             }
             FloatVector s0 = FloatVector.fromArray(S, sc, po + 0 * pts + g * V), b0 = FloatVector.fromArray(S, bi, po + 0 * pts + g * V);
             FloatVector s1 = FloatVector.fromArray(S, sc, po + 1 * pts + g * V), b1 = FloatVector.fromArray(S, bi, po + 1 * pts + g * V);
@@ -283,34 +284,34 @@ final class AffineTileDots {
         o13.intoArray(out, oo + 3 * ldo + 1 * V);
     }
 
-    static void t1r4b8(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, int k, float[] sc, float[] bi, int po, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
+    static void t1r4b8(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, float[] sc, float[] bi, int po, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
         FloatVector o00 = FloatVector.zero(S), o01 = FloatVector.zero(S), o02 = FloatVector.zero(S), o03 = FloatVector.zero(S);
         for (int g = 0; g < groups; g++) {
             FloatVector a00 = FloatVector.zero(S), a01 = FloatVector.zero(S), a02 = FloatVector.zero(S), a03 = FloatVector.zero(S);
             int w1 = (g + 1) * wpg;
             for (int w = g * wpg; w < w1; w++) {
                 IntVector c0 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts + (long) w * V) * 4, LE);
-                int kx = xo + w * 4;
+                int kx = xo + w * 16;
                 FloatVector d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 15).and(0x7f8000).or(ONE).reinterpretAsFloats();
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 0 * k + 0]); a00 = d0.fma(xv, a00); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 1 * k + 0]); a01 = d0.fma(xv, a01); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 2 * k + 0]); a02 = d0.fma(xv, a02); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 3 * k + 0]); a03 = d0.fma(xv, a03); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 0]); a00 = d0.fma(xv, a00); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 1]); a01 = d0.fma(xv, a01); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 2]); a02 = d0.fma(xv, a02); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 3]); a03 = d0.fma(xv, a03); }
                 d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 7).and(0x7f8000).or(ONE).reinterpretAsFloats();
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 0 * k + 1]); a00 = d0.fma(xv, a00); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 1 * k + 1]); a01 = d0.fma(xv, a01); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 2 * k + 1]); a02 = d0.fma(xv, a02); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 3 * k + 1]); a03 = d0.fma(xv, a03); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 4]); a00 = d0.fma(xv, a00); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 5]); a01 = d0.fma(xv, a01); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 6]); a02 = d0.fma(xv, a02); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 7]); a03 = d0.fma(xv, a03); }
                 d0 = (FloatVector) c0.lanewise(VectorOperators.LSHR, 1).and(0x7f8000).or(ONE).reinterpretAsFloats();
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 0 * k + 2]); a00 = d0.fma(xv, a00); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 1 * k + 2]); a01 = d0.fma(xv, a01); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 2 * k + 2]); a02 = d0.fma(xv, a02); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 3 * k + 2]); a03 = d0.fma(xv, a03); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 8]); a00 = d0.fma(xv, a00); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 9]); a01 = d0.fma(xv, a01); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 10]); a02 = d0.fma(xv, a02); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 11]); a03 = d0.fma(xv, a03); }
                 d0 = (FloatVector) c0.lanewise(VectorOperators.LSHR, 9).and(0x7f8000).or(ONE).reinterpretAsFloats();
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 0 * k + 3]); a00 = d0.fma(xv, a00); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 1 * k + 3]); a01 = d0.fma(xv, a01); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 2 * k + 3]); a02 = d0.fma(xv, a02); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 3 * k + 3]); a03 = d0.fma(xv, a03); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 12]); a00 = d0.fma(xv, a00); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 13]); a01 = d0.fma(xv, a01); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 14]); a02 = d0.fma(xv, a02); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 15]); a03 = d0.fma(xv, a03); }
             }
             FloatVector s0 = FloatVector.fromArray(S, sc, po + 0 * pts + g * V), b0 = FloatVector.fromArray(S, bi, po + 0 * pts + g * V);
             { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 0 * groups + g]); o00 = a00.fma(s0, o00); o00 = b0.fma(xsv, o00); }
@@ -324,50 +325,50 @@ final class AffineTileDots {
         o03.intoArray(out, oo + 3 * ldo + 0 * V);
     }
 
-    static void t1r8b8(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, int k, float[] sc, float[] bi, int po, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
+    static void t1r8b8(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, float[] sc, float[] bi, int po, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
         FloatVector o00 = FloatVector.zero(S), o01 = FloatVector.zero(S), o02 = FloatVector.zero(S), o03 = FloatVector.zero(S), o04 = FloatVector.zero(S), o05 = FloatVector.zero(S), o06 = FloatVector.zero(S), o07 = FloatVector.zero(S);
         for (int g = 0; g < groups; g++) {
             FloatVector a00 = FloatVector.zero(S), a01 = FloatVector.zero(S), a02 = FloatVector.zero(S), a03 = FloatVector.zero(S), a04 = FloatVector.zero(S), a05 = FloatVector.zero(S), a06 = FloatVector.zero(S), a07 = FloatVector.zero(S);
             int w1 = (g + 1) * wpg;
             for (int w = g * wpg; w < w1; w++) {
                 IntVector c0 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts + (long) w * V) * 4, LE);
-                int kx = xo + w * 4;
+                int kx = xo + w * 32;
                 FloatVector d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 15).and(0x7f8000).or(ONE).reinterpretAsFloats();
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 0 * k + 0]); a00 = d0.fma(xv, a00); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 1 * k + 0]); a01 = d0.fma(xv, a01); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 2 * k + 0]); a02 = d0.fma(xv, a02); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 3 * k + 0]); a03 = d0.fma(xv, a03); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 4 * k + 0]); a04 = d0.fma(xv, a04); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 5 * k + 0]); a05 = d0.fma(xv, a05); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 6 * k + 0]); a06 = d0.fma(xv, a06); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 7 * k + 0]); a07 = d0.fma(xv, a07); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 0]); a00 = d0.fma(xv, a00); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 1]); a01 = d0.fma(xv, a01); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 2]); a02 = d0.fma(xv, a02); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 3]); a03 = d0.fma(xv, a03); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 4]); a04 = d0.fma(xv, a04); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 5]); a05 = d0.fma(xv, a05); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 6]); a06 = d0.fma(xv, a06); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 7]); a07 = d0.fma(xv, a07); }
                 d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 7).and(0x7f8000).or(ONE).reinterpretAsFloats();
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 0 * k + 1]); a00 = d0.fma(xv, a00); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 1 * k + 1]); a01 = d0.fma(xv, a01); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 2 * k + 1]); a02 = d0.fma(xv, a02); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 3 * k + 1]); a03 = d0.fma(xv, a03); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 4 * k + 1]); a04 = d0.fma(xv, a04); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 5 * k + 1]); a05 = d0.fma(xv, a05); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 6 * k + 1]); a06 = d0.fma(xv, a06); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 7 * k + 1]); a07 = d0.fma(xv, a07); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 8]); a00 = d0.fma(xv, a00); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 9]); a01 = d0.fma(xv, a01); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 10]); a02 = d0.fma(xv, a02); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 11]); a03 = d0.fma(xv, a03); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 12]); a04 = d0.fma(xv, a04); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 13]); a05 = d0.fma(xv, a05); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 14]); a06 = d0.fma(xv, a06); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 15]); a07 = d0.fma(xv, a07); }
                 d0 = (FloatVector) c0.lanewise(VectorOperators.LSHR, 1).and(0x7f8000).or(ONE).reinterpretAsFloats();
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 0 * k + 2]); a00 = d0.fma(xv, a00); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 1 * k + 2]); a01 = d0.fma(xv, a01); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 2 * k + 2]); a02 = d0.fma(xv, a02); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 3 * k + 2]); a03 = d0.fma(xv, a03); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 4 * k + 2]); a04 = d0.fma(xv, a04); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 5 * k + 2]); a05 = d0.fma(xv, a05); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 6 * k + 2]); a06 = d0.fma(xv, a06); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 7 * k + 2]); a07 = d0.fma(xv, a07); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 16]); a00 = d0.fma(xv, a00); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 17]); a01 = d0.fma(xv, a01); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 18]); a02 = d0.fma(xv, a02); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 19]); a03 = d0.fma(xv, a03); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 20]); a04 = d0.fma(xv, a04); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 21]); a05 = d0.fma(xv, a05); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 22]); a06 = d0.fma(xv, a06); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 23]); a07 = d0.fma(xv, a07); }
                 d0 = (FloatVector) c0.lanewise(VectorOperators.LSHR, 9).and(0x7f8000).or(ONE).reinterpretAsFloats();
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 0 * k + 3]); a00 = d0.fma(xv, a00); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 1 * k + 3]); a01 = d0.fma(xv, a01); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 2 * k + 3]); a02 = d0.fma(xv, a02); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 3 * k + 3]); a03 = d0.fma(xv, a03); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 4 * k + 3]); a04 = d0.fma(xv, a04); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 5 * k + 3]); a05 = d0.fma(xv, a05); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 6 * k + 3]); a06 = d0.fma(xv, a06); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 7 * k + 3]); a07 = d0.fma(xv, a07); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 24]); a00 = d0.fma(xv, a00); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 25]); a01 = d0.fma(xv, a01); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 26]); a02 = d0.fma(xv, a02); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 27]); a03 = d0.fma(xv, a03); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 28]); a04 = d0.fma(xv, a04); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 29]); a05 = d0.fma(xv, a05); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 30]); a06 = d0.fma(xv, a06); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 31]); a07 = d0.fma(xv, a07); }
             }
             FloatVector s0 = FloatVector.fromArray(S, sc, po + 0 * pts + g * V), b0 = FloatVector.fromArray(S, bi, po + 0 * pts + g * V);
             { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 0 * groups + g]); o00 = a00.fma(s0, o00); o00 = b0.fma(xsv, o00); }
@@ -389,7 +390,7 @@ final class AffineTileDots {
         o07.intoArray(out, oo + 7 * ldo + 0 * V);
     }
 
-    static void t4r1b4(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, int k, float[] sc, float[] bi, int po, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
+    static void t4r1b4(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, float[] sc, float[] bi, int po, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
         FloatVector o00 = FloatVector.zero(S), o10 = FloatVector.zero(S), o20 = FloatVector.zero(S), o30 = FloatVector.zero(S);
         for (int g = 0; g < groups; g++) {
             FloatVector a00 = FloatVector.zero(S), a10 = FloatVector.zero(S), a20 = FloatVector.zero(S), a30 = FloatVector.zero(S);
@@ -409,22 +410,22 @@ final class AffineTileDots {
                     FloatVector d1 = (FloatVector) e1.lanewise(VectorOperators.LSHL, 19).and(0x780000).or(ONE).reinterpretAsFloats();
                     FloatVector d2 = (FloatVector) e2.lanewise(VectorOperators.LSHL, 19).and(0x780000).or(ONE).reinterpretAsFloats();
                     FloatVector d3 = (FloatVector) e3.lanewise(VectorOperators.LSHL, 19).and(0x780000).or(ONE).reinterpretAsFloats();
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 0 * k + 0]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); a20 = d2.fma(xv, a20); a30 = d3.fma(xv, a30); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 0]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); a20 = d2.fma(xv, a20); a30 = d3.fma(xv, a30); }
                     d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 15).and(0x780000).or(ONE).reinterpretAsFloats();
                     d1 = (FloatVector) e1.lanewise(VectorOperators.LSHL, 15).and(0x780000).or(ONE).reinterpretAsFloats();
                     d2 = (FloatVector) e2.lanewise(VectorOperators.LSHL, 15).and(0x780000).or(ONE).reinterpretAsFloats();
                     d3 = (FloatVector) e3.lanewise(VectorOperators.LSHL, 15).and(0x780000).or(ONE).reinterpretAsFloats();
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 0 * k + 1]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); a20 = d2.fma(xv, a20); a30 = d3.fma(xv, a30); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 1]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); a20 = d2.fma(xv, a20); a30 = d3.fma(xv, a30); }
                     d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 11).and(0x780000).or(ONE).reinterpretAsFloats();
                     d1 = (FloatVector) e1.lanewise(VectorOperators.LSHL, 11).and(0x780000).or(ONE).reinterpretAsFloats();
                     d2 = (FloatVector) e2.lanewise(VectorOperators.LSHL, 11).and(0x780000).or(ONE).reinterpretAsFloats();
                     d3 = (FloatVector) e3.lanewise(VectorOperators.LSHL, 11).and(0x780000).or(ONE).reinterpretAsFloats();
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 0 * k + 2]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); a20 = d2.fma(xv, a20); a30 = d3.fma(xv, a30); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 2]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); a20 = d2.fma(xv, a20); a30 = d3.fma(xv, a30); }
                     d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 7).and(0x780000).or(ONE).reinterpretAsFloats();
                     d1 = (FloatVector) e1.lanewise(VectorOperators.LSHL, 7).and(0x780000).or(ONE).reinterpretAsFloats();
                     d2 = (FloatVector) e2.lanewise(VectorOperators.LSHL, 7).and(0x780000).or(ONE).reinterpretAsFloats();
                     d3 = (FloatVector) e3.lanewise(VectorOperators.LSHL, 7).and(0x780000).or(ONE).reinterpretAsFloats();
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 0 * k + 3]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); a20 = d2.fma(xv, a20); a30 = d3.fma(xv, a30); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 3]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); a20 = d2.fma(xv, a20); a30 = d3.fma(xv, a30); }
                 }
             }
             FloatVector s0 = FloatVector.fromArray(S, sc, po + 0 * pts + g * V), b0 = FloatVector.fromArray(S, bi, po + 0 * pts + g * V);
@@ -439,7 +440,7 @@ final class AffineTileDots {
         o30.intoArray(out, oo + 0 * ldo + 3 * V);
     }
 
-    static void t1r1b4(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, int k, float[] sc, float[] bi, int po, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
+    static void t1r1b4(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, float[] sc, float[] bi, int po, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
         FloatVector o00 = FloatVector.zero(S);
         for (int g = 0; g < groups; g++) {
             FloatVector a00 = FloatVector.zero(S);
@@ -450,13 +451,13 @@ final class AffineTileDots {
                     int kx = xo + w * 8 + q * 4;
                     IntVector e0 = c0.lanewise(VectorOperators.LSHR, q * 16);
                     FloatVector d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 19).and(0x780000).or(ONE).reinterpretAsFloats();
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 0 * k + 0]); a00 = d0.fma(xv, a00); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 0]); a00 = d0.fma(xv, a00); }
                     d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 15).and(0x780000).or(ONE).reinterpretAsFloats();
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 0 * k + 1]); a00 = d0.fma(xv, a00); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 1]); a00 = d0.fma(xv, a00); }
                     d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 11).and(0x780000).or(ONE).reinterpretAsFloats();
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 0 * k + 2]); a00 = d0.fma(xv, a00); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 2]); a00 = d0.fma(xv, a00); }
                     d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 7).and(0x780000).or(ONE).reinterpretAsFloats();
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 0 * k + 3]); a00 = d0.fma(xv, a00); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 3]); a00 = d0.fma(xv, a00); }
                 }
             }
             FloatVector s0 = FloatVector.fromArray(S, sc, po + 0 * pts + g * V), b0 = FloatVector.fromArray(S, bi, po + 0 * pts + g * V);
@@ -465,7 +466,7 @@ final class AffineTileDots {
         o00.intoArray(out, oo + 0 * ldo + 0 * V);
     }
 
-    static void t2r2b4(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, int k, float[] sc, float[] bi, int po, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
+    static void t2r2b4(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, float[] sc, float[] bi, int po, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
         FloatVector o00 = FloatVector.zero(S), o01 = FloatVector.zero(S), o10 = FloatVector.zero(S), o11 = FloatVector.zero(S);
         for (int g = 0; g < groups; g++) {
             FloatVector a00 = FloatVector.zero(S), a01 = FloatVector.zero(S), a10 = FloatVector.zero(S), a11 = FloatVector.zero(S);
@@ -473,39 +474,39 @@ final class AffineTileDots {
             for (int w = g * wpg; w < w1; w++) {
                 IntVector c0 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts + (long) w * V) * 4, LE);
                 IntVector c1 = IntVector.fromMemorySegment(IS, c, (cw + 1 * ts + (long) w * V) * 4, LE);
-                int kx = xo + w * 8;
+                int kx = xo + w * 16;
                 FloatVector d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 19).and(0x780000).or(ONE).reinterpretAsFloats();
                 FloatVector d1 = (FloatVector) c1.lanewise(VectorOperators.LSHL, 19).and(0x780000).or(ONE).reinterpretAsFloats();
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 0 * k + 0]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 1 * k + 0]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 0]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 1]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
                 d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 15).and(0x780000).or(ONE).reinterpretAsFloats();
                 d1 = (FloatVector) c1.lanewise(VectorOperators.LSHL, 15).and(0x780000).or(ONE).reinterpretAsFloats();
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 0 * k + 1]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 1 * k + 1]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 2]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 3]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
                 d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 11).and(0x780000).or(ONE).reinterpretAsFloats();
                 d1 = (FloatVector) c1.lanewise(VectorOperators.LSHL, 11).and(0x780000).or(ONE).reinterpretAsFloats();
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 0 * k + 2]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 1 * k + 2]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 4]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 5]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
                 d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 7).and(0x780000).or(ONE).reinterpretAsFloats();
                 d1 = (FloatVector) c1.lanewise(VectorOperators.LSHL, 7).and(0x780000).or(ONE).reinterpretAsFloats();
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 0 * k + 3]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 1 * k + 3]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 6]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 7]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
                 d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 3).and(0x780000).or(ONE).reinterpretAsFloats();
                 d1 = (FloatVector) c1.lanewise(VectorOperators.LSHL, 3).and(0x780000).or(ONE).reinterpretAsFloats();
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 0 * k + 4]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 1 * k + 4]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 8]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 9]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
                 d0 = (FloatVector) c0.lanewise(VectorOperators.LSHR, 1).and(0x780000).or(ONE).reinterpretAsFloats();
                 d1 = (FloatVector) c1.lanewise(VectorOperators.LSHR, 1).and(0x780000).or(ONE).reinterpretAsFloats();
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 0 * k + 5]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 1 * k + 5]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 10]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 11]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
                 d0 = (FloatVector) c0.lanewise(VectorOperators.LSHR, 5).and(0x780000).or(ONE).reinterpretAsFloats();
                 d1 = (FloatVector) c1.lanewise(VectorOperators.LSHR, 5).and(0x780000).or(ONE).reinterpretAsFloats();
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 0 * k + 6]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 1 * k + 6]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 12]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 13]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
                 d0 = (FloatVector) c0.lanewise(VectorOperators.LSHR, 9).and(0x780000).or(ONE).reinterpretAsFloats();
                 d1 = (FloatVector) c1.lanewise(VectorOperators.LSHR, 9).and(0x780000).or(ONE).reinterpretAsFloats();
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 0 * k + 7]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 1 * k + 7]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 14]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 15]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
             }
             FloatVector s0 = FloatVector.fromArray(S, sc, po + 0 * pts + g * V), b0 = FloatVector.fromArray(S, bi, po + 0 * pts + g * V);
             FloatVector s1 = FloatVector.fromArray(S, sc, po + 1 * pts + g * V), b1 = FloatVector.fromArray(S, bi, po + 1 * pts + g * V);
@@ -518,38 +519,38 @@ final class AffineTileDots {
         o11.intoArray(out, oo + 1 * ldo + 1 * V);
     }
 
-    static void t1r2b4(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, int k, float[] sc, float[] bi, int po, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
+    static void t1r2b4(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, float[] sc, float[] bi, int po, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
         FloatVector o00 = FloatVector.zero(S), o01 = FloatVector.zero(S);
         for (int g = 0; g < groups; g++) {
             FloatVector a00 = FloatVector.zero(S), a01 = FloatVector.zero(S);
             int w1 = (g + 1) * wpg;
             for (int w = g * wpg; w < w1; w++) {
                 IntVector c0 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts + (long) w * V) * 4, LE);
-                int kx = xo + w * 8;
+                int kx = xo + w * 16;
                 FloatVector d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 19).and(0x780000).or(ONE).reinterpretAsFloats();
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 0 * k + 0]); a00 = d0.fma(xv, a00); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 1 * k + 0]); a01 = d0.fma(xv, a01); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 0]); a00 = d0.fma(xv, a00); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 1]); a01 = d0.fma(xv, a01); }
                 d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 15).and(0x780000).or(ONE).reinterpretAsFloats();
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 0 * k + 1]); a00 = d0.fma(xv, a00); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 1 * k + 1]); a01 = d0.fma(xv, a01); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 2]); a00 = d0.fma(xv, a00); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 3]); a01 = d0.fma(xv, a01); }
                 d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 11).and(0x780000).or(ONE).reinterpretAsFloats();
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 0 * k + 2]); a00 = d0.fma(xv, a00); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 1 * k + 2]); a01 = d0.fma(xv, a01); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 4]); a00 = d0.fma(xv, a00); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 5]); a01 = d0.fma(xv, a01); }
                 d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 7).and(0x780000).or(ONE).reinterpretAsFloats();
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 0 * k + 3]); a00 = d0.fma(xv, a00); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 1 * k + 3]); a01 = d0.fma(xv, a01); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 6]); a00 = d0.fma(xv, a00); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 7]); a01 = d0.fma(xv, a01); }
                 d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 3).and(0x780000).or(ONE).reinterpretAsFloats();
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 0 * k + 4]); a00 = d0.fma(xv, a00); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 1 * k + 4]); a01 = d0.fma(xv, a01); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 8]); a00 = d0.fma(xv, a00); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 9]); a01 = d0.fma(xv, a01); }
                 d0 = (FloatVector) c0.lanewise(VectorOperators.LSHR, 1).and(0x780000).or(ONE).reinterpretAsFloats();
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 0 * k + 5]); a00 = d0.fma(xv, a00); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 1 * k + 5]); a01 = d0.fma(xv, a01); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 10]); a00 = d0.fma(xv, a00); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 11]); a01 = d0.fma(xv, a01); }
                 d0 = (FloatVector) c0.lanewise(VectorOperators.LSHR, 5).and(0x780000).or(ONE).reinterpretAsFloats();
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 0 * k + 6]); a00 = d0.fma(xv, a00); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 1 * k + 6]); a01 = d0.fma(xv, a01); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 12]); a00 = d0.fma(xv, a00); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 13]); a01 = d0.fma(xv, a01); }
                 d0 = (FloatVector) c0.lanewise(VectorOperators.LSHR, 9).and(0x780000).or(ONE).reinterpretAsFloats();
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 0 * k + 7]); a00 = d0.fma(xv, a00); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 1 * k + 7]); a01 = d0.fma(xv, a01); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 14]); a00 = d0.fma(xv, a00); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 15]); a01 = d0.fma(xv, a01); }
             }
             FloatVector s0 = FloatVector.fromArray(S, sc, po + 0 * pts + g * V), b0 = FloatVector.fromArray(S, bi, po + 0 * pts + g * V);
             { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 0 * groups + g]); o00 = a00.fma(s0, o00); o00 = b0.fma(xsv, o00); }
@@ -559,7 +560,7 @@ final class AffineTileDots {
         o01.intoArray(out, oo + 1 * ldo + 0 * V);
     }
 
-    static void t2r4b4(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, int k, float[] sc, float[] bi, int po, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
+    static void t2r4b4(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, float[] sc, float[] bi, int po, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
         FloatVector o00 = FloatVector.zero(S), o01 = FloatVector.zero(S), o02 = FloatVector.zero(S), o03 = FloatVector.zero(S), o10 = FloatVector.zero(S), o11 = FloatVector.zero(S), o12 = FloatVector.zero(S), o13 = FloatVector.zero(S);
         for (int g = 0; g < groups; g++) {
             FloatVector a00 = FloatVector.zero(S), a01 = FloatVector.zero(S), a02 = FloatVector.zero(S), a03 = FloatVector.zero(S), a10 = FloatVector.zero(S), a11 = FloatVector.zero(S), a12 = FloatVector.zero(S), a13 = FloatVector.zero(S);
@@ -567,55 +568,55 @@ final class AffineTileDots {
             for (int w = g * wpg; w < w1; w++) {
                 IntVector c0 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts + (long) w * V) * 4, LE);
                 IntVector c1 = IntVector.fromMemorySegment(IS, c, (cw + 1 * ts + (long) w * V) * 4, LE);
-                int kx = xo + w * 8;
+                int kx = xo + w * 32;
                 FloatVector d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 19).and(0x780000).or(ONE).reinterpretAsFloats();
                 FloatVector d1 = (FloatVector) c1.lanewise(VectorOperators.LSHL, 19).and(0x780000).or(ONE).reinterpretAsFloats();
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 0 * k + 0]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 1 * k + 0]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 2 * k + 0]); a02 = d0.fma(xv, a02); a12 = d1.fma(xv, a12); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 3 * k + 0]); a03 = d0.fma(xv, a03); a13 = d1.fma(xv, a13); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 0]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 1]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 2]); a02 = d0.fma(xv, a02); a12 = d1.fma(xv, a12); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 3]); a03 = d0.fma(xv, a03); a13 = d1.fma(xv, a13); }
                 d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 15).and(0x780000).or(ONE).reinterpretAsFloats();
                 d1 = (FloatVector) c1.lanewise(VectorOperators.LSHL, 15).and(0x780000).or(ONE).reinterpretAsFloats();
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 0 * k + 1]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 1 * k + 1]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 2 * k + 1]); a02 = d0.fma(xv, a02); a12 = d1.fma(xv, a12); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 3 * k + 1]); a03 = d0.fma(xv, a03); a13 = d1.fma(xv, a13); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 4]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 5]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 6]); a02 = d0.fma(xv, a02); a12 = d1.fma(xv, a12); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 7]); a03 = d0.fma(xv, a03); a13 = d1.fma(xv, a13); }
                 d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 11).and(0x780000).or(ONE).reinterpretAsFloats();
                 d1 = (FloatVector) c1.lanewise(VectorOperators.LSHL, 11).and(0x780000).or(ONE).reinterpretAsFloats();
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 0 * k + 2]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 1 * k + 2]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 2 * k + 2]); a02 = d0.fma(xv, a02); a12 = d1.fma(xv, a12); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 3 * k + 2]); a03 = d0.fma(xv, a03); a13 = d1.fma(xv, a13); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 8]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 9]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 10]); a02 = d0.fma(xv, a02); a12 = d1.fma(xv, a12); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 11]); a03 = d0.fma(xv, a03); a13 = d1.fma(xv, a13); }
                 d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 7).and(0x780000).or(ONE).reinterpretAsFloats();
                 d1 = (FloatVector) c1.lanewise(VectorOperators.LSHL, 7).and(0x780000).or(ONE).reinterpretAsFloats();
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 0 * k + 3]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 1 * k + 3]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 2 * k + 3]); a02 = d0.fma(xv, a02); a12 = d1.fma(xv, a12); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 3 * k + 3]); a03 = d0.fma(xv, a03); a13 = d1.fma(xv, a13); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 12]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 13]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 14]); a02 = d0.fma(xv, a02); a12 = d1.fma(xv, a12); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 15]); a03 = d0.fma(xv, a03); a13 = d1.fma(xv, a13); }
                 d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 3).and(0x780000).or(ONE).reinterpretAsFloats();
                 d1 = (FloatVector) c1.lanewise(VectorOperators.LSHL, 3).and(0x780000).or(ONE).reinterpretAsFloats();
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 0 * k + 4]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 1 * k + 4]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 2 * k + 4]); a02 = d0.fma(xv, a02); a12 = d1.fma(xv, a12); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 3 * k + 4]); a03 = d0.fma(xv, a03); a13 = d1.fma(xv, a13); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 16]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 17]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 18]); a02 = d0.fma(xv, a02); a12 = d1.fma(xv, a12); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 19]); a03 = d0.fma(xv, a03); a13 = d1.fma(xv, a13); }
                 d0 = (FloatVector) c0.lanewise(VectorOperators.LSHR, 1).and(0x780000).or(ONE).reinterpretAsFloats();
                 d1 = (FloatVector) c1.lanewise(VectorOperators.LSHR, 1).and(0x780000).or(ONE).reinterpretAsFloats();
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 0 * k + 5]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 1 * k + 5]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 2 * k + 5]); a02 = d0.fma(xv, a02); a12 = d1.fma(xv, a12); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 3 * k + 5]); a03 = d0.fma(xv, a03); a13 = d1.fma(xv, a13); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 20]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 21]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 22]); a02 = d0.fma(xv, a02); a12 = d1.fma(xv, a12); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 23]); a03 = d0.fma(xv, a03); a13 = d1.fma(xv, a13); }
                 d0 = (FloatVector) c0.lanewise(VectorOperators.LSHR, 5).and(0x780000).or(ONE).reinterpretAsFloats();
                 d1 = (FloatVector) c1.lanewise(VectorOperators.LSHR, 5).and(0x780000).or(ONE).reinterpretAsFloats();
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 0 * k + 6]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 1 * k + 6]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 2 * k + 6]); a02 = d0.fma(xv, a02); a12 = d1.fma(xv, a12); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 3 * k + 6]); a03 = d0.fma(xv, a03); a13 = d1.fma(xv, a13); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 24]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 25]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 26]); a02 = d0.fma(xv, a02); a12 = d1.fma(xv, a12); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 27]); a03 = d0.fma(xv, a03); a13 = d1.fma(xv, a13); }
                 d0 = (FloatVector) c0.lanewise(VectorOperators.LSHR, 9).and(0x780000).or(ONE).reinterpretAsFloats();
                 d1 = (FloatVector) c1.lanewise(VectorOperators.LSHR, 9).and(0x780000).or(ONE).reinterpretAsFloats();
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 0 * k + 7]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 1 * k + 7]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 2 * k + 7]); a02 = d0.fma(xv, a02); a12 = d1.fma(xv, a12); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 3 * k + 7]); a03 = d0.fma(xv, a03); a13 = d1.fma(xv, a13); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 28]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 29]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 30]); a02 = d0.fma(xv, a02); a12 = d1.fma(xv, a12); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 31]); a03 = d0.fma(xv, a03); a13 = d1.fma(xv, a13); }
             }
             FloatVector s0 = FloatVector.fromArray(S, sc, po + 0 * pts + g * V), b0 = FloatVector.fromArray(S, bi, po + 0 * pts + g * V);
             FloatVector s1 = FloatVector.fromArray(S, sc, po + 1 * pts + g * V), b1 = FloatVector.fromArray(S, bi, po + 1 * pts + g * V);
@@ -634,54 +635,54 @@ final class AffineTileDots {
         o13.intoArray(out, oo + 3 * ldo + 1 * V);
     }
 
-    static void t1r4b4(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, int k, float[] sc, float[] bi, int po, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
+    static void t1r4b4(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, float[] sc, float[] bi, int po, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
         FloatVector o00 = FloatVector.zero(S), o01 = FloatVector.zero(S), o02 = FloatVector.zero(S), o03 = FloatVector.zero(S);
         for (int g = 0; g < groups; g++) {
             FloatVector a00 = FloatVector.zero(S), a01 = FloatVector.zero(S), a02 = FloatVector.zero(S), a03 = FloatVector.zero(S);
             int w1 = (g + 1) * wpg;
             for (int w = g * wpg; w < w1; w++) {
                 IntVector c0 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts + (long) w * V) * 4, LE);
-                int kx = xo + w * 8;
+                int kx = xo + w * 32;
                 FloatVector d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 19).and(0x780000).or(ONE).reinterpretAsFloats();
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 0 * k + 0]); a00 = d0.fma(xv, a00); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 1 * k + 0]); a01 = d0.fma(xv, a01); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 2 * k + 0]); a02 = d0.fma(xv, a02); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 3 * k + 0]); a03 = d0.fma(xv, a03); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 0]); a00 = d0.fma(xv, a00); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 1]); a01 = d0.fma(xv, a01); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 2]); a02 = d0.fma(xv, a02); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 3]); a03 = d0.fma(xv, a03); }
                 d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 15).and(0x780000).or(ONE).reinterpretAsFloats();
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 0 * k + 1]); a00 = d0.fma(xv, a00); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 1 * k + 1]); a01 = d0.fma(xv, a01); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 2 * k + 1]); a02 = d0.fma(xv, a02); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 3 * k + 1]); a03 = d0.fma(xv, a03); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 4]); a00 = d0.fma(xv, a00); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 5]); a01 = d0.fma(xv, a01); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 6]); a02 = d0.fma(xv, a02); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 7]); a03 = d0.fma(xv, a03); }
                 d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 11).and(0x780000).or(ONE).reinterpretAsFloats();
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 0 * k + 2]); a00 = d0.fma(xv, a00); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 1 * k + 2]); a01 = d0.fma(xv, a01); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 2 * k + 2]); a02 = d0.fma(xv, a02); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 3 * k + 2]); a03 = d0.fma(xv, a03); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 8]); a00 = d0.fma(xv, a00); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 9]); a01 = d0.fma(xv, a01); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 10]); a02 = d0.fma(xv, a02); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 11]); a03 = d0.fma(xv, a03); }
                 d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 7).and(0x780000).or(ONE).reinterpretAsFloats();
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 0 * k + 3]); a00 = d0.fma(xv, a00); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 1 * k + 3]); a01 = d0.fma(xv, a01); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 2 * k + 3]); a02 = d0.fma(xv, a02); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 3 * k + 3]); a03 = d0.fma(xv, a03); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 12]); a00 = d0.fma(xv, a00); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 13]); a01 = d0.fma(xv, a01); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 14]); a02 = d0.fma(xv, a02); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 15]); a03 = d0.fma(xv, a03); }
                 d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 3).and(0x780000).or(ONE).reinterpretAsFloats();
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 0 * k + 4]); a00 = d0.fma(xv, a00); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 1 * k + 4]); a01 = d0.fma(xv, a01); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 2 * k + 4]); a02 = d0.fma(xv, a02); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 3 * k + 4]); a03 = d0.fma(xv, a03); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 16]); a00 = d0.fma(xv, a00); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 17]); a01 = d0.fma(xv, a01); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 18]); a02 = d0.fma(xv, a02); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 19]); a03 = d0.fma(xv, a03); }
                 d0 = (FloatVector) c0.lanewise(VectorOperators.LSHR, 1).and(0x780000).or(ONE).reinterpretAsFloats();
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 0 * k + 5]); a00 = d0.fma(xv, a00); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 1 * k + 5]); a01 = d0.fma(xv, a01); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 2 * k + 5]); a02 = d0.fma(xv, a02); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 3 * k + 5]); a03 = d0.fma(xv, a03); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 20]); a00 = d0.fma(xv, a00); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 21]); a01 = d0.fma(xv, a01); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 22]); a02 = d0.fma(xv, a02); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 23]); a03 = d0.fma(xv, a03); }
                 d0 = (FloatVector) c0.lanewise(VectorOperators.LSHR, 5).and(0x780000).or(ONE).reinterpretAsFloats();
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 0 * k + 6]); a00 = d0.fma(xv, a00); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 1 * k + 6]); a01 = d0.fma(xv, a01); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 2 * k + 6]); a02 = d0.fma(xv, a02); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 3 * k + 6]); a03 = d0.fma(xv, a03); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 24]); a00 = d0.fma(xv, a00); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 25]); a01 = d0.fma(xv, a01); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 26]); a02 = d0.fma(xv, a02); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 27]); a03 = d0.fma(xv, a03); }
                 d0 = (FloatVector) c0.lanewise(VectorOperators.LSHR, 9).and(0x780000).or(ONE).reinterpretAsFloats();
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 0 * k + 7]); a00 = d0.fma(xv, a00); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 1 * k + 7]); a01 = d0.fma(xv, a01); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 2 * k + 7]); a02 = d0.fma(xv, a02); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 3 * k + 7]); a03 = d0.fma(xv, a03); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 28]); a00 = d0.fma(xv, a00); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 29]); a01 = d0.fma(xv, a01); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 30]); a02 = d0.fma(xv, a02); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 31]); a03 = d0.fma(xv, a03); }
             }
             FloatVector s0 = FloatVector.fromArray(S, sc, po + 0 * pts + g * V), b0 = FloatVector.fromArray(S, bi, po + 0 * pts + g * V);
             { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 0 * groups + g]); o00 = a00.fma(s0, o00); o00 = b0.fma(xsv, o00); }
@@ -695,86 +696,86 @@ final class AffineTileDots {
         o03.intoArray(out, oo + 3 * ldo + 0 * V);
     }
 
-    static void t1r8b4(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, int k, float[] sc, float[] bi, int po, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
+    static void t1r8b4(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, float[] sc, float[] bi, int po, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
         FloatVector o00 = FloatVector.zero(S), o01 = FloatVector.zero(S), o02 = FloatVector.zero(S), o03 = FloatVector.zero(S), o04 = FloatVector.zero(S), o05 = FloatVector.zero(S), o06 = FloatVector.zero(S), o07 = FloatVector.zero(S);
         for (int g = 0; g < groups; g++) {
             FloatVector a00 = FloatVector.zero(S), a01 = FloatVector.zero(S), a02 = FloatVector.zero(S), a03 = FloatVector.zero(S), a04 = FloatVector.zero(S), a05 = FloatVector.zero(S), a06 = FloatVector.zero(S), a07 = FloatVector.zero(S);
             int w1 = (g + 1) * wpg;
             for (int w = g * wpg; w < w1; w++) {
                 IntVector c0 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts + (long) w * V) * 4, LE);
-                int kx = xo + w * 8;
+                int kx = xo + w * 64;
                 FloatVector d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 19).and(0x780000).or(ONE).reinterpretAsFloats();
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 0 * k + 0]); a00 = d0.fma(xv, a00); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 1 * k + 0]); a01 = d0.fma(xv, a01); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 2 * k + 0]); a02 = d0.fma(xv, a02); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 3 * k + 0]); a03 = d0.fma(xv, a03); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 4 * k + 0]); a04 = d0.fma(xv, a04); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 5 * k + 0]); a05 = d0.fma(xv, a05); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 6 * k + 0]); a06 = d0.fma(xv, a06); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 7 * k + 0]); a07 = d0.fma(xv, a07); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 0]); a00 = d0.fma(xv, a00); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 1]); a01 = d0.fma(xv, a01); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 2]); a02 = d0.fma(xv, a02); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 3]); a03 = d0.fma(xv, a03); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 4]); a04 = d0.fma(xv, a04); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 5]); a05 = d0.fma(xv, a05); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 6]); a06 = d0.fma(xv, a06); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 7]); a07 = d0.fma(xv, a07); }
                 d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 15).and(0x780000).or(ONE).reinterpretAsFloats();
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 0 * k + 1]); a00 = d0.fma(xv, a00); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 1 * k + 1]); a01 = d0.fma(xv, a01); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 2 * k + 1]); a02 = d0.fma(xv, a02); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 3 * k + 1]); a03 = d0.fma(xv, a03); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 4 * k + 1]); a04 = d0.fma(xv, a04); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 5 * k + 1]); a05 = d0.fma(xv, a05); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 6 * k + 1]); a06 = d0.fma(xv, a06); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 7 * k + 1]); a07 = d0.fma(xv, a07); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 8]); a00 = d0.fma(xv, a00); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 9]); a01 = d0.fma(xv, a01); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 10]); a02 = d0.fma(xv, a02); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 11]); a03 = d0.fma(xv, a03); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 12]); a04 = d0.fma(xv, a04); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 13]); a05 = d0.fma(xv, a05); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 14]); a06 = d0.fma(xv, a06); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 15]); a07 = d0.fma(xv, a07); }
                 d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 11).and(0x780000).or(ONE).reinterpretAsFloats();
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 0 * k + 2]); a00 = d0.fma(xv, a00); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 1 * k + 2]); a01 = d0.fma(xv, a01); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 2 * k + 2]); a02 = d0.fma(xv, a02); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 3 * k + 2]); a03 = d0.fma(xv, a03); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 4 * k + 2]); a04 = d0.fma(xv, a04); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 5 * k + 2]); a05 = d0.fma(xv, a05); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 6 * k + 2]); a06 = d0.fma(xv, a06); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 7 * k + 2]); a07 = d0.fma(xv, a07); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 16]); a00 = d0.fma(xv, a00); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 17]); a01 = d0.fma(xv, a01); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 18]); a02 = d0.fma(xv, a02); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 19]); a03 = d0.fma(xv, a03); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 20]); a04 = d0.fma(xv, a04); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 21]); a05 = d0.fma(xv, a05); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 22]); a06 = d0.fma(xv, a06); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 23]); a07 = d0.fma(xv, a07); }
                 d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 7).and(0x780000).or(ONE).reinterpretAsFloats();
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 0 * k + 3]); a00 = d0.fma(xv, a00); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 1 * k + 3]); a01 = d0.fma(xv, a01); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 2 * k + 3]); a02 = d0.fma(xv, a02); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 3 * k + 3]); a03 = d0.fma(xv, a03); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 4 * k + 3]); a04 = d0.fma(xv, a04); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 5 * k + 3]); a05 = d0.fma(xv, a05); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 6 * k + 3]); a06 = d0.fma(xv, a06); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 7 * k + 3]); a07 = d0.fma(xv, a07); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 24]); a00 = d0.fma(xv, a00); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 25]); a01 = d0.fma(xv, a01); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 26]); a02 = d0.fma(xv, a02); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 27]); a03 = d0.fma(xv, a03); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 28]); a04 = d0.fma(xv, a04); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 29]); a05 = d0.fma(xv, a05); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 30]); a06 = d0.fma(xv, a06); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 31]); a07 = d0.fma(xv, a07); }
                 d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 3).and(0x780000).or(ONE).reinterpretAsFloats();
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 0 * k + 4]); a00 = d0.fma(xv, a00); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 1 * k + 4]); a01 = d0.fma(xv, a01); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 2 * k + 4]); a02 = d0.fma(xv, a02); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 3 * k + 4]); a03 = d0.fma(xv, a03); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 4 * k + 4]); a04 = d0.fma(xv, a04); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 5 * k + 4]); a05 = d0.fma(xv, a05); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 6 * k + 4]); a06 = d0.fma(xv, a06); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 7 * k + 4]); a07 = d0.fma(xv, a07); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 32]); a00 = d0.fma(xv, a00); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 33]); a01 = d0.fma(xv, a01); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 34]); a02 = d0.fma(xv, a02); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 35]); a03 = d0.fma(xv, a03); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 36]); a04 = d0.fma(xv, a04); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 37]); a05 = d0.fma(xv, a05); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 38]); a06 = d0.fma(xv, a06); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 39]); a07 = d0.fma(xv, a07); }
                 d0 = (FloatVector) c0.lanewise(VectorOperators.LSHR, 1).and(0x780000).or(ONE).reinterpretAsFloats();
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 0 * k + 5]); a00 = d0.fma(xv, a00); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 1 * k + 5]); a01 = d0.fma(xv, a01); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 2 * k + 5]); a02 = d0.fma(xv, a02); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 3 * k + 5]); a03 = d0.fma(xv, a03); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 4 * k + 5]); a04 = d0.fma(xv, a04); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 5 * k + 5]); a05 = d0.fma(xv, a05); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 6 * k + 5]); a06 = d0.fma(xv, a06); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 7 * k + 5]); a07 = d0.fma(xv, a07); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 40]); a00 = d0.fma(xv, a00); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 41]); a01 = d0.fma(xv, a01); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 42]); a02 = d0.fma(xv, a02); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 43]); a03 = d0.fma(xv, a03); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 44]); a04 = d0.fma(xv, a04); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 45]); a05 = d0.fma(xv, a05); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 46]); a06 = d0.fma(xv, a06); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 47]); a07 = d0.fma(xv, a07); }
                 d0 = (FloatVector) c0.lanewise(VectorOperators.LSHR, 5).and(0x780000).or(ONE).reinterpretAsFloats();
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 0 * k + 6]); a00 = d0.fma(xv, a00); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 1 * k + 6]); a01 = d0.fma(xv, a01); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 2 * k + 6]); a02 = d0.fma(xv, a02); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 3 * k + 6]); a03 = d0.fma(xv, a03); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 4 * k + 6]); a04 = d0.fma(xv, a04); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 5 * k + 6]); a05 = d0.fma(xv, a05); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 6 * k + 6]); a06 = d0.fma(xv, a06); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 7 * k + 6]); a07 = d0.fma(xv, a07); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 48]); a00 = d0.fma(xv, a00); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 49]); a01 = d0.fma(xv, a01); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 50]); a02 = d0.fma(xv, a02); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 51]); a03 = d0.fma(xv, a03); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 52]); a04 = d0.fma(xv, a04); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 53]); a05 = d0.fma(xv, a05); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 54]); a06 = d0.fma(xv, a06); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 55]); a07 = d0.fma(xv, a07); }
                 d0 = (FloatVector) c0.lanewise(VectorOperators.LSHR, 9).and(0x780000).or(ONE).reinterpretAsFloats();
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 0 * k + 7]); a00 = d0.fma(xv, a00); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 1 * k + 7]); a01 = d0.fma(xv, a01); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 2 * k + 7]); a02 = d0.fma(xv, a02); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 3 * k + 7]); a03 = d0.fma(xv, a03); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 4 * k + 7]); a04 = d0.fma(xv, a04); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 5 * k + 7]); a05 = d0.fma(xv, a05); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 6 * k + 7]); a06 = d0.fma(xv, a06); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 7 * k + 7]); a07 = d0.fma(xv, a07); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 56]); a00 = d0.fma(xv, a00); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 57]); a01 = d0.fma(xv, a01); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 58]); a02 = d0.fma(xv, a02); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 59]); a03 = d0.fma(xv, a03); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 60]); a04 = d0.fma(xv, a04); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 61]); a05 = d0.fma(xv, a05); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 62]); a06 = d0.fma(xv, a06); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 63]); a07 = d0.fma(xv, a07); }
             }
             FloatVector s0 = FloatVector.fromArray(S, sc, po + 0 * pts + g * V), b0 = FloatVector.fromArray(S, bi, po + 0 * pts + g * V);
             { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 0 * groups + g]); o00 = a00.fma(s0, o00); o00 = b0.fma(xsv, o00); }
@@ -796,7 +797,7 @@ final class AffineTileDots {
         o07.intoArray(out, oo + 7 * ldo + 0 * V);
     }
 
-    static void t4r1b2(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, int k, float[] sc, float[] bi, int po, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
+    static void t4r1b2(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, float[] sc, float[] bi, int po, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
         FloatVector o00 = FloatVector.zero(S), o10 = FloatVector.zero(S), o20 = FloatVector.zero(S), o30 = FloatVector.zero(S);
         for (int g = 0; g < groups; g++) {
             FloatVector a00 = FloatVector.zero(S), a10 = FloatVector.zero(S), a20 = FloatVector.zero(S), a30 = FloatVector.zero(S);
@@ -816,22 +817,22 @@ final class AffineTileDots {
                     FloatVector d1 = (FloatVector) e1.lanewise(VectorOperators.LSHL, 21).and(0x600000).or(ONE).reinterpretAsFloats();
                     FloatVector d2 = (FloatVector) e2.lanewise(VectorOperators.LSHL, 21).and(0x600000).or(ONE).reinterpretAsFloats();
                     FloatVector d3 = (FloatVector) e3.lanewise(VectorOperators.LSHL, 21).and(0x600000).or(ONE).reinterpretAsFloats();
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 0 * k + 0]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); a20 = d2.fma(xv, a20); a30 = d3.fma(xv, a30); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 0]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); a20 = d2.fma(xv, a20); a30 = d3.fma(xv, a30); }
                     d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 19).and(0x600000).or(ONE).reinterpretAsFloats();
                     d1 = (FloatVector) e1.lanewise(VectorOperators.LSHL, 19).and(0x600000).or(ONE).reinterpretAsFloats();
                     d2 = (FloatVector) e2.lanewise(VectorOperators.LSHL, 19).and(0x600000).or(ONE).reinterpretAsFloats();
                     d3 = (FloatVector) e3.lanewise(VectorOperators.LSHL, 19).and(0x600000).or(ONE).reinterpretAsFloats();
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 0 * k + 1]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); a20 = d2.fma(xv, a20); a30 = d3.fma(xv, a30); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 1]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); a20 = d2.fma(xv, a20); a30 = d3.fma(xv, a30); }
                     d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 17).and(0x600000).or(ONE).reinterpretAsFloats();
                     d1 = (FloatVector) e1.lanewise(VectorOperators.LSHL, 17).and(0x600000).or(ONE).reinterpretAsFloats();
                     d2 = (FloatVector) e2.lanewise(VectorOperators.LSHL, 17).and(0x600000).or(ONE).reinterpretAsFloats();
                     d3 = (FloatVector) e3.lanewise(VectorOperators.LSHL, 17).and(0x600000).or(ONE).reinterpretAsFloats();
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 0 * k + 2]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); a20 = d2.fma(xv, a20); a30 = d3.fma(xv, a30); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 2]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); a20 = d2.fma(xv, a20); a30 = d3.fma(xv, a30); }
                     d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 15).and(0x600000).or(ONE).reinterpretAsFloats();
                     d1 = (FloatVector) e1.lanewise(VectorOperators.LSHL, 15).and(0x600000).or(ONE).reinterpretAsFloats();
                     d2 = (FloatVector) e2.lanewise(VectorOperators.LSHL, 15).and(0x600000).or(ONE).reinterpretAsFloats();
                     d3 = (FloatVector) e3.lanewise(VectorOperators.LSHL, 15).and(0x600000).or(ONE).reinterpretAsFloats();
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 0 * k + 3]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); a20 = d2.fma(xv, a20); a30 = d3.fma(xv, a30); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 3]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); a20 = d2.fma(xv, a20); a30 = d3.fma(xv, a30); }
                 }
             }
             FloatVector s0 = FloatVector.fromArray(S, sc, po + 0 * pts + g * V), b0 = FloatVector.fromArray(S, bi, po + 0 * pts + g * V);
@@ -846,7 +847,7 @@ final class AffineTileDots {
         o30.intoArray(out, oo + 0 * ldo + 3 * V);
     }
 
-    static void t1r1b2(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, int k, float[] sc, float[] bi, int po, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
+    static void t1r1b2(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, float[] sc, float[] bi, int po, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
         FloatVector o00 = FloatVector.zero(S);
         for (int g = 0; g < groups; g++) {
             FloatVector a00 = FloatVector.zero(S);
@@ -857,13 +858,13 @@ final class AffineTileDots {
                     int kx = xo + w * 16 + q * 4;
                     IntVector e0 = c0.lanewise(VectorOperators.LSHR, q * 8);
                     FloatVector d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 21).and(0x600000).or(ONE).reinterpretAsFloats();
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 0 * k + 0]); a00 = d0.fma(xv, a00); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 0]); a00 = d0.fma(xv, a00); }
                     d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 19).and(0x600000).or(ONE).reinterpretAsFloats();
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 0 * k + 1]); a00 = d0.fma(xv, a00); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 1]); a00 = d0.fma(xv, a00); }
                     d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 17).and(0x600000).or(ONE).reinterpretAsFloats();
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 0 * k + 2]); a00 = d0.fma(xv, a00); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 2]); a00 = d0.fma(xv, a00); }
                     d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 15).and(0x600000).or(ONE).reinterpretAsFloats();
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 0 * k + 3]); a00 = d0.fma(xv, a00); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 3]); a00 = d0.fma(xv, a00); }
                 }
             }
             FloatVector s0 = FloatVector.fromArray(S, sc, po + 0 * pts + g * V), b0 = FloatVector.fromArray(S, bi, po + 0 * pts + g * V);
@@ -872,7 +873,7 @@ final class AffineTileDots {
         o00.intoArray(out, oo + 0 * ldo + 0 * V);
     }
 
-    static void t2r2b2(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, int k, float[] sc, float[] bi, int po, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
+    static void t2r2b2(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, float[] sc, float[] bi, int po, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
         FloatVector o00 = FloatVector.zero(S), o01 = FloatVector.zero(S), o10 = FloatVector.zero(S), o11 = FloatVector.zero(S);
         for (int g = 0; g < groups; g++) {
             FloatVector a00 = FloatVector.zero(S), a01 = FloatVector.zero(S), a10 = FloatVector.zero(S), a11 = FloatVector.zero(S);
@@ -881,41 +882,41 @@ final class AffineTileDots {
                 IntVector c0 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts + (long) w * V) * 4, LE);
                 IntVector c1 = IntVector.fromMemorySegment(IS, c, (cw + 1 * ts + (long) w * V) * 4, LE);
                 for (int q = 0; q < 2; q++) {
-                    int kx = xo + w * 16 + q * 8;
+                    int kx = xo + w * 32 + q * 16;
                     IntVector e0 = c0.lanewise(VectorOperators.LSHR, q * 16);
                     IntVector e1 = c1.lanewise(VectorOperators.LSHR, q * 16);
                     FloatVector d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 21).and(0x600000).or(ONE).reinterpretAsFloats();
                     FloatVector d1 = (FloatVector) e1.lanewise(VectorOperators.LSHL, 21).and(0x600000).or(ONE).reinterpretAsFloats();
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 0 * k + 0]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 1 * k + 0]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 0]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 1]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
                     d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 19).and(0x600000).or(ONE).reinterpretAsFloats();
                     d1 = (FloatVector) e1.lanewise(VectorOperators.LSHL, 19).and(0x600000).or(ONE).reinterpretAsFloats();
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 0 * k + 1]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 1 * k + 1]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 2]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 3]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
                     d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 17).and(0x600000).or(ONE).reinterpretAsFloats();
                     d1 = (FloatVector) e1.lanewise(VectorOperators.LSHL, 17).and(0x600000).or(ONE).reinterpretAsFloats();
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 0 * k + 2]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 1 * k + 2]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 4]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 5]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
                     d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 15).and(0x600000).or(ONE).reinterpretAsFloats();
                     d1 = (FloatVector) e1.lanewise(VectorOperators.LSHL, 15).and(0x600000).or(ONE).reinterpretAsFloats();
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 0 * k + 3]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 1 * k + 3]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 6]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 7]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
                     d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 13).and(0x600000).or(ONE).reinterpretAsFloats();
                     d1 = (FloatVector) e1.lanewise(VectorOperators.LSHL, 13).and(0x600000).or(ONE).reinterpretAsFloats();
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 0 * k + 4]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 1 * k + 4]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 8]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 9]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
                     d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 11).and(0x600000).or(ONE).reinterpretAsFloats();
                     d1 = (FloatVector) e1.lanewise(VectorOperators.LSHL, 11).and(0x600000).or(ONE).reinterpretAsFloats();
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 0 * k + 5]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 1 * k + 5]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 10]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 11]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
                     d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 9).and(0x600000).or(ONE).reinterpretAsFloats();
                     d1 = (FloatVector) e1.lanewise(VectorOperators.LSHL, 9).and(0x600000).or(ONE).reinterpretAsFloats();
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 0 * k + 6]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 1 * k + 6]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 12]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 13]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
                     d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 7).and(0x600000).or(ONE).reinterpretAsFloats();
                     d1 = (FloatVector) e1.lanewise(VectorOperators.LSHL, 7).and(0x600000).or(ONE).reinterpretAsFloats();
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 0 * k + 7]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 1 * k + 7]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 14]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 15]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
                 }
             }
             FloatVector s0 = FloatVector.fromArray(S, sc, po + 0 * pts + g * V), b0 = FloatVector.fromArray(S, bi, po + 0 * pts + g * V);
@@ -929,7 +930,7 @@ final class AffineTileDots {
         o11.intoArray(out, oo + 1 * ldo + 1 * V);
     }
 
-    static void t1r2b2(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, int k, float[] sc, float[] bi, int po, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
+    static void t1r2b2(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, float[] sc, float[] bi, int po, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
         FloatVector o00 = FloatVector.zero(S), o01 = FloatVector.zero(S);
         for (int g = 0; g < groups; g++) {
             FloatVector a00 = FloatVector.zero(S), a01 = FloatVector.zero(S);
@@ -937,32 +938,32 @@ final class AffineTileDots {
             for (int w = g * wpg; w < w1; w++) {
                 IntVector c0 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts + (long) w * V) * 4, LE);
                 for (int q = 0; q < 2; q++) {
-                    int kx = xo + w * 16 + q * 8;
+                    int kx = xo + w * 32 + q * 16;
                     IntVector e0 = c0.lanewise(VectorOperators.LSHR, q * 16);
                     FloatVector d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 21).and(0x600000).or(ONE).reinterpretAsFloats();
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 0 * k + 0]); a00 = d0.fma(xv, a00); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 1 * k + 0]); a01 = d0.fma(xv, a01); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 0]); a00 = d0.fma(xv, a00); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 1]); a01 = d0.fma(xv, a01); }
                     d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 19).and(0x600000).or(ONE).reinterpretAsFloats();
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 0 * k + 1]); a00 = d0.fma(xv, a00); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 1 * k + 1]); a01 = d0.fma(xv, a01); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 2]); a00 = d0.fma(xv, a00); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 3]); a01 = d0.fma(xv, a01); }
                     d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 17).and(0x600000).or(ONE).reinterpretAsFloats();
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 0 * k + 2]); a00 = d0.fma(xv, a00); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 1 * k + 2]); a01 = d0.fma(xv, a01); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 4]); a00 = d0.fma(xv, a00); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 5]); a01 = d0.fma(xv, a01); }
                     d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 15).and(0x600000).or(ONE).reinterpretAsFloats();
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 0 * k + 3]); a00 = d0.fma(xv, a00); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 1 * k + 3]); a01 = d0.fma(xv, a01); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 6]); a00 = d0.fma(xv, a00); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 7]); a01 = d0.fma(xv, a01); }
                     d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 13).and(0x600000).or(ONE).reinterpretAsFloats();
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 0 * k + 4]); a00 = d0.fma(xv, a00); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 1 * k + 4]); a01 = d0.fma(xv, a01); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 8]); a00 = d0.fma(xv, a00); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 9]); a01 = d0.fma(xv, a01); }
                     d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 11).and(0x600000).or(ONE).reinterpretAsFloats();
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 0 * k + 5]); a00 = d0.fma(xv, a00); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 1 * k + 5]); a01 = d0.fma(xv, a01); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 10]); a00 = d0.fma(xv, a00); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 11]); a01 = d0.fma(xv, a01); }
                     d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 9).and(0x600000).or(ONE).reinterpretAsFloats();
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 0 * k + 6]); a00 = d0.fma(xv, a00); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 1 * k + 6]); a01 = d0.fma(xv, a01); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 12]); a00 = d0.fma(xv, a00); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 13]); a01 = d0.fma(xv, a01); }
                     d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 7).and(0x600000).or(ONE).reinterpretAsFloats();
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 0 * k + 7]); a00 = d0.fma(xv, a00); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 1 * k + 7]); a01 = d0.fma(xv, a01); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 14]); a00 = d0.fma(xv, a00); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 15]); a01 = d0.fma(xv, a01); }
                 }
             }
             FloatVector s0 = FloatVector.fromArray(S, sc, po + 0 * pts + g * V), b0 = FloatVector.fromArray(S, bi, po + 0 * pts + g * V);
@@ -973,7 +974,7 @@ final class AffineTileDots {
         o01.intoArray(out, oo + 1 * ldo + 0 * V);
     }
 
-    static void t2r4b2(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, int k, float[] sc, float[] bi, int po, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
+    static void t2r4b2(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, float[] sc, float[] bi, int po, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
         FloatVector o00 = FloatVector.zero(S), o01 = FloatVector.zero(S), o02 = FloatVector.zero(S), o03 = FloatVector.zero(S), o10 = FloatVector.zero(S), o11 = FloatVector.zero(S), o12 = FloatVector.zero(S), o13 = FloatVector.zero(S);
         for (int g = 0; g < groups; g++) {
             FloatVector a00 = FloatVector.zero(S), a01 = FloatVector.zero(S), a02 = FloatVector.zero(S), a03 = FloatVector.zero(S), a10 = FloatVector.zero(S), a11 = FloatVector.zero(S), a12 = FloatVector.zero(S), a13 = FloatVector.zero(S);
@@ -982,57 +983,57 @@ final class AffineTileDots {
                 IntVector c0 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts + (long) w * V) * 4, LE);
                 IntVector c1 = IntVector.fromMemorySegment(IS, c, (cw + 1 * ts + (long) w * V) * 4, LE);
                 for (int q = 0; q < 2; q++) {
-                    int kx = xo + w * 16 + q * 8;
+                    int kx = xo + w * 64 + q * 32;
                     IntVector e0 = c0.lanewise(VectorOperators.LSHR, q * 16);
                     IntVector e1 = c1.lanewise(VectorOperators.LSHR, q * 16);
                     FloatVector d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 21).and(0x600000).or(ONE).reinterpretAsFloats();
                     FloatVector d1 = (FloatVector) e1.lanewise(VectorOperators.LSHL, 21).and(0x600000).or(ONE).reinterpretAsFloats();
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 0 * k + 0]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 1 * k + 0]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 2 * k + 0]); a02 = d0.fma(xv, a02); a12 = d1.fma(xv, a12); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 3 * k + 0]); a03 = d0.fma(xv, a03); a13 = d1.fma(xv, a13); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 0]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 1]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 2]); a02 = d0.fma(xv, a02); a12 = d1.fma(xv, a12); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 3]); a03 = d0.fma(xv, a03); a13 = d1.fma(xv, a13); }
                     d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 19).and(0x600000).or(ONE).reinterpretAsFloats();
                     d1 = (FloatVector) e1.lanewise(VectorOperators.LSHL, 19).and(0x600000).or(ONE).reinterpretAsFloats();
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 0 * k + 1]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 1 * k + 1]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 2 * k + 1]); a02 = d0.fma(xv, a02); a12 = d1.fma(xv, a12); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 3 * k + 1]); a03 = d0.fma(xv, a03); a13 = d1.fma(xv, a13); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 4]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 5]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 6]); a02 = d0.fma(xv, a02); a12 = d1.fma(xv, a12); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 7]); a03 = d0.fma(xv, a03); a13 = d1.fma(xv, a13); }
                     d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 17).and(0x600000).or(ONE).reinterpretAsFloats();
                     d1 = (FloatVector) e1.lanewise(VectorOperators.LSHL, 17).and(0x600000).or(ONE).reinterpretAsFloats();
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 0 * k + 2]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 1 * k + 2]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 2 * k + 2]); a02 = d0.fma(xv, a02); a12 = d1.fma(xv, a12); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 3 * k + 2]); a03 = d0.fma(xv, a03); a13 = d1.fma(xv, a13); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 8]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 9]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 10]); a02 = d0.fma(xv, a02); a12 = d1.fma(xv, a12); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 11]); a03 = d0.fma(xv, a03); a13 = d1.fma(xv, a13); }
                     d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 15).and(0x600000).or(ONE).reinterpretAsFloats();
                     d1 = (FloatVector) e1.lanewise(VectorOperators.LSHL, 15).and(0x600000).or(ONE).reinterpretAsFloats();
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 0 * k + 3]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 1 * k + 3]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 2 * k + 3]); a02 = d0.fma(xv, a02); a12 = d1.fma(xv, a12); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 3 * k + 3]); a03 = d0.fma(xv, a03); a13 = d1.fma(xv, a13); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 12]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 13]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 14]); a02 = d0.fma(xv, a02); a12 = d1.fma(xv, a12); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 15]); a03 = d0.fma(xv, a03); a13 = d1.fma(xv, a13); }
                     d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 13).and(0x600000).or(ONE).reinterpretAsFloats();
                     d1 = (FloatVector) e1.lanewise(VectorOperators.LSHL, 13).and(0x600000).or(ONE).reinterpretAsFloats();
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 0 * k + 4]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 1 * k + 4]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 2 * k + 4]); a02 = d0.fma(xv, a02); a12 = d1.fma(xv, a12); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 3 * k + 4]); a03 = d0.fma(xv, a03); a13 = d1.fma(xv, a13); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 16]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 17]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 18]); a02 = d0.fma(xv, a02); a12 = d1.fma(xv, a12); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 19]); a03 = d0.fma(xv, a03); a13 = d1.fma(xv, a13); }
                     d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 11).and(0x600000).or(ONE).reinterpretAsFloats();
                     d1 = (FloatVector) e1.lanewise(VectorOperators.LSHL, 11).and(0x600000).or(ONE).reinterpretAsFloats();
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 0 * k + 5]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 1 * k + 5]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 2 * k + 5]); a02 = d0.fma(xv, a02); a12 = d1.fma(xv, a12); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 3 * k + 5]); a03 = d0.fma(xv, a03); a13 = d1.fma(xv, a13); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 20]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 21]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 22]); a02 = d0.fma(xv, a02); a12 = d1.fma(xv, a12); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 23]); a03 = d0.fma(xv, a03); a13 = d1.fma(xv, a13); }
                     d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 9).and(0x600000).or(ONE).reinterpretAsFloats();
                     d1 = (FloatVector) e1.lanewise(VectorOperators.LSHL, 9).and(0x600000).or(ONE).reinterpretAsFloats();
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 0 * k + 6]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 1 * k + 6]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 2 * k + 6]); a02 = d0.fma(xv, a02); a12 = d1.fma(xv, a12); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 3 * k + 6]); a03 = d0.fma(xv, a03); a13 = d1.fma(xv, a13); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 24]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 25]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 26]); a02 = d0.fma(xv, a02); a12 = d1.fma(xv, a12); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 27]); a03 = d0.fma(xv, a03); a13 = d1.fma(xv, a13); }
                     d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 7).and(0x600000).or(ONE).reinterpretAsFloats();
                     d1 = (FloatVector) e1.lanewise(VectorOperators.LSHL, 7).and(0x600000).or(ONE).reinterpretAsFloats();
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 0 * k + 7]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 1 * k + 7]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 2 * k + 7]); a02 = d0.fma(xv, a02); a12 = d1.fma(xv, a12); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 3 * k + 7]); a03 = d0.fma(xv, a03); a13 = d1.fma(xv, a13); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 28]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 29]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 30]); a02 = d0.fma(xv, a02); a12 = d1.fma(xv, a12); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 31]); a03 = d0.fma(xv, a03); a13 = d1.fma(xv, a13); }
                 }
             }
             FloatVector s0 = FloatVector.fromArray(S, sc, po + 0 * pts + g * V), b0 = FloatVector.fromArray(S, bi, po + 0 * pts + g * V);
@@ -1052,7 +1053,7 @@ final class AffineTileDots {
         o13.intoArray(out, oo + 3 * ldo + 1 * V);
     }
 
-    static void t1r4b2(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, int k, float[] sc, float[] bi, int po, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
+    static void t1r4b2(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, float[] sc, float[] bi, int po, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
         FloatVector o00 = FloatVector.zero(S), o01 = FloatVector.zero(S), o02 = FloatVector.zero(S), o03 = FloatVector.zero(S);
         for (int g = 0; g < groups; g++) {
             FloatVector a00 = FloatVector.zero(S), a01 = FloatVector.zero(S), a02 = FloatVector.zero(S), a03 = FloatVector.zero(S);
@@ -1060,48 +1061,48 @@ final class AffineTileDots {
             for (int w = g * wpg; w < w1; w++) {
                 IntVector c0 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts + (long) w * V) * 4, LE);
                 for (int q = 0; q < 2; q++) {
-                    int kx = xo + w * 16 + q * 8;
+                    int kx = xo + w * 64 + q * 32;
                     IntVector e0 = c0.lanewise(VectorOperators.LSHR, q * 16);
                     FloatVector d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 21).and(0x600000).or(ONE).reinterpretAsFloats();
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 0 * k + 0]); a00 = d0.fma(xv, a00); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 1 * k + 0]); a01 = d0.fma(xv, a01); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 2 * k + 0]); a02 = d0.fma(xv, a02); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 3 * k + 0]); a03 = d0.fma(xv, a03); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 0]); a00 = d0.fma(xv, a00); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 1]); a01 = d0.fma(xv, a01); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 2]); a02 = d0.fma(xv, a02); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 3]); a03 = d0.fma(xv, a03); }
                     d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 19).and(0x600000).or(ONE).reinterpretAsFloats();
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 0 * k + 1]); a00 = d0.fma(xv, a00); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 1 * k + 1]); a01 = d0.fma(xv, a01); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 2 * k + 1]); a02 = d0.fma(xv, a02); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 3 * k + 1]); a03 = d0.fma(xv, a03); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 4]); a00 = d0.fma(xv, a00); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 5]); a01 = d0.fma(xv, a01); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 6]); a02 = d0.fma(xv, a02); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 7]); a03 = d0.fma(xv, a03); }
                     d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 17).and(0x600000).or(ONE).reinterpretAsFloats();
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 0 * k + 2]); a00 = d0.fma(xv, a00); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 1 * k + 2]); a01 = d0.fma(xv, a01); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 2 * k + 2]); a02 = d0.fma(xv, a02); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 3 * k + 2]); a03 = d0.fma(xv, a03); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 8]); a00 = d0.fma(xv, a00); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 9]); a01 = d0.fma(xv, a01); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 10]); a02 = d0.fma(xv, a02); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 11]); a03 = d0.fma(xv, a03); }
                     d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 15).and(0x600000).or(ONE).reinterpretAsFloats();
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 0 * k + 3]); a00 = d0.fma(xv, a00); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 1 * k + 3]); a01 = d0.fma(xv, a01); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 2 * k + 3]); a02 = d0.fma(xv, a02); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 3 * k + 3]); a03 = d0.fma(xv, a03); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 12]); a00 = d0.fma(xv, a00); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 13]); a01 = d0.fma(xv, a01); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 14]); a02 = d0.fma(xv, a02); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 15]); a03 = d0.fma(xv, a03); }
                     d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 13).and(0x600000).or(ONE).reinterpretAsFloats();
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 0 * k + 4]); a00 = d0.fma(xv, a00); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 1 * k + 4]); a01 = d0.fma(xv, a01); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 2 * k + 4]); a02 = d0.fma(xv, a02); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 3 * k + 4]); a03 = d0.fma(xv, a03); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 16]); a00 = d0.fma(xv, a00); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 17]); a01 = d0.fma(xv, a01); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 18]); a02 = d0.fma(xv, a02); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 19]); a03 = d0.fma(xv, a03); }
                     d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 11).and(0x600000).or(ONE).reinterpretAsFloats();
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 0 * k + 5]); a00 = d0.fma(xv, a00); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 1 * k + 5]); a01 = d0.fma(xv, a01); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 2 * k + 5]); a02 = d0.fma(xv, a02); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 3 * k + 5]); a03 = d0.fma(xv, a03); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 20]); a00 = d0.fma(xv, a00); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 21]); a01 = d0.fma(xv, a01); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 22]); a02 = d0.fma(xv, a02); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 23]); a03 = d0.fma(xv, a03); }
                     d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 9).and(0x600000).or(ONE).reinterpretAsFloats();
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 0 * k + 6]); a00 = d0.fma(xv, a00); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 1 * k + 6]); a01 = d0.fma(xv, a01); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 2 * k + 6]); a02 = d0.fma(xv, a02); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 3 * k + 6]); a03 = d0.fma(xv, a03); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 24]); a00 = d0.fma(xv, a00); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 25]); a01 = d0.fma(xv, a01); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 26]); a02 = d0.fma(xv, a02); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 27]); a03 = d0.fma(xv, a03); }
                     d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 7).and(0x600000).or(ONE).reinterpretAsFloats();
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 0 * k + 7]); a00 = d0.fma(xv, a00); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 1 * k + 7]); a01 = d0.fma(xv, a01); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 2 * k + 7]); a02 = d0.fma(xv, a02); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 3 * k + 7]); a03 = d0.fma(xv, a03); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 28]); a00 = d0.fma(xv, a00); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 29]); a01 = d0.fma(xv, a01); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 30]); a02 = d0.fma(xv, a02); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 31]); a03 = d0.fma(xv, a03); }
                 }
             }
             FloatVector s0 = FloatVector.fromArray(S, sc, po + 0 * pts + g * V), b0 = FloatVector.fromArray(S, bi, po + 0 * pts + g * V);
@@ -1116,7 +1117,7 @@ final class AffineTileDots {
         o03.intoArray(out, oo + 3 * ldo + 0 * V);
     }
 
-    static void t1r8b2(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, int k, float[] sc, float[] bi, int po, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
+    static void t1r8b2(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, float[] sc, float[] bi, int po, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
         FloatVector o00 = FloatVector.zero(S), o01 = FloatVector.zero(S), o02 = FloatVector.zero(S), o03 = FloatVector.zero(S), o04 = FloatVector.zero(S), o05 = FloatVector.zero(S), o06 = FloatVector.zero(S), o07 = FloatVector.zero(S);
         for (int g = 0; g < groups; g++) {
             FloatVector a00 = FloatVector.zero(S), a01 = FloatVector.zero(S), a02 = FloatVector.zero(S), a03 = FloatVector.zero(S), a04 = FloatVector.zero(S), a05 = FloatVector.zero(S), a06 = FloatVector.zero(S), a07 = FloatVector.zero(S);
@@ -1124,80 +1125,80 @@ final class AffineTileDots {
             for (int w = g * wpg; w < w1; w++) {
                 IntVector c0 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts + (long) w * V) * 4, LE);
                 for (int q = 0; q < 2; q++) {
-                    int kx = xo + w * 16 + q * 8;
+                    int kx = xo + w * 128 + q * 64;
                     IntVector e0 = c0.lanewise(VectorOperators.LSHR, q * 16);
                     FloatVector d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 21).and(0x600000).or(ONE).reinterpretAsFloats();
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 0 * k + 0]); a00 = d0.fma(xv, a00); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 1 * k + 0]); a01 = d0.fma(xv, a01); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 2 * k + 0]); a02 = d0.fma(xv, a02); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 3 * k + 0]); a03 = d0.fma(xv, a03); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 4 * k + 0]); a04 = d0.fma(xv, a04); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 5 * k + 0]); a05 = d0.fma(xv, a05); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 6 * k + 0]); a06 = d0.fma(xv, a06); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 7 * k + 0]); a07 = d0.fma(xv, a07); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 0]); a00 = d0.fma(xv, a00); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 1]); a01 = d0.fma(xv, a01); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 2]); a02 = d0.fma(xv, a02); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 3]); a03 = d0.fma(xv, a03); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 4]); a04 = d0.fma(xv, a04); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 5]); a05 = d0.fma(xv, a05); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 6]); a06 = d0.fma(xv, a06); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 7]); a07 = d0.fma(xv, a07); }
                     d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 19).and(0x600000).or(ONE).reinterpretAsFloats();
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 0 * k + 1]); a00 = d0.fma(xv, a00); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 1 * k + 1]); a01 = d0.fma(xv, a01); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 2 * k + 1]); a02 = d0.fma(xv, a02); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 3 * k + 1]); a03 = d0.fma(xv, a03); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 4 * k + 1]); a04 = d0.fma(xv, a04); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 5 * k + 1]); a05 = d0.fma(xv, a05); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 6 * k + 1]); a06 = d0.fma(xv, a06); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 7 * k + 1]); a07 = d0.fma(xv, a07); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 8]); a00 = d0.fma(xv, a00); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 9]); a01 = d0.fma(xv, a01); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 10]); a02 = d0.fma(xv, a02); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 11]); a03 = d0.fma(xv, a03); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 12]); a04 = d0.fma(xv, a04); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 13]); a05 = d0.fma(xv, a05); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 14]); a06 = d0.fma(xv, a06); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 15]); a07 = d0.fma(xv, a07); }
                     d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 17).and(0x600000).or(ONE).reinterpretAsFloats();
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 0 * k + 2]); a00 = d0.fma(xv, a00); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 1 * k + 2]); a01 = d0.fma(xv, a01); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 2 * k + 2]); a02 = d0.fma(xv, a02); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 3 * k + 2]); a03 = d0.fma(xv, a03); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 4 * k + 2]); a04 = d0.fma(xv, a04); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 5 * k + 2]); a05 = d0.fma(xv, a05); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 6 * k + 2]); a06 = d0.fma(xv, a06); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 7 * k + 2]); a07 = d0.fma(xv, a07); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 16]); a00 = d0.fma(xv, a00); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 17]); a01 = d0.fma(xv, a01); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 18]); a02 = d0.fma(xv, a02); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 19]); a03 = d0.fma(xv, a03); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 20]); a04 = d0.fma(xv, a04); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 21]); a05 = d0.fma(xv, a05); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 22]); a06 = d0.fma(xv, a06); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 23]); a07 = d0.fma(xv, a07); }
                     d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 15).and(0x600000).or(ONE).reinterpretAsFloats();
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 0 * k + 3]); a00 = d0.fma(xv, a00); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 1 * k + 3]); a01 = d0.fma(xv, a01); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 2 * k + 3]); a02 = d0.fma(xv, a02); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 3 * k + 3]); a03 = d0.fma(xv, a03); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 4 * k + 3]); a04 = d0.fma(xv, a04); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 5 * k + 3]); a05 = d0.fma(xv, a05); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 6 * k + 3]); a06 = d0.fma(xv, a06); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 7 * k + 3]); a07 = d0.fma(xv, a07); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 24]); a00 = d0.fma(xv, a00); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 25]); a01 = d0.fma(xv, a01); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 26]); a02 = d0.fma(xv, a02); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 27]); a03 = d0.fma(xv, a03); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 28]); a04 = d0.fma(xv, a04); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 29]); a05 = d0.fma(xv, a05); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 30]); a06 = d0.fma(xv, a06); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 31]); a07 = d0.fma(xv, a07); }
                     d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 13).and(0x600000).or(ONE).reinterpretAsFloats();
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 0 * k + 4]); a00 = d0.fma(xv, a00); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 1 * k + 4]); a01 = d0.fma(xv, a01); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 2 * k + 4]); a02 = d0.fma(xv, a02); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 3 * k + 4]); a03 = d0.fma(xv, a03); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 4 * k + 4]); a04 = d0.fma(xv, a04); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 5 * k + 4]); a05 = d0.fma(xv, a05); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 6 * k + 4]); a06 = d0.fma(xv, a06); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 7 * k + 4]); a07 = d0.fma(xv, a07); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 32]); a00 = d0.fma(xv, a00); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 33]); a01 = d0.fma(xv, a01); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 34]); a02 = d0.fma(xv, a02); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 35]); a03 = d0.fma(xv, a03); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 36]); a04 = d0.fma(xv, a04); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 37]); a05 = d0.fma(xv, a05); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 38]); a06 = d0.fma(xv, a06); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 39]); a07 = d0.fma(xv, a07); }
                     d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 11).and(0x600000).or(ONE).reinterpretAsFloats();
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 0 * k + 5]); a00 = d0.fma(xv, a00); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 1 * k + 5]); a01 = d0.fma(xv, a01); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 2 * k + 5]); a02 = d0.fma(xv, a02); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 3 * k + 5]); a03 = d0.fma(xv, a03); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 4 * k + 5]); a04 = d0.fma(xv, a04); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 5 * k + 5]); a05 = d0.fma(xv, a05); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 6 * k + 5]); a06 = d0.fma(xv, a06); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 7 * k + 5]); a07 = d0.fma(xv, a07); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 40]); a00 = d0.fma(xv, a00); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 41]); a01 = d0.fma(xv, a01); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 42]); a02 = d0.fma(xv, a02); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 43]); a03 = d0.fma(xv, a03); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 44]); a04 = d0.fma(xv, a04); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 45]); a05 = d0.fma(xv, a05); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 46]); a06 = d0.fma(xv, a06); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 47]); a07 = d0.fma(xv, a07); }
                     d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 9).and(0x600000).or(ONE).reinterpretAsFloats();
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 0 * k + 6]); a00 = d0.fma(xv, a00); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 1 * k + 6]); a01 = d0.fma(xv, a01); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 2 * k + 6]); a02 = d0.fma(xv, a02); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 3 * k + 6]); a03 = d0.fma(xv, a03); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 4 * k + 6]); a04 = d0.fma(xv, a04); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 5 * k + 6]); a05 = d0.fma(xv, a05); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 6 * k + 6]); a06 = d0.fma(xv, a06); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 7 * k + 6]); a07 = d0.fma(xv, a07); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 48]); a00 = d0.fma(xv, a00); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 49]); a01 = d0.fma(xv, a01); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 50]); a02 = d0.fma(xv, a02); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 51]); a03 = d0.fma(xv, a03); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 52]); a04 = d0.fma(xv, a04); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 53]); a05 = d0.fma(xv, a05); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 54]); a06 = d0.fma(xv, a06); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 55]); a07 = d0.fma(xv, a07); }
                     d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 7).and(0x600000).or(ONE).reinterpretAsFloats();
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 0 * k + 7]); a00 = d0.fma(xv, a00); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 1 * k + 7]); a01 = d0.fma(xv, a01); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 2 * k + 7]); a02 = d0.fma(xv, a02); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 3 * k + 7]); a03 = d0.fma(xv, a03); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 4 * k + 7]); a04 = d0.fma(xv, a04); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 5 * k + 7]); a05 = d0.fma(xv, a05); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 6 * k + 7]); a06 = d0.fma(xv, a06); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 7 * k + 7]); a07 = d0.fma(xv, a07); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 56]); a00 = d0.fma(xv, a00); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 57]); a01 = d0.fma(xv, a01); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 58]); a02 = d0.fma(xv, a02); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 59]); a03 = d0.fma(xv, a03); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 60]); a04 = d0.fma(xv, a04); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 61]); a05 = d0.fma(xv, a05); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 62]); a06 = d0.fma(xv, a06); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 63]); a07 = d0.fma(xv, a07); }
                 }
             }
             FloatVector s0 = FloatVector.fromArray(S, sc, po + 0 * pts + g * V), b0 = FloatVector.fromArray(S, bi, po + 0 * pts + g * V);

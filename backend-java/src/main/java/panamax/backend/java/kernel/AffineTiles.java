@@ -129,24 +129,24 @@ public final class AffineTiles implements AutoCloseable {
 
     /**
      * {@code out[r·ldo + j] = (x_r · Wᵀ)[t0·V + j]} for tiles {@code [t0, t1)} (j up to {@code (t1 − t0)·V}, padded
-     * rows included) and x rows {@code [0, m)} in natural order (row stride k) with their group sums
-     * ({@link QuantMatVec#groupSums}). x rows go in L2-sized passes over the tiles; within a pass, eight, four, two or
-     * one x rows at a time against one or two tiles, one x row against four tiles (streams far enough apart for the
-     * prefetchers).
+     * rows included) and x rows {@code [0, m)} placed by {@link #placeRow} (one row alone: its natural order), with their
+     * group sums ({@link QuantMatVec#groupSums}, row stride groups). x rows go in L2-sized passes over the tiles;
+     * within a pass, eight, four, two or one x rows at a time against one or two tiles, one x row against four tiles
+     * (streams far enough apart for the prefetchers).
      */
     public void multiply(float[] x, float[] xsums, int m, int t0, int t1, float[] out, int ldo) {
-        int pass = Math.max(8, X_TILE_BYTES / (4 * k) / 8 * 8);
+        int pass = pass();
         int pts = V * groups;
         for (int m0 = 0; m0 < m; m0 += pass) {
             int m1 = Math.min(m, m0 + pass);
             int t = t0;
             if (m1 - m0 == 1) {
                 for (; t + 4 <= t1; t += 4) {
-                    AffineTileDots.t4r1(bits, codes, t * tileInts, tileInts, groups, wordsPerGroup, x, m0 * k, k, scales, biases, t * pts, pts,
+                    AffineTileDots.t4r1(bits, codes, t * tileInts, tileInts, groups, wordsPerGroup, x, m0 * k, scales, biases, t * pts, pts,
                             xsums, m0 * groups, out, m0 * ldo + (t - t0) * V, ldo);
                 }
                 for (; t < t1; t++) {
-                    AffineTileDots.t1r1(bits, codes, t * tileInts, tileInts, groups, wordsPerGroup, x, m0 * k, k, scales, biases, t * pts, pts,
+                    AffineTileDots.t1r1(bits, codes, t * tileInts, tileInts, groups, wordsPerGroup, x, m0 * k, scales, biases, t * pts, pts,
                             xsums, m0 * groups, out, m0 * ldo + (t - t0) * V, ldo);
                 }
                 continue;
@@ -157,43 +157,88 @@ public final class AffineTiles implements AutoCloseable {
                 int po = t * pts, oo = (t - t0) * V;
                 int r = m0;
                 for (; r + 8 <= m1; r += 8) {
-                    AffineTileDots.t1r8(bits, codes, cw, tileInts, groups, wordsPerGroup, x, r * k, k, scales, biases, po, pts, xsums, r * groups,
+                    AffineTileDots.t1r8(bits, codes, cw, tileInts, groups, wordsPerGroup, x, r * k, scales, biases, po, pts, xsums, r * groups,
                             out, r * ldo + oo, ldo);
                     if (pair) {
-                        AffineTileDots.t1r8(bits, codes, cw + tileInts, tileInts, groups, wordsPerGroup, x, r * k, k, scales, biases, po + pts, pts,
+                        AffineTileDots.t1r8(bits, codes, cw + tileInts, tileInts, groups, wordsPerGroup, x, r * k, scales, biases, po + pts, pts,
                                 xsums, r * groups, out, r * ldo + oo + V, ldo);
                     }
                 }
                 if (r + 4 <= m1) {
                     if (pair) {
-                        AffineTileDots.t2r4(bits, codes, cw, tileInts, groups, wordsPerGroup, x, r * k, k, scales, biases, po, pts, xsums, r * groups,
+                        AffineTileDots.t2r4(bits, codes, cw, tileInts, groups, wordsPerGroup, x, r * k, scales, biases, po, pts, xsums, r * groups,
                                 out, r * ldo + oo, ldo);
                     } else {
-                        AffineTileDots.t1r4(bits, codes, cw, tileInts, groups, wordsPerGroup, x, r * k, k, scales, biases, po, pts, xsums, r * groups,
+                        AffineTileDots.t1r4(bits, codes, cw, tileInts, groups, wordsPerGroup, x, r * k, scales, biases, po, pts, xsums, r * groups,
                                 out, r * ldo + oo, ldo);
                     }
                     r += 4;
                 }
                 if (r + 2 <= m1) {
                     if (pair) {
-                        AffineTileDots.t2r2(bits, codes, cw, tileInts, groups, wordsPerGroup, x, r * k, k, scales, biases, po, pts, xsums, r * groups,
+                        AffineTileDots.t2r2(bits, codes, cw, tileInts, groups, wordsPerGroup, x, r * k, scales, biases, po, pts, xsums, r * groups,
                                 out, r * ldo + oo, ldo);
                     } else {
-                        AffineTileDots.t1r2(bits, codes, cw, tileInts, groups, wordsPerGroup, x, r * k, k, scales, biases, po, pts, xsums, r * groups,
+                        AffineTileDots.t1r2(bits, codes, cw, tileInts, groups, wordsPerGroup, x, r * k, scales, biases, po, pts, xsums, r * groups,
                                 out, r * ldo + oo, ldo);
                     }
                     r += 2;
                 }
                 if (r < m1) {
-                    AffineTileDots.t1r1(bits, codes, cw, tileInts, groups, wordsPerGroup, x, r * k, k, scales, biases, po, pts, xsums, r * groups,
+                    AffineTileDots.t1r1(bits, codes, cw, tileInts, groups, wordsPerGroup, x, r * k, scales, biases, po, pts, xsums, r * groups,
                             out, r * ldo + oo, ldo);
                     if (pair) {
-                        AffineTileDots.t1r1(bits, codes, cw + tileInts, tileInts, groups, wordsPerGroup, x, r * k, k, scales, biases, po + pts, pts,
+                        AffineTileDots.t1r1(bits, codes, cw + tileInts, tileInts, groups, wordsPerGroup, x, r * k, scales, biases, po + pts, pts,
                                 xsums, r * groups, out, r * ldo + oo + V, ldo);
                     }
                 }
             }
         }
+    }
+
+    /** x rows per pass: a multiple of eight. */
+    private int pass() {
+        return Math.max(8, X_TILE_BYTES / (4 * k) / 8 * 8);
+    }
+
+    /**
+     * Puts x row {@code r} (of {@code m}, k values in natural order) where {@link #multiply} reads it in {@code xi} (m·k
+     * values): each block of R rows the kernels take together (eight while eight remain in the pass, then four, two,
+     * one) lies from its first row's natural place with its rows interleaved, element kk of its row i at
+     * {@code kk·R + i}, so the broadcasts of one word read one run. Rows may be placed in any order, on any thread.
+     */
+    public void placeRow(float[] row, int r, int m, float[] xi) {
+        int pass = pass();
+        int m0 = r / pass * pass, m1 = Math.min(m, m0 + pass);
+        int b0 = m0 + (r - m0) / 8 * 8;
+        int size = 8;
+        if (b0 + 8 > m1) {
+            // past the pass's whole eights: a four, then a two, then a one, in that order
+            int start = m0 + (m1 - m0) / 8 * 8;
+            b0 = start;
+            size = 0;
+            for (int block : new int[] {4, 2, 1}) {
+                if (b0 + block > m1) continue;
+                if (r < b0 + block) {
+                    size = block;
+                    break;
+                }
+                b0 += block;
+            }
+        }
+        int at = b0 * k + (r - b0);
+        for (int kk = 0; kk < k; kk++) xi[at + kk * size] = row[kk];
+    }
+
+    /** x rows {@code [0, m)} in natural order (row stride k) placed for {@link #multiply} ({@link #placeRow}). */
+    public float[] place(float[] x, int m) {
+        float[] xi = new float[m * k];
+        float[] row = new float[k];
+        for (int r = 0; r < m; r++) {
+            System.arraycopy(x, r * k, row, 0, k);
+            placeRow(row, r, m, xi);
+        }
+        return xi;
     }
 
     @Override

@@ -115,7 +115,7 @@ public final class Warmup {
                     int bits = i % 2 == 0 ? 8 : 4;
                     QuantMatVec.vector(w, 0, (long) k * bits / 8, bits, 64, k, params, xRows, xRowSums, rows, 0, n, outRows, n);
                     AffineTiles tiles = bits == 8 ? tiles8 : tiles4;
-                    if (tiles != null) tiles.multiply(xRows, xRowSums, rows, 0, tiles.tiles(), tileOut, 64);
+                    if (tiles != null) tiles.multiply(xRows, xRowSums, rows, 0, tiles.tiles(), tileOut, 64); // any x values do
                 }
             }
         } catch (RuntimeException | Error e) {
