@@ -89,10 +89,7 @@ final class QuantMatmul {
                     RowScales params = scalesAt.at(sOff, bOff);
                     long base = (packed.offset + MatmulOps.batchOffset(i, batch, pb)) * 4;
                     if (tiled) {
-                        TilesKey key = new TilesKey(base, rowBytes, n, k, bits, groupSize, scales.storage, sOff, strides(scales),
-                                biases.storage, bOff, strides(biases), scales.dtype);
-                        AffineTiles tiles = packed.storage.derived(key,
-                                () -> AffineTiles.repack(backend.parallel, ps, base, rowBytes, n, k, bits, groupSize, params), AffineTiles::bytes);
+                        AffineTiles tiles = tiles(backend.parallel, packed, scales, biases, base, sOff, bOff, rowBytes, n, k, bits, groupSize, scalesAt);
                         tilesProduct(backend.parallel, xv, xOff, tiles, groupSize, m, k, n, out, (long) i * m * n);
                         continue;
                     }
@@ -120,6 +117,49 @@ final class QuantMatmul {
 
     private static List<Long> strides(JavaTensor t) {
         return Arrays.stream(t.strides).boxed().toList();
+    }
+
+    /** The repacked tiles of the matrix whose codes start at byte {@code base} of packed's storage, made on first use. */
+    private static AffineTiles tiles(Parallel par, JavaTensor packed, JavaTensor scales, JavaTensor biases, long base, long sOff, long bOff,
+                                     long rowBytes, int n, int k, int bits, int gs, QuantOps.ScalesAt scalesAt) {
+        Storage storage = packed.storage;
+        TilesKey key = new TilesKey(base, rowBytes, n, k, bits, gs, scales.storage, sOff, strides(scales), biases.storage, bOff, strides(biases),
+                scales.dtype);
+        if (!storage.hasDerived(key)) repackStack(par, packed, scales, biases, base, sOff, bOff, rowBytes, n, k, bits, gs, scalesAt);
+        MemorySegment ps = packed.segment();
+        return storage.derived(key, () -> AffineTiles.repack(par, ps, base, rowBytes, n, k, bits, gs, scalesAt.at(sOff, bOff)), AffineTiles::bytes);
+    }
+
+    /**
+     * Where the codes' storage holds a stack of matrices of this geometry exactly, and the scales' and biases' storages
+     * hold their parameters stacked alike (experts stored as mlx-lm's {@code switch_mlp} and the MoE presets store them,
+     * each expert's projection a view), every matrix of the stack is repacked now, in parallel: a mixture-of-experts
+     * model would otherwise repack each expert at its first routed token, well into generation. Each matrix is keyed as
+     * {@link #tiles} keys it, so a guess that does not hold for some view only makes tiles no call asks for.
+     */
+    private static void repackStack(Parallel par, JavaTensor packed, JavaTensor scales, JavaTensor biases, long base, long sOff, long bOff,
+                                    long rowBytes, int n, int k, int bits, int gs, QuantOps.ScalesAt scalesAt) {
+        long matrixBytes = n * rowBytes;
+        int groups = k / gs;
+        long matrixParams = (long) n * groups;
+        long codeBytes = packed.segment().byteSize();
+        if (matrixBytes <= 0 || codeBytes % matrixBytes != 0 || base % matrixBytes != 0) return;
+        long count = codeBytes / matrixBytes;
+        long paramBytes = count * matrixParams * scales.dtype.byteSize();
+        if (count < 2 || count > 65536 || scales.segment().byteSize() != paramBytes || biases.segment().byteSize() != paramBytes) return;
+        long first = base / matrixBytes;
+        MemorySegment ps = packed.segment();
+        Storage storage = packed.storage;
+        par.forRange((int) count, 1, (e0, e1) -> {
+            for (int e = e0; e < e1; e++) {
+                long at = e * matrixBytes;
+                long s = sOff + (e - first) * matrixParams, b = bOff + (e - first) * matrixParams;
+                if (s < 0 || b < 0 || s + matrixParams > count * matrixParams || b + matrixParams > count * matrixParams) continue;
+                TilesKey key = new TilesKey(at, rowBytes, n, k, bits, gs, scales.storage, s, strides(scales), biases.storage, b, strides(biases),
+                        scales.dtype);
+                storage.derived(key, () -> AffineTiles.repack(par, ps, at, rowBytes, n, k, bits, gs, scalesAt.at(s, b)), AffineTiles::bytes);
+            }
+        });
     }
 
     /**

@@ -92,6 +92,11 @@ final class Storage {
         return (T) d.value();
     }
 
+    /** True when a form is derived under {@code key}. */
+    boolean hasDerived(Object key) {
+        return derived.containsKey(key);
+    }
+
     private void dropDerived() {
         for (Object key : derived.keySet()) {
             Derived d = derived.remove(key);
