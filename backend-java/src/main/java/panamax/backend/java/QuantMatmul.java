@@ -86,13 +86,13 @@ final class QuantMatmul {
                     long xOff = xv.offset + MatmulOps.batchOffset(i, batch, xb);
                     long sOff = scales.offset + MatmulOps.batchOffset(i, batch, sb);
                     long bOff = biases.offset + MatmulOps.batchOffset(i, batch, bb);
-                    RowScales params = scalesAt.at(sOff, bOff);
                     long base = (packed.offset + MatmulOps.batchOffset(i, batch, pb)) * 4;
                     if (tiled) {
                         AffineTiles tiles = tiles(backend.parallel, packed, scales, biases, base, sOff, bOff, rowBytes, n, k, bits, groupSize, scalesAt);
                         tilesProduct(backend.parallel, xv, xOff, tiles, groupSize, m, k, n, out, (long) i * m * n);
                         continue;
                     }
+                    RowScales params = scalesAt.at(sOff, bOff);
                     if (vectorKernel) {
                         vectorProduct(backend.parallel, xv, xOff, ps, base, rowBytes, bits, groupSize, params, m, k, n, out, (long) i * m * n);
                         continue;
