@@ -136,62 +136,46 @@ public final class AffineTiles implements AutoCloseable {
      */
     public void multiply(float[] x, float[] xsums, int m, int t0, int t1, float[] out, int ldo) {
         int pass = pass();
-        int pts = V * groups;
         for (int m0 = 0; m0 < m; m0 += pass) {
             int m1 = Math.min(m, m0 + pass);
             int t = t0;
             if (m1 - m0 == 1) {
-                for (; t + 4 <= t1; t += 4) {
-                    AffineTileDots.t4r1(bits, codes, t * tileInts, tileInts, groups, wordsPerGroup, x, m0 * k, scales, biases, t * pts, pts,
-                            xsums, m0 * groups, out, m0 * ldo + (t - t0) * V, ldo);
-                }
-                for (; t < t1; t++) {
-                    AffineTileDots.t1r1(bits, codes, t * tileInts, tileInts, groups, wordsPerGroup, x, m0 * k, scales, biases, t * pts, pts,
-                            xsums, m0 * groups, out, m0 * ldo + (t - t0) * V, ldo);
-                }
+                for (; t + 4 <= t1; t += 4) block(4, 1, t, m0, x, xsums, out, m0 * ldo + (t - t0) * V, ldo);
+                for (; t < t1; t++) block(1, 1, t, m0, x, xsums, out, m0 * ldo + (t - t0) * V, ldo);
                 continue;
             }
             for (; t < t1; t += 2) {
-                boolean pair = t + 1 < t1;
-                long cw = t * tileInts;
-                int po = t * pts, oo = (t - t0) * V;
-                int r = m0;
-                for (; r + 8 <= m1; r += 8) {
-                    AffineTileDots.t1r8(bits, codes, cw, tileInts, groups, wordsPerGroup, x, r * k, scales, biases, po, pts, xsums, r * groups,
-                            out, r * ldo + oo, ldo);
-                    if (pair) {
-                        AffineTileDots.t1r8(bits, codes, cw + tileInts, tileInts, groups, wordsPerGroup, x, r * k, scales, biases, po + pts, pts,
-                                xsums, r * groups, out, r * ldo + oo + V, ldo);
-                    }
+                int tilesHere = Math.min(2, t1 - t);
+                // the blocks placeRow laid out: eights while eight rows remain, then a four, a two, a one
+                for (int r = m0; r < m1; ) {
+                    int rows = m1 - r >= 8 ? 8 : m1 - r >= 4 ? 4 : m1 - r >= 2 ? 2 : 1;
+                    block(tilesHere, rows, t, r, x, xsums, out, r * ldo + (t - t0) * V, ldo);
+                    r += rows;
                 }
-                if (r + 4 <= m1) {
-                    if (pair) {
-                        AffineTileDots.t2r4(bits, codes, cw, tileInts, groups, wordsPerGroup, x, r * k, scales, biases, po, pts, xsums, r * groups,
-                                out, r * ldo + oo, ldo);
-                    } else {
-                        AffineTileDots.t1r4(bits, codes, cw, tileInts, groups, wordsPerGroup, x, r * k, scales, biases, po, pts, xsums, r * groups,
-                                out, r * ldo + oo, ldo);
-                    }
-                    r += 4;
-                }
-                if (r + 2 <= m1) {
-                    if (pair) {
-                        AffineTileDots.t2r2(bits, codes, cw, tileInts, groups, wordsPerGroup, x, r * k, scales, biases, po, pts, xsums, r * groups,
-                                out, r * ldo + oo, ldo);
-                    } else {
-                        AffineTileDots.t1r2(bits, codes, cw, tileInts, groups, wordsPerGroup, x, r * k, scales, biases, po, pts, xsums, r * groups,
-                                out, r * ldo + oo, ldo);
-                    }
-                    r += 2;
-                }
-                if (r < m1) {
-                    AffineTileDots.t1r1(bits, codes, cw, tileInts, groups, wordsPerGroup, x, r * k, scales, biases, po, pts, xsums, r * groups,
-                            out, r * ldo + oo, ldo);
-                    if (pair) {
-                        AffineTileDots.t1r1(bits, codes, cw + tileInts, tileInts, groups, wordsPerGroup, x, r * k, scales, biases, po + pts, pts,
-                                xsums, r * groups, out, r * ldo + oo + V, ldo);
-                    }
-                }
+            }
+        }
+    }
+
+    /**
+     * {@code tilesHere} tiles from tile t against the block of {@code rows} x rows from row r: one kernel where one takes
+     * that shape, else one tile at a time (each tile's outputs take the same steps either way).
+     */
+    private void block(int tilesHere, int rows, int t, int r, float[] x, float[] xsums, float[] out, int o, int ldo) {
+        long cw = t * tileInts;
+        int pts = V * groups, po = t * pts, xo = r * k, xso = r * groups;
+        int shape = tilesHere * 10 + rows;
+        switch (shape) {
+            case 41 -> AffineTileDots.t4r1(bits, codes, cw, tileInts, groups, wordsPerGroup, x, xo, scales, biases, po, pts, xsums, xso, out, o, ldo);
+            case 24 -> AffineTileDots.t2r4(bits, codes, cw, tileInts, groups, wordsPerGroup, x, xo, scales, biases, po, pts, xsums, xso, out, o, ldo);
+            case 22 -> AffineTileDots.t2r2(bits, codes, cw, tileInts, groups, wordsPerGroup, x, xo, scales, biases, po, pts, xsums, xso, out, o, ldo);
+            case 18 -> AffineTileDots.t1r8(bits, codes, cw, tileInts, groups, wordsPerGroup, x, xo, scales, biases, po, pts, xsums, xso, out, o, ldo);
+            case 14 -> AffineTileDots.t1r4(bits, codes, cw, tileInts, groups, wordsPerGroup, x, xo, scales, biases, po, pts, xsums, xso, out, o, ldo);
+            case 12 -> AffineTileDots.t1r2(bits, codes, cw, tileInts, groups, wordsPerGroup, x, xo, scales, biases, po, pts, xsums, xso, out, o, ldo);
+            case 11 -> AffineTileDots.t1r1(bits, codes, cw, tileInts, groups, wordsPerGroup, x, xo, scales, biases, po, pts, xsums, xso, out, o, ldo);
+            default -> {
+                // two tiles against eight rows or one (no kernel of that shape): each tile on its own
+                block(1, rows, t, r, x, xsums, out, o, ldo);
+                block(1, rows, t + 1, r, x, xsums, out, o + V, ldo);
             }
         }
     }
