@@ -133,8 +133,9 @@ final class QuantMatmul {
     /**
      * Where the codes' storage holds a stack of matrices of this geometry exactly, and the scales' and biases' storages
      * hold their parameters stacked alike (experts stored as mlx-lm's {@code switch_mlp} and the MoE presets store them,
-     * each expert's projection a view), every matrix of the stack is repacked now, in parallel: a mixture-of-experts
-     * model would otherwise repack each expert at its first routed token, well into generation. Each matrix is keyed as
+     * each expert's projection a view), every matrix of the stack is repacked now, in parallel, into one region
+     * ({@link AffineTiles#repackAll}): a mixture-of-experts model would otherwise repack each expert at its first routed
+     * token, well into generation, each in its own 4 KiB pages. Each matrix is keyed as
      * {@link #tiles} keys it, so a guess that does not hold for some view only makes tiles no call asks for.
      */
     private static void repackStack(Parallel par, JavaTensor packed, JavaTensor scales, JavaTensor biases, long base, long sOff, long bOff,
@@ -148,18 +149,27 @@ final class QuantMatmul {
         long paramBytes = count * matrixParams * scales.dtype.byteSize();
         if (count < 2 || count > 65536 || scales.segment().byteSize() != paramBytes || biases.segment().byteSize() != paramBytes) return;
         long first = base / matrixBytes;
-        MemorySegment ps = packed.segment();
+        List<TilesKey> keys = new java.util.ArrayList<>();
+        List<Long> bases = new java.util.ArrayList<>();
+        List<RowScales> params = new java.util.ArrayList<>();
         Storage storage = packed.storage;
-        par.forRange((int) count, 1, (e0, e1) -> {
-            for (int e = e0; e < e1; e++) {
-                long at = e * matrixBytes;
-                long s = sOff + (e - first) * matrixParams, b = bOff + (e - first) * matrixParams;
-                if (s < 0 || b < 0 || s + matrixParams > count * matrixParams || b + matrixParams > count * matrixParams) continue;
-                TilesKey key = new TilesKey(at, rowBytes, n, k, bits, gs, scales.storage, s, strides(scales), biases.storage, b, strides(biases),
-                        scales.dtype);
-                storage.derived(key, () -> AffineTiles.repack(par, ps, at, rowBytes, n, k, bits, gs, scalesAt.at(s, b)), AffineTiles::bytes);
-            }
-        });
+        for (long e = 0; e < count; e++) {
+            long s = sOff + (e - first) * matrixParams, b = bOff + (e - first) * matrixParams;
+            if (s < 0 || b < 0 || s + matrixParams > count * matrixParams || b + matrixParams > count * matrixParams) continue;
+            TilesKey key = new TilesKey(e * matrixBytes, rowBytes, n, k, bits, gs, scales.storage, s, strides(scales), biases.storage, b,
+                    strides(biases), scales.dtype);
+            if (storage.hasDerived(key)) continue;
+            keys.add(key);
+            bases.add(e * matrixBytes);
+            params.add(scalesAt.at(s, b));
+        }
+        if (keys.size() < 2) return;
+        AffineTiles[] made = AffineTiles.repackAll(par, packed.segment(), bases.stream().mapToLong(Long::longValue).toArray(), rowBytes, n, k,
+                bits, gs, params.toArray(RowScales[]::new));
+        for (int i = 0; i < made.length; i++) {
+            AffineTiles mine = made[i];
+            if (storage.derived(keys.get(i), () -> mine, AffineTiles::bytes) != mine) mine.close(); // made meanwhile by another call
+        }
     }
 
     /**

@@ -136,6 +136,76 @@ class AffineTilesTest {
         }
     }
 
+    @Test
+    void aStackOfMatricesIsRepackedWholeAndEachGivesTheBitsItGivesAlone() {
+        VectorWidth.requirePath(AffineTiles.supports(8, 256, 64), "the repacked affine tiles", 512);
+        try (Arena arena = Arena.ofConfined(); Parallel one = new Parallel(1)) {
+            int n = 40, k = 256, experts = 3;
+            QuantizedRows q = QuantizedRows.of(arena, experts * n, k, 8, 64, this::gaussian);
+            long[] bases = new long[experts];
+            panamax.backend.java.kernel.RowScales[] params = new panamax.backend.java.kernel.RowScales[experts];
+            for (int e = 0; e < experts; e++) {
+                int first = e * n;
+                bases[e] = first * q.rowBytes();
+                params[e] = (row, sc, bi) -> q.params().load(first + row, sc, bi);
+            }
+            float[] x = gaussian(5 * k);
+            float[] sums = QuantMatVec.groupSums(x, 5, k, 64);
+            AffineTiles[] stack = AffineTiles.repackAll(one, q.packed(), bases, q.rowBytes(), n, k, 8, 64, params);
+            try {
+                for (int e = 0; e < experts; e++) {
+                    try (AffineTiles alone = AffineTiles.repack(one, q.packed(), bases[e], q.rowBytes(), n, k, 8, 64, params[e])) {
+                        int width = alone.tiles() * AffineTiles.rowsPerTile();
+                        float[] want = new float[5 * width];
+                        float[] got = new float[5 * width];
+                        float[] placed = alone.place(x, 5);
+                        alone.multiply(placed, sums, 5, 0, alone.tiles(), want, width);
+                        stack[e].multiply(placed, sums, 5, 0, stack[e].tiles(), got, width);
+                        assertArrayEquals(want, got, "expert " + e + " from the stack's region and alone");
+                    }
+                }
+            } finally {
+                for (AffineTiles t : stack) t.close();
+                for (AffineTiles t : stack) t.close(); // a second close of each is harmless
+            }
+        }
+    }
+
+    @Test
+    void theBackendRepacksAStackOfExpertsAtTheFirstProductOverOne() {
+        VectorWidth.requirePath(AffineTiles.supports(4, 256, 64), "the repacked affine tiles", 512);
+        Backend backend = new JavaBackendProvider().create(BackendOptions.defaults());
+        try {
+            Ops ops = backend.ops();
+            int experts = 4, n = 32, k = 256;
+            long mappedBefore = backend.memoryStats().mappedBytes();
+            try (Tensor w = backend.fromFloats(gaussian(experts * n * k), Shape.of(experts, n, k), DType.F32);
+                 Tensor x = backend.fromFloats(gaussian(2 * k), Shape.of(2, k), DType.F32);
+                 QuantizedMatrix stacked = ops.quantize(w, 64, 4)) {
+                long oneExpert = 0;
+                for (int e = 0; e < experts; e++) {
+                    try (Tensor p = ops.slice(stacked.packed(), 0, e, e + 1); Tensor sc = ops.slice(stacked.scales(), 0, e, e + 1);
+                         Tensor bi = ops.slice(stacked.biases(), 0, e, e + 1);
+                         Tensor we = ops.slice(w, 0, e, e + 1); Tensor w2 = ops.reshape(we, Shape.of(n, k));
+                         QuantizedMatrix alone = ops.quantize(w2, 64, 4)) {
+                        QuantizedMatrix view = new QuantizedMatrix(p, sc, bi, 64, 4);
+                        float[] fromStack = product(backend, x, view);
+                        if (e == 0) oneExpert = (backend.memoryStats().mappedBytes() - mappedBefore) / experts;
+                        assertEquals(experts * oneExpert, backend.memoryStats().mappedBytes() - mappedBefore,
+                                "the whole stack is repacked at the first product over one expert");
+                        float[] separate = product(backend, x, alone);
+                        assertArrayEquals(separate, fromStack, "expert " + e + " through the stack's tiles and through its own");
+                    }
+                }
+                assertTrue(oneExpert > 0, "the experts' tiles count as mapped bytes");
+            }
+            assertEquals(mappedBefore, backend.memoryStats().mappedBytes(), "freed experts drop their tiles");
+            assertEquals(0, backend.memoryStats().activeBytes(), "no storage leaked");
+        } finally {
+            backend.close();
+        }
+    }
+
     private static float[] product(Backend backend, Tensor x, QuantizedMatrix q) {
         try (Tensor y = backend.ops().quantizedMatmul(x, q, true)) {
             return backend.toFloats(y);

@@ -4,6 +4,8 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import jdk.incubator.vector.FloatVector;
 import panamax.api.memory.HugePageMemory;
 
@@ -41,12 +43,14 @@ public final class AffineTiles implements AutoCloseable {
     private final int wordsPerGroup;
     private final int tiles;
     private final long tileInts;
-    private final Arena arena;
+    private final Region region;
     private final MemorySegment codes;
     private final float[] scales;
     private final float[] biases;
+    private final AtomicBoolean closed = new AtomicBoolean();
 
-    private AffineTiles(int n, int k, int bits, int groupSize) {
+    /** Tiles whose codes lie in {@code codes}, a part of {@code region} (which the last of its tiles to close frees). */
+    private AffineTiles(int n, int k, int bits, int groupSize, Region region, MemorySegment codes) {
         this.n = n;
         this.k = k;
         this.bits = bits;
@@ -54,11 +58,35 @@ public final class AffineTiles implements AutoCloseable {
         this.wordsPerGroup = groupSize * bits / 32;
         this.tiles = (n + V - 1) / V;
         this.tileInts = (long) k * bits / 32 * V;
-        this.arena = Arena.ofShared();
-        long bytes = Math.max(4, tileInts * tiles * 4);
-        this.codes = bytes >= HUGE_PAGE_BYTES ? HugePageMemory.allocate(bytes, arena) : arena.allocate(bytes, 64);
+        this.region = region;
+        this.codes = codes;
         this.scales = new float[Math.multiplyExact(tiles * V, groups)];
         this.biases = new float[scales.length];
+    }
+
+    /** Bytes of codes the tiles of an n × k matrix take. */
+    private static long codeBytes(int n, int k, int bits) {
+        return Math.max(4, (long) (n + V - 1) / V * V * k * bits / 8);
+    }
+
+    /**
+     * Off-heap memory shared by the tiles of one or more matrices, freed when the last of them closes: a stack of
+     * experts takes one region, in 2 MiB pages from {@link #HUGE_PAGE_BYTES} on, where each 1.5 MiB expert alone would
+     * sit in 4 KiB pages (page faults when filled, TLB misses when streamed).
+     */
+    private static final class Region {
+        private final Arena arena = Arena.ofShared();
+        private final MemorySegment memory;
+        private final AtomicInteger users;
+
+        Region(long bytes, int users) {
+            this.memory = bytes >= HUGE_PAGE_BYTES ? HugePageMemory.allocate(bytes, arena) : arena.allocate(bytes, 64);
+            this.users = new AtomicInteger(users);
+        }
+
+        void release() {
+            if (users.decrementAndGet() == 0) arena.close();
+        }
     }
 
     /** True when a matrix of these codes can be repacked (and tiles are {@link #ENABLED}). */
@@ -74,7 +102,9 @@ public final class AffineTiles implements AutoCloseable {
     public static AffineTiles repack(Parallel par, MemorySegment packed, long base, long rowBytes, int n, int k, int bits, int groupSize,
                                      RowScales params) {
         if (!supports(bits, k, groupSize)) throw new IllegalArgumentException("no tiles for " + bits + "-bit codes, k " + k + ", group " + groupSize);
-        AffineTiles t = new AffineTiles(n, k, bits, groupSize);
+        long bytes = codeBytes(n, k, bits);
+        Region region = new Region(bytes, 1);
+        AffineTiles t = new AffineTiles(n, k, bits, groupSize, region, region.memory);
         try {
             par.forRange(t.tiles, Math.max(1, 4096 / Math.max(1, k / 16)), (t0, t1) -> t.fill(packed, base, rowBytes, params, t0, t1));
         } catch (RuntimeException | Error e) {
@@ -82,6 +112,30 @@ public final class AffineTiles implements AutoCloseable {
             throw e;
         }
         return t;
+    }
+
+    /**
+     * Repacks {@code bases.length} matrices of one geometry (a stack of experts) into one region, matrix i's codes
+     * from byte {@code bases[i]} of {@code packed} with parameters {@code params[i]}; the matrices are filled on every
+     * thread of {@code par}. Each returned tiles is closed on its own; the region goes with the last.
+     */
+    public static AffineTiles[] repackAll(Parallel par, MemorySegment packed, long[] bases, long rowBytes, int n, int k, int bits, int groupSize,
+                                          RowScales[] params) {
+        if (!supports(bits, k, groupSize)) throw new IllegalArgumentException("no tiles for " + bits + "-bit codes, k " + k + ", group " + groupSize);
+        int count = bases.length;
+        long bytes = codeBytes(n, k, bits);
+        Region region = new Region(Math.multiplyExact(bytes, (long) count), count);
+        AffineTiles[] all = new AffineTiles[count];
+        for (int i = 0; i < count; i++) all[i] = new AffineTiles(n, k, bits, groupSize, region, region.memory.asSlice(i * bytes, bytes));
+        try {
+            par.forRange(count, 1, (i0, i1) -> {
+                for (int i = i0; i < i1; i++) all[i].fill(packed, bases[i], rowBytes, params[i], 0, all[i].tiles);
+            });
+        } catch (RuntimeException | Error e) {
+            for (AffineTiles t : all) t.close();
+            throw e;
+        }
+        return all;
     }
 
     private void fill(MemorySegment packed, long base, long rowBytes, RowScales params, int t0, int t1) {
@@ -227,6 +281,6 @@ public final class AffineTiles implements AutoCloseable {
 
     @Override
     public void close() {
-        if (arena.scope().isAlive()) arena.close();
+        if (closed.compareAndSet(false, true)) region.release();
     }
 }
