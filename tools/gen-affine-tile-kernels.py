@@ -22,8 +22,8 @@ OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..',
 SHAPES = [(4, 1), (1, 1), (2, 2), (1, 2), (2, 4), (1, 4), (1, 8)]
 BITS = [8, 4, 2]
 ARGS = "MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, " \
-       "float[] sc, float[] bi, int po, int pts, float[] xs, int xso, float[] out, int oo, int ldo"
-CALL = "c, cw, ts, groups, wpg, x, xo, sc, bi, po, pts, xs, xso, out, oo, ldo"
+       "MemorySegment pm, long so, long bo, int pts, float[] xs, int xso, float[] out, int oo, int ldo"
+CALL = "c, cw, ts, groups, wpg, x, xo, pm, so, bo, pts, xs, xso, out, oo, ldo"
 
 HEAD = '''package panamax.backend.java.kernel;
 
@@ -39,7 +39,8 @@ import jdk.incubator.vector.VectorSpecies;
 /**
  * x·Wᵀ blocks over affine weights repacked by {@link AffineTiles}: tile t holds V weight rows, word w of all of them
  * as one vector ({@code c} from int {@code cw + t·ts + w·V}), and per group a vector of V scales and one of V biases
- * ({@code sc}/{@code bi} from {@code po + t·pts + g·V}, made by {@link QuantMatVec#mantissaParameters}). The block's R
+ * (f32 in {@code pm}, scales from byte {@code so + (t·pts + g·V)·4} and biases from {@code bo + …} alike, made by
+ * {@link QuantMatVec#mantissaParameters}). The block's R
  * x rows lie interleaved from {@code xo} (element kk of row r at {@code xo + kk·R + r}, so each word's broadcasts read
  * one run at constant offsets), their group sums from {@code xso + r·groups}; results go
  * to {@code out[oo + r·ldo + t·V + lane]}. Per lane (weight row) and x row, group by group: one FMA chain over the
@@ -98,8 +99,8 @@ def kernel(T, R, bits):
         L.append("                }")
     L.append("            }")
     for t in range(T):
-        L.append(f"            FloatVector s{t} = FloatVector.fromArray(S, sc, po + {t} * pts + g * V), "
-                 f"b{t} = FloatVector.fromArray(S, bi, po + {t} * pts + g * V);")
+        L.append(f"            FloatVector s{t} = FloatVector.fromMemorySegment(S, pm, so + ({t} * pts + g * V) * 4L, LE), "
+                 f"b{t} = FloatVector.fromMemorySegment(S, pm, bo + ({t} * pts + g * V) * 4L, LE);")
     for r in range(R):
         L.append(f"            {{ FloatVector xsv = FloatVector.broadcast(S, xs[xso + {r} * groups + g]);"
                  + "".join(f" {o(t, r)} = {a(t, r)}.fma(s{t}, {o(t, r)}); {o(t, r)} = b{t}.fma(xsv, {o(t, r)});"

@@ -87,8 +87,9 @@ final class QuantMatmul {
                     long sOff = scales.offset + MatmulOps.batchOffset(i, batch, sb);
                     long bOff = biases.offset + MatmulOps.batchOffset(i, batch, bb);
                     long base = (packed.offset + MatmulOps.batchOffset(i, batch, pb)) * 4;
-                    if (tiled) {
-                        AffineTiles tiles = tiles(backend.parallel, packed, scales, biases, base, sOff, bOff, rowBytes, n, k, bits, groupSize, scalesAt);
+                    AffineTiles tiles = tiled
+                            ? tiles(backend.parallel, packed, scales, biases, base, sOff, bOff, rowBytes, n, k, bits, groupSize, scalesAt) : null;
+                    if (tiles != null) {
                         tilesProduct(backend.parallel, xv, xOff, tiles, groupSize, m, k, n, out, (long) i * m * n);
                         continue;
                     }
@@ -119,7 +120,17 @@ final class QuantMatmul {
         return Arrays.stream(t.strides).boxed().toList();
     }
 
-    /** The repacked tiles of the matrix whose codes start at byte {@code base} of packed's storage, made on first use. */
+    /**
+     * Kept in a storage's derived forms where a matrix's tiles would not fit the machine's memory
+     * ({@link MemoryHeadroom}): the matrix then takes the lane-along-k kernels for good, so its rows' bits do not
+     * change later in the process.
+     */
+    private static final AutoCloseable NO_TILES = () -> { };
+
+    /**
+     * The repacked tiles of the matrix whose codes start at byte {@code base} of packed's storage, made on first use;
+     * null where they do not fit in memory (decided once per matrix).
+     */
     private static AffineTiles tiles(Parallel par, JavaTensor packed, JavaTensor scales, JavaTensor biases, long base, long sOff, long bOff,
                                      long rowBytes, int n, int k, int bits, int gs, QuantOps.ScalesAt scalesAt) {
         Storage storage = packed.storage;
@@ -127,7 +138,10 @@ final class QuantMatmul {
                 scales.dtype);
         if (!storage.hasDerived(key)) repackStack(par, packed, scales, biases, base, sOff, bOff, rowBytes, n, k, bits, gs, scalesAt);
         MemorySegment ps = packed.segment();
-        return storage.derived(key, () -> AffineTiles.repack(par, ps, base, rowBytes, n, k, bits, gs, scalesAt.at(sOff, bOff)), AffineTiles::bytes);
+        AutoCloseable form = storage.<AutoCloseable>derived(key, () -> MemoryHeadroom.fits(AffineTiles.matrixBytes(n, k, bits, gs))
+                ? AffineTiles.repack(par, ps, base, rowBytes, n, k, bits, gs, scalesAt.at(sOff, bOff)) : NO_TILES,
+                f -> f instanceof AffineTiles t ? t.bytes() : 0);
+        return form instanceof AffineTiles t ? t : null;
     }
 
     /**
@@ -163,12 +177,15 @@ final class QuantMatmul {
             bases.add(e * matrixBytes);
             params.add(scalesAt.at(s, b));
         }
-        if (keys.size() < 2) return;
+        if (keys.size() < 2 || !MemoryHeadroom.fits(keys.size() * AffineTiles.matrixBytes(n, k, bits, gs))) return;
         AffineTiles[] made = AffineTiles.repackAll(par, packed.segment(), bases.stream().mapToLong(Long::longValue).toArray(), rowBytes, n, k,
                 bits, gs, params.toArray(RowScales[]::new));
         for (int i = 0; i < made.length; i++) {
             AffineTiles mine = made[i];
-            if (storage.derived(keys.get(i), () -> mine, AffineTiles::bytes) != mine) mine.close(); // made meanwhile by another call
+            AutoCloseable kept = storage.<AutoCloseable>derived(keys.get(i), () -> mine, f -> f instanceof AffineTiles t ? t.bytes() : 0);
+            if (kept != mine) {
+                mine.close(); // made meanwhile by another call
+            }
         }
     }
 

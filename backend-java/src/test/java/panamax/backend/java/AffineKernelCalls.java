@@ -53,8 +53,7 @@ public final class AffineKernelCalls {
             m.setAccessible(true);
             int groups = 2, wordsPerGroup = 2;
             long tileInts = (long) groups * wordsPerGroup * v;
-            m.invoke(null, p, 0L, tileInts, groups, wordsPerGroup, xa, 0, new float[16 * v], new float[16 * v], 0, groups * v,
-                    sums, 0, new float[1 << 14], 0, 4 * v);
+            m.invoke(null, p, 0L, tileInts, groups, wordsPerGroup, xa, 0, p, 0L, 1L << 14, groups * v, sums, 0, new float[1 << 14], 0, 4 * v);
             called++;
         }
         System.out.println("called " + called + " kernels");

@@ -12,7 +12,8 @@ import jdk.incubator.vector.VectorSpecies;
 /**
  * x·Wᵀ blocks over affine weights repacked by {@link AffineTiles}: tile t holds V weight rows, word w of all of them
  * as one vector ({@code c} from int {@code cw + t·ts + w·V}), and per group a vector of V scales and one of V biases
- * ({@code sc}/{@code bi} from {@code po + t·pts + g·V}, made by {@link QuantMatVec#mantissaParameters}). The block's R
+ * (f32 in {@code pm}, scales from byte {@code so + (t·pts + g·V)·4} and biases from {@code bo + …} alike, made by
+ * {@link QuantMatVec#mantissaParameters}). The block's R
  * x rows lie interleaved from {@code xo} (element kk of row r at {@code xo + kk·R + r}, so each word's broadcasts read
  * one run at constant offsets), their group sums from {@code xso + r·groups}; results go
  * to {@code out[oo + r·ldo + t·V + lane]}. Per lane (weight row) and x row, group by group: one FMA chain over the
@@ -31,76 +32,76 @@ final class AffineTileDots {
     }
 
     /** 4 tiles against 1 x row. */
-    static void t4r1(int bits, MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, float[] sc, float[] bi, int po, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
+    static void t4r1(int bits, MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, MemorySegment pm, long so, long bo, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
         switch (bits) {
-            case 8 -> t4r1b8(c, cw, ts, groups, wpg, x, xo, sc, bi, po, pts, xs, xso, out, oo, ldo);
-            case 4 -> t4r1b4(c, cw, ts, groups, wpg, x, xo, sc, bi, po, pts, xs, xso, out, oo, ldo);
-            case 2 -> t4r1b2(c, cw, ts, groups, wpg, x, xo, sc, bi, po, pts, xs, xso, out, oo, ldo);
+            case 8 -> t4r1b8(c, cw, ts, groups, wpg, x, xo, pm, so, bo, pts, xs, xso, out, oo, ldo);
+            case 4 -> t4r1b4(c, cw, ts, groups, wpg, x, xo, pm, so, bo, pts, xs, xso, out, oo, ldo);
+            case 2 -> t4r1b2(c, cw, ts, groups, wpg, x, xo, pm, so, bo, pts, xs, xso, out, oo, ldo);
             default -> throw new IllegalArgumentException("tile kernels take 2, 4 or 8-bit codes, not " + bits);
         }
     }
 
     /** 1 tile against 1 x row. */
-    static void t1r1(int bits, MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, float[] sc, float[] bi, int po, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
+    static void t1r1(int bits, MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, MemorySegment pm, long so, long bo, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
         switch (bits) {
-            case 8 -> t1r1b8(c, cw, ts, groups, wpg, x, xo, sc, bi, po, pts, xs, xso, out, oo, ldo);
-            case 4 -> t1r1b4(c, cw, ts, groups, wpg, x, xo, sc, bi, po, pts, xs, xso, out, oo, ldo);
-            case 2 -> t1r1b2(c, cw, ts, groups, wpg, x, xo, sc, bi, po, pts, xs, xso, out, oo, ldo);
+            case 8 -> t1r1b8(c, cw, ts, groups, wpg, x, xo, pm, so, bo, pts, xs, xso, out, oo, ldo);
+            case 4 -> t1r1b4(c, cw, ts, groups, wpg, x, xo, pm, so, bo, pts, xs, xso, out, oo, ldo);
+            case 2 -> t1r1b2(c, cw, ts, groups, wpg, x, xo, pm, so, bo, pts, xs, xso, out, oo, ldo);
             default -> throw new IllegalArgumentException("tile kernels take 2, 4 or 8-bit codes, not " + bits);
         }
     }
 
     /** 2 tiles against 2 x rows. */
-    static void t2r2(int bits, MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, float[] sc, float[] bi, int po, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
+    static void t2r2(int bits, MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, MemorySegment pm, long so, long bo, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
         switch (bits) {
-            case 8 -> t2r2b8(c, cw, ts, groups, wpg, x, xo, sc, bi, po, pts, xs, xso, out, oo, ldo);
-            case 4 -> t2r2b4(c, cw, ts, groups, wpg, x, xo, sc, bi, po, pts, xs, xso, out, oo, ldo);
-            case 2 -> t2r2b2(c, cw, ts, groups, wpg, x, xo, sc, bi, po, pts, xs, xso, out, oo, ldo);
+            case 8 -> t2r2b8(c, cw, ts, groups, wpg, x, xo, pm, so, bo, pts, xs, xso, out, oo, ldo);
+            case 4 -> t2r2b4(c, cw, ts, groups, wpg, x, xo, pm, so, bo, pts, xs, xso, out, oo, ldo);
+            case 2 -> t2r2b2(c, cw, ts, groups, wpg, x, xo, pm, so, bo, pts, xs, xso, out, oo, ldo);
             default -> throw new IllegalArgumentException("tile kernels take 2, 4 or 8-bit codes, not " + bits);
         }
     }
 
     /** 1 tile against 2 x rows. */
-    static void t1r2(int bits, MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, float[] sc, float[] bi, int po, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
+    static void t1r2(int bits, MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, MemorySegment pm, long so, long bo, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
         switch (bits) {
-            case 8 -> t1r2b8(c, cw, ts, groups, wpg, x, xo, sc, bi, po, pts, xs, xso, out, oo, ldo);
-            case 4 -> t1r2b4(c, cw, ts, groups, wpg, x, xo, sc, bi, po, pts, xs, xso, out, oo, ldo);
-            case 2 -> t1r2b2(c, cw, ts, groups, wpg, x, xo, sc, bi, po, pts, xs, xso, out, oo, ldo);
+            case 8 -> t1r2b8(c, cw, ts, groups, wpg, x, xo, pm, so, bo, pts, xs, xso, out, oo, ldo);
+            case 4 -> t1r2b4(c, cw, ts, groups, wpg, x, xo, pm, so, bo, pts, xs, xso, out, oo, ldo);
+            case 2 -> t1r2b2(c, cw, ts, groups, wpg, x, xo, pm, so, bo, pts, xs, xso, out, oo, ldo);
             default -> throw new IllegalArgumentException("tile kernels take 2, 4 or 8-bit codes, not " + bits);
         }
     }
 
     /** 2 tiles against 4 x rows. */
-    static void t2r4(int bits, MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, float[] sc, float[] bi, int po, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
+    static void t2r4(int bits, MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, MemorySegment pm, long so, long bo, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
         switch (bits) {
-            case 8 -> t2r4b8(c, cw, ts, groups, wpg, x, xo, sc, bi, po, pts, xs, xso, out, oo, ldo);
-            case 4 -> t2r4b4(c, cw, ts, groups, wpg, x, xo, sc, bi, po, pts, xs, xso, out, oo, ldo);
-            case 2 -> t2r4b2(c, cw, ts, groups, wpg, x, xo, sc, bi, po, pts, xs, xso, out, oo, ldo);
+            case 8 -> t2r4b8(c, cw, ts, groups, wpg, x, xo, pm, so, bo, pts, xs, xso, out, oo, ldo);
+            case 4 -> t2r4b4(c, cw, ts, groups, wpg, x, xo, pm, so, bo, pts, xs, xso, out, oo, ldo);
+            case 2 -> t2r4b2(c, cw, ts, groups, wpg, x, xo, pm, so, bo, pts, xs, xso, out, oo, ldo);
             default -> throw new IllegalArgumentException("tile kernels take 2, 4 or 8-bit codes, not " + bits);
         }
     }
 
     /** 1 tile against 4 x rows. */
-    static void t1r4(int bits, MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, float[] sc, float[] bi, int po, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
+    static void t1r4(int bits, MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, MemorySegment pm, long so, long bo, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
         switch (bits) {
-            case 8 -> t1r4b8(c, cw, ts, groups, wpg, x, xo, sc, bi, po, pts, xs, xso, out, oo, ldo);
-            case 4 -> t1r4b4(c, cw, ts, groups, wpg, x, xo, sc, bi, po, pts, xs, xso, out, oo, ldo);
-            case 2 -> t1r4b2(c, cw, ts, groups, wpg, x, xo, sc, bi, po, pts, xs, xso, out, oo, ldo);
+            case 8 -> t1r4b8(c, cw, ts, groups, wpg, x, xo, pm, so, bo, pts, xs, xso, out, oo, ldo);
+            case 4 -> t1r4b4(c, cw, ts, groups, wpg, x, xo, pm, so, bo, pts, xs, xso, out, oo, ldo);
+            case 2 -> t1r4b2(c, cw, ts, groups, wpg, x, xo, pm, so, bo, pts, xs, xso, out, oo, ldo);
             default -> throw new IllegalArgumentException("tile kernels take 2, 4 or 8-bit codes, not " + bits);
         }
     }
 
     /** 1 tile against 8 x rows. */
-    static void t1r8(int bits, MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, float[] sc, float[] bi, int po, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
+    static void t1r8(int bits, MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, MemorySegment pm, long so, long bo, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
         switch (bits) {
-            case 8 -> t1r8b8(c, cw, ts, groups, wpg, x, xo, sc, bi, po, pts, xs, xso, out, oo, ldo);
-            case 4 -> t1r8b4(c, cw, ts, groups, wpg, x, xo, sc, bi, po, pts, xs, xso, out, oo, ldo);
-            case 2 -> t1r8b2(c, cw, ts, groups, wpg, x, xo, sc, bi, po, pts, xs, xso, out, oo, ldo);
+            case 8 -> t1r8b8(c, cw, ts, groups, wpg, x, xo, pm, so, bo, pts, xs, xso, out, oo, ldo);
+            case 4 -> t1r8b4(c, cw, ts, groups, wpg, x, xo, pm, so, bo, pts, xs, xso, out, oo, ldo);
+            case 2 -> t1r8b2(c, cw, ts, groups, wpg, x, xo, pm, so, bo, pts, xs, xso, out, oo, ldo);
             default -> throw new IllegalArgumentException("tile kernels take 2, 4 or 8-bit codes, not " + bits);
         }
     }
 
-    static void t4r1b8(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, float[] sc, float[] bi, int po, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
+    static void t4r1b8(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, MemorySegment pm, long so, long bo, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
         FloatVector o00 = FloatVector.zero(S), o10 = FloatVector.zero(S), o20 = FloatVector.zero(S), o30 = FloatVector.zero(S);
         for (int g = 0; g < groups; g++) {
             FloatVector a00 = FloatVector.zero(S), a10 = FloatVector.zero(S), a20 = FloatVector.zero(S), a30 = FloatVector.zero(S);
@@ -132,10 +133,10 @@ final class AffineTileDots {
                 d3 = (FloatVector) c3.lanewise(VectorOperators.LSHR, 9).and(0x7f8000).or(ONE).reinterpretAsFloats();
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 3]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); a20 = d2.fma(xv, a20); a30 = d3.fma(xv, a30); }
             }
-            FloatVector s0 = FloatVector.fromArray(S, sc, po + 0 * pts + g * V), b0 = FloatVector.fromArray(S, bi, po + 0 * pts + g * V);
-            FloatVector s1 = FloatVector.fromArray(S, sc, po + 1 * pts + g * V), b1 = FloatVector.fromArray(S, bi, po + 1 * pts + g * V);
-            FloatVector s2 = FloatVector.fromArray(S, sc, po + 2 * pts + g * V), b2 = FloatVector.fromArray(S, bi, po + 2 * pts + g * V);
-            FloatVector s3 = FloatVector.fromArray(S, sc, po + 3 * pts + g * V), b3 = FloatVector.fromArray(S, bi, po + 3 * pts + g * V);
+            FloatVector s0 = FloatVector.fromMemorySegment(S, pm, so + (0 * pts + g * V) * 4L, LE), b0 = FloatVector.fromMemorySegment(S, pm, bo + (0 * pts + g * V) * 4L, LE);
+            FloatVector s1 = FloatVector.fromMemorySegment(S, pm, so + (1 * pts + g * V) * 4L, LE), b1 = FloatVector.fromMemorySegment(S, pm, bo + (1 * pts + g * V) * 4L, LE);
+            FloatVector s2 = FloatVector.fromMemorySegment(S, pm, so + (2 * pts + g * V) * 4L, LE), b2 = FloatVector.fromMemorySegment(S, pm, bo + (2 * pts + g * V) * 4L, LE);
+            FloatVector s3 = FloatVector.fromMemorySegment(S, pm, so + (3 * pts + g * V) * 4L, LE), b3 = FloatVector.fromMemorySegment(S, pm, bo + (3 * pts + g * V) * 4L, LE);
             { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 0 * groups + g]); o00 = a00.fma(s0, o00); o00 = b0.fma(xsv, o00); o10 = a10.fma(s1, o10); o10 = b1.fma(xsv, o10); o20 = a20.fma(s2, o20); o20 = b2.fma(xsv, o20); o30 = a30.fma(s3, o30); o30 = b3.fma(xsv, o30); }
         }
         o00.intoArray(out, oo + 0 * ldo + 0 * V);
@@ -144,7 +145,7 @@ final class AffineTileDots {
         o30.intoArray(out, oo + 0 * ldo + 3 * V);
     }
 
-    static void t1r1b8(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, float[] sc, float[] bi, int po, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
+    static void t1r1b8(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, MemorySegment pm, long so, long bo, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
         FloatVector o00 = FloatVector.zero(S);
         for (int g = 0; g < groups; g++) {
             FloatVector a00 = FloatVector.zero(S);
@@ -161,13 +162,13 @@ final class AffineTileDots {
                 d0 = (FloatVector) c0.lanewise(VectorOperators.LSHR, 9).and(0x7f8000).or(ONE).reinterpretAsFloats();
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 3]); a00 = d0.fma(xv, a00); }
             }
-            FloatVector s0 = FloatVector.fromArray(S, sc, po + 0 * pts + g * V), b0 = FloatVector.fromArray(S, bi, po + 0 * pts + g * V);
+            FloatVector s0 = FloatVector.fromMemorySegment(S, pm, so + (0 * pts + g * V) * 4L, LE), b0 = FloatVector.fromMemorySegment(S, pm, bo + (0 * pts + g * V) * 4L, LE);
             { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 0 * groups + g]); o00 = a00.fma(s0, o00); o00 = b0.fma(xsv, o00); }
         }
         o00.intoArray(out, oo + 0 * ldo + 0 * V);
     }
 
-    static void t2r2b8(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, float[] sc, float[] bi, int po, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
+    static void t2r2b8(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, MemorySegment pm, long so, long bo, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
         FloatVector o00 = FloatVector.zero(S), o01 = FloatVector.zero(S), o10 = FloatVector.zero(S), o11 = FloatVector.zero(S);
         for (int g = 0; g < groups; g++) {
             FloatVector a00 = FloatVector.zero(S), a01 = FloatVector.zero(S), a10 = FloatVector.zero(S), a11 = FloatVector.zero(S);
@@ -193,8 +194,8 @@ final class AffineTileDots {
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 6]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 7]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
             }
-            FloatVector s0 = FloatVector.fromArray(S, sc, po + 0 * pts + g * V), b0 = FloatVector.fromArray(S, bi, po + 0 * pts + g * V);
-            FloatVector s1 = FloatVector.fromArray(S, sc, po + 1 * pts + g * V), b1 = FloatVector.fromArray(S, bi, po + 1 * pts + g * V);
+            FloatVector s0 = FloatVector.fromMemorySegment(S, pm, so + (0 * pts + g * V) * 4L, LE), b0 = FloatVector.fromMemorySegment(S, pm, bo + (0 * pts + g * V) * 4L, LE);
+            FloatVector s1 = FloatVector.fromMemorySegment(S, pm, so + (1 * pts + g * V) * 4L, LE), b1 = FloatVector.fromMemorySegment(S, pm, bo + (1 * pts + g * V) * 4L, LE);
             { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 0 * groups + g]); o00 = a00.fma(s0, o00); o00 = b0.fma(xsv, o00); o10 = a10.fma(s1, o10); o10 = b1.fma(xsv, o10); }
             { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 1 * groups + g]); o01 = a01.fma(s0, o01); o01 = b0.fma(xsv, o01); o11 = a11.fma(s1, o11); o11 = b1.fma(xsv, o11); }
         }
@@ -204,7 +205,7 @@ final class AffineTileDots {
         o11.intoArray(out, oo + 1 * ldo + 1 * V);
     }
 
-    static void t1r2b8(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, float[] sc, float[] bi, int po, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
+    static void t1r2b8(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, MemorySegment pm, long so, long bo, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
         FloatVector o00 = FloatVector.zero(S), o01 = FloatVector.zero(S);
         for (int g = 0; g < groups; g++) {
             FloatVector a00 = FloatVector.zero(S), a01 = FloatVector.zero(S);
@@ -225,7 +226,7 @@ final class AffineTileDots {
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 6]); a00 = d0.fma(xv, a00); }
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 7]); a01 = d0.fma(xv, a01); }
             }
-            FloatVector s0 = FloatVector.fromArray(S, sc, po + 0 * pts + g * V), b0 = FloatVector.fromArray(S, bi, po + 0 * pts + g * V);
+            FloatVector s0 = FloatVector.fromMemorySegment(S, pm, so + (0 * pts + g * V) * 4L, LE), b0 = FloatVector.fromMemorySegment(S, pm, bo + (0 * pts + g * V) * 4L, LE);
             { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 0 * groups + g]); o00 = a00.fma(s0, o00); o00 = b0.fma(xsv, o00); }
             { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 1 * groups + g]); o01 = a01.fma(s0, o01); o01 = b0.fma(xsv, o01); }
         }
@@ -233,7 +234,7 @@ final class AffineTileDots {
         o01.intoArray(out, oo + 1 * ldo + 0 * V);
     }
 
-    static void t2r4b8(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, float[] sc, float[] bi, int po, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
+    static void t2r4b8(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, MemorySegment pm, long so, long bo, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
         FloatVector o00 = FloatVector.zero(S), o01 = FloatVector.zero(S), o02 = FloatVector.zero(S), o03 = FloatVector.zero(S), o10 = FloatVector.zero(S), o11 = FloatVector.zero(S), o12 = FloatVector.zero(S), o13 = FloatVector.zero(S);
         for (int g = 0; g < groups; g++) {
             FloatVector a00 = FloatVector.zero(S), a01 = FloatVector.zero(S), a02 = FloatVector.zero(S), a03 = FloatVector.zero(S), a10 = FloatVector.zero(S), a11 = FloatVector.zero(S), a12 = FloatVector.zero(S), a13 = FloatVector.zero(S);
@@ -267,8 +268,8 @@ final class AffineTileDots {
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 14]); a02 = d0.fma(xv, a02); a12 = d1.fma(xv, a12); }
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 15]); a03 = d0.fma(xv, a03); a13 = d1.fma(xv, a13); }
             }
-            FloatVector s0 = FloatVector.fromArray(S, sc, po + 0 * pts + g * V), b0 = FloatVector.fromArray(S, bi, po + 0 * pts + g * V);
-            FloatVector s1 = FloatVector.fromArray(S, sc, po + 1 * pts + g * V), b1 = FloatVector.fromArray(S, bi, po + 1 * pts + g * V);
+            FloatVector s0 = FloatVector.fromMemorySegment(S, pm, so + (0 * pts + g * V) * 4L, LE), b0 = FloatVector.fromMemorySegment(S, pm, bo + (0 * pts + g * V) * 4L, LE);
+            FloatVector s1 = FloatVector.fromMemorySegment(S, pm, so + (1 * pts + g * V) * 4L, LE), b1 = FloatVector.fromMemorySegment(S, pm, bo + (1 * pts + g * V) * 4L, LE);
             { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 0 * groups + g]); o00 = a00.fma(s0, o00); o00 = b0.fma(xsv, o00); o10 = a10.fma(s1, o10); o10 = b1.fma(xsv, o10); }
             { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 1 * groups + g]); o01 = a01.fma(s0, o01); o01 = b0.fma(xsv, o01); o11 = a11.fma(s1, o11); o11 = b1.fma(xsv, o11); }
             { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 2 * groups + g]); o02 = a02.fma(s0, o02); o02 = b0.fma(xsv, o02); o12 = a12.fma(s1, o12); o12 = b1.fma(xsv, o12); }
@@ -284,7 +285,7 @@ final class AffineTileDots {
         o13.intoArray(out, oo + 3 * ldo + 1 * V);
     }
 
-    static void t1r4b8(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, float[] sc, float[] bi, int po, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
+    static void t1r4b8(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, MemorySegment pm, long so, long bo, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
         FloatVector o00 = FloatVector.zero(S), o01 = FloatVector.zero(S), o02 = FloatVector.zero(S), o03 = FloatVector.zero(S);
         for (int g = 0; g < groups; g++) {
             FloatVector a00 = FloatVector.zero(S), a01 = FloatVector.zero(S), a02 = FloatVector.zero(S), a03 = FloatVector.zero(S);
@@ -313,7 +314,7 @@ final class AffineTileDots {
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 14]); a02 = d0.fma(xv, a02); }
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 15]); a03 = d0.fma(xv, a03); }
             }
-            FloatVector s0 = FloatVector.fromArray(S, sc, po + 0 * pts + g * V), b0 = FloatVector.fromArray(S, bi, po + 0 * pts + g * V);
+            FloatVector s0 = FloatVector.fromMemorySegment(S, pm, so + (0 * pts + g * V) * 4L, LE), b0 = FloatVector.fromMemorySegment(S, pm, bo + (0 * pts + g * V) * 4L, LE);
             { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 0 * groups + g]); o00 = a00.fma(s0, o00); o00 = b0.fma(xsv, o00); }
             { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 1 * groups + g]); o01 = a01.fma(s0, o01); o01 = b0.fma(xsv, o01); }
             { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 2 * groups + g]); o02 = a02.fma(s0, o02); o02 = b0.fma(xsv, o02); }
@@ -325,7 +326,7 @@ final class AffineTileDots {
         o03.intoArray(out, oo + 3 * ldo + 0 * V);
     }
 
-    static void t1r8b8(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, float[] sc, float[] bi, int po, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
+    static void t1r8b8(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, MemorySegment pm, long so, long bo, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
         FloatVector o00 = FloatVector.zero(S), o01 = FloatVector.zero(S), o02 = FloatVector.zero(S), o03 = FloatVector.zero(S), o04 = FloatVector.zero(S), o05 = FloatVector.zero(S), o06 = FloatVector.zero(S), o07 = FloatVector.zero(S);
         for (int g = 0; g < groups; g++) {
             FloatVector a00 = FloatVector.zero(S), a01 = FloatVector.zero(S), a02 = FloatVector.zero(S), a03 = FloatVector.zero(S), a04 = FloatVector.zero(S), a05 = FloatVector.zero(S), a06 = FloatVector.zero(S), a07 = FloatVector.zero(S);
@@ -370,7 +371,7 @@ final class AffineTileDots {
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 30]); a06 = d0.fma(xv, a06); }
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 31]); a07 = d0.fma(xv, a07); }
             }
-            FloatVector s0 = FloatVector.fromArray(S, sc, po + 0 * pts + g * V), b0 = FloatVector.fromArray(S, bi, po + 0 * pts + g * V);
+            FloatVector s0 = FloatVector.fromMemorySegment(S, pm, so + (0 * pts + g * V) * 4L, LE), b0 = FloatVector.fromMemorySegment(S, pm, bo + (0 * pts + g * V) * 4L, LE);
             { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 0 * groups + g]); o00 = a00.fma(s0, o00); o00 = b0.fma(xsv, o00); }
             { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 1 * groups + g]); o01 = a01.fma(s0, o01); o01 = b0.fma(xsv, o01); }
             { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 2 * groups + g]); o02 = a02.fma(s0, o02); o02 = b0.fma(xsv, o02); }
@@ -390,7 +391,7 @@ final class AffineTileDots {
         o07.intoArray(out, oo + 7 * ldo + 0 * V);
     }
 
-    static void t4r1b4(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, float[] sc, float[] bi, int po, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
+    static void t4r1b4(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, MemorySegment pm, long so, long bo, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
         FloatVector o00 = FloatVector.zero(S), o10 = FloatVector.zero(S), o20 = FloatVector.zero(S), o30 = FloatVector.zero(S);
         for (int g = 0; g < groups; g++) {
             FloatVector a00 = FloatVector.zero(S), a10 = FloatVector.zero(S), a20 = FloatVector.zero(S), a30 = FloatVector.zero(S);
@@ -428,10 +429,10 @@ final class AffineTileDots {
                     { FloatVector xv = FloatVector.broadcast(S, x[kx + 3]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); a20 = d2.fma(xv, a20); a30 = d3.fma(xv, a30); }
                 }
             }
-            FloatVector s0 = FloatVector.fromArray(S, sc, po + 0 * pts + g * V), b0 = FloatVector.fromArray(S, bi, po + 0 * pts + g * V);
-            FloatVector s1 = FloatVector.fromArray(S, sc, po + 1 * pts + g * V), b1 = FloatVector.fromArray(S, bi, po + 1 * pts + g * V);
-            FloatVector s2 = FloatVector.fromArray(S, sc, po + 2 * pts + g * V), b2 = FloatVector.fromArray(S, bi, po + 2 * pts + g * V);
-            FloatVector s3 = FloatVector.fromArray(S, sc, po + 3 * pts + g * V), b3 = FloatVector.fromArray(S, bi, po + 3 * pts + g * V);
+            FloatVector s0 = FloatVector.fromMemorySegment(S, pm, so + (0 * pts + g * V) * 4L, LE), b0 = FloatVector.fromMemorySegment(S, pm, bo + (0 * pts + g * V) * 4L, LE);
+            FloatVector s1 = FloatVector.fromMemorySegment(S, pm, so + (1 * pts + g * V) * 4L, LE), b1 = FloatVector.fromMemorySegment(S, pm, bo + (1 * pts + g * V) * 4L, LE);
+            FloatVector s2 = FloatVector.fromMemorySegment(S, pm, so + (2 * pts + g * V) * 4L, LE), b2 = FloatVector.fromMemorySegment(S, pm, bo + (2 * pts + g * V) * 4L, LE);
+            FloatVector s3 = FloatVector.fromMemorySegment(S, pm, so + (3 * pts + g * V) * 4L, LE), b3 = FloatVector.fromMemorySegment(S, pm, bo + (3 * pts + g * V) * 4L, LE);
             { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 0 * groups + g]); o00 = a00.fma(s0, o00); o00 = b0.fma(xsv, o00); o10 = a10.fma(s1, o10); o10 = b1.fma(xsv, o10); o20 = a20.fma(s2, o20); o20 = b2.fma(xsv, o20); o30 = a30.fma(s3, o30); o30 = b3.fma(xsv, o30); }
         }
         o00.intoArray(out, oo + 0 * ldo + 0 * V);
@@ -440,7 +441,7 @@ final class AffineTileDots {
         o30.intoArray(out, oo + 0 * ldo + 3 * V);
     }
 
-    static void t1r1b4(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, float[] sc, float[] bi, int po, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
+    static void t1r1b4(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, MemorySegment pm, long so, long bo, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
         FloatVector o00 = FloatVector.zero(S);
         for (int g = 0; g < groups; g++) {
             FloatVector a00 = FloatVector.zero(S);
@@ -460,13 +461,13 @@ final class AffineTileDots {
                     { FloatVector xv = FloatVector.broadcast(S, x[kx + 3]); a00 = d0.fma(xv, a00); }
                 }
             }
-            FloatVector s0 = FloatVector.fromArray(S, sc, po + 0 * pts + g * V), b0 = FloatVector.fromArray(S, bi, po + 0 * pts + g * V);
+            FloatVector s0 = FloatVector.fromMemorySegment(S, pm, so + (0 * pts + g * V) * 4L, LE), b0 = FloatVector.fromMemorySegment(S, pm, bo + (0 * pts + g * V) * 4L, LE);
             { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 0 * groups + g]); o00 = a00.fma(s0, o00); o00 = b0.fma(xsv, o00); }
         }
         o00.intoArray(out, oo + 0 * ldo + 0 * V);
     }
 
-    static void t2r2b4(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, float[] sc, float[] bi, int po, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
+    static void t2r2b4(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, MemorySegment pm, long so, long bo, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
         FloatVector o00 = FloatVector.zero(S), o01 = FloatVector.zero(S), o10 = FloatVector.zero(S), o11 = FloatVector.zero(S);
         for (int g = 0; g < groups; g++) {
             FloatVector a00 = FloatVector.zero(S), a01 = FloatVector.zero(S), a10 = FloatVector.zero(S), a11 = FloatVector.zero(S);
@@ -508,8 +509,8 @@ final class AffineTileDots {
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 14]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 15]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
             }
-            FloatVector s0 = FloatVector.fromArray(S, sc, po + 0 * pts + g * V), b0 = FloatVector.fromArray(S, bi, po + 0 * pts + g * V);
-            FloatVector s1 = FloatVector.fromArray(S, sc, po + 1 * pts + g * V), b1 = FloatVector.fromArray(S, bi, po + 1 * pts + g * V);
+            FloatVector s0 = FloatVector.fromMemorySegment(S, pm, so + (0 * pts + g * V) * 4L, LE), b0 = FloatVector.fromMemorySegment(S, pm, bo + (0 * pts + g * V) * 4L, LE);
+            FloatVector s1 = FloatVector.fromMemorySegment(S, pm, so + (1 * pts + g * V) * 4L, LE), b1 = FloatVector.fromMemorySegment(S, pm, bo + (1 * pts + g * V) * 4L, LE);
             { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 0 * groups + g]); o00 = a00.fma(s0, o00); o00 = b0.fma(xsv, o00); o10 = a10.fma(s1, o10); o10 = b1.fma(xsv, o10); }
             { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 1 * groups + g]); o01 = a01.fma(s0, o01); o01 = b0.fma(xsv, o01); o11 = a11.fma(s1, o11); o11 = b1.fma(xsv, o11); }
         }
@@ -519,7 +520,7 @@ final class AffineTileDots {
         o11.intoArray(out, oo + 1 * ldo + 1 * V);
     }
 
-    static void t1r2b4(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, float[] sc, float[] bi, int po, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
+    static void t1r2b4(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, MemorySegment pm, long so, long bo, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
         FloatVector o00 = FloatVector.zero(S), o01 = FloatVector.zero(S);
         for (int g = 0; g < groups; g++) {
             FloatVector a00 = FloatVector.zero(S), a01 = FloatVector.zero(S);
@@ -552,7 +553,7 @@ final class AffineTileDots {
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 14]); a00 = d0.fma(xv, a00); }
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 15]); a01 = d0.fma(xv, a01); }
             }
-            FloatVector s0 = FloatVector.fromArray(S, sc, po + 0 * pts + g * V), b0 = FloatVector.fromArray(S, bi, po + 0 * pts + g * V);
+            FloatVector s0 = FloatVector.fromMemorySegment(S, pm, so + (0 * pts + g * V) * 4L, LE), b0 = FloatVector.fromMemorySegment(S, pm, bo + (0 * pts + g * V) * 4L, LE);
             { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 0 * groups + g]); o00 = a00.fma(s0, o00); o00 = b0.fma(xsv, o00); }
             { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 1 * groups + g]); o01 = a01.fma(s0, o01); o01 = b0.fma(xsv, o01); }
         }
@@ -560,7 +561,7 @@ final class AffineTileDots {
         o01.intoArray(out, oo + 1 * ldo + 0 * V);
     }
 
-    static void t2r4b4(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, float[] sc, float[] bi, int po, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
+    static void t2r4b4(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, MemorySegment pm, long so, long bo, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
         FloatVector o00 = FloatVector.zero(S), o01 = FloatVector.zero(S), o02 = FloatVector.zero(S), o03 = FloatVector.zero(S), o10 = FloatVector.zero(S), o11 = FloatVector.zero(S), o12 = FloatVector.zero(S), o13 = FloatVector.zero(S);
         for (int g = 0; g < groups; g++) {
             FloatVector a00 = FloatVector.zero(S), a01 = FloatVector.zero(S), a02 = FloatVector.zero(S), a03 = FloatVector.zero(S), a10 = FloatVector.zero(S), a11 = FloatVector.zero(S), a12 = FloatVector.zero(S), a13 = FloatVector.zero(S);
@@ -618,8 +619,8 @@ final class AffineTileDots {
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 30]); a02 = d0.fma(xv, a02); a12 = d1.fma(xv, a12); }
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 31]); a03 = d0.fma(xv, a03); a13 = d1.fma(xv, a13); }
             }
-            FloatVector s0 = FloatVector.fromArray(S, sc, po + 0 * pts + g * V), b0 = FloatVector.fromArray(S, bi, po + 0 * pts + g * V);
-            FloatVector s1 = FloatVector.fromArray(S, sc, po + 1 * pts + g * V), b1 = FloatVector.fromArray(S, bi, po + 1 * pts + g * V);
+            FloatVector s0 = FloatVector.fromMemorySegment(S, pm, so + (0 * pts + g * V) * 4L, LE), b0 = FloatVector.fromMemorySegment(S, pm, bo + (0 * pts + g * V) * 4L, LE);
+            FloatVector s1 = FloatVector.fromMemorySegment(S, pm, so + (1 * pts + g * V) * 4L, LE), b1 = FloatVector.fromMemorySegment(S, pm, bo + (1 * pts + g * V) * 4L, LE);
             { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 0 * groups + g]); o00 = a00.fma(s0, o00); o00 = b0.fma(xsv, o00); o10 = a10.fma(s1, o10); o10 = b1.fma(xsv, o10); }
             { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 1 * groups + g]); o01 = a01.fma(s0, o01); o01 = b0.fma(xsv, o01); o11 = a11.fma(s1, o11); o11 = b1.fma(xsv, o11); }
             { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 2 * groups + g]); o02 = a02.fma(s0, o02); o02 = b0.fma(xsv, o02); o12 = a12.fma(s1, o12); o12 = b1.fma(xsv, o12); }
@@ -635,7 +636,7 @@ final class AffineTileDots {
         o13.intoArray(out, oo + 3 * ldo + 1 * V);
     }
 
-    static void t1r4b4(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, float[] sc, float[] bi, int po, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
+    static void t1r4b4(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, MemorySegment pm, long so, long bo, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
         FloatVector o00 = FloatVector.zero(S), o01 = FloatVector.zero(S), o02 = FloatVector.zero(S), o03 = FloatVector.zero(S);
         for (int g = 0; g < groups; g++) {
             FloatVector a00 = FloatVector.zero(S), a01 = FloatVector.zero(S), a02 = FloatVector.zero(S), a03 = FloatVector.zero(S);
@@ -684,7 +685,7 @@ final class AffineTileDots {
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 30]); a02 = d0.fma(xv, a02); }
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 31]); a03 = d0.fma(xv, a03); }
             }
-            FloatVector s0 = FloatVector.fromArray(S, sc, po + 0 * pts + g * V), b0 = FloatVector.fromArray(S, bi, po + 0 * pts + g * V);
+            FloatVector s0 = FloatVector.fromMemorySegment(S, pm, so + (0 * pts + g * V) * 4L, LE), b0 = FloatVector.fromMemorySegment(S, pm, bo + (0 * pts + g * V) * 4L, LE);
             { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 0 * groups + g]); o00 = a00.fma(s0, o00); o00 = b0.fma(xsv, o00); }
             { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 1 * groups + g]); o01 = a01.fma(s0, o01); o01 = b0.fma(xsv, o01); }
             { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 2 * groups + g]); o02 = a02.fma(s0, o02); o02 = b0.fma(xsv, o02); }
@@ -696,7 +697,7 @@ final class AffineTileDots {
         o03.intoArray(out, oo + 3 * ldo + 0 * V);
     }
 
-    static void t1r8b4(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, float[] sc, float[] bi, int po, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
+    static void t1r8b4(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, MemorySegment pm, long so, long bo, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
         FloatVector o00 = FloatVector.zero(S), o01 = FloatVector.zero(S), o02 = FloatVector.zero(S), o03 = FloatVector.zero(S), o04 = FloatVector.zero(S), o05 = FloatVector.zero(S), o06 = FloatVector.zero(S), o07 = FloatVector.zero(S);
         for (int g = 0; g < groups; g++) {
             FloatVector a00 = FloatVector.zero(S), a01 = FloatVector.zero(S), a02 = FloatVector.zero(S), a03 = FloatVector.zero(S), a04 = FloatVector.zero(S), a05 = FloatVector.zero(S), a06 = FloatVector.zero(S), a07 = FloatVector.zero(S);
@@ -777,7 +778,7 @@ final class AffineTileDots {
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 62]); a06 = d0.fma(xv, a06); }
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 63]); a07 = d0.fma(xv, a07); }
             }
-            FloatVector s0 = FloatVector.fromArray(S, sc, po + 0 * pts + g * V), b0 = FloatVector.fromArray(S, bi, po + 0 * pts + g * V);
+            FloatVector s0 = FloatVector.fromMemorySegment(S, pm, so + (0 * pts + g * V) * 4L, LE), b0 = FloatVector.fromMemorySegment(S, pm, bo + (0 * pts + g * V) * 4L, LE);
             { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 0 * groups + g]); o00 = a00.fma(s0, o00); o00 = b0.fma(xsv, o00); }
             { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 1 * groups + g]); o01 = a01.fma(s0, o01); o01 = b0.fma(xsv, o01); }
             { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 2 * groups + g]); o02 = a02.fma(s0, o02); o02 = b0.fma(xsv, o02); }
@@ -797,7 +798,7 @@ final class AffineTileDots {
         o07.intoArray(out, oo + 7 * ldo + 0 * V);
     }
 
-    static void t4r1b2(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, float[] sc, float[] bi, int po, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
+    static void t4r1b2(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, MemorySegment pm, long so, long bo, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
         FloatVector o00 = FloatVector.zero(S), o10 = FloatVector.zero(S), o20 = FloatVector.zero(S), o30 = FloatVector.zero(S);
         for (int g = 0; g < groups; g++) {
             FloatVector a00 = FloatVector.zero(S), a10 = FloatVector.zero(S), a20 = FloatVector.zero(S), a30 = FloatVector.zero(S);
@@ -835,10 +836,10 @@ final class AffineTileDots {
                     { FloatVector xv = FloatVector.broadcast(S, x[kx + 3]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); a20 = d2.fma(xv, a20); a30 = d3.fma(xv, a30); }
                 }
             }
-            FloatVector s0 = FloatVector.fromArray(S, sc, po + 0 * pts + g * V), b0 = FloatVector.fromArray(S, bi, po + 0 * pts + g * V);
-            FloatVector s1 = FloatVector.fromArray(S, sc, po + 1 * pts + g * V), b1 = FloatVector.fromArray(S, bi, po + 1 * pts + g * V);
-            FloatVector s2 = FloatVector.fromArray(S, sc, po + 2 * pts + g * V), b2 = FloatVector.fromArray(S, bi, po + 2 * pts + g * V);
-            FloatVector s3 = FloatVector.fromArray(S, sc, po + 3 * pts + g * V), b3 = FloatVector.fromArray(S, bi, po + 3 * pts + g * V);
+            FloatVector s0 = FloatVector.fromMemorySegment(S, pm, so + (0 * pts + g * V) * 4L, LE), b0 = FloatVector.fromMemorySegment(S, pm, bo + (0 * pts + g * V) * 4L, LE);
+            FloatVector s1 = FloatVector.fromMemorySegment(S, pm, so + (1 * pts + g * V) * 4L, LE), b1 = FloatVector.fromMemorySegment(S, pm, bo + (1 * pts + g * V) * 4L, LE);
+            FloatVector s2 = FloatVector.fromMemorySegment(S, pm, so + (2 * pts + g * V) * 4L, LE), b2 = FloatVector.fromMemorySegment(S, pm, bo + (2 * pts + g * V) * 4L, LE);
+            FloatVector s3 = FloatVector.fromMemorySegment(S, pm, so + (3 * pts + g * V) * 4L, LE), b3 = FloatVector.fromMemorySegment(S, pm, bo + (3 * pts + g * V) * 4L, LE);
             { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 0 * groups + g]); o00 = a00.fma(s0, o00); o00 = b0.fma(xsv, o00); o10 = a10.fma(s1, o10); o10 = b1.fma(xsv, o10); o20 = a20.fma(s2, o20); o20 = b2.fma(xsv, o20); o30 = a30.fma(s3, o30); o30 = b3.fma(xsv, o30); }
         }
         o00.intoArray(out, oo + 0 * ldo + 0 * V);
@@ -847,7 +848,7 @@ final class AffineTileDots {
         o30.intoArray(out, oo + 0 * ldo + 3 * V);
     }
 
-    static void t1r1b2(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, float[] sc, float[] bi, int po, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
+    static void t1r1b2(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, MemorySegment pm, long so, long bo, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
         FloatVector o00 = FloatVector.zero(S);
         for (int g = 0; g < groups; g++) {
             FloatVector a00 = FloatVector.zero(S);
@@ -867,13 +868,13 @@ final class AffineTileDots {
                     { FloatVector xv = FloatVector.broadcast(S, x[kx + 3]); a00 = d0.fma(xv, a00); }
                 }
             }
-            FloatVector s0 = FloatVector.fromArray(S, sc, po + 0 * pts + g * V), b0 = FloatVector.fromArray(S, bi, po + 0 * pts + g * V);
+            FloatVector s0 = FloatVector.fromMemorySegment(S, pm, so + (0 * pts + g * V) * 4L, LE), b0 = FloatVector.fromMemorySegment(S, pm, bo + (0 * pts + g * V) * 4L, LE);
             { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 0 * groups + g]); o00 = a00.fma(s0, o00); o00 = b0.fma(xsv, o00); }
         }
         o00.intoArray(out, oo + 0 * ldo + 0 * V);
     }
 
-    static void t2r2b2(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, float[] sc, float[] bi, int po, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
+    static void t2r2b2(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, MemorySegment pm, long so, long bo, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
         FloatVector o00 = FloatVector.zero(S), o01 = FloatVector.zero(S), o10 = FloatVector.zero(S), o11 = FloatVector.zero(S);
         for (int g = 0; g < groups; g++) {
             FloatVector a00 = FloatVector.zero(S), a01 = FloatVector.zero(S), a10 = FloatVector.zero(S), a11 = FloatVector.zero(S);
@@ -919,8 +920,8 @@ final class AffineTileDots {
                     { FloatVector xv = FloatVector.broadcast(S, x[kx + 15]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
                 }
             }
-            FloatVector s0 = FloatVector.fromArray(S, sc, po + 0 * pts + g * V), b0 = FloatVector.fromArray(S, bi, po + 0 * pts + g * V);
-            FloatVector s1 = FloatVector.fromArray(S, sc, po + 1 * pts + g * V), b1 = FloatVector.fromArray(S, bi, po + 1 * pts + g * V);
+            FloatVector s0 = FloatVector.fromMemorySegment(S, pm, so + (0 * pts + g * V) * 4L, LE), b0 = FloatVector.fromMemorySegment(S, pm, bo + (0 * pts + g * V) * 4L, LE);
+            FloatVector s1 = FloatVector.fromMemorySegment(S, pm, so + (1 * pts + g * V) * 4L, LE), b1 = FloatVector.fromMemorySegment(S, pm, bo + (1 * pts + g * V) * 4L, LE);
             { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 0 * groups + g]); o00 = a00.fma(s0, o00); o00 = b0.fma(xsv, o00); o10 = a10.fma(s1, o10); o10 = b1.fma(xsv, o10); }
             { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 1 * groups + g]); o01 = a01.fma(s0, o01); o01 = b0.fma(xsv, o01); o11 = a11.fma(s1, o11); o11 = b1.fma(xsv, o11); }
         }
@@ -930,7 +931,7 @@ final class AffineTileDots {
         o11.intoArray(out, oo + 1 * ldo + 1 * V);
     }
 
-    static void t1r2b2(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, float[] sc, float[] bi, int po, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
+    static void t1r2b2(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, MemorySegment pm, long so, long bo, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
         FloatVector o00 = FloatVector.zero(S), o01 = FloatVector.zero(S);
         for (int g = 0; g < groups; g++) {
             FloatVector a00 = FloatVector.zero(S), a01 = FloatVector.zero(S);
@@ -966,7 +967,7 @@ final class AffineTileDots {
                     { FloatVector xv = FloatVector.broadcast(S, x[kx + 15]); a01 = d0.fma(xv, a01); }
                 }
             }
-            FloatVector s0 = FloatVector.fromArray(S, sc, po + 0 * pts + g * V), b0 = FloatVector.fromArray(S, bi, po + 0 * pts + g * V);
+            FloatVector s0 = FloatVector.fromMemorySegment(S, pm, so + (0 * pts + g * V) * 4L, LE), b0 = FloatVector.fromMemorySegment(S, pm, bo + (0 * pts + g * V) * 4L, LE);
             { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 0 * groups + g]); o00 = a00.fma(s0, o00); o00 = b0.fma(xsv, o00); }
             { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 1 * groups + g]); o01 = a01.fma(s0, o01); o01 = b0.fma(xsv, o01); }
         }
@@ -974,7 +975,7 @@ final class AffineTileDots {
         o01.intoArray(out, oo + 1 * ldo + 0 * V);
     }
 
-    static void t2r4b2(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, float[] sc, float[] bi, int po, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
+    static void t2r4b2(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, MemorySegment pm, long so, long bo, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
         FloatVector o00 = FloatVector.zero(S), o01 = FloatVector.zero(S), o02 = FloatVector.zero(S), o03 = FloatVector.zero(S), o10 = FloatVector.zero(S), o11 = FloatVector.zero(S), o12 = FloatVector.zero(S), o13 = FloatVector.zero(S);
         for (int g = 0; g < groups; g++) {
             FloatVector a00 = FloatVector.zero(S), a01 = FloatVector.zero(S), a02 = FloatVector.zero(S), a03 = FloatVector.zero(S), a10 = FloatVector.zero(S), a11 = FloatVector.zero(S), a12 = FloatVector.zero(S), a13 = FloatVector.zero(S);
@@ -1036,8 +1037,8 @@ final class AffineTileDots {
                     { FloatVector xv = FloatVector.broadcast(S, x[kx + 31]); a03 = d0.fma(xv, a03); a13 = d1.fma(xv, a13); }
                 }
             }
-            FloatVector s0 = FloatVector.fromArray(S, sc, po + 0 * pts + g * V), b0 = FloatVector.fromArray(S, bi, po + 0 * pts + g * V);
-            FloatVector s1 = FloatVector.fromArray(S, sc, po + 1 * pts + g * V), b1 = FloatVector.fromArray(S, bi, po + 1 * pts + g * V);
+            FloatVector s0 = FloatVector.fromMemorySegment(S, pm, so + (0 * pts + g * V) * 4L, LE), b0 = FloatVector.fromMemorySegment(S, pm, bo + (0 * pts + g * V) * 4L, LE);
+            FloatVector s1 = FloatVector.fromMemorySegment(S, pm, so + (1 * pts + g * V) * 4L, LE), b1 = FloatVector.fromMemorySegment(S, pm, bo + (1 * pts + g * V) * 4L, LE);
             { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 0 * groups + g]); o00 = a00.fma(s0, o00); o00 = b0.fma(xsv, o00); o10 = a10.fma(s1, o10); o10 = b1.fma(xsv, o10); }
             { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 1 * groups + g]); o01 = a01.fma(s0, o01); o01 = b0.fma(xsv, o01); o11 = a11.fma(s1, o11); o11 = b1.fma(xsv, o11); }
             { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 2 * groups + g]); o02 = a02.fma(s0, o02); o02 = b0.fma(xsv, o02); o12 = a12.fma(s1, o12); o12 = b1.fma(xsv, o12); }
@@ -1053,7 +1054,7 @@ final class AffineTileDots {
         o13.intoArray(out, oo + 3 * ldo + 1 * V);
     }
 
-    static void t1r4b2(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, float[] sc, float[] bi, int po, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
+    static void t1r4b2(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, MemorySegment pm, long so, long bo, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
         FloatVector o00 = FloatVector.zero(S), o01 = FloatVector.zero(S), o02 = FloatVector.zero(S), o03 = FloatVector.zero(S);
         for (int g = 0; g < groups; g++) {
             FloatVector a00 = FloatVector.zero(S), a01 = FloatVector.zero(S), a02 = FloatVector.zero(S), a03 = FloatVector.zero(S);
@@ -1105,7 +1106,7 @@ final class AffineTileDots {
                     { FloatVector xv = FloatVector.broadcast(S, x[kx + 31]); a03 = d0.fma(xv, a03); }
                 }
             }
-            FloatVector s0 = FloatVector.fromArray(S, sc, po + 0 * pts + g * V), b0 = FloatVector.fromArray(S, bi, po + 0 * pts + g * V);
+            FloatVector s0 = FloatVector.fromMemorySegment(S, pm, so + (0 * pts + g * V) * 4L, LE), b0 = FloatVector.fromMemorySegment(S, pm, bo + (0 * pts + g * V) * 4L, LE);
             { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 0 * groups + g]); o00 = a00.fma(s0, o00); o00 = b0.fma(xsv, o00); }
             { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 1 * groups + g]); o01 = a01.fma(s0, o01); o01 = b0.fma(xsv, o01); }
             { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 2 * groups + g]); o02 = a02.fma(s0, o02); o02 = b0.fma(xsv, o02); }
@@ -1117,7 +1118,7 @@ final class AffineTileDots {
         o03.intoArray(out, oo + 3 * ldo + 0 * V);
     }
 
-    static void t1r8b2(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, float[] sc, float[] bi, int po, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
+    static void t1r8b2(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, MemorySegment pm, long so, long bo, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
         FloatVector o00 = FloatVector.zero(S), o01 = FloatVector.zero(S), o02 = FloatVector.zero(S), o03 = FloatVector.zero(S), o04 = FloatVector.zero(S), o05 = FloatVector.zero(S), o06 = FloatVector.zero(S), o07 = FloatVector.zero(S);
         for (int g = 0; g < groups; g++) {
             FloatVector a00 = FloatVector.zero(S), a01 = FloatVector.zero(S), a02 = FloatVector.zero(S), a03 = FloatVector.zero(S), a04 = FloatVector.zero(S), a05 = FloatVector.zero(S), a06 = FloatVector.zero(S), a07 = FloatVector.zero(S);
@@ -1201,7 +1202,7 @@ final class AffineTileDots {
                     { FloatVector xv = FloatVector.broadcast(S, x[kx + 63]); a07 = d0.fma(xv, a07); }
                 }
             }
-            FloatVector s0 = FloatVector.fromArray(S, sc, po + 0 * pts + g * V), b0 = FloatVector.fromArray(S, bi, po + 0 * pts + g * V);
+            FloatVector s0 = FloatVector.fromMemorySegment(S, pm, so + (0 * pts + g * V) * 4L, LE), b0 = FloatVector.fromMemorySegment(S, pm, bo + (0 * pts + g * V) * 4L, LE);
             { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 0 * groups + g]); o00 = a00.fma(s0, o00); o00 = b0.fma(xsv, o00); }
             { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 1 * groups + g]); o01 = a01.fma(s0, o01); o01 = b0.fma(xsv, o01); }
             { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 2 * groups + g]); o02 = a02.fma(s0, o02); o02 = b0.fma(xsv, o02); }

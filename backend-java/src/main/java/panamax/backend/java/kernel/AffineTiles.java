@@ -18,7 +18,8 @@ import panamax.api.memory.HugePageMemory;
  * <p>Why: with lanes along k ({@link QuantMatVec#vector}) every output ends in a fold across lanes and a code decoded
  * once feeds at most two x rows; with lanes along n nothing is folded, and a code decoded once feeds every x row of
  * a block ({@link AffineTileDots}). Each output is summed in one order whatever the number of x rows, so a row of
- * x gets the same bits alone and in any batch. The codes live off-heap in their own arena, freed by {@link #close}.
+ * x gets the same bits alone and in any batch. Codes and parameters live off-heap, freed by {@link #close} (with the
+ * last tiles of a stack that shares one region).
  */
 public final class AffineTiles implements AutoCloseable {
     private static final int V = FloatVector.SPECIES_PREFERRED.length();
@@ -45,12 +46,13 @@ public final class AffineTiles implements AutoCloseable {
     private final long tileInts;
     private final Region region;
     private final MemorySegment codes;
-    private final float[] scales;
-    private final float[] biases;
+    /** The f32 group parameters: scales of tile t, group g from float {@code (t·groups + g)·V}, then the biases alike. */
+    private final MemorySegment groupParams;
+    private final long biasesAt;
     private final AtomicBoolean closed = new AtomicBoolean();
 
-    /** Tiles whose codes lie in {@code codes}, a part of {@code region} (which the last of its tiles to close frees). */
-    private AffineTiles(int n, int k, int bits, int groupSize, Region region, MemorySegment codes) {
+    /** Tiles in {@code memory} ({@link #matrixBytes}), a part of {@code region} (which the last of its tiles to close frees). */
+    private AffineTiles(int n, int k, int bits, int groupSize, Region region, MemorySegment memory) {
         this.n = n;
         this.k = k;
         this.bits = bits;
@@ -59,14 +61,20 @@ public final class AffineTiles implements AutoCloseable {
         this.tiles = (n + V - 1) / V;
         this.tileInts = (long) k * bits / 32 * V;
         this.region = region;
-        this.codes = codes;
-        this.scales = new float[Math.multiplyExact(tiles * V, groups)];
-        this.biases = new float[scales.length];
+        long codeBytes = codeBytes(n, k, bits);
+        this.codes = memory.asSlice(0, codeBytes);
+        this.groupParams = memory.asSlice(codeBytes, memory.byteSize() - codeBytes);
+        this.biasesAt = groupParams.byteSize() / 2;
     }
 
-    /** Bytes of codes the tiles of an n × k matrix take. */
+    /** Bytes of codes the tiles of an n × k matrix take (whole 64-byte vectors). */
     private static long codeBytes(int n, int k, int bits) {
-        return Math.max(4, (long) (n + V - 1) / V * V * k * bits / 8);
+        return Math.max(64, (long) (n + V - 1) / V * V * k * bits / 8);
+    }
+
+    /** Bytes the tiles of an n × k matrix take off-heap: codes, then f32 scales and biases per group and row. */
+    public static long matrixBytes(int n, int k, int bits, int groupSize) {
+        return codeBytes(n, k, bits) + 2L * 4 * ((long) (n + V - 1) / V * V) * (k / groupSize);
     }
 
     /**
@@ -102,8 +110,7 @@ public final class AffineTiles implements AutoCloseable {
     public static AffineTiles repack(Parallel par, MemorySegment packed, long base, long rowBytes, int n, int k, int bits, int groupSize,
                                      RowScales params) {
         if (!supports(bits, k, groupSize)) throw new IllegalArgumentException("no tiles for " + bits + "-bit codes, k " + k + ", group " + groupSize);
-        long bytes = codeBytes(n, k, bits);
-        Region region = new Region(bytes, 1);
+        Region region = new Region(matrixBytes(n, k, bits, groupSize), 1);
         AffineTiles t = new AffineTiles(n, k, bits, groupSize, region, region.memory);
         try {
             par.forRange(t.tiles, Math.max(1, 4096 / Math.max(1, k / 16)), (t0, t1) -> t.fill(packed, base, rowBytes, params, t0, t1));
@@ -123,7 +130,7 @@ public final class AffineTiles implements AutoCloseable {
                                           RowScales[] params) {
         if (!supports(bits, k, groupSize)) throw new IllegalArgumentException("no tiles for " + bits + "-bit codes, k " + k + ", group " + groupSize);
         int count = bases.length;
-        long bytes = codeBytes(n, k, bits);
+        long bytes = matrixBytes(n, k, bits, groupSize);
         Region region = new Region(Math.multiplyExact(bytes, (long) count), count);
         AffineTiles[] all = new AffineTiles[count];
         for (int i = 0; i < count; i++) all[i] = new AffineTiles(n, k, bits, groupSize, region, region.memory.asSlice(i * bytes, bytes));
@@ -144,11 +151,13 @@ public final class AffineTiles implements AutoCloseable {
         int[] tile = new int[words * V];
         float[] s = new float[V * groups];
         float[] b = new float[V * groups];
+        float[] lanesS = new float[V * groups];
+        float[] lanesB = new float[V * groups];
         for (int t = t0; t < t1; t++) {
             int rows = Math.min(V, n - t * V);
             java.util.Arrays.fill(tile, 0);
-            java.util.Arrays.fill(s, 0f);
-            java.util.Arrays.fill(b, 0f);
+            java.util.Arrays.fill(lanesS, 0f);
+            java.util.Arrays.fill(lanesB, 0f);
             for (int l = 0; l < rows; l++) {
                 MemorySegment.copy(packed, WORD, base + (long) (t * V + l) * rowBytes, row, 0, words);
                 for (int w = 0; w < words; w++) tile[w * V + l] = row[w];
@@ -156,13 +165,15 @@ public final class AffineTiles implements AutoCloseable {
             MemorySegment.copy(tile, 0, codes, WORD, t * tileInts * 4, tile.length);
             params.loadRows(t * V, rows, groups, s, b, 0);
             QuantMatVec.mantissaParameters(s, b, 0, rows * groups, bits);
-            int at = t * V * groups;
             for (int l = 0; l < rows; l++) {
                 for (int g = 0; g < groups; g++) {
-                    scales[at + g * V + l] = s[l * groups + g];
-                    biases[at + g * V + l] = b[l * groups + g];
+                    lanesS[g * V + l] = s[l * groups + g];
+                    lanesB[g * V + l] = b[l * groups + g];
                 }
             }
+            long at = (long) t * V * groups * 4;
+            MemorySegment.copy(lanesS, 0, groupParams, ValueLayout.JAVA_FLOAT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN), at, lanesS.length);
+            MemorySegment.copy(lanesB, 0, groupParams, ValueLayout.JAVA_FLOAT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN), biasesAt + at, lanesB.length);
         }
     }
 
@@ -176,9 +187,9 @@ public final class AffineTiles implements AutoCloseable {
         return V;
     }
 
-    /** Bytes this repacked copy holds: codes off-heap, group parameters on the heap. */
+    /** Bytes this repacked copy holds off-heap: codes and group parameters. */
     public long bytes() {
-        return codes.byteSize() + 8L * scales.length;
+        return codes.byteSize() + groupParams.byteSize();
     }
 
     /**
@@ -216,16 +227,17 @@ public final class AffineTiles implements AutoCloseable {
      */
     private void block(int tilesHere, int rows, int t, int r, float[] x, float[] xsums, float[] out, int o, int ldo) {
         long cw = t * tileInts;
-        int pts = V * groups, po = t * pts, xo = r * k, xso = r * groups;
+        int pts = V * groups, xo = r * k, xso = r * groups;
+        long so = (long) t * pts * 4, bo = biasesAt + so;
         int shape = tilesHere * 10 + rows;
         switch (shape) {
-            case 41 -> AffineTileDots.t4r1(bits, codes, cw, tileInts, groups, wordsPerGroup, x, xo, scales, biases, po, pts, xsums, xso, out, o, ldo);
-            case 24 -> AffineTileDots.t2r4(bits, codes, cw, tileInts, groups, wordsPerGroup, x, xo, scales, biases, po, pts, xsums, xso, out, o, ldo);
-            case 22 -> AffineTileDots.t2r2(bits, codes, cw, tileInts, groups, wordsPerGroup, x, xo, scales, biases, po, pts, xsums, xso, out, o, ldo);
-            case 18 -> AffineTileDots.t1r8(bits, codes, cw, tileInts, groups, wordsPerGroup, x, xo, scales, biases, po, pts, xsums, xso, out, o, ldo);
-            case 14 -> AffineTileDots.t1r4(bits, codes, cw, tileInts, groups, wordsPerGroup, x, xo, scales, biases, po, pts, xsums, xso, out, o, ldo);
-            case 12 -> AffineTileDots.t1r2(bits, codes, cw, tileInts, groups, wordsPerGroup, x, xo, scales, biases, po, pts, xsums, xso, out, o, ldo);
-            case 11 -> AffineTileDots.t1r1(bits, codes, cw, tileInts, groups, wordsPerGroup, x, xo, scales, biases, po, pts, xsums, xso, out, o, ldo);
+            case 41 -> AffineTileDots.t4r1(bits, codes, cw, tileInts, groups, wordsPerGroup, x, xo, groupParams, so, bo, pts, xsums, xso, out, o, ldo);
+            case 24 -> AffineTileDots.t2r4(bits, codes, cw, tileInts, groups, wordsPerGroup, x, xo, groupParams, so, bo, pts, xsums, xso, out, o, ldo);
+            case 22 -> AffineTileDots.t2r2(bits, codes, cw, tileInts, groups, wordsPerGroup, x, xo, groupParams, so, bo, pts, xsums, xso, out, o, ldo);
+            case 18 -> AffineTileDots.t1r8(bits, codes, cw, tileInts, groups, wordsPerGroup, x, xo, groupParams, so, bo, pts, xsums, xso, out, o, ldo);
+            case 14 -> AffineTileDots.t1r4(bits, codes, cw, tileInts, groups, wordsPerGroup, x, xo, groupParams, so, bo, pts, xsums, xso, out, o, ldo);
+            case 12 -> AffineTileDots.t1r2(bits, codes, cw, tileInts, groups, wordsPerGroup, x, xo, groupParams, so, bo, pts, xsums, xso, out, o, ldo);
+            case 11 -> AffineTileDots.t1r1(bits, codes, cw, tileInts, groups, wordsPerGroup, x, xo, groupParams, so, bo, pts, xsums, xso, out, o, ldo);
             default -> {
                 // two tiles against eight rows or one (no kernel of that shape): each tile on its own
                 block(1, rows, t, r, x, xsums, out, o, ldo);
