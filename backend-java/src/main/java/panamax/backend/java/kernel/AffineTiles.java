@@ -30,8 +30,9 @@ public final class AffineTiles implements AutoCloseable {
      */
     public static final boolean ENABLED = Boolean.parseBoolean(System.getProperty("panamax.affine.tiles", String.valueOf(V >= 16)));
     /**
-     * Codes of at least this many bytes go in memory Linux is asked to back with 2 MiB pages ({@link HugePageMemory}): they
-     * are what decode streams, and 4 KiB pages cost TLB misses under nested paging; smaller ones would waste most of a page.
+     * Regions of at least this many bytes go in memory Linux is asked to back with 2 MiB pages ({@link HugePageMemory}): the
+     * codes are what decode streams, and 4 KiB pages cost TLB misses under nested paging; smaller regions would waste
+     * most of a page.
      */
     private static final long HUGE_PAGE_BYTES = 2L << 20;
     /** x rows of one pass over a part's tiles: their values stay in L2 (256 KiB) while the tiles stream past. */
