@@ -113,6 +113,36 @@ def kernel(T, R, bits):
     return "\n".join(L)
 
 
+HALF_ARGS = "MemorySegment c, long cw, long ts, int words, float[] x, int xo, float[] out, int oo, int ldo"
+HALF_CALL = "c, cw, ts, words, x, xo, out, oo, ldo"
+HALF_SHAPES = [(4, 1), (1, 1), (2, 2), (1, 2), (2, 4), (1, 4), (1, 8), (2, 8)]
+
+
+def half_kernel(T, R):
+    """bf16 weights: a word holds k positions 2w (low half) and 2w + 1 (high half) of a row; one chain per output."""
+    a = lambda t, r: f"a{t}{r}"
+    L = [f"    static void t{T}r{R}h({HALF_ARGS}) {{"]
+    L.append("        FloatVector " + ", ".join(f"{a(t, r)} = FloatVector.zero(S)" for t in range(T) for r in range(R)) + ";")
+    L.append("        for (int w = 0; w < words; w++) {")
+    for t in range(T):
+        L.append(f"            IntVector c{t} = IntVector.fromMemorySegment(IS, c, (cw + {t} * ts + (long) w * V) * 4, LE);")
+    L.append(f"            int kx = xo + w * {2 * R};")
+    for j in range(2):
+        for t in range(T):
+            d = f"(FloatVector) c{t}.lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats()" if j == 0 \
+                else f"(FloatVector) c{t}.and(0xffff0000).reinterpretAsFloats()"
+            L.append(f"            {'FloatVector ' if j == 0 else ''}d{t} = {d};")
+        for r in range(R):
+            L.append(f"            {{ FloatVector xv = FloatVector.broadcast(S, x[kx + {j * R + r}]);"
+                     + "".join(f" {a(t, r)} = d{t}.fma(xv, {a(t, r)});" for t in range(T)) + " }")
+    L.append("        }")
+    for t in range(T):
+        for r in range(R):
+            L.append(f"        {a(t, r)}.intoArray(out, oo + {r} * ldo + {t} * V);")
+    L.append("    }")
+    return "\n".join(L)
+
+
 def generate():
     parts = [HEAD]
     for T, R in SHAPES:
@@ -128,6 +158,10 @@ def generate():
         for T, R in SHAPES:
             parts.append(kernel(T, R, bits))
             parts.append("")
+    for T, R in HALF_SHAPES:
+        parts.append(f"    /** bf16 rows: {T} tile{'s' if T > 1 else ''} against {R} x row{'s' if R > 1 else ''}, one FMA chain per output over k in order. */")
+        parts.append(half_kernel(T, R))
+        parts.append("")
     return "\n".join(parts).rstrip() + "\n}\n"
 
 

@@ -1221,4 +1221,217 @@ final class AffineTileDots {
         o06.intoArray(out, oo + 6 * ldo + 0 * V);
         o07.intoArray(out, oo + 7 * ldo + 0 * V);
     }
+
+    /** bf16 rows: 4 tiles against 1 x row, one FMA chain per output over k in order. */
+    static void t4r1h(MemorySegment c, long cw, long ts, int words, float[] x, int xo, float[] out, int oo, int ldo) {
+        FloatVector a00 = FloatVector.zero(S), a10 = FloatVector.zero(S), a20 = FloatVector.zero(S), a30 = FloatVector.zero(S);
+        for (int w = 0; w < words; w++) {
+            IntVector c0 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts + (long) w * V) * 4, LE);
+            IntVector c1 = IntVector.fromMemorySegment(IS, c, (cw + 1 * ts + (long) w * V) * 4, LE);
+            IntVector c2 = IntVector.fromMemorySegment(IS, c, (cw + 2 * ts + (long) w * V) * 4, LE);
+            IntVector c3 = IntVector.fromMemorySegment(IS, c, (cw + 3 * ts + (long) w * V) * 4, LE);
+            int kx = xo + w * 2;
+            FloatVector d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats();
+            FloatVector d1 = (FloatVector) c1.lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats();
+            FloatVector d2 = (FloatVector) c2.lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats();
+            FloatVector d3 = (FloatVector) c3.lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats();
+            { FloatVector xv = FloatVector.broadcast(S, x[kx + 0]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); a20 = d2.fma(xv, a20); a30 = d3.fma(xv, a30); }
+            d0 = (FloatVector) c0.and(0xffff0000).reinterpretAsFloats();
+            d1 = (FloatVector) c1.and(0xffff0000).reinterpretAsFloats();
+            d2 = (FloatVector) c2.and(0xffff0000).reinterpretAsFloats();
+            d3 = (FloatVector) c3.and(0xffff0000).reinterpretAsFloats();
+            { FloatVector xv = FloatVector.broadcast(S, x[kx + 1]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); a20 = d2.fma(xv, a20); a30 = d3.fma(xv, a30); }
+        }
+        a00.intoArray(out, oo + 0 * ldo + 0 * V);
+        a10.intoArray(out, oo + 0 * ldo + 1 * V);
+        a20.intoArray(out, oo + 0 * ldo + 2 * V);
+        a30.intoArray(out, oo + 0 * ldo + 3 * V);
+    }
+
+    /** bf16 rows: 1 tile against 1 x row, one FMA chain per output over k in order. */
+    static void t1r1h(MemorySegment c, long cw, long ts, int words, float[] x, int xo, float[] out, int oo, int ldo) {
+        FloatVector a00 = FloatVector.zero(S);
+        for (int w = 0; w < words; w++) {
+            IntVector c0 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts + (long) w * V) * 4, LE);
+            int kx = xo + w * 2;
+            FloatVector d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats();
+            { FloatVector xv = FloatVector.broadcast(S, x[kx + 0]); a00 = d0.fma(xv, a00); }
+            d0 = (FloatVector) c0.and(0xffff0000).reinterpretAsFloats();
+            { FloatVector xv = FloatVector.broadcast(S, x[kx + 1]); a00 = d0.fma(xv, a00); }
+        }
+        a00.intoArray(out, oo + 0 * ldo + 0 * V);
+    }
+
+    /** bf16 rows: 2 tiles against 2 x rows, one FMA chain per output over k in order. */
+    static void t2r2h(MemorySegment c, long cw, long ts, int words, float[] x, int xo, float[] out, int oo, int ldo) {
+        FloatVector a00 = FloatVector.zero(S), a01 = FloatVector.zero(S), a10 = FloatVector.zero(S), a11 = FloatVector.zero(S);
+        for (int w = 0; w < words; w++) {
+            IntVector c0 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts + (long) w * V) * 4, LE);
+            IntVector c1 = IntVector.fromMemorySegment(IS, c, (cw + 1 * ts + (long) w * V) * 4, LE);
+            int kx = xo + w * 4;
+            FloatVector d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats();
+            FloatVector d1 = (FloatVector) c1.lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats();
+            { FloatVector xv = FloatVector.broadcast(S, x[kx + 0]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
+            { FloatVector xv = FloatVector.broadcast(S, x[kx + 1]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
+            d0 = (FloatVector) c0.and(0xffff0000).reinterpretAsFloats();
+            d1 = (FloatVector) c1.and(0xffff0000).reinterpretAsFloats();
+            { FloatVector xv = FloatVector.broadcast(S, x[kx + 2]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
+            { FloatVector xv = FloatVector.broadcast(S, x[kx + 3]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
+        }
+        a00.intoArray(out, oo + 0 * ldo + 0 * V);
+        a01.intoArray(out, oo + 1 * ldo + 0 * V);
+        a10.intoArray(out, oo + 0 * ldo + 1 * V);
+        a11.intoArray(out, oo + 1 * ldo + 1 * V);
+    }
+
+    /** bf16 rows: 1 tile against 2 x rows, one FMA chain per output over k in order. */
+    static void t1r2h(MemorySegment c, long cw, long ts, int words, float[] x, int xo, float[] out, int oo, int ldo) {
+        FloatVector a00 = FloatVector.zero(S), a01 = FloatVector.zero(S);
+        for (int w = 0; w < words; w++) {
+            IntVector c0 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts + (long) w * V) * 4, LE);
+            int kx = xo + w * 4;
+            FloatVector d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats();
+            { FloatVector xv = FloatVector.broadcast(S, x[kx + 0]); a00 = d0.fma(xv, a00); }
+            { FloatVector xv = FloatVector.broadcast(S, x[kx + 1]); a01 = d0.fma(xv, a01); }
+            d0 = (FloatVector) c0.and(0xffff0000).reinterpretAsFloats();
+            { FloatVector xv = FloatVector.broadcast(S, x[kx + 2]); a00 = d0.fma(xv, a00); }
+            { FloatVector xv = FloatVector.broadcast(S, x[kx + 3]); a01 = d0.fma(xv, a01); }
+        }
+        a00.intoArray(out, oo + 0 * ldo + 0 * V);
+        a01.intoArray(out, oo + 1 * ldo + 0 * V);
+    }
+
+    /** bf16 rows: 2 tiles against 4 x rows, one FMA chain per output over k in order. */
+    static void t2r4h(MemorySegment c, long cw, long ts, int words, float[] x, int xo, float[] out, int oo, int ldo) {
+        FloatVector a00 = FloatVector.zero(S), a01 = FloatVector.zero(S), a02 = FloatVector.zero(S), a03 = FloatVector.zero(S), a10 = FloatVector.zero(S), a11 = FloatVector.zero(S), a12 = FloatVector.zero(S), a13 = FloatVector.zero(S);
+        for (int w = 0; w < words; w++) {
+            IntVector c0 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts + (long) w * V) * 4, LE);
+            IntVector c1 = IntVector.fromMemorySegment(IS, c, (cw + 1 * ts + (long) w * V) * 4, LE);
+            int kx = xo + w * 8;
+            FloatVector d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats();
+            FloatVector d1 = (FloatVector) c1.lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats();
+            { FloatVector xv = FloatVector.broadcast(S, x[kx + 0]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
+            { FloatVector xv = FloatVector.broadcast(S, x[kx + 1]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
+            { FloatVector xv = FloatVector.broadcast(S, x[kx + 2]); a02 = d0.fma(xv, a02); a12 = d1.fma(xv, a12); }
+            { FloatVector xv = FloatVector.broadcast(S, x[kx + 3]); a03 = d0.fma(xv, a03); a13 = d1.fma(xv, a13); }
+            d0 = (FloatVector) c0.and(0xffff0000).reinterpretAsFloats();
+            d1 = (FloatVector) c1.and(0xffff0000).reinterpretAsFloats();
+            { FloatVector xv = FloatVector.broadcast(S, x[kx + 4]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
+            { FloatVector xv = FloatVector.broadcast(S, x[kx + 5]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
+            { FloatVector xv = FloatVector.broadcast(S, x[kx + 6]); a02 = d0.fma(xv, a02); a12 = d1.fma(xv, a12); }
+            { FloatVector xv = FloatVector.broadcast(S, x[kx + 7]); a03 = d0.fma(xv, a03); a13 = d1.fma(xv, a13); }
+        }
+        a00.intoArray(out, oo + 0 * ldo + 0 * V);
+        a01.intoArray(out, oo + 1 * ldo + 0 * V);
+        a02.intoArray(out, oo + 2 * ldo + 0 * V);
+        a03.intoArray(out, oo + 3 * ldo + 0 * V);
+        a10.intoArray(out, oo + 0 * ldo + 1 * V);
+        a11.intoArray(out, oo + 1 * ldo + 1 * V);
+        a12.intoArray(out, oo + 2 * ldo + 1 * V);
+        a13.intoArray(out, oo + 3 * ldo + 1 * V);
+    }
+
+    /** bf16 rows: 1 tile against 4 x rows, one FMA chain per output over k in order. */
+    static void t1r4h(MemorySegment c, long cw, long ts, int words, float[] x, int xo, float[] out, int oo, int ldo) {
+        FloatVector a00 = FloatVector.zero(S), a01 = FloatVector.zero(S), a02 = FloatVector.zero(S), a03 = FloatVector.zero(S);
+        for (int w = 0; w < words; w++) {
+            IntVector c0 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts + (long) w * V) * 4, LE);
+            int kx = xo + w * 8;
+            FloatVector d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats();
+            { FloatVector xv = FloatVector.broadcast(S, x[kx + 0]); a00 = d0.fma(xv, a00); }
+            { FloatVector xv = FloatVector.broadcast(S, x[kx + 1]); a01 = d0.fma(xv, a01); }
+            { FloatVector xv = FloatVector.broadcast(S, x[kx + 2]); a02 = d0.fma(xv, a02); }
+            { FloatVector xv = FloatVector.broadcast(S, x[kx + 3]); a03 = d0.fma(xv, a03); }
+            d0 = (FloatVector) c0.and(0xffff0000).reinterpretAsFloats();
+            { FloatVector xv = FloatVector.broadcast(S, x[kx + 4]); a00 = d0.fma(xv, a00); }
+            { FloatVector xv = FloatVector.broadcast(S, x[kx + 5]); a01 = d0.fma(xv, a01); }
+            { FloatVector xv = FloatVector.broadcast(S, x[kx + 6]); a02 = d0.fma(xv, a02); }
+            { FloatVector xv = FloatVector.broadcast(S, x[kx + 7]); a03 = d0.fma(xv, a03); }
+        }
+        a00.intoArray(out, oo + 0 * ldo + 0 * V);
+        a01.intoArray(out, oo + 1 * ldo + 0 * V);
+        a02.intoArray(out, oo + 2 * ldo + 0 * V);
+        a03.intoArray(out, oo + 3 * ldo + 0 * V);
+    }
+
+    /** bf16 rows: 1 tile against 8 x rows, one FMA chain per output over k in order. */
+    static void t1r8h(MemorySegment c, long cw, long ts, int words, float[] x, int xo, float[] out, int oo, int ldo) {
+        FloatVector a00 = FloatVector.zero(S), a01 = FloatVector.zero(S), a02 = FloatVector.zero(S), a03 = FloatVector.zero(S), a04 = FloatVector.zero(S), a05 = FloatVector.zero(S), a06 = FloatVector.zero(S), a07 = FloatVector.zero(S);
+        for (int w = 0; w < words; w++) {
+            IntVector c0 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts + (long) w * V) * 4, LE);
+            int kx = xo + w * 16;
+            FloatVector d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats();
+            { FloatVector xv = FloatVector.broadcast(S, x[kx + 0]); a00 = d0.fma(xv, a00); }
+            { FloatVector xv = FloatVector.broadcast(S, x[kx + 1]); a01 = d0.fma(xv, a01); }
+            { FloatVector xv = FloatVector.broadcast(S, x[kx + 2]); a02 = d0.fma(xv, a02); }
+            { FloatVector xv = FloatVector.broadcast(S, x[kx + 3]); a03 = d0.fma(xv, a03); }
+            { FloatVector xv = FloatVector.broadcast(S, x[kx + 4]); a04 = d0.fma(xv, a04); }
+            { FloatVector xv = FloatVector.broadcast(S, x[kx + 5]); a05 = d0.fma(xv, a05); }
+            { FloatVector xv = FloatVector.broadcast(S, x[kx + 6]); a06 = d0.fma(xv, a06); }
+            { FloatVector xv = FloatVector.broadcast(S, x[kx + 7]); a07 = d0.fma(xv, a07); }
+            d0 = (FloatVector) c0.and(0xffff0000).reinterpretAsFloats();
+            { FloatVector xv = FloatVector.broadcast(S, x[kx + 8]); a00 = d0.fma(xv, a00); }
+            { FloatVector xv = FloatVector.broadcast(S, x[kx + 9]); a01 = d0.fma(xv, a01); }
+            { FloatVector xv = FloatVector.broadcast(S, x[kx + 10]); a02 = d0.fma(xv, a02); }
+            { FloatVector xv = FloatVector.broadcast(S, x[kx + 11]); a03 = d0.fma(xv, a03); }
+            { FloatVector xv = FloatVector.broadcast(S, x[kx + 12]); a04 = d0.fma(xv, a04); }
+            { FloatVector xv = FloatVector.broadcast(S, x[kx + 13]); a05 = d0.fma(xv, a05); }
+            { FloatVector xv = FloatVector.broadcast(S, x[kx + 14]); a06 = d0.fma(xv, a06); }
+            { FloatVector xv = FloatVector.broadcast(S, x[kx + 15]); a07 = d0.fma(xv, a07); }
+        }
+        a00.intoArray(out, oo + 0 * ldo + 0 * V);
+        a01.intoArray(out, oo + 1 * ldo + 0 * V);
+        a02.intoArray(out, oo + 2 * ldo + 0 * V);
+        a03.intoArray(out, oo + 3 * ldo + 0 * V);
+        a04.intoArray(out, oo + 4 * ldo + 0 * V);
+        a05.intoArray(out, oo + 5 * ldo + 0 * V);
+        a06.intoArray(out, oo + 6 * ldo + 0 * V);
+        a07.intoArray(out, oo + 7 * ldo + 0 * V);
+    }
+
+    /** bf16 rows: 2 tiles against 8 x rows, one FMA chain per output over k in order. */
+    static void t2r8h(MemorySegment c, long cw, long ts, int words, float[] x, int xo, float[] out, int oo, int ldo) {
+        FloatVector a00 = FloatVector.zero(S), a01 = FloatVector.zero(S), a02 = FloatVector.zero(S), a03 = FloatVector.zero(S), a04 = FloatVector.zero(S), a05 = FloatVector.zero(S), a06 = FloatVector.zero(S), a07 = FloatVector.zero(S), a10 = FloatVector.zero(S), a11 = FloatVector.zero(S), a12 = FloatVector.zero(S), a13 = FloatVector.zero(S), a14 = FloatVector.zero(S), a15 = FloatVector.zero(S), a16 = FloatVector.zero(S), a17 = FloatVector.zero(S);
+        for (int w = 0; w < words; w++) {
+            IntVector c0 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts + (long) w * V) * 4, LE);
+            IntVector c1 = IntVector.fromMemorySegment(IS, c, (cw + 1 * ts + (long) w * V) * 4, LE);
+            int kx = xo + w * 16;
+            FloatVector d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats();
+            FloatVector d1 = (FloatVector) c1.lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats();
+            { FloatVector xv = FloatVector.broadcast(S, x[kx + 0]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
+            { FloatVector xv = FloatVector.broadcast(S, x[kx + 1]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
+            { FloatVector xv = FloatVector.broadcast(S, x[kx + 2]); a02 = d0.fma(xv, a02); a12 = d1.fma(xv, a12); }
+            { FloatVector xv = FloatVector.broadcast(S, x[kx + 3]); a03 = d0.fma(xv, a03); a13 = d1.fma(xv, a13); }
+            { FloatVector xv = FloatVector.broadcast(S, x[kx + 4]); a04 = d0.fma(xv, a04); a14 = d1.fma(xv, a14); }
+            { FloatVector xv = FloatVector.broadcast(S, x[kx + 5]); a05 = d0.fma(xv, a05); a15 = d1.fma(xv, a15); }
+            { FloatVector xv = FloatVector.broadcast(S, x[kx + 6]); a06 = d0.fma(xv, a06); a16 = d1.fma(xv, a16); }
+            { FloatVector xv = FloatVector.broadcast(S, x[kx + 7]); a07 = d0.fma(xv, a07); a17 = d1.fma(xv, a17); }
+            d0 = (FloatVector) c0.and(0xffff0000).reinterpretAsFloats();
+            d1 = (FloatVector) c1.and(0xffff0000).reinterpretAsFloats();
+            { FloatVector xv = FloatVector.broadcast(S, x[kx + 8]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
+            { FloatVector xv = FloatVector.broadcast(S, x[kx + 9]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
+            { FloatVector xv = FloatVector.broadcast(S, x[kx + 10]); a02 = d0.fma(xv, a02); a12 = d1.fma(xv, a12); }
+            { FloatVector xv = FloatVector.broadcast(S, x[kx + 11]); a03 = d0.fma(xv, a03); a13 = d1.fma(xv, a13); }
+            { FloatVector xv = FloatVector.broadcast(S, x[kx + 12]); a04 = d0.fma(xv, a04); a14 = d1.fma(xv, a14); }
+            { FloatVector xv = FloatVector.broadcast(S, x[kx + 13]); a05 = d0.fma(xv, a05); a15 = d1.fma(xv, a15); }
+            { FloatVector xv = FloatVector.broadcast(S, x[kx + 14]); a06 = d0.fma(xv, a06); a16 = d1.fma(xv, a16); }
+            { FloatVector xv = FloatVector.broadcast(S, x[kx + 15]); a07 = d0.fma(xv, a07); a17 = d1.fma(xv, a17); }
+        }
+        a00.intoArray(out, oo + 0 * ldo + 0 * V);
+        a01.intoArray(out, oo + 1 * ldo + 0 * V);
+        a02.intoArray(out, oo + 2 * ldo + 0 * V);
+        a03.intoArray(out, oo + 3 * ldo + 0 * V);
+        a04.intoArray(out, oo + 4 * ldo + 0 * V);
+        a05.intoArray(out, oo + 5 * ldo + 0 * V);
+        a06.intoArray(out, oo + 6 * ldo + 0 * V);
+        a07.intoArray(out, oo + 7 * ldo + 0 * V);
+        a10.intoArray(out, oo + 0 * ldo + 1 * V);
+        a11.intoArray(out, oo + 1 * ldo + 1 * V);
+        a12.intoArray(out, oo + 2 * ldo + 1 * V);
+        a13.intoArray(out, oo + 3 * ldo + 1 * V);
+        a14.intoArray(out, oo + 4 * ldo + 1 * V);
+        a15.intoArray(out, oo + 5 * ldo + 1 * V);
+        a16.intoArray(out, oo + 6 * ldo + 1 * V);
+        a17.intoArray(out, oo + 7 * ldo + 1 * V);
+    }
 }

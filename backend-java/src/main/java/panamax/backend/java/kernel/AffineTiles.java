@@ -1,13 +1,10 @@
 package panamax.backend.java.kernel;
 
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import jdk.incubator.vector.FloatVector;
-import panamax.api.memory.HugePageMemory;
 
 /**
  * An affine-quantized matrix W [n, k] (MLX's 2, 4 or 8-bit codes) repacked for x·Wᵀ with one weight row per vector
@@ -23,20 +20,11 @@ import panamax.api.memory.HugePageMemory;
  */
 public final class AffineTiles implements AutoCloseable {
     private static final int V = FloatVector.SPECIES_PREFERRED.length();
-    private static final ValueLayout.OfInt WORD = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
     /**
      * Whether x·Wᵀ over affine weights takes repacked tiles: with 32 vector registers (AVX-512), where a block of eight
      * x rows keeps its sixteen chains in registers. {@code -Dpanamax.affine.tiles=false} turns it off for A/B runs.
      */
     public static final boolean ENABLED = Boolean.parseBoolean(System.getProperty("panamax.affine.tiles", String.valueOf(V >= 16)));
-    /**
-     * Regions of at least this many bytes go in memory Linux is asked to back with 2 MiB pages ({@link HugePageMemory}): the
-     * codes are what decode streams, and 4 KiB pages cost TLB misses under nested paging; smaller regions would waste
-     * most of a page.
-     */
-    private static final long HUGE_PAGE_BYTES = 2L << 20;
-    /** x rows of one pass over a part's tiles: their values stay in L2 (256 KiB) while the tiles stream past. */
-    private static final int X_TILE_BYTES = 256 * 1024;
 
     private final int n;
     private final int k;
@@ -45,7 +33,7 @@ public final class AffineTiles implements AutoCloseable {
     private final int wordsPerGroup;
     private final int tiles;
     private final long tileInts;
-    private final Region region;
+    private final TileRegion region;
     private final MemorySegment codes;
     /** The f32 group parameters: scales of tile t, group g from float {@code (t·groups + g)·V}, then the biases alike. */
     private final MemorySegment groupParams;
@@ -53,7 +41,7 @@ public final class AffineTiles implements AutoCloseable {
     private final AtomicBoolean closed = new AtomicBoolean();
 
     /** Tiles in {@code memory} ({@link #matrixBytes}), a part of {@code region} (which the last of its tiles to close frees). */
-    private AffineTiles(int n, int k, int bits, int groupSize, Region region, MemorySegment memory) {
+    private AffineTiles(int n, int k, int bits, int groupSize, TileRegion region, MemorySegment memory) {
         this.n = n;
         this.k = k;
         this.bits = bits;
@@ -78,26 +66,6 @@ public final class AffineTiles implements AutoCloseable {
         return codeBytes(n, k, bits) + 2L * 4 * ((long) (n + V - 1) / V * V) * (k / groupSize);
     }
 
-    /**
-     * Off-heap memory shared by the tiles of one or more matrices, freed when the last of them closes: a stack of
-     * experts takes one region, in 2 MiB pages from {@link #HUGE_PAGE_BYTES} on, where each 1.5 MiB expert alone would
-     * sit in 4 KiB pages (page faults when filled, TLB misses when streamed).
-     */
-    private static final class Region {
-        private final Arena arena = Arena.ofShared();
-        private final MemorySegment memory;
-        private final AtomicInteger users;
-
-        Region(long bytes, int users) {
-            this.memory = bytes >= HUGE_PAGE_BYTES ? HugePageMemory.allocate(bytes, arena) : arena.allocate(bytes, 64);
-            this.users = new AtomicInteger(users);
-        }
-
-        void release() {
-            if (users.decrementAndGet() == 0) arena.close();
-        }
-    }
-
     /** True when a matrix of these codes can be repacked (and tiles are {@link #ENABLED}). */
     public static boolean supports(int bits, int k, int groupSize) {
         return ENABLED && (bits == 2 || bits == 4 || bits == 8) && k > 0 && groupSize > 0 && k % groupSize == 0
@@ -111,7 +79,7 @@ public final class AffineTiles implements AutoCloseable {
     public static AffineTiles repack(Parallel par, MemorySegment packed, long base, long rowBytes, int n, int k, int bits, int groupSize,
                                      RowScales params) {
         if (!supports(bits, k, groupSize)) throw new IllegalArgumentException("no tiles for " + bits + "-bit codes, k " + k + ", group " + groupSize);
-        Region region = new Region(matrixBytes(n, k, bits, groupSize), 1);
+        TileRegion region = new TileRegion(matrixBytes(n, k, bits, groupSize), 1);
         AffineTiles t = new AffineTiles(n, k, bits, groupSize, region, region.memory);
         try {
             par.forRange(t.tiles, Math.max(1, 4096 / Math.max(1, k / 16)), (t0, t1) -> t.fill(packed, base, rowBytes, params, t0, t1));
@@ -132,7 +100,7 @@ public final class AffineTiles implements AutoCloseable {
         if (!supports(bits, k, groupSize)) throw new IllegalArgumentException("no tiles for " + bits + "-bit codes, k " + k + ", group " + groupSize);
         int count = bases.length;
         long bytes = matrixBytes(n, k, bits, groupSize);
-        Region region = new Region(Math.multiplyExact(bytes, (long) count), count);
+        TileRegion region = new TileRegion(Math.multiplyExact(bytes, (long) count), count);
         AffineTiles[] all = new AffineTiles[count];
         for (int i = 0; i < count; i++) all[i] = new AffineTiles(n, k, bits, groupSize, region, region.memory.asSlice(i * bytes, bytes));
         try {
@@ -156,14 +124,9 @@ public final class AffineTiles implements AutoCloseable {
         float[] lanesB = new float[V * groups];
         for (int t = t0; t < t1; t++) {
             int rows = Math.min(V, n - t * V);
-            java.util.Arrays.fill(tile, 0);
             java.util.Arrays.fill(lanesS, 0f);
             java.util.Arrays.fill(lanesB, 0f);
-            for (int l = 0; l < rows; l++) {
-                MemorySegment.copy(packed, WORD, base + (long) (t * V + l) * rowBytes, row, 0, words);
-                for (int w = 0; w < words; w++) tile[w * V + l] = row[w];
-            }
-            MemorySegment.copy(tile, 0, codes, WORD, t * tileInts * 4, tile.length);
+            TileBlocks.layTile(packed, base, rowBytes, t, rows, V, words, row, tile, codes, t * tileInts * 4);
             params.loadRows(t * V, rows, groups, s, b, 0);
             QuantMatVec.mantissaParameters(s, b, 0, rows * groups, bits);
             for (int l = 0; l < rows; l++) {
@@ -196,30 +159,10 @@ public final class AffineTiles implements AutoCloseable {
     /**
      * {@code out[r·ldo + j] = (x_r · Wᵀ)[t0·V + j]} for tiles {@code [t0, t1)} (j up to {@code (t1 − t0)·V}, padded
      * rows included) and x rows {@code [0, m)} placed by {@link #placeRow} (one row alone: its natural order), with their
-     * group sums ({@link QuantMatVec#groupSums}, row stride groups). x rows go in L2-sized passes over the tiles;
-     * within a pass, eight, four, two or one x rows at a time against one or two tiles, one x row against four tiles
-     * (streams far enough apart for the prefetchers).
+     * group sums ({@link QuantMatVec#groupSums}, row stride groups), in {@link TileBlocks#run}'s blocks.
      */
     public void multiply(float[] x, float[] xsums, int m, int t0, int t1, float[] out, int ldo) {
-        int pass = pass();
-        for (int m0 = 0; m0 < m; m0 += pass) {
-            int m1 = Math.min(m, m0 + pass);
-            int t = t0;
-            if (m1 - m0 == 1) {
-                for (; t + 4 <= t1; t += 4) block(4, 1, t, m0, x, xsums, out, m0 * ldo + (t - t0) * V, ldo);
-                for (; t < t1; t++) block(1, 1, t, m0, x, xsums, out, m0 * ldo + (t - t0) * V, ldo);
-                continue;
-            }
-            for (; t < t1; t += 2) {
-                int tilesHere = Math.min(2, t1 - t);
-                // the blocks placeRow laid out: eights while eight rows remain, then a four, a two, a one
-                for (int r = m0; r < m1; ) {
-                    int rows = m1 - r >= 8 ? 8 : m1 - r >= 4 ? 4 : m1 - r >= 2 ? 2 : 1;
-                    block(tilesHere, rows, t, r, x, xsums, out, r * ldo + (t - t0) * V, ldo);
-                    r += rows;
-                }
-            }
-        }
+        TileBlocks.run(m, t0, t1, k, ldo, V, (tilesHere, rows, t, r, o) -> block(tilesHere, rows, t, r, x, xsums, out, o, ldo));
     }
 
     /**
@@ -247,38 +190,9 @@ public final class AffineTiles implements AutoCloseable {
         }
     }
 
-    /** x rows per pass: a multiple of eight. */
-    private int pass() {
-        return Math.max(8, X_TILE_BYTES / (4 * k) / 8 * 8);
-    }
-
-    /**
-     * Puts x row {@code r} (of {@code m}, k values in natural order) where {@link #multiply} reads it in {@code xi} (m·k
-     * values): each block of R rows the kernels take together (eight while eight remain in the pass, then four, two,
-     * one) lies from its first row's natural place with its rows interleaved, element kk of its row i at
-     * {@code kk·R + i}, so the broadcasts of one word read one run. Rows may be placed in any order, on any thread.
-     */
+    /** Puts x row {@code r} of m where {@link #multiply} reads it in {@code xi} ({@link TileBlocks#placeRow}). */
     public void placeRow(float[] row, int r, int m, float[] xi) {
-        int pass = pass();
-        int m0 = r / pass * pass, m1 = Math.min(m, m0 + pass);
-        int b0 = m0 + (r - m0) / 8 * 8;
-        int size = 8;
-        if (b0 + 8 > m1) {
-            // past the pass's whole eights: a four, then a two, then a one, in that order
-            int start = m0 + (m1 - m0) / 8 * 8;
-            b0 = start;
-            size = 0;
-            for (int block : new int[] {4, 2, 1}) {
-                if (b0 + block > m1) continue;
-                if (r < b0 + block) {
-                    size = block;
-                    break;
-                }
-                b0 += block;
-            }
-        }
-        int at = b0 * k + (r - b0);
-        for (int kk = 0; kk < k; kk++) xi[at + kk * size] = row[kk];
+        TileBlocks.placeRow(row, r, m, k, xi);
     }
 
     /** x rows {@code [0, m)} in natural order (row stride k) placed for {@link #multiply} ({@link #placeRow}). */

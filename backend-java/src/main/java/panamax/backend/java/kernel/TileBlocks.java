@@ -1,0 +1,99 @@
+package panamax.backend.java.kernel;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
+
+/**
+ * What the weight tiles of one row per lane ({@link AffineTiles}, {@link Bf16Tiles}) share: how a matrix's 32-bit words
+ * are laid into tiles, how x rows are placed for the blocks, and the order in which blocks of tiles and x rows are run.
+ */
+final class TileBlocks {
+    private static final ValueLayout.OfInt WORD = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+    /** x rows of one pass over a part's tiles: their values stay in L2 (256 KiB) while the tiles stream past. */
+    private static final int X_TILE_BYTES = 256 * 1024;
+
+    private TileBlocks() {
+    }
+
+    /** One block: {@code tiles} tiles from tile t against {@code rows} x rows from row r, results from {@code out[o]}. */
+    @FunctionalInterface
+    interface Block {
+        void run(int tiles, int rows, int t, int r, int o);
+    }
+
+    /** x rows per pass: a multiple of eight. */
+    static int pass(int k) {
+        return Math.max(8, X_TILE_BYTES / (4 * k) / 8 * 8);
+    }
+
+    /**
+     * Runs tiles {@code [t0, t1)} against x rows {@code [0, m)}: x rows in L2-sized passes; one x row against four tiles
+     * at a time (streams far enough apart for the prefetchers), else one or two tiles against eight x rows at a time,
+     * then four, two, one (the blocks {@link #placeRow} lays out). Results of tile t, row r from {@code r·ldo + (t − t0)·lanes}.
+     */
+    static void run(int m, int t0, int t1, int k, int ldo, int lanes, Block block) {
+        int pass = pass(k);
+        for (int m0 = 0; m0 < m; m0 += pass) {
+            int m1 = Math.min(m, m0 + pass);
+            int t = t0;
+            if (m1 - m0 == 1) {
+                for (; t + 4 <= t1; t += 4) block.run(4, 1, t, m0, m0 * ldo + (t - t0) * lanes);
+                for (; t < t1; t++) block.run(1, 1, t, m0, m0 * ldo + (t - t0) * lanes);
+                continue;
+            }
+            for (; t < t1; t += 2) {
+                int tiles = Math.min(2, t1 - t);
+                for (int r = m0; r < m1; ) {
+                    int rows = m1 - r >= 8 ? 8 : m1 - r >= 4 ? 4 : m1 - r >= 2 ? 2 : 1;
+                    block.run(tiles, rows, t, r, r * ldo + (t - t0) * lanes);
+                    r += rows;
+                }
+            }
+        }
+    }
+
+    /**
+     * Puts x row {@code r} (of {@code m}, k values in natural order) where {@link #run}'s blocks read it in {@code xi} (m·k
+     * values): each block of R rows taken together (eight while eight remain in the pass, then four, two, one) lies
+     * from its first row's natural place with its rows interleaved, element kk of its row i at {@code kk·R + i}, so the
+     * broadcasts of one word read one run. Rows may be placed in any order, on any thread; one row alone stays as it is.
+     */
+    static void placeRow(float[] row, int r, int m, int k, float[] xi) {
+        int pass = pass(k);
+        int m0 = r / pass * pass, m1 = Math.min(m, m0 + pass);
+        int b0 = m0 + (r - m0) / 8 * 8;
+        int size = 8;
+        if (b0 + 8 > m1) {
+            // past the pass's whole eights: a four, then a two, then a one, in that order
+            b0 = m0 + (m1 - m0) / 8 * 8;
+            size = 0;
+            for (int block : new int[] {4, 2, 1}) {
+                if (b0 + block > m1) continue;
+                if (r < b0 + block) {
+                    size = block;
+                    break;
+                }
+                b0 += block;
+            }
+        }
+        int at = b0 * k + (r - b0);
+        for (int kk = 0; kk < k; kk++) xi[at + kk * size] = row[kk];
+    }
+
+    /**
+     * Lays rows {@code [t·lanes, t·lanes + rows)} of a matrix (row i's {@code words} 32-bit words from byte
+     * {@code base + i·rowBytes} of {@code src}) into tile t at byte {@code dstAt} of {@code dst}: word w of lane l at int
+     * {@code w·lanes + l}, lanes past {@code rows} zero. {@code row} and {@code tile} are scratch of words and
+     * words·lanes ints.
+     */
+    static void layTile(MemorySegment src, long base, long rowBytes, int t, int rows, int lanes, int words, int[] row, int[] tile,
+                        MemorySegment dst, long dstAt) {
+        java.util.Arrays.fill(tile, 0);
+        for (int l = 0; l < rows; l++) {
+            MemorySegment.copy(src, WORD, base + (long) (t * lanes + l) * rowBytes, row, 0, words);
+            for (int w = 0; w < words; w++) tile[w * lanes + l] = row[w];
+        }
+        MemorySegment.copy(tile, 0, dst, WORD, dstAt, tile.length);
+    }
+}
