@@ -2,6 +2,7 @@ package panamax.backend.java;
 
 import java.lang.foreign.MemorySegment;
 import panamax.api.tensor.DType;
+import panamax.backend.java.kernel.Bf16Tiles;
 import panamax.backend.java.kernel.Gemm;
 import panamax.backend.java.kernel.MatVec;
 import panamax.backend.java.kernel.MultiRowMatVec;
@@ -112,6 +113,11 @@ final class MatmulOps {
         long sn = b.strides[b.rank() - 1];
         if ((sk == 1 || k == 1) && b.dtype.isFloating() && n > 0) {
             int bytes = b.dtype.byteSize();
+            Bf16Tiles tiles = b.dtype == DType.BF16 ? bf16Tiles(b, bOff * bytes, sn * bytes, n, k) : null;
+            if (tiles != null) {
+                tilesProduct(a, aOff, m, k, n, tiles, out, (long) index * m * n);
+                return;
+            }
             weightRowsProduct(a, aOff, m, k, n, b.segment(), b.dtype, bOff * bytes, sn * bytes, out, (long) index * m * n);
             return;
         }
@@ -140,6 +146,50 @@ final class MatmulOps {
         byColumnParts(par, m, n, Math.max(1, 32768 / Math.max(k, 1) / 4), out, at, bf16
                 ? (n0, n1, c) -> MultiRowMatVec.bf16(w, wOff, ld, k, xr, m, n0, n1, c, -n0, n1 - n0)
                 : (n0, n1, c) -> MultiRowMatVec.widened(w, wOff, ld, f16, k, xr, m, n0, n1, c, -n0, n1 - n0));
+    }
+
+    /** What a repacked bf16 matrix was made from: where its rows start in their storage, their stride, its shape. */
+    private record Bf16Key(long base, long rowBytes, int n, int k) {
+    }
+
+    /** Kept in a storage's derived forms where a bf16 matrix's tiles would not fit in memory (decided once). */
+    private static final AutoCloseable NO_TILES = () -> { };
+
+    /**
+     * The tiles of bf16 W rows (row j at byte {@code wOff + j·ld} of w's storage), made at the first product, or null:
+     * only a caller's segment (a loaded weight, {@link Storage#borrowed}) that nothing has written takes tiles, since
+     * the backend's own buffers hold activations and caches that a repack would never pay back.
+     */
+    private Bf16Tiles bf16Tiles(JavaTensor w, long wOff, long ld, int n, int k) {
+        Storage storage = w.storage;
+        if (!Bf16Tiles.supports(k) || !storage.borrowed() || !storage.neverWritten()) return null;
+        MemorySegment ws = w.segment();
+        AutoCloseable form = storage.<AutoCloseable>derived(new Bf16Key(wOff, ld, n, k),
+                () -> MemoryHeadroom.fits(Bf16Tiles.matrixBytes(n, k)) ? Bf16Tiles.repack(backend.parallel, ws, wOff, ld, n, k) : NO_TILES,
+                f -> f instanceof Bf16Tiles t ? t.bytes() : 0);
+        return form instanceof Bf16Tiles t ? t : null;
+    }
+
+    /**
+     * x·Wᵀ over bf16 tiles: x's rows placed as the tiles' kernels read them ({@link #prepareRows}), then each thread's
+     * part of the tiles (whole groups of four) computes its columns for every x row and stores them.
+     */
+    private void tilesProduct(JavaTensor x, long xOff, int m, int k, int n, Bf16Tiles tiles, JavaTensor out, long at) {
+        Parallel par = backend.parallel;
+        float[] xr = new float[m * k];
+        prepareRows(par, x, xOff, m, k, (r, row) -> tiles.placeRow(row, r, m, xr));
+        int lanes = Bf16Tiles.rowsPerTile();
+        int quads = (tiles.tiles() + 3) / 4;
+        MemorySegment os = out.segment();
+        long outBase = out.offset + at;
+        par.forEvenSplit(quads, Math.max(1, 32768 / Math.max(k, 1) / (4 * lanes)), (q0, q1) -> {
+            int t0 = 4 * q0, t1 = Math.min(tiles.tiles(), 4 * q1);
+            int width = (t1 - t0) * lanes;
+            int n0 = t0 * lanes, cols = Math.min(n, t1 * lanes) - n0;
+            float[] c = new float[m * width];
+            tiles.multiply(xr, m, t0, t1, c, width);
+            for (int r = 0; r < m; r++) RowIo.store(os, out.dtype, outBase + (long) r * n + n0, 1, cols, c, r * width);
+        });
     }
 
     /** What {@link #prepareRows} does with each x row (values in f32, reused for the next row). */

@@ -72,6 +72,11 @@ final class Storage {
         dropDerived();
     }
 
+    /** True for a caller's segment wrapped by {@code fromSegment} (a loaded weight), false for the backend's own buffers. */
+    boolean borrowed() {
+        return buffer == null;
+    }
+
     /** True while no in-place write has reached these bytes, so forms derived from them stay true. */
     boolean neverWritten() {
         return writes.get() == 0;

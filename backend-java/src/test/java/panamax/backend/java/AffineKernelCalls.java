@@ -56,6 +56,12 @@ public final class AffineKernelCalls {
             m.invoke(null, p, 0L, tileInts, groups, wordsPerGroup, xa, 0, p, 0L, 1L << 14, groups * v, sums, 0, new float[1 << 14], 0, 4 * v);
             called++;
         }
+        for (Method m : tileDots.getDeclaredMethods()) {
+            if (!m.getName().matches("t\\dr\\dh")) continue;
+            m.setAccessible(true);
+            m.invoke(null, p, 0L, 4L * v, 4, xa, 0, new float[1 << 14], 0, 4 * v);
+            called++;
+        }
         System.out.println("called " + called + " kernels");
     }
 

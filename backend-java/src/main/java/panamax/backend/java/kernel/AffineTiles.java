@@ -197,13 +197,7 @@ public final class AffineTiles implements AutoCloseable {
 
     /** x rows {@code [0, m)} in natural order (row stride k) placed for {@link #multiply} ({@link #placeRow}). */
     public float[] place(float[] x, int m) {
-        float[] xi = new float[m * k];
-        float[] row = new float[k];
-        for (int r = 0; r < m; r++) {
-            System.arraycopy(x, r * k, row, 0, k);
-            placeRow(row, r, m, xi);
-        }
-        return xi;
+        return TileBlocks.place(x, m, k);
     }
 
     @Override

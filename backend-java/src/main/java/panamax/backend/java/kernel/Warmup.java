@@ -86,11 +86,12 @@ public final class Warmup {
             }
             int[] bookBits = new int[16];
             float[] rowScales = new float[k];
-            MemorySegment tileCodes = arena.allocate(64L * k, 64); // 64 rows of 8-bit codes, or of 4-bit ones twice over
+            MemorySegment tileCodes = arena.allocate(64L * k, 64); // 64 rows of 8-bit codes, of 4-bit ones twice over, or 32 bf16 rows
             float[] tileOut = new float[MULTI_ROWS * 64];
             try (Parallel one = new Parallel(1);
                  AffineTiles tiles8 = AffineTiles.supports(8, k, 64) ? AffineTiles.repack(one, tileCodes, 0, k, 64, k, 8, 64, params) : null;
-                 AffineTiles tiles4 = AffineTiles.supports(4, k, 64) ? AffineTiles.repack(one, tileCodes, 0, k / 2, 64, k, 4, 64, params) : null) {
+                 AffineTiles tiles4 = AffineTiles.supports(4, k, 64) ? AffineTiles.repack(one, tileCodes, 0, k / 2, 64, k, 4, 64, params) : null;
+                 Bf16Tiles bf16Tiles = Bf16Tiles.supports(k) ? Bf16Tiles.repack(one, tileCodes, 0, 2L * k, 32, k) : null) {
                 for (int i = 0; i < ROUNDS && !realWorkStarted; i++) {
                     MatVec.bf16(w, 0, 2L * k, k, x, 1 + (i & 3), 0, 1, out, 0, n);
                     MatVec.f32(w, 0, 4L * k, k, x, 1, 0, 1, out, 0, n);
@@ -116,6 +117,7 @@ public final class Warmup {
                     QuantMatVec.vector(w, 0, (long) k * bits / 8, bits, 64, k, params, xRows, xRowSums, rows, 0, n, outRows, n);
                     AffineTiles tiles = bits == 8 ? tiles8 : tiles4;
                     if (tiles != null) tiles.multiply(xRows, xRowSums, rows, 0, tiles.tiles(), tileOut, 64); // any x values do
+                    if (bf16Tiles != null) bf16Tiles.multiply(xRows, rows, 0, bf16Tiles.tiles(), tileOut, 64);
                 }
             }
         } catch (RuntimeException | Error e) {

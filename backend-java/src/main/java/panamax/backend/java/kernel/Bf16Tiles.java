@@ -1,0 +1,125 @@
+package panamax.backend.java.kernel;
+
+import java.lang.foreign.MemorySegment;
+import java.util.concurrent.atomic.AtomicBoolean;
+import jdk.incubator.vector.FloatVector;
+
+/**
+ * A bf16 matrix W [n, k] (k even) repacked for x·Wᵀ with one weight row per vector lane, as {@link AffineTiles} repacks
+ * affine codes: tile t holds rows {@code [t·V, t·V + V)}, the 32-bit word w of each row (values 2w and 2w + 1) stored
+ * for all V rows as one vector. Per (weight row, x row) one FMA chain over k in order, in every block of
+ * {@link AffineTileDots}' {@code tTrRh} kernels, so a row of x gets the same bits alone and in any batch; nothing is
+ * folded across lanes and a widened word feeds up to sixteen (x row, tile) pairs, where the lane-along-k kernels
+ * ({@link MultiRowMatVec#bf16}) fold every output and widen each value for four x rows.
+ */
+public final class Bf16Tiles implements AutoCloseable {
+    private static final int V = FloatVector.SPECIES_PREFERRED.length();
+    /** Whether bf16 weights take tiles (as {@link AffineTiles#ENABLED}); {@code -Dpanamax.bf16.tiles=false} turns it off. */
+    public static final boolean ENABLED = Boolean.parseBoolean(System.getProperty("panamax.bf16.tiles", String.valueOf(V >= 16)));
+
+    private final int n;
+    private final int k;
+    private final int words;
+    private final int tiles;
+    private final long tileInts;
+    private final TileRegion region;
+    private final MemorySegment codes;
+    private final AtomicBoolean closed = new AtomicBoolean();
+
+    private Bf16Tiles(int n, int k) {
+        this.n = n;
+        this.k = k;
+        this.words = k / 2;
+        this.tiles = (n + V - 1) / V;
+        this.tileInts = (long) words * V;
+        this.region = new TileRegion(matrixBytes(n, k), 1);
+        this.codes = region.memory;
+    }
+
+    /** True when bf16 rows of k values can be repacked (and tiles are {@link #ENABLED}). */
+    public static boolean supports(int k) {
+        return ENABLED && k > 0 && k % 2 == 0;
+    }
+
+    /** Bytes the tiles of an n × k matrix take off-heap. */
+    public static long matrixBytes(int n, int k) {
+        return Math.max(64, (long) (n + V - 1) / V * V * k * 2);
+    }
+
+    /** Repacks W's rows {@code [0, n)}, row r's k bf16 values from byte {@code base + r·rowBytes} of {@code w}, on every thread of {@code par}. */
+    public static Bf16Tiles repack(Parallel par, MemorySegment w, long base, long rowBytes, int n, int k) {
+        if (!supports(k)) throw new IllegalArgumentException("no bf16 tiles for rows of " + k + " values");
+        Bf16Tiles t = new Bf16Tiles(n, k);
+        try {
+            par.forRange(t.tiles, Math.max(1, 4096 / Math.max(1, k / 16)), (t0, t1) -> {
+                int[] row = new int[t.words];
+                int[] tile = new int[t.words * V];
+                for (int i = t0; i < t1; i++) {
+                    TileBlocks.layTile(w, base, rowBytes, i, Math.min(V, n - i * V), V, t.words, row, tile, t.codes, i * t.tileInts * 4);
+                }
+            });
+        } catch (RuntimeException | Error e) {
+            t.close();
+            throw e;
+        }
+        return t;
+    }
+
+    /** Tiles of V rows (the last one padded). */
+    public int tiles() {
+        return tiles;
+    }
+
+    /** Rows per tile: the vector lanes. */
+    public static int rowsPerTile() {
+        return V;
+    }
+
+    /** Bytes this repacked copy holds off-heap. */
+    public long bytes() {
+        return codes.byteSize();
+    }
+
+    /**
+     * {@code out[r·ldo + j] = (x_r · Wᵀ)[t0·V + j]} for tiles {@code [t0, t1)} and x rows {@code [0, m)} placed by
+     * {@link #placeRow}, in {@link TileBlocks#run}'s blocks.
+     */
+    public void multiply(float[] x, int m, int t0, int t1, float[] out, int ldo) {
+        TileBlocks.run(m, t0, t1, k, ldo, V, (tilesHere, rows, t, r, o) -> block(tilesHere, rows, t, r, x, out, o, ldo));
+    }
+
+    private void block(int tilesHere, int rows, int t, int r, float[] x, float[] out, int o, int ldo) {
+        long cw = t * tileInts;
+        int xo = r * k;
+        switch (tilesHere * 10 + rows) {
+            case 41 -> AffineTileDots.t4r1h(codes, cw, tileInts, words, x, xo, out, o, ldo);
+            case 28 -> AffineTileDots.t2r8h(codes, cw, tileInts, words, x, xo, out, o, ldo);
+            case 24 -> AffineTileDots.t2r4h(codes, cw, tileInts, words, x, xo, out, o, ldo);
+            case 22 -> AffineTileDots.t2r2h(codes, cw, tileInts, words, x, xo, out, o, ldo);
+            case 18 -> AffineTileDots.t1r8h(codes, cw, tileInts, words, x, xo, out, o, ldo);
+            case 14 -> AffineTileDots.t1r4h(codes, cw, tileInts, words, x, xo, out, o, ldo);
+            case 12 -> AffineTileDots.t1r2h(codes, cw, tileInts, words, x, xo, out, o, ldo);
+            case 11 -> AffineTileDots.t1r1h(codes, cw, tileInts, words, x, xo, out, o, ldo);
+            default -> {
+                // two tiles against one x row (no kernel of that shape): each tile on its own
+                block(1, rows, t, r, x, out, o, ldo);
+                block(1, rows, t + 1, r, x, out, o + V, ldo);
+            }
+        }
+    }
+
+    /** Puts x row {@code r} of m where {@link #multiply} reads it in {@code xi} ({@link TileBlocks#placeRow}). */
+    public void placeRow(float[] row, int r, int m, float[] xi) {
+        TileBlocks.placeRow(row, r, m, k, xi);
+    }
+
+    /** x rows {@code [0, m)} in natural order (row stride k) placed for {@link #multiply}. */
+    public float[] place(float[] x, int m) {
+        return TileBlocks.place(x, m, k);
+    }
+
+    @Override
+    public void close() {
+        if (closed.compareAndSet(false, true)) region.release();
+    }
+}

@@ -1,0 +1,131 @@
+package panamax.backend.java;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.Arrays;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+import panamax.api.tensor.Backend;
+import panamax.api.tensor.BackendOptions;
+import panamax.api.tensor.DType;
+import panamax.api.tensor.Ops;
+import panamax.api.tensor.Shape;
+import panamax.api.tensor.Tensor;
+import panamax.backend.java.kernel.Bf16Tiles;
+import panamax.backend.java.kernel.Parallel;
+
+/**
+ * bf16 weights repacked into tiles of one row per lane ({@link Bf16Tiles}): products agree with a float64 reference,
+ * every x row gets the same bits alone, in any batch and in any part of the tiles, and the backend repacks only a
+ * caller's (loaded) weight segment, once.
+ */
+class Bf16TilesTest {
+    private final Random random = new Random(29);
+
+    private float[] gaussian(int n) {
+        float[] v = new float[n];
+        for (int i = 0; i < v.length; i++) v[i] = (float) random.nextGaussian();
+        return v;
+    }
+
+    /** n × k bf16 rows (row stride k·2 bytes) of Gaussian values, and the values they hold. */
+    private static MemorySegment bf16Rows(Arena arena, float[] values) {
+        MemorySegment s = arena.allocate(2L * values.length, 64);
+        for (int i = 0; i < values.length; i++) {
+            short bits = (short) (Float.floatToRawIntBits(values[i]) >>> 16);
+            s.setAtIndex(ValueLayout.JAVA_SHORT_UNALIGNED, i, bits);
+            values[i] = Float.intBitsToFloat(bits << 16);
+        }
+        return s;
+    }
+
+    @Test
+    void tilesMatchAFloat64ProductAndGiveEachRowTheSameBitsInAnyBatch() {
+        VectorWidth.requirePath(Bf16Tiles.supports(256), "the repacked bf16 tiles", 512);
+        int n = 53, k = 384, rows = 21;
+        try (Arena arena = Arena.ofConfined(); Parallel one = new Parallel(1)) {
+            float[] w = gaussian(n * k);
+            MemorySegment ws = bf16Rows(arena, w);
+            float[] x = gaussian(rows * k);
+            try (Bf16Tiles tiles = Bf16Tiles.repack(one, ws, 0, 2L * k, n, k)) {
+                int width = tiles.tiles() * Bf16Tiles.rowsPerTile();
+                float[] batch = new float[rows * width];
+                tiles.multiply(tiles.place(x, rows), rows, 0, tiles.tiles(), batch, width);
+                for (int r = 0; r < rows; r++) {
+                    for (int j = 0; j < n; j++) {
+                        double want = 0, size = 0;
+                        for (int i = 0; i < k; i++) {
+                            want += (double) x[r * k + i] * w[j * k + i];
+                            size += Math.abs((double) x[r * k + i] * w[j * k + i]);
+                        }
+                        assertEquals(want, batch[r * width + j], 1e-6 * size + 1e-6, "x row " + r + ", column " + j);
+                    }
+                }
+                for (int m : new int[] {1, 2, 3, 6, 9, 16}) {
+                    float[] placed = tiles.place(x, m);
+                    float[] alone = new float[m * width];
+                    tiles.multiply(placed, m, 0, tiles.tiles(), alone, width);
+                    int lanes = Bf16Tiles.rowsPerTile();
+                    for (int t = 0; t < tiles.tiles(); t++) {
+                        float[] part = new float[m * lanes];
+                        tiles.multiply(placed, m, t, t + 1, part, lanes);
+                        for (int r = 0; r < m; r++) {
+                            for (int l = 0; l < lanes && t * lanes + l < n; l++) {
+                                int want = Float.floatToRawIntBits(batch[r * width + t * lanes + l]);
+                                assertEquals(want, Float.floatToRawIntBits(alone[r * width + t * lanes + l]), "x row " + r + " in a batch of " + m);
+                                assertEquals(want, Float.floatToRawIntBits(part[r * lanes + l]), "x row " + r + ", one tile at a time");
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    @Test
+    void theBackendRepacksALoadedWeightOnceAndNotItsOwnBuffers() {
+        VectorWidth.requirePath(Bf16Tiles.supports(256), "the repacked bf16 tiles", 512);
+        Backend backend = new JavaBackendProvider().create(BackendOptions.defaults());
+        int n = 40, k = 256;
+        try (Arena arena = Arena.ofShared()) {
+            float[] values = gaussian(n * k);
+            MemorySegment ws = bf16Rows(arena, values);
+            Ops ops = backend.ops();
+            long mappedBefore = backend.memoryStats().mappedBytes();
+            try (Tensor loaded = backend.fromSegment(ws, Shape.of(n, k), DType.BF16);
+                 Tensor own = backend.fromFloats(values, Shape.of(n, k), DType.BF16);
+                 Tensor x = backend.fromFloats(gaussian(3 * k), Shape.of(3, k), DType.F32)) {
+                long segmentBytes = backend.memoryStats().mappedBytes() - mappedBefore;
+                float[] first = product(backend, x, loaded);
+                long repacked = backend.memoryStats().mappedBytes() - mappedBefore - segmentBytes;
+                assertTrue(repacked > 0, "the loaded weight's tiles count as mapped bytes");
+                assertArrayEquals(first, product(backend, x, loaded), "the second product, from the kept tiles");
+                assertEquals(repacked, backend.memoryStats().mappedBytes() - mappedBefore - segmentBytes, "the tiles are made once");
+                for (int r = 0; r < 3; r++) {
+                    try (Tensor row = ops.slice(x, 0, r, r + 1)) {
+                        assertArrayEquals(Arrays.copyOfRange(first, r * n, (r + 1) * n), product(backend, row, loaded), "x row " + r + " alone and in the batch");
+                    }
+                }
+                float[] fromOwn = product(backend, x, own);
+                assertEquals(repacked, backend.memoryStats().mappedBytes() - mappedBefore - segmentBytes, "the backend's own buffer is not repacked");
+                for (int i = 0; i < first.length; i++) assertEquals(first[i], fromOwn[i], 1e-4 * (1 + Math.abs(first[i])), "the same weights either way, at " + i);
+            }
+            assertEquals(mappedBefore, backend.memoryStats().mappedBytes(), "freed weights drop their tiles");
+            assertEquals(0, backend.memoryStats().activeBytes(), "no storage leaked");
+        } finally {
+            backend.close();
+        }
+    }
+
+    private static float[] product(Backend backend, Tensor x, Tensor w) {
+        Ops ops = backend.ops();
+        try (Tensor wt = ops.transpose(w, 1, 0); Tensor y = ops.matmul(x, wt)) {
+            return backend.toFloats(y);
+        }
+    }
+}
