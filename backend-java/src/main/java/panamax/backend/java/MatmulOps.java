@@ -178,18 +178,8 @@ final class MatmulOps {
         Parallel par = backend.parallel;
         float[] xr = new float[m * k];
         prepareRows(par, x, xOff, m, k, (r, row) -> tiles.placeRow(row, r, m, xr));
-        int lanes = Bf16Tiles.rowsPerTile();
-        int quads = (tiles.tiles() + 3) / 4;
-        MemorySegment os = out.segment();
-        long outBase = out.offset + at;
-        par.forEvenSplit(quads, Math.max(1, 32768 / Math.max(k, 1) / (4 * lanes)), (q0, q1) -> {
-            int t0 = 4 * q0, t1 = Math.min(tiles.tiles(), 4 * q1);
-            int width = (t1 - t0) * lanes;
-            int n0 = t0 * lanes, cols = Math.min(n, t1 * lanes) - n0;
-            float[] c = new float[m * width];
-            tiles.multiply(xr, m, t0, t1, c, width);
-            for (int r = 0; r < m; r++) RowIo.store(os, out.dtype, outBase + (long) r * n + n0, 1, cols, c, r * width);
-        });
+        byTileParts(par, m, n, tiles.tiles(), Bf16Tiles.rowsPerTile(), Math.max(1, 32768 / Math.max(k, 1) / (4 * Bf16Tiles.rowsPerTile())),
+                out, at, (t0, t1, c, width) -> tiles.multiply(xr, m, t0, t1, c, width));
     }
 
     /** What {@link #prepareRows} does with each x row (values in f32, reused for the next row). */
@@ -237,6 +227,31 @@ final class MatmulOps {
             float[] c = new float[m * cols];
             part.compute(n0, n1, c);
             for (int r = 0; r < m; r++) RowIo.store(os, out.dtype, base + (long) r * n + n0, 1, cols, c, r * cols);
+        });
+    }
+
+    /** One part of a matrix's tiles {@code [t0, t1)}: its results for every x row in {@code c[r·width + j]}. */
+    @FunctionalInterface
+    interface TilePart {
+        void compute(int t0, int t1, float[] c, int width);
+    }
+
+    /**
+     * Splits a matrix's {@code tiles} tiles of {@code lanes} rows into parts of whole quads (at least {@code minQuads}
+     * each; a batch-1 product streams four tiles at a time) over the threads; each part computes its columns for all m
+     * x rows into its own array and stores the real ones (not the last tile's padding) into {@code out} (row-major
+     * [m, n] from element {@code at}) on the thread that computed them.
+     */
+    static void byTileParts(Parallel par, int m, int n, int tiles, int lanes, int minQuads, JavaTensor out, long at, TilePart part) {
+        MemorySegment os = out.segment();
+        long outBase = out.offset + at;
+        par.forEvenSplit((tiles + 3) / 4, minQuads, (q0, q1) -> {
+            int t0 = 4 * q0, t1 = Math.min(tiles, 4 * q1);
+            int width = (t1 - t0) * lanes;
+            int n0 = t0 * lanes, cols = Math.min(n, t1 * lanes) - n0;
+            float[] c = new float[m * width];
+            part.compute(t0, t1, c, width);
+            for (int r = 0; r < m; r++) RowIo.store(os, out.dtype, outBase + (long) r * n + n0, 1, cols, c, r * width);
         });
     }
 

@@ -203,18 +203,8 @@ final class QuantMatmul {
             tiles.placeRow(row, r, m, xr);
             QuantMatVec.groupSums(row, 0, 1, k, gs, xsums, r * groups);
         });
-        int lanes = AffineTiles.rowsPerTile();
-        int quads = (tiles.tiles() + 3) / 4;
-        MemorySegment os = out.segment();
-        long outBase = out.offset + at;
-        par.forEvenSplit(quads, Math.max(1, 16384 / Math.max(k, 1) / (4 * lanes)), (q0, q1) -> {
-            int t0 = 4 * q0, t1 = Math.min(tiles.tiles(), 4 * q1);
-            int width = (t1 - t0) * lanes;
-            int n0 = t0 * lanes, cols = Math.min(n, t1 * lanes) - n0;
-            float[] c = new float[m * width];
-            tiles.multiply(xr, xsums, m, t0, t1, c, width);
-            for (int r = 0; r < m; r++) RowIo.store(os, out.dtype, outBase + (long) r * n + n0, 1, cols, c, r * width);
-        });
+        MatmulOps.byTileParts(par, m, n, tiles.tiles(), AffineTiles.rowsPerTile(), Math.max(1, 16384 / Math.max(k, 1) / (4 * AffineTiles.rowsPerTile())),
+                out, at, (t0, t1, c, width) -> tiles.multiply(xr, xsums, m, t0, t1, c, width));
     }
 
     /**
