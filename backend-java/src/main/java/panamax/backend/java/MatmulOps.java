@@ -113,7 +113,7 @@ final class MatmulOps {
         long sn = b.strides[b.rank() - 1];
         if ((sk == 1 || k == 1) && b.dtype.isFloating() && n > 0) {
             int bytes = b.dtype.byteSize();
-            Bf16Tiles tiles = b.dtype == DType.BF16 ? bf16Tiles(b, bOff * bytes, sn * bytes, n, k) : null;
+            Bf16Tiles tiles = b.dtype == DType.BF16 ? bf16Tiles(b, bOff * bytes, sn * bytes, m, n, k) : null;
             if (tiles != null) {
                 tilesProduct(a, aOff, m, k, n, tiles, out, (long) index * m * n);
                 return;
@@ -152,20 +152,24 @@ final class MatmulOps {
     private record Bf16Key(long base, long rowBytes, int n, int k) {
     }
 
-    /** Kept in a storage's derived forms where a bf16 matrix's tiles would not fit in memory (decided once). */
+    /** Kept in a storage's derived forms where a bf16 matrix takes no tiles (decided once, {@link #bf16Tiles}). */
     private static final AutoCloseable NO_TILES = () -> { };
 
     /**
-     * The tiles of bf16 W rows (row j at byte {@code wOff + j·ld} of w's storage), made at the first product, or null:
-     * only a caller's segment (a loaded weight, {@link Storage#borrowed}) that nothing has written takes tiles, since
-     * the backend's own buffers hold activations and caches that a repack would never pay back.
+     * The tiles of bf16 W rows (row j at byte {@code wOff + j·ld} of w's storage), or null, decided at the matrix's first
+     * product and kept: only a caller's segment (a loaded weight, {@link Storage#borrowed}) that nothing has written takes
+     * tiles (the backend's own buffers hold activations and caches that a repack would not pay back), and only when that
+     * first product has several x rows. A model's dense weights meet a prefill first, where tiles gain most; a
+     * mixture-of-experts model's experts, one tensor each, meet single decode rows first, one expert at a time, and
+     * repacking each there cost more than it gained (MoE preset bf16, batch 1: 9.5 tok/s against 28.5 without tiles),
+     * while at batch 1 the lane-along-k rows stream nearly as fast.
      */
-    private Bf16Tiles bf16Tiles(JavaTensor w, long wOff, long ld, int n, int k) {
+    private Bf16Tiles bf16Tiles(JavaTensor w, long wOff, long ld, int m, int n, int k) {
         Storage storage = w.storage;
         if (!Bf16Tiles.supports(k) || !storage.borrowed() || !storage.neverWritten()) return null;
         MemorySegment ws = w.segment();
         AutoCloseable form = storage.<AutoCloseable>derived(new Bf16Key(wOff, ld, n, k),
-                () -> MemoryHeadroom.fits(Bf16Tiles.matrixBytes(n, k)) ? Bf16Tiles.repack(backend.parallel, ws, wOff, ld, n, k) : NO_TILES,
+                () -> m >= 2 && MemoryHeadroom.fits(Bf16Tiles.matrixBytes(n, k)) ? Bf16Tiles.repack(backend.parallel, ws, wOff, ld, n, k) : NO_TILES,
                 f -> f instanceof Bf16Tiles t ? t.bytes() : 0);
         return form instanceof Bf16Tiles t ? t : null;
     }

@@ -122,6 +122,28 @@ class Bf16TilesTest {
         }
     }
 
+    @Test
+    void aWeightWhoseFirstProductHasOneRowKeepsTheRowKernelsForGood() {
+        VectorWidth.requirePath(Bf16Tiles.supports(256), "the repacked bf16 tiles", 512);
+        Backend backend = new JavaBackendProvider().create(BackendOptions.defaults());
+        int n = 24, k = 256;
+        try (Arena arena = Arena.ofShared()) {
+            float[] values = gaussian(n * k);
+            MemorySegment ws = bf16Rows(arena, values);
+            try (Tensor loaded = backend.fromSegment(ws, Shape.of(n, k), DType.BF16);
+                 Tensor x = backend.fromFloats(gaussian(4 * k), Shape.of(4, k), DType.F32);
+                 Tensor first = backend.ops().slice(x, 0, 0, 1)) {
+                long mapped = backend.memoryStats().mappedBytes();
+                float[] alone = product(backend, first, loaded);
+                float[] batch = product(backend, x, loaded);
+                assertEquals(mapped, backend.memoryStats().mappedBytes(), "no tiles after a first product of one row, nor later");
+                assertArrayEquals(alone, Arrays.copyOf(batch, n), "x row 0 alone and in the batch, through the row kernels");
+            }
+        } finally {
+            backend.close();
+        }
+    }
+
     private static float[] product(Backend backend, Tensor x, Tensor w) {
         Ops ops = backend.ops();
         try (Tensor wt = ops.transpose(w, 1, 0); Tensor y = ops.matmul(x, wt)) {
