@@ -3,8 +3,6 @@ package panamax.backend.java.kernel;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
-import java.util.concurrent.atomic.AtomicBoolean;
-import jdk.incubator.vector.FloatVector;
 
 /**
  * An affine-quantized matrix W [n, k] (MLX's 2, 4 or 8-bit codes) repacked for x·Wᵀ with one weight row per vector
@@ -18,38 +16,27 @@ import jdk.incubator.vector.FloatVector;
  * x gets the same bits alone and in any batch. Codes and parameters live off-heap, freed by {@link #close} (with the
  * last tiles of a stack that shares one region).
  */
-public final class AffineTiles implements AutoCloseable {
-    private static final int V = FloatVector.SPECIES_PREFERRED.length();
+public final class AffineTiles extends LaneTiles {
     /**
      * Whether x·Wᵀ over affine weights takes repacked tiles: with 32 vector registers (AVX-512), where a block of eight
      * x rows keeps its sixteen chains in registers. {@code -Dpanamax.affine.tiles=false} turns it off for A/B runs.
      */
     public static final boolean ENABLED = Boolean.parseBoolean(System.getProperty("panamax.affine.tiles", String.valueOf(V >= 16)));
 
-    private final int n;
-    private final int k;
     private final int bits;
     private final int groups;
     private final int wordsPerGroup;
-    private final int tiles;
-    private final long tileInts;
-    private final TileRegion region;
     private final MemorySegment codes;
     /** The f32 group parameters: scales of tile t, group g from float {@code (t·groups + g)·V}, then the biases alike. */
     private final MemorySegment groupParams;
     private final long biasesAt;
-    private final AtomicBoolean closed = new AtomicBoolean();
 
     /** Tiles in {@code memory} ({@link #matrixBytes}), a part of {@code region} (which the last of its tiles to close frees). */
     private AffineTiles(int n, int k, int bits, int groupSize, TileRegion region, MemorySegment memory) {
-        this.n = n;
-        this.k = k;
+        super(n, k, (long) k * bits / 32, region);
         this.bits = bits;
         this.groups = k / groupSize;
         this.wordsPerGroup = groupSize * bits / 32;
-        this.tiles = (n + V - 1) / V;
-        this.tileInts = (long) k * bits / 32 * V;
-        this.region = region;
         long codeBytes = codeBytes(n, k, bits);
         this.codes = memory.asSlice(0, codeBytes);
         this.groupParams = memory.asSlice(codeBytes, memory.byteSize() - codeBytes);
@@ -141,17 +128,8 @@ public final class AffineTiles implements AutoCloseable {
         }
     }
 
-    /** Tiles of V rows (the last one padded). */
-    public int tiles() {
-        return tiles;
-    }
-
-    /** Rows per tile: the vector lanes. */
-    public static int rowsPerTile() {
-        return V;
-    }
-
     /** Bytes this repacked copy holds off-heap: codes and group parameters. */
+    @Override
     public long bytes() {
         return codes.byteSize() + groupParams.byteSize();
     }
@@ -190,18 +168,4 @@ public final class AffineTiles implements AutoCloseable {
         }
     }
 
-    /** Puts x row {@code r} of m where {@link #multiply} reads it in {@code xi} ({@link TileBlocks#placeRow}). */
-    public void placeRow(float[] row, int r, int m, float[] xi) {
-        TileBlocks.placeRow(row, r, m, k, xi);
-    }
-
-    /** x rows {@code [0, m)} in natural order (row stride k) placed for {@link #multiply} ({@link #placeRow}). */
-    public float[] place(float[] x, int m) {
-        return TileBlocks.place(x, m, k);
-    }
-
-    @Override
-    public void close() {
-        if (closed.compareAndSet(false, true)) region.release();
-    }
 }

@@ -1,8 +1,6 @@
 package panamax.backend.java.kernel;
 
 import java.lang.foreign.MemorySegment;
-import java.util.concurrent.atomic.AtomicBoolean;
-import jdk.incubator.vector.FloatVector;
 
 /**
  * A bf16 matrix W [n, k] (k even) repacked for x·Wᵀ with one weight row per vector lane, as {@link AffineTiles} repacks
@@ -12,27 +10,16 @@ import jdk.incubator.vector.FloatVector;
  * folded across lanes and a widened word feeds up to sixteen (x row, tile) pairs, where the lane-along-k kernels
  * ({@link MultiRowMatVec#bf16}) fold every output and widen each value for four x rows.
  */
-public final class Bf16Tiles implements AutoCloseable {
-    private static final int V = FloatVector.SPECIES_PREFERRED.length();
+public final class Bf16Tiles extends LaneTiles {
     /** Whether bf16 weights take tiles (as {@link AffineTiles#ENABLED}); {@code -Dpanamax.bf16.tiles=false} turns it off. */
     public static final boolean ENABLED = Boolean.parseBoolean(System.getProperty("panamax.bf16.tiles", String.valueOf(V >= 16)));
 
-    private final int n;
-    private final int k;
     private final int words;
-    private final int tiles;
-    private final long tileInts;
-    private final TileRegion region;
     private final MemorySegment codes;
-    private final AtomicBoolean closed = new AtomicBoolean();
 
-    private Bf16Tiles(int n, int k) {
-        this.n = n;
-        this.k = k;
+    private Bf16Tiles(int n, int k, TileRegion region) {
+        super(n, k, k / 2, region);
         this.words = k / 2;
-        this.tiles = (n + V - 1) / V;
-        this.tileInts = (long) words * V;
-        this.region = new TileRegion(matrixBytes(n, k), 1);
         this.codes = region.memory;
     }
 
@@ -49,7 +36,7 @@ public final class Bf16Tiles implements AutoCloseable {
     /** Repacks W's rows {@code [0, n)}, row r's k bf16 values from byte {@code base + r·rowBytes} of {@code w}, on every thread of {@code par}. */
     public static Bf16Tiles repack(Parallel par, MemorySegment w, long base, long rowBytes, int n, int k) {
         if (!supports(k)) throw new IllegalArgumentException("no bf16 tiles for rows of " + k + " values");
-        Bf16Tiles t = new Bf16Tiles(n, k);
+        Bf16Tiles t = new Bf16Tiles(n, k, new TileRegion(matrixBytes(n, k), 1));
         try {
             par.forRange(t.tiles, Math.max(1, 4096 / Math.max(1, k / 16)), (t0, t1) -> {
                 int[] row = new int[t.words];
@@ -65,17 +52,8 @@ public final class Bf16Tiles implements AutoCloseable {
         return t;
     }
 
-    /** Tiles of V rows (the last one padded). */
-    public int tiles() {
-        return tiles;
-    }
-
-    /** Rows per tile: the vector lanes. */
-    public static int rowsPerTile() {
-        return V;
-    }
-
     /** Bytes this repacked copy holds off-heap. */
+    @Override
     public long bytes() {
         return codes.byteSize();
     }
@@ -106,20 +84,5 @@ public final class Bf16Tiles implements AutoCloseable {
                 block(1, rows, t + 1, r, x, out, o + V, ldo);
             }
         }
-    }
-
-    /** Puts x row {@code r} of m where {@link #multiply} reads it in {@code xi} ({@link TileBlocks#placeRow}). */
-    public void placeRow(float[] row, int r, int m, float[] xi) {
-        TileBlocks.placeRow(row, r, m, k, xi);
-    }
-
-    /** x rows {@code [0, m)} in natural order (row stride k) placed for {@link #multiply}. */
-    public float[] place(float[] x, int m) {
-        return TileBlocks.place(x, m, k);
-    }
-
-    @Override
-    public void close() {
-        if (closed.compareAndSet(false, true)) region.release();
     }
 }

@@ -1,0 +1,57 @@
+package panamax.backend.java.kernel;
+
+import java.util.concurrent.atomic.AtomicBoolean;
+import jdk.incubator.vector.FloatVector;
+
+/**
+ * A weight matrix W [n, k] repacked for x·Wᵀ with one weight row per vector lane ({@link AffineTiles}, {@link Bf16Tiles}):
+ * tile t holds rows {@code [t·V, t·V + V)}, the last one padded, their 32-bit words stored word by word, each word of
+ * all V rows one vector ({@link TileBlocks#layTile}), in a {@link TileRegion} released when these tiles close.
+ */
+public abstract class LaneTiles implements AutoCloseable {
+    static final int V = FloatVector.SPECIES_PREFERRED.length();
+
+    final int n;
+    final int k;
+    final int tiles;
+    /** Ints one tile takes: the row's words times the lanes. */
+    final long tileInts;
+    private final TileRegion region;
+    private final AtomicBoolean closed = new AtomicBoolean();
+
+    LaneTiles(int n, int k, long wordsPerRow, TileRegion region) {
+        this.n = n;
+        this.k = k;
+        this.tiles = (n + V - 1) / V;
+        this.tileInts = wordsPerRow * V;
+        this.region = region;
+    }
+
+    /** Tiles of V rows (the last one padded). */
+    public final int tiles() {
+        return tiles;
+    }
+
+    /** Rows per tile: the vector lanes. */
+    public static int rowsPerTile() {
+        return V;
+    }
+
+    /** Puts x row {@code r} of m where the products read it in {@code xi} ({@link TileBlocks#placeRow}). */
+    public final void placeRow(float[] row, int r, int m, float[] xi) {
+        TileBlocks.placeRow(row, r, m, k, xi);
+    }
+
+    /** x rows {@code [0, m)} in natural order (row stride k) placed for the products. */
+    public final float[] place(float[] x, int m) {
+        return TileBlocks.place(x, m, k);
+    }
+
+    /** Bytes these tiles hold off-heap. */
+    public abstract long bytes();
+
+    @Override
+    public final void close() {
+        if (closed.compareAndSet(false, true)) region.release();
+    }
+}
