@@ -60,6 +60,17 @@ final class AffineTileDots {
 '''
 
 
+def broadcast_fmas(ind, j, r, T, R, acc):
+    """Code position j of x row r broadcast once and multiplied into the T tiles' chains of that row."""
+    return (f"{ind}{{ FloatVector xv = FloatVector.broadcast(S, x[kx + {j * R + r}]);"
+            + "".join(f" {acc(t, r)} = d{t}.fma(xv, {acc(t, r)});" for t in range(T)) + " }")
+
+
+def stores(T, R, total):
+    """Each (tile, x row) total stored at its place in out."""
+    return [f"        {total(t, r)}.intoArray(out, oo + {r} * ldo + {t} * V);" for t in range(T) for r in range(R)]
+
+
 def kernel(T, R, bits):
     cpw = 32 // bits
     P = 4 if cpw == 4 or R == 1 else 8  # code positions per straight part
@@ -93,8 +104,7 @@ def kernel(T, R, bits):
             d = f"(FloatVector) {sh}.and(0x{mask:x}).or(ONE).reinterpretAsFloats()"
             L.append(f"{ind}{'FloatVector ' if j == 0 else ''}d{t} = {d};")
         for r in range(R):
-            L.append(f"{ind}{{ FloatVector xv = FloatVector.broadcast(S, x[kx + {j * R + r}]);"
-                     + "".join(f" {a(t, r)} = d{t}.fma(xv, {a(t, r)});" for t in range(T)) + " }")
+            L.append(broadcast_fmas(ind, j, r, T, R, a))
     if not straight:
         L.append("                }")
     L.append("            }")
@@ -106,9 +116,7 @@ def kernel(T, R, bits):
                  + "".join(f" {o(t, r)} = {a(t, r)}.fma(s{t}, {o(t, r)}); {o(t, r)} = b{t}.fma(xsv, {o(t, r)});"
                            for t in range(T)) + " }")
     L.append("        }")
-    for t in range(T):
-        for r in range(R):
-            L.append(f"        {o(t, r)}.intoArray(out, oo + {r} * ldo + {t} * V);")
+    L.extend(stores(T, R, o))
     L.append("    }")
     return "\n".join(L)
 
@@ -133,12 +141,9 @@ def half_kernel(T, R):
                 else f"(FloatVector) c{t}.and(0xffff0000).reinterpretAsFloats()"
             L.append(f"            {'FloatVector ' if j == 0 else ''}d{t} = {d};")
         for r in range(R):
-            L.append(f"            {{ FloatVector xv = FloatVector.broadcast(S, x[kx + {j * R + r}]);"
-                     + "".join(f" {a(t, r)} = d{t}.fma(xv, {a(t, r)});" for t in range(T)) + " }")
+            L.append(broadcast_fmas("            ", j, r, T, R, a))
     L.append("        }")
-    for t in range(T):
-        for r in range(R):
-            L.append(f"        {a(t, r)}.intoArray(out, oo + {r} * ldo + {t} * V);")
+    L.extend(stores(T, R, a))
     L.append("    }")
     return "\n".join(L)
 

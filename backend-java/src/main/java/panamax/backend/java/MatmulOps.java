@@ -152,9 +152,6 @@ final class MatmulOps {
     private record Bf16Key(long base, long rowBytes, int n, int k) {
     }
 
-    /** Kept in a storage's derived forms where a bf16 matrix takes no tiles (decided once, {@link #bf16Tiles}). */
-    private static final AutoCloseable NO_TILES = () -> { };
-
     /**
      * The tiles of bf16 W rows (row j at byte {@code wOff + j·ld} of w's storage), or null, decided at the matrix's first
      * product and kept: only a caller's segment (a loaded weight, {@link Storage#borrowed}) that nothing has written takes
@@ -168,10 +165,8 @@ final class MatmulOps {
         Storage storage = w.storage;
         if (!Bf16Tiles.supports(k) || !storage.borrowed() || !storage.neverWritten()) return null;
         MemorySegment ws = w.segment();
-        AutoCloseable form = storage.<AutoCloseable>derived(new Bf16Key(wOff, ld, n, k),
-                () -> m >= 2 && MemoryHeadroom.fits(Bf16Tiles.matrixBytes(n, k)) ? Bf16Tiles.repack(backend.parallel, ws, wOff, ld, n, k) : NO_TILES,
-                f -> f instanceof Bf16Tiles t ? t.bytes() : 0);
-        return form instanceof Bf16Tiles t ? t : null;
+        return storage.derived(new Bf16Key(wOff, ld, n, k),
+                () -> m >= 2 && MemoryHeadroom.fits(Bf16Tiles.matrixBytes(n, k)) ? Bf16Tiles.repack(backend.parallel, ws, wOff, ld, n, k) : null);
     }
 
     /**

@@ -1,6 +1,7 @@
 package panamax.backend.java;
 
 import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import panamax.api.tensor.DType;
@@ -113,35 +114,28 @@ final class QuantMatmul {
 
     /** What a repacked matrix was made from: its codes' place in their storage, its parameters' tensors and format. */
     private record TilesKey(long base, long rowBytes, int n, int k, int bits, int groupSize, Storage scales, long scalesOffset,
-                            List<Long> scalesStrides, Storage biases, long biasesOffset, List<Long> biasesStrides, DType dtype) {
+                            long scalesRowStride, long scalesColumnStride, Storage biases, long biasesOffset, long biasesRowStride,
+                            long biasesColumnStride, DType dtype) {
+        /** The key of the matrix whose codes start at byte {@code base} and whose parameters start at {@code s} and {@code b}. */
+        static TilesKey of(long base, long rowBytes, int n, int k, int bits, int gs, JavaTensor scales, long s, JavaTensor biases, long b) {
+            int rs = scales.rank(), rb = biases.rank();
+            return new TilesKey(base, rowBytes, n, k, bits, gs, scales.storage, s, scales.strides[rs - 2], scales.strides[rs - 1], biases.storage,
+                    b, biases.strides[rb - 2], biases.strides[rb - 1], scales.dtype);
+        }
     }
-
-    private static List<Long> strides(JavaTensor t) {
-        return Arrays.stream(t.strides).boxed().toList();
-    }
-
-    /**
-     * Kept in a storage's derived forms where a matrix's tiles would not fit the machine's memory
-     * ({@link MemoryHeadroom}): the matrix then takes the lane-along-k kernels for good, so its rows' bits do not
-     * change later in the process.
-     */
-    private static final AutoCloseable NO_TILES = () -> { };
 
     /**
      * The repacked tiles of the matrix whose codes start at byte {@code base} of packed's storage, made on first use;
-     * null where they do not fit in memory (decided once per matrix).
+     * null where they would not fit in memory ({@link MemoryHeadroom}; decided once per matrix, {@link Storage#derived}).
      */
     private static AffineTiles tiles(Parallel par, JavaTensor packed, JavaTensor scales, JavaTensor biases, long base, long sOff, long bOff,
                                      long rowBytes, int n, int k, int bits, int gs, QuantOps.ScalesAt scalesAt) {
         Storage storage = packed.storage;
-        TilesKey key = new TilesKey(base, rowBytes, n, k, bits, gs, scales.storage, sOff, strides(scales), biases.storage, bOff, strides(biases),
-                scales.dtype);
+        TilesKey key = TilesKey.of(base, rowBytes, n, k, bits, gs, scales, sOff, biases, bOff);
         if (!storage.hasDerived(key)) repackStack(par, packed, scales, biases, base, sOff, bOff, rowBytes, n, k, bits, gs, scalesAt);
         MemorySegment ps = packed.segment();
-        AutoCloseable form = storage.<AutoCloseable>derived(key, () -> MemoryHeadroom.fits(AffineTiles.matrixBytes(n, k, bits, gs))
-                ? AffineTiles.repack(par, ps, base, rowBytes, n, k, bits, gs, scalesAt.at(sOff, bOff)) : NO_TILES,
-                f -> f instanceof AffineTiles t ? t.bytes() : 0);
-        return form instanceof AffineTiles t ? t : null;
+        return storage.derived(key, () -> MemoryHeadroom.fits(AffineTiles.matrixBytes(n, k, bits, gs))
+                ? AffineTiles.repack(par, ps, base, rowBytes, n, k, bits, gs, scalesAt.at(sOff, bOff)) : null);
     }
 
     /**
@@ -163,15 +157,14 @@ final class QuantMatmul {
         long paramBytes = count * matrixParams * scales.dtype.byteSize();
         if (count < 2 || count > 65536 || scales.segment().byteSize() != paramBytes || biases.segment().byteSize() != paramBytes) return;
         long first = base / matrixBytes;
-        List<TilesKey> keys = new java.util.ArrayList<>();
-        List<Long> bases = new java.util.ArrayList<>();
-        List<RowScales> params = new java.util.ArrayList<>();
+        List<TilesKey> keys = new ArrayList<>();
+        List<Long> bases = new ArrayList<>();
+        List<RowScales> params = new ArrayList<>();
         Storage storage = packed.storage;
         for (long e = 0; e < count; e++) {
             long s = sOff + (e - first) * matrixParams, b = bOff + (e - first) * matrixParams;
             if (s < 0 || b < 0 || s + matrixParams > count * matrixParams || b + matrixParams > count * matrixParams) continue;
-            TilesKey key = new TilesKey(e * matrixBytes, rowBytes, n, k, bits, gs, scales.storage, s, strides(scales), biases.storage, b,
-                    strides(biases), scales.dtype);
+            TilesKey key = TilesKey.of(e * matrixBytes, rowBytes, n, k, bits, gs, scales, s, biases, b);
             if (storage.hasDerived(key)) continue;
             keys.add(key);
             bases.add(e * matrixBytes);
@@ -182,8 +175,7 @@ final class QuantMatmul {
                 bits, gs, params.toArray(RowScales[]::new));
         for (int i = 0; i < made.length; i++) {
             AffineTiles mine = made[i];
-            AutoCloseable kept = storage.<AutoCloseable>derived(keys.get(i), () -> mine, f -> f instanceof AffineTiles t ? t.bytes() : 0);
-            if (kept != mine) {
+            if (storage.derived(keys.get(i), () -> mine) != mine) {
                 mine.close(); // made meanwhile by another call
             }
         }

@@ -7,7 +7,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
-import java.util.function.ToLongFunction;
+import panamax.backend.java.kernel.LaneTiles;
 
 /**
  * Reference-counted bytes behind one or more {@link JavaTensor} handles. Owned storage is a buffer
@@ -16,9 +16,9 @@ import java.util.function.ToLongFunction;
  * buffer); wrapped storage borrows a caller's segment (e.g. a memory-mapped weight file) and never
  * frees it. Thread-safe.
  *
- * <p>Storage never written in place ({@link #written}) may hold derived forms of its bytes, such as affine weights
- * repacked into tiles ({@link #derived}): they are built once, counted as mapped bytes (weights, not activations), and
- * closed when the storage is freed or first written in place.
+ * <p>Storage never written in place ({@link #written}) may hold derived forms of its bytes: weights repacked into
+ * tiles ({@link #derived}), built once, counted as mapped bytes (weights, not activations), and closed when the storage
+ * is freed or first written in place. A form declined once (no room, not worth it) stays declined.
  */
 final class Storage {
     private final MemoryCounter accounting;
@@ -29,8 +29,8 @@ final class Storage {
     private final AtomicLong writes = new AtomicLong();
     private final Map<Object, Derived> derived = new ConcurrentHashMap<>();
 
-    /** A form derived from the bytes, with the bytes it holds. */
-    private record Derived(AutoCloseable value, long bytes) {
+    /** A form derived from the bytes, with the bytes it holds; a null value records a form declined. */
+    private record Derived(LaneTiles value, long bytes) {
     }
 
     private Storage(MemoryCounter accounting, MemorySegment segment, SegmentPool pool, SegmentPool.Buffer buffer) {
@@ -83,14 +83,15 @@ final class Storage {
     }
 
     /**
-     * The form derived under {@code key}, made by {@code make} on first use (one thread makes it; others wait).
-     * Callers check {@link #neverWritten} first.
+     * The form derived under {@code key}, made by {@code make} on first use (one thread makes it; others wait), or null
+     * where {@code make} declined (returned null): that answer is kept too, so a matrix does not change kernels, and
+     * its rows' bits, later in the process. Callers check {@link #neverWritten} first.
      */
     @SuppressWarnings("unchecked")
-    <T extends AutoCloseable> T derived(Object key, Supplier<T> make, ToLongFunction<T> bytes) {
+    <T extends LaneTiles> T derived(Object key, Supplier<T> make) {
         Derived d = derived.computeIfAbsent(key, k -> {
             T value = make.get();
-            long held = bytes.applyAsLong(value);
+            long held = value == null ? 0 : value.bytes();
             accounting.mapped(held);
             return new Derived(value, held);
         });
@@ -106,11 +107,7 @@ final class Storage {
         for (Object key : derived.keySet()) {
             Derived d = derived.remove(key);
             if (d == null) continue;
-            try {
-                d.value().close();
-            } catch (Exception e) {
-                throw new IllegalStateException("closing a derived form of tensor storage failed", e);
-            }
+            if (d.value() != null) d.value().close();
             accounting.unmapped(d.bytes());
         }
     }

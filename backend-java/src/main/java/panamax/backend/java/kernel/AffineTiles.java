@@ -17,6 +17,7 @@ import java.nio.ByteOrder;
  * last tiles of a stack that shares one region).
  */
 public final class AffineTiles extends LaneTiles {
+    private static final ValueLayout.OfFloat PARAM = ValueLayout.JAVA_FLOAT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
     /**
      * Whether x·Wᵀ over affine weights takes repacked tiles: with 32 vector registers (AVX-512), where a block of eight
      * x rows keeps its sixteen chains in registers. {@code -Dpanamax.affine.tiles=false} turns it off for A/B runs.
@@ -123,8 +124,8 @@ public final class AffineTiles extends LaneTiles {
                 }
             }
             long at = (long) t * V * groups * 4;
-            MemorySegment.copy(lanesS, 0, groupParams, ValueLayout.JAVA_FLOAT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN), at, lanesS.length);
-            MemorySegment.copy(lanesB, 0, groupParams, ValueLayout.JAVA_FLOAT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN), biasesAt + at, lanesB.length);
+            MemorySegment.copy(lanesS, 0, groupParams, PARAM, at, lanesS.length);
+            MemorySegment.copy(lanesB, 0, groupParams, PARAM, biasesAt + at, lanesB.length);
         }
     }
 
