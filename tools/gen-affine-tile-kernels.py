@@ -123,12 +123,12 @@ def kernel(T, R, bits):
 
 HALF_ARGS = "MemorySegment c, long cw, long ts, int words, float[] x, int xo, float[] out, int oo, int ldo"
 HALF_CALL = "c, cw, ts, words, x, xo, out, oo, ldo"
-HALF_SHAPES = [(4, 1), (1, 1), (2, 2), (1, 2), (2, 4), (1, 4), (1, 8), (2, 8)]
+HALF_SHAPES = [(4, 1), (1, 1), (2, 2), (1, 2), (2, 4), (1, 4), (1, 8), (2, 8), (2, 12), (1, 12)]
 
 
 def half_kernel(T, R):
     """bf16 weights: a word holds k positions 2w (low half) and 2w + 1 (high half) of a row; one chain per output."""
-    a = lambda t, r: f"a{t}{r}"
+    a = lambda t, r: f"a{t}{r}" if R < 10 else f"a{t}_{r}"
     L = [f"    static void t{T}r{R}h({HALF_ARGS}) {{"]
     L.append("        FloatVector " + ", ".join(f"{a(t, r)} = FloatVector.zero(S)" for t in range(T) for r in range(R)) + ";")
     L.append("        for (int w = 0; w < words; w++) {")

@@ -66,7 +66,7 @@ class Bf16TilesTest {
                         assertEquals(want, batch[r * width + j], 1e-6 * size + 1e-6, "x row " + r + ", column " + j);
                     }
                 }
-                for (int m : new int[] {1, 2, 3, 6, 9, 16}) {
+                for (int m : new int[] {1, 2, 3, 6, 9, 12, 16, 21}) {
                     float[] placed = tiles.place(x, m);
                     float[] alone = new float[m * width];
                     tiles.multiply(placed, m, 0, tiles.tiles(), alone, width);

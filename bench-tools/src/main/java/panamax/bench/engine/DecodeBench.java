@@ -178,9 +178,13 @@ public final class DecodeBench {
                     DecodeMeasurement m = new DecodeMeasurement(engine, resolved.spec(), o.kv(), model.graph(), backend, o.seed());
                     DecodeMeasurement baseline = o.kvBaseline()
                             .map(kv -> new DecodeMeasurement(engine, resolved.spec(), kv, model.graph(), backend, o.seed())).orElse(null);
-                    // A short untimed pass first, so the timed ones run compiled code.
-                    m.decode(1, Math.min(o.context(), 32), 2, 2, false);
-                    if (baseline != null) baseline.decode(1, Math.min(o.context(), 32), 2, 2, false);
+                    // A short untimed pass first, so the timed ones run compiled code. With a prefill to measure, that
+                    // prefill's own warm-up goes first instead, as a prompt does in generate: a backend may decide a
+                    // weight's form at its first product, by how many rows that product has.
+                    if (o.prefillTokens() == 0) {
+                        m.decode(1, Math.min(o.context(), 32), 2, 2, false);
+                        if (baseline != null) baseline.decode(1, Math.min(o.context(), 32), 2, 2, false);
+                    }
                     rows.addAll(measure(o, f, label, m, baseline, err, comparisons));
                 }
                 if (o.breakdown()) shares.addAll(breakdown(o, f, label, load, engine, backend, dir, resolved, err));

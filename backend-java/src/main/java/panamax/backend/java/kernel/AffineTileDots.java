@@ -1434,4 +1434,113 @@ final class AffineTileDots {
         a16.intoArray(out, oo + 6 * ldo + 1 * V);
         a17.intoArray(out, oo + 7 * ldo + 1 * V);
     }
+
+    /** bf16 rows: 2 tiles against 12 x rows, one FMA chain per output over k in order. */
+    static void t2r12h(MemorySegment c, long cw, long ts, int words, float[] x, int xo, float[] out, int oo, int ldo) {
+        FloatVector a0_0 = FloatVector.zero(S), a0_1 = FloatVector.zero(S), a0_2 = FloatVector.zero(S), a0_3 = FloatVector.zero(S), a0_4 = FloatVector.zero(S), a0_5 = FloatVector.zero(S), a0_6 = FloatVector.zero(S), a0_7 = FloatVector.zero(S), a0_8 = FloatVector.zero(S), a0_9 = FloatVector.zero(S), a0_10 = FloatVector.zero(S), a0_11 = FloatVector.zero(S), a1_0 = FloatVector.zero(S), a1_1 = FloatVector.zero(S), a1_2 = FloatVector.zero(S), a1_3 = FloatVector.zero(S), a1_4 = FloatVector.zero(S), a1_5 = FloatVector.zero(S), a1_6 = FloatVector.zero(S), a1_7 = FloatVector.zero(S), a1_8 = FloatVector.zero(S), a1_9 = FloatVector.zero(S), a1_10 = FloatVector.zero(S), a1_11 = FloatVector.zero(S);
+        for (int w = 0; w < words; w++) {
+            IntVector c0 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts + (long) w * V) * 4, LE);
+            IntVector c1 = IntVector.fromMemorySegment(IS, c, (cw + 1 * ts + (long) w * V) * 4, LE);
+            int kx = xo + w * 24;
+            FloatVector d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats();
+            FloatVector d1 = (FloatVector) c1.lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats();
+            { FloatVector xv = FloatVector.broadcast(S, x[kx + 0]); a0_0 = d0.fma(xv, a0_0); a1_0 = d1.fma(xv, a1_0); }
+            { FloatVector xv = FloatVector.broadcast(S, x[kx + 1]); a0_1 = d0.fma(xv, a0_1); a1_1 = d1.fma(xv, a1_1); }
+            { FloatVector xv = FloatVector.broadcast(S, x[kx + 2]); a0_2 = d0.fma(xv, a0_2); a1_2 = d1.fma(xv, a1_2); }
+            { FloatVector xv = FloatVector.broadcast(S, x[kx + 3]); a0_3 = d0.fma(xv, a0_3); a1_3 = d1.fma(xv, a1_3); }
+            { FloatVector xv = FloatVector.broadcast(S, x[kx + 4]); a0_4 = d0.fma(xv, a0_4); a1_4 = d1.fma(xv, a1_4); }
+            { FloatVector xv = FloatVector.broadcast(S, x[kx + 5]); a0_5 = d0.fma(xv, a0_5); a1_5 = d1.fma(xv, a1_5); }
+            { FloatVector xv = FloatVector.broadcast(S, x[kx + 6]); a0_6 = d0.fma(xv, a0_6); a1_6 = d1.fma(xv, a1_6); }
+            { FloatVector xv = FloatVector.broadcast(S, x[kx + 7]); a0_7 = d0.fma(xv, a0_7); a1_7 = d1.fma(xv, a1_7); }
+            { FloatVector xv = FloatVector.broadcast(S, x[kx + 8]); a0_8 = d0.fma(xv, a0_8); a1_8 = d1.fma(xv, a1_8); }
+            { FloatVector xv = FloatVector.broadcast(S, x[kx + 9]); a0_9 = d0.fma(xv, a0_9); a1_9 = d1.fma(xv, a1_9); }
+            { FloatVector xv = FloatVector.broadcast(S, x[kx + 10]); a0_10 = d0.fma(xv, a0_10); a1_10 = d1.fma(xv, a1_10); }
+            { FloatVector xv = FloatVector.broadcast(S, x[kx + 11]); a0_11 = d0.fma(xv, a0_11); a1_11 = d1.fma(xv, a1_11); }
+            d0 = (FloatVector) c0.and(0xffff0000).reinterpretAsFloats();
+            d1 = (FloatVector) c1.and(0xffff0000).reinterpretAsFloats();
+            { FloatVector xv = FloatVector.broadcast(S, x[kx + 12]); a0_0 = d0.fma(xv, a0_0); a1_0 = d1.fma(xv, a1_0); }
+            { FloatVector xv = FloatVector.broadcast(S, x[kx + 13]); a0_1 = d0.fma(xv, a0_1); a1_1 = d1.fma(xv, a1_1); }
+            { FloatVector xv = FloatVector.broadcast(S, x[kx + 14]); a0_2 = d0.fma(xv, a0_2); a1_2 = d1.fma(xv, a1_2); }
+            { FloatVector xv = FloatVector.broadcast(S, x[kx + 15]); a0_3 = d0.fma(xv, a0_3); a1_3 = d1.fma(xv, a1_3); }
+            { FloatVector xv = FloatVector.broadcast(S, x[kx + 16]); a0_4 = d0.fma(xv, a0_4); a1_4 = d1.fma(xv, a1_4); }
+            { FloatVector xv = FloatVector.broadcast(S, x[kx + 17]); a0_5 = d0.fma(xv, a0_5); a1_5 = d1.fma(xv, a1_5); }
+            { FloatVector xv = FloatVector.broadcast(S, x[kx + 18]); a0_6 = d0.fma(xv, a0_6); a1_6 = d1.fma(xv, a1_6); }
+            { FloatVector xv = FloatVector.broadcast(S, x[kx + 19]); a0_7 = d0.fma(xv, a0_7); a1_7 = d1.fma(xv, a1_7); }
+            { FloatVector xv = FloatVector.broadcast(S, x[kx + 20]); a0_8 = d0.fma(xv, a0_8); a1_8 = d1.fma(xv, a1_8); }
+            { FloatVector xv = FloatVector.broadcast(S, x[kx + 21]); a0_9 = d0.fma(xv, a0_9); a1_9 = d1.fma(xv, a1_9); }
+            { FloatVector xv = FloatVector.broadcast(S, x[kx + 22]); a0_10 = d0.fma(xv, a0_10); a1_10 = d1.fma(xv, a1_10); }
+            { FloatVector xv = FloatVector.broadcast(S, x[kx + 23]); a0_11 = d0.fma(xv, a0_11); a1_11 = d1.fma(xv, a1_11); }
+        }
+        a0_0.intoArray(out, oo + 0 * ldo + 0 * V);
+        a0_1.intoArray(out, oo + 1 * ldo + 0 * V);
+        a0_2.intoArray(out, oo + 2 * ldo + 0 * V);
+        a0_3.intoArray(out, oo + 3 * ldo + 0 * V);
+        a0_4.intoArray(out, oo + 4 * ldo + 0 * V);
+        a0_5.intoArray(out, oo + 5 * ldo + 0 * V);
+        a0_6.intoArray(out, oo + 6 * ldo + 0 * V);
+        a0_7.intoArray(out, oo + 7 * ldo + 0 * V);
+        a0_8.intoArray(out, oo + 8 * ldo + 0 * V);
+        a0_9.intoArray(out, oo + 9 * ldo + 0 * V);
+        a0_10.intoArray(out, oo + 10 * ldo + 0 * V);
+        a0_11.intoArray(out, oo + 11 * ldo + 0 * V);
+        a1_0.intoArray(out, oo + 0 * ldo + 1 * V);
+        a1_1.intoArray(out, oo + 1 * ldo + 1 * V);
+        a1_2.intoArray(out, oo + 2 * ldo + 1 * V);
+        a1_3.intoArray(out, oo + 3 * ldo + 1 * V);
+        a1_4.intoArray(out, oo + 4 * ldo + 1 * V);
+        a1_5.intoArray(out, oo + 5 * ldo + 1 * V);
+        a1_6.intoArray(out, oo + 6 * ldo + 1 * V);
+        a1_7.intoArray(out, oo + 7 * ldo + 1 * V);
+        a1_8.intoArray(out, oo + 8 * ldo + 1 * V);
+        a1_9.intoArray(out, oo + 9 * ldo + 1 * V);
+        a1_10.intoArray(out, oo + 10 * ldo + 1 * V);
+        a1_11.intoArray(out, oo + 11 * ldo + 1 * V);
+    }
+
+    /** bf16 rows: 1 tile against 12 x rows, one FMA chain per output over k in order. */
+    static void t1r12h(MemorySegment c, long cw, long ts, int words, float[] x, int xo, float[] out, int oo, int ldo) {
+        FloatVector a0_0 = FloatVector.zero(S), a0_1 = FloatVector.zero(S), a0_2 = FloatVector.zero(S), a0_3 = FloatVector.zero(S), a0_4 = FloatVector.zero(S), a0_5 = FloatVector.zero(S), a0_6 = FloatVector.zero(S), a0_7 = FloatVector.zero(S), a0_8 = FloatVector.zero(S), a0_9 = FloatVector.zero(S), a0_10 = FloatVector.zero(S), a0_11 = FloatVector.zero(S);
+        for (int w = 0; w < words; w++) {
+            IntVector c0 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts + (long) w * V) * 4, LE);
+            int kx = xo + w * 24;
+            FloatVector d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats();
+            { FloatVector xv = FloatVector.broadcast(S, x[kx + 0]); a0_0 = d0.fma(xv, a0_0); }
+            { FloatVector xv = FloatVector.broadcast(S, x[kx + 1]); a0_1 = d0.fma(xv, a0_1); }
+            { FloatVector xv = FloatVector.broadcast(S, x[kx + 2]); a0_2 = d0.fma(xv, a0_2); }
+            { FloatVector xv = FloatVector.broadcast(S, x[kx + 3]); a0_3 = d0.fma(xv, a0_3); }
+            { FloatVector xv = FloatVector.broadcast(S, x[kx + 4]); a0_4 = d0.fma(xv, a0_4); }
+            { FloatVector xv = FloatVector.broadcast(S, x[kx + 5]); a0_5 = d0.fma(xv, a0_5); }
+            { FloatVector xv = FloatVector.broadcast(S, x[kx + 6]); a0_6 = d0.fma(xv, a0_6); }
+            { FloatVector xv = FloatVector.broadcast(S, x[kx + 7]); a0_7 = d0.fma(xv, a0_7); }
+            { FloatVector xv = FloatVector.broadcast(S, x[kx + 8]); a0_8 = d0.fma(xv, a0_8); }
+            { FloatVector xv = FloatVector.broadcast(S, x[kx + 9]); a0_9 = d0.fma(xv, a0_9); }
+            { FloatVector xv = FloatVector.broadcast(S, x[kx + 10]); a0_10 = d0.fma(xv, a0_10); }
+            { FloatVector xv = FloatVector.broadcast(S, x[kx + 11]); a0_11 = d0.fma(xv, a0_11); }
+            d0 = (FloatVector) c0.and(0xffff0000).reinterpretAsFloats();
+            { FloatVector xv = FloatVector.broadcast(S, x[kx + 12]); a0_0 = d0.fma(xv, a0_0); }
+            { FloatVector xv = FloatVector.broadcast(S, x[kx + 13]); a0_1 = d0.fma(xv, a0_1); }
+            { FloatVector xv = FloatVector.broadcast(S, x[kx + 14]); a0_2 = d0.fma(xv, a0_2); }
+            { FloatVector xv = FloatVector.broadcast(S, x[kx + 15]); a0_3 = d0.fma(xv, a0_3); }
+            { FloatVector xv = FloatVector.broadcast(S, x[kx + 16]); a0_4 = d0.fma(xv, a0_4); }
+            { FloatVector xv = FloatVector.broadcast(S, x[kx + 17]); a0_5 = d0.fma(xv, a0_5); }
+            { FloatVector xv = FloatVector.broadcast(S, x[kx + 18]); a0_6 = d0.fma(xv, a0_6); }
+            { FloatVector xv = FloatVector.broadcast(S, x[kx + 19]); a0_7 = d0.fma(xv, a0_7); }
+            { FloatVector xv = FloatVector.broadcast(S, x[kx + 20]); a0_8 = d0.fma(xv, a0_8); }
+            { FloatVector xv = FloatVector.broadcast(S, x[kx + 21]); a0_9 = d0.fma(xv, a0_9); }
+            { FloatVector xv = FloatVector.broadcast(S, x[kx + 22]); a0_10 = d0.fma(xv, a0_10); }
+            { FloatVector xv = FloatVector.broadcast(S, x[kx + 23]); a0_11 = d0.fma(xv, a0_11); }
+        }
+        a0_0.intoArray(out, oo + 0 * ldo + 0 * V);
+        a0_1.intoArray(out, oo + 1 * ldo + 0 * V);
+        a0_2.intoArray(out, oo + 2 * ldo + 0 * V);
+        a0_3.intoArray(out, oo + 3 * ldo + 0 * V);
+        a0_4.intoArray(out, oo + 4 * ldo + 0 * V);
+        a0_5.intoArray(out, oo + 5 * ldo + 0 * V);
+        a0_6.intoArray(out, oo + 6 * ldo + 0 * V);
+        a0_7.intoArray(out, oo + 7 * ldo + 0 * V);
+        a0_8.intoArray(out, oo + 8 * ldo + 0 * V);
+        a0_9.intoArray(out, oo + 9 * ldo + 0 * V);
+        a0_10.intoArray(out, oo + 10 * ldo + 0 * V);
+        a0_11.intoArray(out, oo + 11 * ldo + 0 * V);
+    }
 }

@@ -34,7 +34,7 @@ public final class AffineTiles extends LaneTiles {
 
     /** Tiles in {@code memory} ({@link #matrixBytes}), a part of {@code region} (which the last of its tiles to close frees). */
     private AffineTiles(int n, int k, int bits, int groupSize, TileRegion region, MemorySegment memory) {
-        super(n, k, (long) k * bits / 32, region);
+        super(n, k, (long) k * bits / 32, 8, region);
         this.bits = bits;
         this.groups = k / groupSize;
         this.wordsPerGroup = groupSize * bits / 32;
@@ -141,7 +141,7 @@ public final class AffineTiles extends LaneTiles {
      * group sums ({@link QuantMatVec#groupSums}, row stride groups), in {@link TileBlocks#run}'s blocks.
      */
     public void multiply(float[] x, float[] xsums, int m, int t0, int t1, float[] out, int ldo) {
-        TileBlocks.run(m, t0, t1, k, ldo, V, (tilesHere, rows, t, r, o) -> block(tilesHere, rows, t, r, x, xsums, out, o, ldo));
+        TileBlocks.run(m, t0, t1, k, widest, ldo, V, (tilesHere, rows, t, r, o) -> block(tilesHere, rows, t, r, x, xsums, out, o, ldo));
     }
 
     /**
@@ -152,15 +152,15 @@ public final class AffineTiles extends LaneTiles {
         long cw = t * tileInts;
         int pts = V * groups, xo = r * k, xso = r * groups;
         long so = (long) t * pts * 4, bo = biasesAt + so;
-        int shape = tilesHere * 10 + rows;
+        int shape = tilesHere * 100 + rows;
         switch (shape) {
-            case 41 -> AffineTileDots.t4r1(bits, codes, cw, tileInts, groups, wordsPerGroup, x, xo, groupParams, so, bo, pts, xsums, xso, out, o, ldo);
-            case 24 -> AffineTileDots.t2r4(bits, codes, cw, tileInts, groups, wordsPerGroup, x, xo, groupParams, so, bo, pts, xsums, xso, out, o, ldo);
-            case 22 -> AffineTileDots.t2r2(bits, codes, cw, tileInts, groups, wordsPerGroup, x, xo, groupParams, so, bo, pts, xsums, xso, out, o, ldo);
-            case 18 -> AffineTileDots.t1r8(bits, codes, cw, tileInts, groups, wordsPerGroup, x, xo, groupParams, so, bo, pts, xsums, xso, out, o, ldo);
-            case 14 -> AffineTileDots.t1r4(bits, codes, cw, tileInts, groups, wordsPerGroup, x, xo, groupParams, so, bo, pts, xsums, xso, out, o, ldo);
-            case 12 -> AffineTileDots.t1r2(bits, codes, cw, tileInts, groups, wordsPerGroup, x, xo, groupParams, so, bo, pts, xsums, xso, out, o, ldo);
-            case 11 -> AffineTileDots.t1r1(bits, codes, cw, tileInts, groups, wordsPerGroup, x, xo, groupParams, so, bo, pts, xsums, xso, out, o, ldo);
+            case 401 -> AffineTileDots.t4r1(bits, codes, cw, tileInts, groups, wordsPerGroup, x, xo, groupParams, so, bo, pts, xsums, xso, out, o, ldo);
+            case 204 -> AffineTileDots.t2r4(bits, codes, cw, tileInts, groups, wordsPerGroup, x, xo, groupParams, so, bo, pts, xsums, xso, out, o, ldo);
+            case 202 -> AffineTileDots.t2r2(bits, codes, cw, tileInts, groups, wordsPerGroup, x, xo, groupParams, so, bo, pts, xsums, xso, out, o, ldo);
+            case 108 -> AffineTileDots.t1r8(bits, codes, cw, tileInts, groups, wordsPerGroup, x, xo, groupParams, so, bo, pts, xsums, xso, out, o, ldo);
+            case 104 -> AffineTileDots.t1r4(bits, codes, cw, tileInts, groups, wordsPerGroup, x, xo, groupParams, so, bo, pts, xsums, xso, out, o, ldo);
+            case 102 -> AffineTileDots.t1r2(bits, codes, cw, tileInts, groups, wordsPerGroup, x, xo, groupParams, so, bo, pts, xsums, xso, out, o, ldo);
+            case 101 -> AffineTileDots.t1r1(bits, codes, cw, tileInts, groups, wordsPerGroup, x, xo, groupParams, so, bo, pts, xsums, xso, out, o, ldo);
             default -> {
                 // two tiles against eight rows or one (no kernel of that shape): each tile on its own
                 block(1, rows, t, r, x, xsums, out, o, ldo);

@@ -18,7 +18,7 @@ public final class Bf16Tiles extends LaneTiles {
     private final MemorySegment codes;
 
     private Bf16Tiles(int n, int k, TileRegion region) {
-        super(n, k, k / 2, region);
+        super(n, k, k / 2, 12, region);
         this.words = k / 2;
         this.codes = region.memory;
     }
@@ -63,21 +63,23 @@ public final class Bf16Tiles extends LaneTiles {
      * {@link #placeRow}, in {@link TileBlocks#run}'s blocks.
      */
     public void multiply(float[] x, int m, int t0, int t1, float[] out, int ldo) {
-        TileBlocks.run(m, t0, t1, k, ldo, V, (tilesHere, rows, t, r, o) -> block(tilesHere, rows, t, r, x, out, o, ldo));
+        TileBlocks.run(m, t0, t1, k, widest, ldo, V, (tilesHere, rows, t, r, o) -> block(tilesHere, rows, t, r, x, out, o, ldo));
     }
 
     private void block(int tilesHere, int rows, int t, int r, float[] x, float[] out, int o, int ldo) {
         long cw = t * tileInts;
         int xo = r * k;
-        switch (tilesHere * 10 + rows) {
-            case 41 -> AffineTileDots.t4r1h(codes, cw, tileInts, words, x, xo, out, o, ldo);
-            case 28 -> AffineTileDots.t2r8h(codes, cw, tileInts, words, x, xo, out, o, ldo);
-            case 24 -> AffineTileDots.t2r4h(codes, cw, tileInts, words, x, xo, out, o, ldo);
-            case 22 -> AffineTileDots.t2r2h(codes, cw, tileInts, words, x, xo, out, o, ldo);
-            case 18 -> AffineTileDots.t1r8h(codes, cw, tileInts, words, x, xo, out, o, ldo);
-            case 14 -> AffineTileDots.t1r4h(codes, cw, tileInts, words, x, xo, out, o, ldo);
-            case 12 -> AffineTileDots.t1r2h(codes, cw, tileInts, words, x, xo, out, o, ldo);
-            case 11 -> AffineTileDots.t1r1h(codes, cw, tileInts, words, x, xo, out, o, ldo);
+        switch (tilesHere * 100 + rows) {
+            case 401 -> AffineTileDots.t4r1h(codes, cw, tileInts, words, x, xo, out, o, ldo);
+            case 212 -> AffineTileDots.t2r12h(codes, cw, tileInts, words, x, xo, out, o, ldo);
+            case 208 -> AffineTileDots.t2r8h(codes, cw, tileInts, words, x, xo, out, o, ldo);
+            case 204 -> AffineTileDots.t2r4h(codes, cw, tileInts, words, x, xo, out, o, ldo);
+            case 202 -> AffineTileDots.t2r2h(codes, cw, tileInts, words, x, xo, out, o, ldo);
+            case 112 -> AffineTileDots.t1r12h(codes, cw, tileInts, words, x, xo, out, o, ldo);
+            case 108 -> AffineTileDots.t1r8h(codes, cw, tileInts, words, x, xo, out, o, ldo);
+            case 104 -> AffineTileDots.t1r4h(codes, cw, tileInts, words, x, xo, out, o, ldo);
+            case 102 -> AffineTileDots.t1r2h(codes, cw, tileInts, words, x, xo, out, o, ldo);
+            case 101 -> AffineTileDots.t1r1h(codes, cw, tileInts, words, x, xo, out, o, ldo);
             default -> {
                 // two tiles against one x row (no kernel of that shape): each tile on its own
                 block(1, rows, t, r, x, out, o, ldo);

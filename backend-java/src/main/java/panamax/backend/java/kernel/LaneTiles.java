@@ -16,11 +16,14 @@ public abstract class LaneTiles implements AutoCloseable {
     final int tiles;
     /** Ints one tile takes: the row's words times the lanes. */
     final long tileInts;
+    /** The most x rows one of these tiles' kernels takes at once ({@link TileBlocks#blockRows}). */
+    final int widest;
     private final TileRegion region;
     private final AtomicBoolean closed = new AtomicBoolean();
 
-    LaneTiles(int n, int k, long wordsPerRow, TileRegion region) {
+    LaneTiles(int n, int k, long wordsPerRow, int widest, TileRegion region) {
         this.n = n;
+        this.widest = widest;
         this.k = k;
         this.tiles = (n + V - 1) / V;
         this.tileInts = wordsPerRow * V;
@@ -39,12 +42,12 @@ public abstract class LaneTiles implements AutoCloseable {
 
     /** Puts x row {@code r} of m where the products read it in {@code xi} ({@link TileBlocks#placeRow}). */
     public final void placeRow(float[] row, int r, int m, float[] xi) {
-        TileBlocks.placeRow(row, r, m, k, xi);
+        TileBlocks.placeRow(row, r, m, k, widest, xi);
     }
 
     /** x rows {@code [0, m)} in natural order (row stride k) placed for the products. */
     public final float[] place(float[] x, int m) {
-        return TileBlocks.place(x, m, k);
+        return TileBlocks.place(x, m, k, widest);
     }
 
     /** Bytes these tiles hold off-heap. */

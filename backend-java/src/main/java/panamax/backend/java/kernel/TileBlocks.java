@@ -22,18 +22,26 @@ final class TileBlocks {
         void run(int tiles, int rows, int t, int r, int o);
     }
 
-    /** x rows per pass: a multiple of eight. */
-    static int pass(int k) {
-        return Math.max(8, X_TILE_BYTES / (4 * k) / 8 * 8);
+    /** x rows per pass: a multiple of the widest block. */
+    static int pass(int k, int widest) {
+        return Math.max(widest, X_TILE_BYTES / (4 * k) / widest * widest);
+    }
+
+    /**
+     * x rows of the next block when {@code left} rows of the pass remain: the widest block the tiles' kernels take
+     * (twelve for bf16, eight for affine codes, whose group totals take registers), then eight, four, two, one.
+     */
+    static int blockRows(int left, int widest) {
+        return left >= widest ? widest : left >= 8 ? 8 : left >= 4 ? 4 : left >= 2 ? 2 : 1;
     }
 
     /**
      * Runs tiles {@code [t0, t1)} against x rows {@code [0, m)}: x rows in L2-sized passes; one x row against four tiles
-     * at a time (streams far enough apart for the prefetchers), else one or two tiles against eight x rows at a time,
-     * then four, two, one (the blocks {@link #placeRow} lays out). Results of tile t, row r from {@code r·ldo + (t − t0)·lanes}.
+     * at a time (streams far enough apart for the prefetchers), else one or two tiles against {@link #blockRows} x rows
+     * at a time (the blocks {@link #placeRow} lays out). Results of tile t, row r from {@code r·ldo + (t − t0)·lanes}.
      */
-    static void run(int m, int t0, int t1, int k, int ldo, int lanes, Block block) {
-        int pass = pass(k);
+    static void run(int m, int t0, int t1, int k, int widest, int ldo, int lanes, Block block) {
+        int pass = pass(k, widest);
         for (int m0 = 0; m0 < m; m0 += pass) {
             int m1 = Math.min(m, m0 + pass);
             int t = t0;
@@ -45,7 +53,7 @@ final class TileBlocks {
             for (; t < t1; t += 2) {
                 int tiles = Math.min(2, t1 - t);
                 for (int r = m0; r < m1; ) {
-                    int rows = m1 - r >= 8 ? 8 : m1 - r >= 4 ? 4 : m1 - r >= 2 ? 2 : 1;
+                    int rows = blockRows(m1 - r, widest);
                     block.run(tiles, rows, t, r, r * ldo + (t - t0) * lanes);
                     r += rows;
                 }
@@ -55,39 +63,30 @@ final class TileBlocks {
 
     /**
      * Puts x row {@code r} (of {@code m}, k values in natural order) where {@link #run}'s blocks read it in {@code xi} (m·k
-     * values): each block of R rows taken together (eight while eight remain in the pass, then four, two, one) lies
+     * values): each block of R rows taken together ({@link #blockRows}: the widest while that many remain in the pass,
+     * then eight, four, two, one) lies
      * from its first row's natural place with its rows interleaved, element kk of its row i at {@code kk·R + i}, so the
      * broadcasts of one word read one run. Rows may be placed in any order, on any thread; one row alone stays as it is.
      */
-    static void placeRow(float[] row, int r, int m, int k, float[] xi) {
-        int pass = pass(k);
+    static void placeRow(float[] row, int r, int m, int k, int widest, float[] xi) {
+        int pass = pass(k, widest);
         int m0 = r / pass * pass, m1 = Math.min(m, m0 + pass);
-        int b0 = m0 + (r - m0) / 8 * 8;
-        int size = 8;
-        if (b0 + 8 > m1) {
-            // past the pass's whole eights: a four, then a two, then a one, in that order
-            b0 = m0 + (m1 - m0) / 8 * 8;
-            size = 0;
-            for (int block : new int[] {4, 2, 1}) {
-                if (b0 + block > m1) continue;
-                if (r < b0 + block) {
-                    size = block;
-                    break;
-                }
-                b0 += block;
-            }
+        int b0 = m0, size = blockRows(m1 - b0, widest);
+        while (r >= b0 + size) {
+            b0 += size;
+            size = blockRows(m1 - b0, widest);
         }
         int at = b0 * k + (r - b0);
         for (int kk = 0; kk < k; kk++) xi[at + kk * size] = row[kk];
     }
 
     /** x rows {@code [0, m)} in natural order (row stride k), placed as {@link #placeRow} places them. */
-    static float[] place(float[] x, int m, int k) {
+    static float[] place(float[] x, int m, int k, int widest) {
         float[] xi = new float[m * k];
         float[] row = new float[k];
         for (int r = 0; r < m; r++) {
             System.arraycopy(x, r * k, row, 0, k);
-            placeRow(row, r, m, k, xi);
+            placeRow(row, r, m, k, widest, xi);
         }
         return xi;
     }
