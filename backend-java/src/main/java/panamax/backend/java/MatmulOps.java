@@ -166,7 +166,7 @@ final class MatmulOps {
         if (!Bf16Tiles.supports(k) || !storage.borrowed() || !storage.neverWritten()) return null;
         MemorySegment ws = w.segment();
         return storage.derived(new Bf16Key(wOff, ld, n, k),
-                () -> (m >= 2 || Boolean.getBoolean("panamax.bf16.tiles.any")) && MemoryHeadroom.fits(Bf16Tiles.matrixBytes(n, k)) ? Bf16Tiles.repack(backend.parallel, ws, wOff, ld, n, k) : null);
+                () -> m >= 2 && MemoryHeadroom.fits(Bf16Tiles.matrixBytes(n, k)) ? Bf16Tiles.repack(backend.parallel, ws, wOff, ld, n, k) : null);
     }
 
     /**
