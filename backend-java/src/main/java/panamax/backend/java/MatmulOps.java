@@ -177,8 +177,8 @@ final class MatmulOps {
         Parallel par = backend.parallel;
         float[] xr = new float[m * k];
         prepareRows(par, x, xOff, m, k, (r, row) -> tiles.placeRow(row, r, m, xr));
-        byTileParts(par, m, n, tiles.tiles(), Bf16Tiles.rowsPerTile(), Math.max(1, 32768 / Math.max(k, 1) / (4 * Bf16Tiles.rowsPerTile())),
-                out, at, (t0, t1, c, width) -> tiles.multiply(xr, m, t0, t1, c, width));
+        byTileParts(par, m, n, tiles.tiles(), Bf16Tiles.rowsPerTile(), tiles.passRows(), Math.max(1, 32768 / Math.max(k, 1) / (4 * Bf16Tiles.rowsPerTile())),
+                out, at, (r0, r1, t0, t1, c, width) -> tiles.multiply(xr, m, r0, r1, t0, t1, c, width));
     }
 
     /** What {@link #prepareRows} does with each x row (values in f32, reused for the next row). */
@@ -229,28 +229,33 @@ final class MatmulOps {
         });
     }
 
-    /** One part of a matrix's tiles {@code [t0, t1)}: its results for every x row in {@code c[r·width + j]}. */
+    /** One part of a matrix's tiles {@code [t0, t1)} against x rows {@code [r0, r1)}: results in {@code c[(r − r0)·width + j]}. */
     @FunctionalInterface
     interface TilePart {
-        void compute(int t0, int t1, float[] c, int width);
+        void compute(int r0, int r1, int t0, int t1, float[] c, int width);
     }
 
     /**
      * Splits a matrix's {@code tiles} tiles of {@code lanes} rows into parts of whole quads (at least {@code minQuads}
-     * each; a batch-1 product streams four tiles at a time) over the threads; each part computes its columns for all m
-     * x rows into its own array and stores the real ones (not the last tile's padding) into {@code out} (row-major
-     * [m, n] from element {@code at}) on the thread that computed them.
+     * each; a batch-1 product streams four tiles at a time) over the threads; each part computes its columns for the m
+     * x rows a pass ({@code passRows}) at a time into a buffer of one pass, and stores them in {@code out} (row-major
+     * [m, n] from element {@code at}) on the thread that computed them, while they are still in its cache: a buffer of
+     * all m rows was zeroed only to be overwritten (a 512-token prefill: 16 MiB per product of 8192 columns).
      */
-    static void byTileParts(Parallel par, int m, int n, int tiles, int lanes, int minQuads, JavaTensor out, long at, TilePart part) {
+    static void byTileParts(Parallel par, int m, int n, int tiles, int lanes, int passRows, int minQuads, JavaTensor out, long at,
+                            TilePart part) {
         MemorySegment os = out.segment();
         long outBase = out.offset + at;
         par.forEvenSplit((tiles + 3) / 4, minQuads, (q0, q1) -> {
             int t0 = 4 * q0, t1 = Math.min(tiles, 4 * q1);
             int width = (t1 - t0) * lanes;
             int n0 = t0 * lanes, cols = Math.min(n, t1 * lanes) - n0;
-            float[] c = new float[m * width];
-            part.compute(t0, t1, c, width);
-            for (int r = 0; r < m; r++) RowIo.store(os, out.dtype, outBase + (long) r * n + n0, 1, cols, c, r * width);
+            float[] c = new float[Math.min(m, passRows) * width];
+            for (int r0 = 0; r0 < m; r0 += passRows) {
+                int r1 = Math.min(m, r0 + passRows);
+                part.compute(r0, r1, t0, t1, c, width);
+                for (int r = r0; r < r1; r++) RowIo.store(os, out.dtype, outBase + (long) r * n + n0, 1, cols, c, (r - r0) * width);
+            }
         });
     }
 

@@ -195,8 +195,9 @@ final class QuantMatmul {
             tiles.placeRow(row, r, m, xr);
             QuantMatVec.groupSums(row, 0, 1, k, gs, xsums, r * groups);
         });
-        MatmulOps.byTileParts(par, m, n, tiles.tiles(), AffineTiles.rowsPerTile(), Math.max(1, 16384 / Math.max(k, 1) / (4 * AffineTiles.rowsPerTile())),
-                out, at, (t0, t1, c, width) -> tiles.multiply(xr, xsums, m, t0, t1, c, width));
+        MatmulOps.byTileParts(par, m, n, tiles.tiles(), AffineTiles.rowsPerTile(), tiles.passRows(),
+                Math.max(1, 16384 / Math.max(k, 1) / (4 * AffineTiles.rowsPerTile())),
+                out, at, (r0, r1, t0, t1, c, width) -> tiles.multiply(xr, xsums, m, r0, r1, t0, t1, c, width));
     }
 
     /**

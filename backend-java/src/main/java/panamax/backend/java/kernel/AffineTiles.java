@@ -141,7 +141,15 @@ public final class AffineTiles extends LaneTiles {
      * group sums ({@link QuantMatVec#groupSums}, row stride groups), in {@link TileBlocks#run}'s blocks.
      */
     public void multiply(float[] x, float[] xsums, int m, int t0, int t1, float[] out, int ldo) {
-        TileBlocks.run(m, t0, t1, k, widest, ldo, V, (tilesHere, rows, t, r, o) -> block(tilesHere, rows, t, r, x, xsums, out, o, ldo));
+        multiply(x, xsums, m, 0, m, t0, t1, out, ldo);
+    }
+
+    /**
+     * As {@link #multiply(float[], float[], int, int, int, float[], int)} for x rows {@code [r0, r1)} only, whole passes
+     * ({@link #passRows}), row r's results from {@code out[(r − r0)·ldo]}.
+     */
+    public void multiply(float[] x, float[] xsums, int m, int r0, int r1, int t0, int t1, float[] out, int ldo) {
+        TileBlocks.run(m, r0, r1, t0, t1, k, widest, ldo, V, (tilesHere, rows, t, r, o) -> block(tilesHere, rows, t, r, x, xsums, out, o, ldo));
     }
 
     /**

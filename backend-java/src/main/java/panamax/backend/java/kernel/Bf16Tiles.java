@@ -63,7 +63,15 @@ public final class Bf16Tiles extends LaneTiles {
      * {@link #placeRow}, in {@link TileBlocks#run}'s blocks.
      */
     public void multiply(float[] x, int m, int t0, int t1, float[] out, int ldo) {
-        TileBlocks.run(m, t0, t1, k, widest, ldo, V, (tilesHere, rows, t, r, o) -> block(tilesHere, rows, t, r, x, out, o, ldo));
+        multiply(x, m, 0, m, t0, t1, out, ldo);
+    }
+
+    /**
+     * As {@link #multiply(float[], int, int, int, float[], int)} for x rows {@code [r0, r1)} only, whole passes
+     * ({@link #passRows}), row r's results from {@code out[(r − r0)·ldo]}.
+     */
+    public void multiply(float[] x, int m, int r0, int r1, int t0, int t1, float[] out, int ldo) {
+        TileBlocks.run(m, r0, r1, t0, t1, k, widest, ldo, V, (tilesHere, rows, t, r, o) -> block(tilesHere, rows, t, r, x, out, o, ldo));
     }
 
     private void block(int tilesHere, int rows, int t, int r, float[] x, float[] out, int o, int ldo) {

@@ -50,6 +50,11 @@ public abstract class LaneTiles implements AutoCloseable {
         return TileBlocks.place(x, m, k, widest);
     }
 
+    /** x rows of one pass over the tiles ({@link TileBlocks#pass}): a product may run its rows a pass at a time. */
+    public final int passRows() {
+        return TileBlocks.pass(k, widest);
+    }
+
     /** Bytes these tiles hold off-heap. */
     public abstract long bytes();
 

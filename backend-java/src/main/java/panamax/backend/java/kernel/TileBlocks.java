@@ -36,25 +36,28 @@ final class TileBlocks {
     }
 
     /**
-     * Runs tiles {@code [t0, t1)} against x rows {@code [0, m)}: x rows in L2-sized passes; one x row against four tiles
-     * at a time (streams far enough apart for the prefetchers), else one or two tiles against {@link #blockRows} x rows
-     * at a time (the blocks {@link #placeRow} lays out). Results of tile t, row r from {@code r·ldo + (t − t0)·lanes}.
+     * Runs tiles {@code [t0, t1)} against x rows {@code [r0, r1)} of m ({@code r0} where a pass starts): x rows in
+     * L2-sized passes; one x row against four tiles at a time (streams far enough apart for the prefetchers), else one
+     * or two tiles against {@link #blockRows} x rows at a time (the blocks {@link #placeRow} lays out). Results of tile
+     * t, row r from {@code (r − r0)·ldo + (t − t0)·lanes}.
      */
-    static void run(int m, int t0, int t1, int k, int widest, int ldo, int lanes, Block block) {
+    static void run(int m, int r0, int r1, int t0, int t1, int k, int widest, int ldo, int lanes, Block block) {
         int pass = pass(k, widest);
-        for (int m0 = 0; m0 < m; m0 += pass) {
+        if (r0 % pass != 0) throw new IllegalArgumentException("rows from " + r0 + " do not start a pass of " + pass);
+        for (int m0 = r0; m0 < r1; m0 += pass) {
             int m1 = Math.min(m, m0 + pass);
+            if (m1 > r1) throw new IllegalArgumentException("rows to " + r1 + " end inside a pass of " + pass);
             int t = t0;
             if (m1 - m0 == 1) {
-                for (; t + 4 <= t1; t += 4) block.run(4, 1, t, m0, m0 * ldo + (t - t0) * lanes);
-                for (; t < t1; t++) block.run(1, 1, t, m0, m0 * ldo + (t - t0) * lanes);
+                for (; t + 4 <= t1; t += 4) block.run(4, 1, t, m0, (m0 - r0) * ldo + (t - t0) * lanes);
+                for (; t < t1; t++) block.run(1, 1, t, m0, (m0 - r0) * ldo + (t - t0) * lanes);
                 continue;
             }
             for (; t < t1; t += 2) {
                 int tiles = Math.min(2, t1 - t);
                 for (int r = m0; r < m1; ) {
                     int rows = blockRows(m1 - r, widest);
-                    block.run(tiles, rows, t, r, r * ldo + (t - t0) * lanes);
+                    block.run(tiles, rows, t, r, (r - r0) * ldo + (t - t0) * lanes);
                     r += rows;
                 }
             }
