@@ -20,6 +20,9 @@ import sys
 OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..',
                    'backend-java/src/main/java/panamax/backend/java/kernel/AffineTileDots.java')
 SHAPES = [(4, 1), (1, 1), (2, 2), (1, 2), (2, 4), (1, 4), (1, 8)]
+# shapes for 8-bit codes only: two tiles against eight x rows gain there (a word's four codes decode in one straight
+# block), where 4- and 2-bit codes' parts spilled registers and ran slower than two one-tile blocks
+SHAPES_8BIT = [(2, 8)]
 BITS = [8, 4, 2]
 ARGS = "MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, " \
        "MemorySegment pm, long so, long bo, int pts, float[] xs, int xso, float[] out, int oo, int ldo"
@@ -77,10 +80,17 @@ def kernel(T, R, bits):
     straight = P == cpw
     top = 23 - bits
     mask = ((1 << bits) - 1) << top
+    # a block of sixteen (tile, x row) pairs or more keeps its totals in out itself, where the group chains' steps
+    # reach them once a group: its chains take the registers
+    in_memory = T * R >= 16
     a = lambda t, r: f"a{t}{r}"
     o = lambda t, r: f"o{t}{r}"
     L = [f"    static void t{T}r{R}b{bits}({ARGS}) {{"]
-    L.append("        FloatVector " + ", ".join(f"{o(t, r)} = FloatVector.zero(S)" for t in range(T) for r in range(R)) + ";")
+    if in_memory:
+        L.append("        FloatVector zero = FloatVector.zero(S);")
+        L.extend(f"        zero.intoArray(out, oo + {r} * ldo + {t} * V);" for t in range(T) for r in range(R))
+    else:
+        L.append("        FloatVector " + ", ".join(f"{o(t, r)} = FloatVector.zero(S)" for t in range(T) for r in range(R)) + ";")
     L.append("        for (int g = 0; g < groups; g++) {")
     L.append("            FloatVector " + ", ".join(f"{a(t, r)} = FloatVector.zero(S)" for t in range(T) for r in range(R)) + ";")
     L.append("            int w1 = (g + 1) * wpg;")
@@ -112,11 +122,17 @@ def kernel(T, R, bits):
         L.append(f"            FloatVector s{t} = FloatVector.fromMemorySegment(S, pm, so + ({t} * pts + g * V) * 4L, LE), "
                  f"b{t} = FloatVector.fromMemorySegment(S, pm, bo + ({t} * pts + g * V) * 4L, LE);")
     for r in range(R):
-        L.append(f"            {{ FloatVector xsv = FloatVector.broadcast(S, xs[xso + {r} * groups + g]);"
-                 + "".join(f" {o(t, r)} = {a(t, r)}.fma(s{t}, {o(t, r)}); {o(t, r)} = b{t}.fma(xsv, {o(t, r)});"
-                           for t in range(T)) + " }")
+        if in_memory:
+            L.append(f"            {{ FloatVector xsv = FloatVector.broadcast(S, xs[xso + {r} * groups + g]);"
+                     + "".join(f" b{t}.fma(xsv, {a(t, r)}.fma(s{t}, FloatVector.fromArray(S, out, oo + {r} * ldo + {t} * V)))"
+                               f".intoArray(out, oo + {r} * ldo + {t} * V);" for t in range(T)) + " }")
+        else:
+            L.append(f"            {{ FloatVector xsv = FloatVector.broadcast(S, xs[xso + {r} * groups + g]);"
+                     + "".join(f" {o(t, r)} = {a(t, r)}.fma(s{t}, {o(t, r)}); {o(t, r)} = b{t}.fma(xsv, {o(t, r)});"
+                               for t in range(T)) + " }")
     L.append("        }")
-    L.extend(stores(T, R, o))
+    if not in_memory:
+        L.extend(stores(T, R, o))
     L.append("    }")
     return "\n".join(L)
 
@@ -160,7 +176,7 @@ def generate():
         parts.append("        }")
         parts.append("    }\n")
     for bits in BITS:
-        for T, R in SHAPES:
+        for T, R in SHAPES + (SHAPES_8BIT if bits == 8 else []):
             parts.append(kernel(T, R, bits))
             parts.append("")
     for T, R in HALF_SHAPES:

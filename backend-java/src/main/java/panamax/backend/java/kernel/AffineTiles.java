@@ -161,6 +161,10 @@ public final class AffineTiles extends LaneTiles {
         int pts = V * groups, xo = r * k, xso = r * groups;
         long so = (long) t * pts * 4, bo = biasesAt + so;
         int shape = tilesHere * 100 + rows;
+        if (shape == 208 && bits == 8) { // 8-bit codes only (tools/gen-affine-tile-kernels.py, SHAPES_8BIT)
+            AffineTileDots.t2r8b8(codes, cw, tileInts, groups, wordsPerGroup, x, xo, groupParams, so, bo, pts, xsums, xso, out, o, ldo);
+            return;
+        }
         switch (shape) {
             case 401 -> AffineTileDots.t4r1(bits, codes, cw, tileInts, groups, wordsPerGroup, x, xo, groupParams, so, bo, pts, xsums, xso, out, o, ldo);
             case 204 -> AffineTileDots.t2r4(bits, codes, cw, tileInts, groups, wordsPerGroup, x, xo, groupParams, so, bo, pts, xsums, xso, out, o, ldo);
