@@ -19,10 +19,9 @@ import sys
 
 OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..',
                    'backend-java/src/main/java/panamax/backend/java/kernel/AffineTileDots.java')
-SHAPES = [(4, 1), (1, 1), (2, 2), (1, 2), (2, 4), (1, 4), (1, 8)]
-# shapes for 8-bit codes only: two tiles against eight x rows gain there (a word's four codes decode in one straight
-# block), where 4- and 2-bit codes' parts spilled registers and ran slower than two one-tile blocks
-SHAPES_8BIT = [(2, 8)]
+SHAPES = [(4, 1), (1, 1), (2, 2), (1, 2), (2, 4), (1, 4), (1, 8), (2, 8)]
+# code positions per part of the widest blocks (see kernel)
+IN_MEMORY_PART = 1
 BITS = [8, 4, 2]
 ARGS = "MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, " \
        "MemorySegment pm, long so, long bo, int pts, float[] xs, int xso, float[] out, int oo, int ldo"
@@ -76,13 +75,17 @@ def stores(T, R, total):
 
 def kernel(T, R, bits):
     cpw = 32 // bits
-    P = 4 if cpw == 4 or R == 1 else 8  # code positions per straight part
-    straight = P == cpw
-    top = 23 - bits
-    mask = ((1 << bits) - 1) << top
     # a block of sixteen (tile, x row) pairs or more keeps its totals in out itself, where the group chains' steps
     # reach them once a group: its chains take the registers
     in_memory = T * R >= 16
+    # code positions per straight part; the widest blocks take IN_MEMORY_PART at a time, decoded from the word's low
+    # bits and the word shifted on between parts: C1 compiles that at its profiling tier (a straight 8-bit word ran out
+    # of its virtual registers, leaving the kernel uncompiled for good), and C2 ran it faster than straight parts
+    # (t2r8 at 8 bits 103-114 against 87-98 GFLOP/s; at 4 and 2 bits straight parts spilled)
+    P = IN_MEMORY_PART if in_memory else 4 if cpw == 4 or R == 1 else 8
+    straight = P == cpw
+    top = 23 - bits
+    mask = ((1 << bits) - 1) << top
     a = lambda t, r: f"a{t}{r}"
     o = lambda t, r: f"o{t}{r}"
     L = [f"    static void t{T}r{R}b{bits}({ARGS}) {{"]
@@ -105,7 +108,10 @@ def kernel(T, R, bits):
         ind = "                    "
         L.append(f"{ind}int kx = xo + w * {cpw * R} + q * {P * R};")
         for t in range(T):
-            L.append(f"{ind}IntVector e{t} = c{t}.lanewise(VectorOperators.LSHR, q * {P * bits});")
+            if in_memory:
+                L.append(f"{ind}IntVector e{t} = c{t};")
+            else:
+                L.append(f"{ind}IntVector e{t} = c{t}.lanewise(VectorOperators.LSHR, q * {P * bits});")
     for j in range(P):
         for t in range(T):
             s = top - j * bits
@@ -116,6 +122,9 @@ def kernel(T, R, bits):
         for r in range(R):
             L.append(broadcast_fmas(ind, j, r, T, R, a))
     if not straight:
+        if in_memory:
+            for t in range(T):
+                L.append(f"{ind}c{t} = c{t}.lanewise(VectorOperators.LSHR, {P * bits});")
         L.append("                }")
     L.append("            }")
     for t in range(T):
@@ -176,7 +185,7 @@ def generate():
         parts.append("        }")
         parts.append("    }\n")
     for bits in BITS:
-        for T, R in SHAPES + (SHAPES_8BIT if bits == 8 else []):
+        for T, R in SHAPES:
             parts.append(kernel(T, R, bits))
             parts.append("")
     for T, R in HALF_SHAPES:

@@ -101,6 +101,16 @@ final class AffineTileDots {
         }
     }
 
+    /** 2 tiles against 8 x rows. */
+    static void t2r8(int bits, MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, MemorySegment pm, long so, long bo, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
+        switch (bits) {
+            case 8 -> t2r8b8(c, cw, ts, groups, wpg, x, xo, pm, so, bo, pts, xs, xso, out, oo, ldo);
+            case 4 -> t2r8b4(c, cw, ts, groups, wpg, x, xo, pm, so, bo, pts, xs, xso, out, oo, ldo);
+            case 2 -> t2r8b2(c, cw, ts, groups, wpg, x, xo, pm, so, bo, pts, xs, xso, out, oo, ldo);
+            default -> throw new IllegalArgumentException("tile kernels take 2, 4 or 8-bit codes, not " + bits);
+        }
+    }
+
     static void t4r1b8(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, MemorySegment pm, long so, long bo, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
         FloatVector o00 = FloatVector.zero(S), o10 = FloatVector.zero(S), o20 = FloatVector.zero(S), o30 = FloatVector.zero(S);
         for (int g = 0; g < groups; g++) {
@@ -415,47 +425,23 @@ final class AffineTileDots {
             for (int w = g * wpg; w < w1; w++) {
                 IntVector c0 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts + (long) w * V) * 4, LE);
                 IntVector c1 = IntVector.fromMemorySegment(IS, c, (cw + 1 * ts + (long) w * V) * 4, LE);
-                int kx = xo + w * 32;
-                FloatVector d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 15).and(0x7f8000).or(ONE).reinterpretAsFloats();
-                FloatVector d1 = (FloatVector) c1.lanewise(VectorOperators.LSHL, 15).and(0x7f8000).or(ONE).reinterpretAsFloats();
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 0]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 1]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 2]); a02 = d0.fma(xv, a02); a12 = d1.fma(xv, a12); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 3]); a03 = d0.fma(xv, a03); a13 = d1.fma(xv, a13); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 4]); a04 = d0.fma(xv, a04); a14 = d1.fma(xv, a14); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 5]); a05 = d0.fma(xv, a05); a15 = d1.fma(xv, a15); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 6]); a06 = d0.fma(xv, a06); a16 = d1.fma(xv, a16); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 7]); a07 = d0.fma(xv, a07); a17 = d1.fma(xv, a17); }
-                d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 7).and(0x7f8000).or(ONE).reinterpretAsFloats();
-                d1 = (FloatVector) c1.lanewise(VectorOperators.LSHL, 7).and(0x7f8000).or(ONE).reinterpretAsFloats();
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 8]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 9]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 10]); a02 = d0.fma(xv, a02); a12 = d1.fma(xv, a12); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 11]); a03 = d0.fma(xv, a03); a13 = d1.fma(xv, a13); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 12]); a04 = d0.fma(xv, a04); a14 = d1.fma(xv, a14); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 13]); a05 = d0.fma(xv, a05); a15 = d1.fma(xv, a15); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 14]); a06 = d0.fma(xv, a06); a16 = d1.fma(xv, a16); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 15]); a07 = d0.fma(xv, a07); a17 = d1.fma(xv, a17); }
-                d0 = (FloatVector) c0.lanewise(VectorOperators.LSHR, 1).and(0x7f8000).or(ONE).reinterpretAsFloats();
-                d1 = (FloatVector) c1.lanewise(VectorOperators.LSHR, 1).and(0x7f8000).or(ONE).reinterpretAsFloats();
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 16]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 17]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 18]); a02 = d0.fma(xv, a02); a12 = d1.fma(xv, a12); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 19]); a03 = d0.fma(xv, a03); a13 = d1.fma(xv, a13); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 20]); a04 = d0.fma(xv, a04); a14 = d1.fma(xv, a14); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 21]); a05 = d0.fma(xv, a05); a15 = d1.fma(xv, a15); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 22]); a06 = d0.fma(xv, a06); a16 = d1.fma(xv, a16); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 23]); a07 = d0.fma(xv, a07); a17 = d1.fma(xv, a17); }
-                d0 = (FloatVector) c0.lanewise(VectorOperators.LSHR, 9).and(0x7f8000).or(ONE).reinterpretAsFloats();
-                d1 = (FloatVector) c1.lanewise(VectorOperators.LSHR, 9).and(0x7f8000).or(ONE).reinterpretAsFloats();
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 24]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 25]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 26]); a02 = d0.fma(xv, a02); a12 = d1.fma(xv, a12); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 27]); a03 = d0.fma(xv, a03); a13 = d1.fma(xv, a13); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 28]); a04 = d0.fma(xv, a04); a14 = d1.fma(xv, a14); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 29]); a05 = d0.fma(xv, a05); a15 = d1.fma(xv, a15); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 30]); a06 = d0.fma(xv, a06); a16 = d1.fma(xv, a16); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 31]); a07 = d0.fma(xv, a07); a17 = d1.fma(xv, a17); }
+                for (int q = 0; q < 4; q++) {
+                    int kx = xo + w * 32 + q * 8;
+                    IntVector e0 = c0;
+                    IntVector e1 = c1;
+                    FloatVector d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 15).and(0x7f8000).or(ONE).reinterpretAsFloats();
+                    FloatVector d1 = (FloatVector) e1.lanewise(VectorOperators.LSHL, 15).and(0x7f8000).or(ONE).reinterpretAsFloats();
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 0]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 1]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 2]); a02 = d0.fma(xv, a02); a12 = d1.fma(xv, a12); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 3]); a03 = d0.fma(xv, a03); a13 = d1.fma(xv, a13); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 4]); a04 = d0.fma(xv, a04); a14 = d1.fma(xv, a14); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 5]); a05 = d0.fma(xv, a05); a15 = d1.fma(xv, a15); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 6]); a06 = d0.fma(xv, a06); a16 = d1.fma(xv, a16); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 7]); a07 = d0.fma(xv, a07); a17 = d1.fma(xv, a17); }
+                    c0 = c0.lanewise(VectorOperators.LSHR, 8);
+                    c1 = c1.lanewise(VectorOperators.LSHR, 8);
+                }
             }
             FloatVector s0 = FloatVector.fromMemorySegment(S, pm, so + (0 * pts + g * V) * 4L, LE), b0 = FloatVector.fromMemorySegment(S, pm, bo + (0 * pts + g * V) * 4L, LE);
             FloatVector s1 = FloatVector.fromMemorySegment(S, pm, so + (1 * pts + g * V) * 4L, LE), b1 = FloatVector.fromMemorySegment(S, pm, bo + (1 * pts + g * V) * 4L, LE);
@@ -875,6 +861,61 @@ final class AffineTileDots {
         o05.intoArray(out, oo + 5 * ldo + 0 * V);
         o06.intoArray(out, oo + 6 * ldo + 0 * V);
         o07.intoArray(out, oo + 7 * ldo + 0 * V);
+    }
+
+    static void t2r8b4(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, MemorySegment pm, long so, long bo, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
+        FloatVector zero = FloatVector.zero(S);
+        zero.intoArray(out, oo + 0 * ldo + 0 * V);
+        zero.intoArray(out, oo + 1 * ldo + 0 * V);
+        zero.intoArray(out, oo + 2 * ldo + 0 * V);
+        zero.intoArray(out, oo + 3 * ldo + 0 * V);
+        zero.intoArray(out, oo + 4 * ldo + 0 * V);
+        zero.intoArray(out, oo + 5 * ldo + 0 * V);
+        zero.intoArray(out, oo + 6 * ldo + 0 * V);
+        zero.intoArray(out, oo + 7 * ldo + 0 * V);
+        zero.intoArray(out, oo + 0 * ldo + 1 * V);
+        zero.intoArray(out, oo + 1 * ldo + 1 * V);
+        zero.intoArray(out, oo + 2 * ldo + 1 * V);
+        zero.intoArray(out, oo + 3 * ldo + 1 * V);
+        zero.intoArray(out, oo + 4 * ldo + 1 * V);
+        zero.intoArray(out, oo + 5 * ldo + 1 * V);
+        zero.intoArray(out, oo + 6 * ldo + 1 * V);
+        zero.intoArray(out, oo + 7 * ldo + 1 * V);
+        for (int g = 0; g < groups; g++) {
+            FloatVector a00 = FloatVector.zero(S), a01 = FloatVector.zero(S), a02 = FloatVector.zero(S), a03 = FloatVector.zero(S), a04 = FloatVector.zero(S), a05 = FloatVector.zero(S), a06 = FloatVector.zero(S), a07 = FloatVector.zero(S), a10 = FloatVector.zero(S), a11 = FloatVector.zero(S), a12 = FloatVector.zero(S), a13 = FloatVector.zero(S), a14 = FloatVector.zero(S), a15 = FloatVector.zero(S), a16 = FloatVector.zero(S), a17 = FloatVector.zero(S);
+            int w1 = (g + 1) * wpg;
+            for (int w = g * wpg; w < w1; w++) {
+                IntVector c0 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts + (long) w * V) * 4, LE);
+                IntVector c1 = IntVector.fromMemorySegment(IS, c, (cw + 1 * ts + (long) w * V) * 4, LE);
+                for (int q = 0; q < 8; q++) {
+                    int kx = xo + w * 64 + q * 8;
+                    IntVector e0 = c0;
+                    IntVector e1 = c1;
+                    FloatVector d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 19).and(0x780000).or(ONE).reinterpretAsFloats();
+                    FloatVector d1 = (FloatVector) e1.lanewise(VectorOperators.LSHL, 19).and(0x780000).or(ONE).reinterpretAsFloats();
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 0]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 1]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 2]); a02 = d0.fma(xv, a02); a12 = d1.fma(xv, a12); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 3]); a03 = d0.fma(xv, a03); a13 = d1.fma(xv, a13); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 4]); a04 = d0.fma(xv, a04); a14 = d1.fma(xv, a14); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 5]); a05 = d0.fma(xv, a05); a15 = d1.fma(xv, a15); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 6]); a06 = d0.fma(xv, a06); a16 = d1.fma(xv, a16); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 7]); a07 = d0.fma(xv, a07); a17 = d1.fma(xv, a17); }
+                    c0 = c0.lanewise(VectorOperators.LSHR, 4);
+                    c1 = c1.lanewise(VectorOperators.LSHR, 4);
+                }
+            }
+            FloatVector s0 = FloatVector.fromMemorySegment(S, pm, so + (0 * pts + g * V) * 4L, LE), b0 = FloatVector.fromMemorySegment(S, pm, bo + (0 * pts + g * V) * 4L, LE);
+            FloatVector s1 = FloatVector.fromMemorySegment(S, pm, so + (1 * pts + g * V) * 4L, LE), b1 = FloatVector.fromMemorySegment(S, pm, bo + (1 * pts + g * V) * 4L, LE);
+            { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 0 * groups + g]); b0.fma(xsv, a00.fma(s0, FloatVector.fromArray(S, out, oo + 0 * ldo + 0 * V))).intoArray(out, oo + 0 * ldo + 0 * V); b1.fma(xsv, a10.fma(s1, FloatVector.fromArray(S, out, oo + 0 * ldo + 1 * V))).intoArray(out, oo + 0 * ldo + 1 * V); }
+            { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 1 * groups + g]); b0.fma(xsv, a01.fma(s0, FloatVector.fromArray(S, out, oo + 1 * ldo + 0 * V))).intoArray(out, oo + 1 * ldo + 0 * V); b1.fma(xsv, a11.fma(s1, FloatVector.fromArray(S, out, oo + 1 * ldo + 1 * V))).intoArray(out, oo + 1 * ldo + 1 * V); }
+            { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 2 * groups + g]); b0.fma(xsv, a02.fma(s0, FloatVector.fromArray(S, out, oo + 2 * ldo + 0 * V))).intoArray(out, oo + 2 * ldo + 0 * V); b1.fma(xsv, a12.fma(s1, FloatVector.fromArray(S, out, oo + 2 * ldo + 1 * V))).intoArray(out, oo + 2 * ldo + 1 * V); }
+            { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 3 * groups + g]); b0.fma(xsv, a03.fma(s0, FloatVector.fromArray(S, out, oo + 3 * ldo + 0 * V))).intoArray(out, oo + 3 * ldo + 0 * V); b1.fma(xsv, a13.fma(s1, FloatVector.fromArray(S, out, oo + 3 * ldo + 1 * V))).intoArray(out, oo + 3 * ldo + 1 * V); }
+            { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 4 * groups + g]); b0.fma(xsv, a04.fma(s0, FloatVector.fromArray(S, out, oo + 4 * ldo + 0 * V))).intoArray(out, oo + 4 * ldo + 0 * V); b1.fma(xsv, a14.fma(s1, FloatVector.fromArray(S, out, oo + 4 * ldo + 1 * V))).intoArray(out, oo + 4 * ldo + 1 * V); }
+            { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 5 * groups + g]); b0.fma(xsv, a05.fma(s0, FloatVector.fromArray(S, out, oo + 5 * ldo + 0 * V))).intoArray(out, oo + 5 * ldo + 0 * V); b1.fma(xsv, a15.fma(s1, FloatVector.fromArray(S, out, oo + 5 * ldo + 1 * V))).intoArray(out, oo + 5 * ldo + 1 * V); }
+            { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 6 * groups + g]); b0.fma(xsv, a06.fma(s0, FloatVector.fromArray(S, out, oo + 6 * ldo + 0 * V))).intoArray(out, oo + 6 * ldo + 0 * V); b1.fma(xsv, a16.fma(s1, FloatVector.fromArray(S, out, oo + 6 * ldo + 1 * V))).intoArray(out, oo + 6 * ldo + 1 * V); }
+            { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 7 * groups + g]); b0.fma(xsv, a07.fma(s0, FloatVector.fromArray(S, out, oo + 7 * ldo + 0 * V))).intoArray(out, oo + 7 * ldo + 0 * V); b1.fma(xsv, a17.fma(s1, FloatVector.fromArray(S, out, oo + 7 * ldo + 1 * V))).intoArray(out, oo + 7 * ldo + 1 * V); }
+        }
     }
 
     static void t4r1b2(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, MemorySegment pm, long so, long bo, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
@@ -1299,6 +1340,61 @@ final class AffineTileDots {
         o05.intoArray(out, oo + 5 * ldo + 0 * V);
         o06.intoArray(out, oo + 6 * ldo + 0 * V);
         o07.intoArray(out, oo + 7 * ldo + 0 * V);
+    }
+
+    static void t2r8b2(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, MemorySegment pm, long so, long bo, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
+        FloatVector zero = FloatVector.zero(S);
+        zero.intoArray(out, oo + 0 * ldo + 0 * V);
+        zero.intoArray(out, oo + 1 * ldo + 0 * V);
+        zero.intoArray(out, oo + 2 * ldo + 0 * V);
+        zero.intoArray(out, oo + 3 * ldo + 0 * V);
+        zero.intoArray(out, oo + 4 * ldo + 0 * V);
+        zero.intoArray(out, oo + 5 * ldo + 0 * V);
+        zero.intoArray(out, oo + 6 * ldo + 0 * V);
+        zero.intoArray(out, oo + 7 * ldo + 0 * V);
+        zero.intoArray(out, oo + 0 * ldo + 1 * V);
+        zero.intoArray(out, oo + 1 * ldo + 1 * V);
+        zero.intoArray(out, oo + 2 * ldo + 1 * V);
+        zero.intoArray(out, oo + 3 * ldo + 1 * V);
+        zero.intoArray(out, oo + 4 * ldo + 1 * V);
+        zero.intoArray(out, oo + 5 * ldo + 1 * V);
+        zero.intoArray(out, oo + 6 * ldo + 1 * V);
+        zero.intoArray(out, oo + 7 * ldo + 1 * V);
+        for (int g = 0; g < groups; g++) {
+            FloatVector a00 = FloatVector.zero(S), a01 = FloatVector.zero(S), a02 = FloatVector.zero(S), a03 = FloatVector.zero(S), a04 = FloatVector.zero(S), a05 = FloatVector.zero(S), a06 = FloatVector.zero(S), a07 = FloatVector.zero(S), a10 = FloatVector.zero(S), a11 = FloatVector.zero(S), a12 = FloatVector.zero(S), a13 = FloatVector.zero(S), a14 = FloatVector.zero(S), a15 = FloatVector.zero(S), a16 = FloatVector.zero(S), a17 = FloatVector.zero(S);
+            int w1 = (g + 1) * wpg;
+            for (int w = g * wpg; w < w1; w++) {
+                IntVector c0 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts + (long) w * V) * 4, LE);
+                IntVector c1 = IntVector.fromMemorySegment(IS, c, (cw + 1 * ts + (long) w * V) * 4, LE);
+                for (int q = 0; q < 16; q++) {
+                    int kx = xo + w * 128 + q * 8;
+                    IntVector e0 = c0;
+                    IntVector e1 = c1;
+                    FloatVector d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 21).and(0x600000).or(ONE).reinterpretAsFloats();
+                    FloatVector d1 = (FloatVector) e1.lanewise(VectorOperators.LSHL, 21).and(0x600000).or(ONE).reinterpretAsFloats();
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 0]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 1]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 2]); a02 = d0.fma(xv, a02); a12 = d1.fma(xv, a12); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 3]); a03 = d0.fma(xv, a03); a13 = d1.fma(xv, a13); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 4]); a04 = d0.fma(xv, a04); a14 = d1.fma(xv, a14); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 5]); a05 = d0.fma(xv, a05); a15 = d1.fma(xv, a15); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 6]); a06 = d0.fma(xv, a06); a16 = d1.fma(xv, a16); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 7]); a07 = d0.fma(xv, a07); a17 = d1.fma(xv, a17); }
+                    c0 = c0.lanewise(VectorOperators.LSHR, 2);
+                    c1 = c1.lanewise(VectorOperators.LSHR, 2);
+                }
+            }
+            FloatVector s0 = FloatVector.fromMemorySegment(S, pm, so + (0 * pts + g * V) * 4L, LE), b0 = FloatVector.fromMemorySegment(S, pm, bo + (0 * pts + g * V) * 4L, LE);
+            FloatVector s1 = FloatVector.fromMemorySegment(S, pm, so + (1 * pts + g * V) * 4L, LE), b1 = FloatVector.fromMemorySegment(S, pm, bo + (1 * pts + g * V) * 4L, LE);
+            { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 0 * groups + g]); b0.fma(xsv, a00.fma(s0, FloatVector.fromArray(S, out, oo + 0 * ldo + 0 * V))).intoArray(out, oo + 0 * ldo + 0 * V); b1.fma(xsv, a10.fma(s1, FloatVector.fromArray(S, out, oo + 0 * ldo + 1 * V))).intoArray(out, oo + 0 * ldo + 1 * V); }
+            { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 1 * groups + g]); b0.fma(xsv, a01.fma(s0, FloatVector.fromArray(S, out, oo + 1 * ldo + 0 * V))).intoArray(out, oo + 1 * ldo + 0 * V); b1.fma(xsv, a11.fma(s1, FloatVector.fromArray(S, out, oo + 1 * ldo + 1 * V))).intoArray(out, oo + 1 * ldo + 1 * V); }
+            { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 2 * groups + g]); b0.fma(xsv, a02.fma(s0, FloatVector.fromArray(S, out, oo + 2 * ldo + 0 * V))).intoArray(out, oo + 2 * ldo + 0 * V); b1.fma(xsv, a12.fma(s1, FloatVector.fromArray(S, out, oo + 2 * ldo + 1 * V))).intoArray(out, oo + 2 * ldo + 1 * V); }
+            { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 3 * groups + g]); b0.fma(xsv, a03.fma(s0, FloatVector.fromArray(S, out, oo + 3 * ldo + 0 * V))).intoArray(out, oo + 3 * ldo + 0 * V); b1.fma(xsv, a13.fma(s1, FloatVector.fromArray(S, out, oo + 3 * ldo + 1 * V))).intoArray(out, oo + 3 * ldo + 1 * V); }
+            { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 4 * groups + g]); b0.fma(xsv, a04.fma(s0, FloatVector.fromArray(S, out, oo + 4 * ldo + 0 * V))).intoArray(out, oo + 4 * ldo + 0 * V); b1.fma(xsv, a14.fma(s1, FloatVector.fromArray(S, out, oo + 4 * ldo + 1 * V))).intoArray(out, oo + 4 * ldo + 1 * V); }
+            { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 5 * groups + g]); b0.fma(xsv, a05.fma(s0, FloatVector.fromArray(S, out, oo + 5 * ldo + 0 * V))).intoArray(out, oo + 5 * ldo + 0 * V); b1.fma(xsv, a15.fma(s1, FloatVector.fromArray(S, out, oo + 5 * ldo + 1 * V))).intoArray(out, oo + 5 * ldo + 1 * V); }
+            { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 6 * groups + g]); b0.fma(xsv, a06.fma(s0, FloatVector.fromArray(S, out, oo + 6 * ldo + 0 * V))).intoArray(out, oo + 6 * ldo + 0 * V); b1.fma(xsv, a16.fma(s1, FloatVector.fromArray(S, out, oo + 6 * ldo + 1 * V))).intoArray(out, oo + 6 * ldo + 1 * V); }
+            { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 7 * groups + g]); b0.fma(xsv, a07.fma(s0, FloatVector.fromArray(S, out, oo + 7 * ldo + 0 * V))).intoArray(out, oo + 7 * ldo + 0 * V); b1.fma(xsv, a17.fma(s1, FloatVector.fromArray(S, out, oo + 7 * ldo + 1 * V))).intoArray(out, oo + 7 * ldo + 1 * V); }
+        }
     }
 
     /** bf16 rows: 4 tiles against 1 x row, one FMA chain per output over k in order. */

@@ -161,12 +161,9 @@ public final class AffineTiles extends LaneTiles {
         int pts = V * groups, xo = r * k, xso = r * groups;
         long so = (long) t * pts * 4, bo = biasesAt + so;
         int shape = tilesHere * 100 + rows;
-        if (shape == 208 && bits == 8) { // 8-bit codes only (tools/gen-affine-tile-kernels.py, SHAPES_8BIT)
-            AffineTileDots.t2r8b8(codes, cw, tileInts, groups, wordsPerGroup, x, xo, groupParams, so, bo, pts, xsums, xso, out, o, ldo);
-            return;
-        }
         switch (shape) {
             case 401 -> AffineTileDots.t4r1(bits, codes, cw, tileInts, groups, wordsPerGroup, x, xo, groupParams, so, bo, pts, xsums, xso, out, o, ldo);
+            case 208 -> AffineTileDots.t2r8(bits, codes, cw, tileInts, groups, wordsPerGroup, x, xo, groupParams, so, bo, pts, xsums, xso, out, o, ldo);
             case 204 -> AffineTileDots.t2r4(bits, codes, cw, tileInts, groups, wordsPerGroup, x, xo, groupParams, so, bo, pts, xsums, xso, out, o, ldo);
             case 202 -> AffineTileDots.t2r2(bits, codes, cw, tileInts, groups, wordsPerGroup, x, xo, groupParams, so, bo, pts, xsums, xso, out, o, ldo);
             case 108 -> AffineTileDots.t1r8(bits, codes, cw, tileInts, groups, wordsPerGroup, x, xo, groupParams, so, bo, pts, xsums, xso, out, o, ldo);
@@ -174,7 +171,7 @@ public final class AffineTiles extends LaneTiles {
             case 102 -> AffineTileDots.t1r2(bits, codes, cw, tileInts, groups, wordsPerGroup, x, xo, groupParams, so, bo, pts, xsums, xso, out, o, ldo);
             case 101 -> AffineTileDots.t1r1(bits, codes, cw, tileInts, groups, wordsPerGroup, x, xo, groupParams, so, bo, pts, xsums, xso, out, o, ldo);
             default -> {
-                // two tiles against eight rows or one (no kernel of that shape): each tile on its own
+                // two tiles against one row (no kernel of that shape): each tile on its own
                 block(1, rows, t, r, x, xsums, out, o, ldo);
                 block(1, rows, t + 1, r, x, xsums, out, o + V, ldo);
             }
