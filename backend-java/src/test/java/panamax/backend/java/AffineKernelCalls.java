@@ -3,6 +3,7 @@ package panamax.backend.java;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.reflect.Method;
+import java.util.List;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.VectorShuffle;
 
@@ -16,15 +17,16 @@ public final class AffineKernelCalls {
     }
 
     public static void main(String[] args) throws ReflectiveOperationException {
+        boolean longLoops = List.of(args).contains("long-loops");
         Class<?> dots = Class.forName("panamax.backend.java.kernel.AffineDots");
         int v = FloatVector.SPECIES_PREFERRED.length();
         VectorShuffle<Float> spread = VectorShuffle.fromOp(FloatVector.SPECIES_PREFERRED, l -> l / Math.max(1, v / 2));
         MemorySegment p = Arena.global().allocate(1 << 16, 64);
-        float[] xa = new float[1 << 14], scales = new float[256], biases = new float[256], sums = new float[256], out = new float[256];
+        float[] xa = new float[1 << 17], scales = new float[256], biases = new float[256], sums = new float[256], out = new float[256];
         int called = 0;
         for (Method m : dots.getDeclaredMethods()) {
             String name = m.getName();
-            if (!name.matches("rows?\\dx\\db\\dc\\dS?")) continue;
+            if (longLoops || !name.matches("rows?\\dx\\db\\dc\\dS?")) continue;
             m.setAccessible(true);
             int bits = Integer.parseInt(name.replaceAll(".*b(\\d)c.*", "$1"));
             int chunks = Integer.parseInt(name.replaceAll(".*c(\\d).*", "$1"));
@@ -51,15 +53,21 @@ public final class AffineKernelCalls {
             String name = m.getName();
             if (!name.matches("t\\dr\\db\\d")) continue;
             m.setAccessible(true);
-            int groups = 2, wordsPerGroup = 2;
+            // long loops: enough trips in one call that the interpreter asks for a compilation of the running loop (OSR)
+            int groups = longLoops ? 4 : 2, wordsPerGroup = longLoops ? 64 : 2;
             long tileInts = (long) groups * wordsPerGroup * v;
-            m.invoke(null, p, 0L, tileInts, groups, wordsPerGroup, xa, 0, p, 0L, 1L << 14, groups * v, sums, 0, new float[1 << 14], 0, 4 * v);
+            for (int call = 0; call < 1; call++) {
+                m.invoke(null, p, 0L, tileInts, groups, wordsPerGroup, xa, 0, p, 0L, 1L << 14, groups * v, sums, 0, new float[1 << 14], 0, 4 * v);
+            }
             called++;
         }
         for (Method m : tileDots.getDeclaredMethods()) {
-            if (!m.getName().matches("t\\dr\\dh")) continue;
+            if (!m.getName().matches("t\\dr\\d+h")) continue;
             m.setAccessible(true);
-            m.invoke(null, p, 0L, 4L * v, 4, xa, 0, new float[1 << 14], 0, 4 * v);
+            int words = longLoops ? 256 : 4;
+            for (int call = 0; call < 1; call++) {
+                m.invoke(null, p, 0L, 4L * v, words, xa, 0, new float[1 << 14], 0, 4 * v);
+            }
             called++;
         }
         System.out.println("called " + called + " kernels");
