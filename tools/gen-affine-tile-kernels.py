@@ -6,12 +6,14 @@ Every (weight row, x row) output is summed in one order whichever kernel runs it
 a = Σ_k (1 + q·2^-bits)·x_k over the group's k in order (the code at the top of 1.0's mantissa: a shift and one
 ternary-logic op; scales and biases made for it by QuantMatVec.mantissaParameters), then o = fma(a, s'_g, o) and
 o = fma(b'_g, Σ_g x, o). No lane crosses another, so nothing is folded across lanes, and a code decoded once feeds
-every x row of the block: tTrR takes T tiles against R x rows (T·R chains, each in its own register pair).
+every x row of the block: tTrR takes T tiles against R x rows (T·R chains, each in its own register pair; from
+sixteen chains on, the totals o live in the output array, read and written once a group).
 
 Why written out: constant shifts per code position, the x values broadcast straight from the array, no vector
-merged from two branches (see tools/gen-affine-dot-kernels.py). 8-bit words (4 codes) are one straight block;
-4- and 2-bit words go 8 codes at a time where a block has several x rows (each code feeds R FMAs) and 4 at a
-time for one x row (a shorter body, the word shifted right between parts), both the same arithmetic.
+merged from two branches (see tools/gen-affine-dot-kernels.py). For one x row, words go 4 codes at a time (8-bit
+words in one straight block, 4- and 2-bit words shifted right between parts of 4); blocks of several x rows over 2-
+and 4-bit codes, and the widest blocks, take one code at a time from the word's low bits, the word shifted on (see
+kernel()). Every way is the same arithmetic.
 Run from anywhere: python3 tools/gen-affine-tile-kernels.py [--check: only compare with the committed file]
 """
 import os
@@ -20,7 +22,7 @@ import sys
 OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..',
                    'backend-java/src/main/java/panamax/backend/java/kernel/AffineTileDots.java')
 SHAPES = [(4, 1), (1, 1), (2, 2), (1, 2), (2, 4), (1, 4), (1, 8), (2, 8)]
-# code positions per part of the widest blocks (see kernel)
+# code positions per part where a kernel shifts its words on (see kernel)
 IN_MEMORY_PART = 1
 BITS = [8, 4, 2]
 ARGS = "MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, " \
@@ -78,11 +80,15 @@ def kernel(T, R, bits):
     # a block of sixteen (tile, x row) pairs or more keeps its totals in out itself, where the group chains' steps
     # reach them once a group: its chains take the registers
     in_memory = T * R >= 16
-    # code positions per straight part; the widest blocks take IN_MEMORY_PART at a time, decoded from the word's low
-    # bits and the word shifted on between parts: C1 compiles that at its profiling tier (a straight 8-bit word ran out
-    # of its virtual registers, leaving the kernel uncompiled for good), and C2 ran it faster than straight parts
-    # (t2r8 at 8 bits 103-114 against 87-98 GFLOP/s; at 4 and 2 bits straight parts spilled)
-    P = IN_MEMORY_PART if in_memory else 4 if cpw == 4 or R == 1 else 8
+    # code positions per straight part. Blocks of several x rows over 2- and 4-bit codes, and the widest blocks at every
+    # width, take IN_MEMORY_PART at a time instead, decoded from the word's low bits, the word shifted on between parts:
+    # C1 compiles that at its profiling tier (a straight 8-bit two-tile block ran out of its virtual registers, leaving
+    # the kernel uncompiled for good), and C2 ran it faster (one thread, 2048 x 2048: t2r8 at 8 bits 103-114 against
+    # 87-98 GFLOP/s; four x rows at 4 bits 96-99 against 85-86, at 2 bits 101-104 against 50-59, where the straight
+    # parts spilled). One x row keeps straight parts: the extra shift per code costs there (4-bit batch 1: 14.8 against
+    # 16.5 Gw/s).
+    shifted = in_memory or (R > 1 and bits < 8)
+    P = IN_MEMORY_PART if shifted else 4 if cpw == 4 or R == 1 else 8
     straight = P == cpw
     top = 23 - bits
     mask = ((1 << bits) - 1) << top
@@ -108,7 +114,7 @@ def kernel(T, R, bits):
         ind = "                    "
         L.append(f"{ind}int kx = xo + w * {cpw * R} + q * {P * R};")
         for t in range(T):
-            if in_memory:
+            if shifted:
                 L.append(f"{ind}IntVector e{t} = c{t};")
             else:
                 L.append(f"{ind}IntVector e{t} = c{t}.lanewise(VectorOperators.LSHR, q * {P * bits});")
@@ -122,7 +128,7 @@ def kernel(T, R, bits):
         for r in range(R):
             L.append(broadcast_fmas(ind, j, r, T, R, a))
     if not straight:
-        if in_memory:
+        if shifted:
             for t in range(T):
                 L.append(f"{ind}c{t} = c{t}.lanewise(VectorOperators.LSHR, {P * bits});")
         L.append("                }")

@@ -540,39 +540,17 @@ final class AffineTileDots {
             for (int w = g * wpg; w < w1; w++) {
                 IntVector c0 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts + (long) w * V) * 4, LE);
                 IntVector c1 = IntVector.fromMemorySegment(IS, c, (cw + 1 * ts + (long) w * V) * 4, LE);
-                int kx = xo + w * 16;
-                FloatVector d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 19).and(0x780000).or(ONE).reinterpretAsFloats();
-                FloatVector d1 = (FloatVector) c1.lanewise(VectorOperators.LSHL, 19).and(0x780000).or(ONE).reinterpretAsFloats();
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 0]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 1]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
-                d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 15).and(0x780000).or(ONE).reinterpretAsFloats();
-                d1 = (FloatVector) c1.lanewise(VectorOperators.LSHL, 15).and(0x780000).or(ONE).reinterpretAsFloats();
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 2]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 3]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
-                d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 11).and(0x780000).or(ONE).reinterpretAsFloats();
-                d1 = (FloatVector) c1.lanewise(VectorOperators.LSHL, 11).and(0x780000).or(ONE).reinterpretAsFloats();
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 4]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 5]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
-                d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 7).and(0x780000).or(ONE).reinterpretAsFloats();
-                d1 = (FloatVector) c1.lanewise(VectorOperators.LSHL, 7).and(0x780000).or(ONE).reinterpretAsFloats();
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 6]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 7]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
-                d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 3).and(0x780000).or(ONE).reinterpretAsFloats();
-                d1 = (FloatVector) c1.lanewise(VectorOperators.LSHL, 3).and(0x780000).or(ONE).reinterpretAsFloats();
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 8]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 9]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
-                d0 = (FloatVector) c0.lanewise(VectorOperators.LSHR, 1).and(0x780000).or(ONE).reinterpretAsFloats();
-                d1 = (FloatVector) c1.lanewise(VectorOperators.LSHR, 1).and(0x780000).or(ONE).reinterpretAsFloats();
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 10]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 11]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
-                d0 = (FloatVector) c0.lanewise(VectorOperators.LSHR, 5).and(0x780000).or(ONE).reinterpretAsFloats();
-                d1 = (FloatVector) c1.lanewise(VectorOperators.LSHR, 5).and(0x780000).or(ONE).reinterpretAsFloats();
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 12]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 13]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
-                d0 = (FloatVector) c0.lanewise(VectorOperators.LSHR, 9).and(0x780000).or(ONE).reinterpretAsFloats();
-                d1 = (FloatVector) c1.lanewise(VectorOperators.LSHR, 9).and(0x780000).or(ONE).reinterpretAsFloats();
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 14]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 15]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
+                for (int q = 0; q < 8; q++) {
+                    int kx = xo + w * 16 + q * 2;
+                    IntVector e0 = c0;
+                    IntVector e1 = c1;
+                    FloatVector d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 19).and(0x780000).or(ONE).reinterpretAsFloats();
+                    FloatVector d1 = (FloatVector) e1.lanewise(VectorOperators.LSHL, 19).and(0x780000).or(ONE).reinterpretAsFloats();
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 0]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 1]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
+                    c0 = c0.lanewise(VectorOperators.LSHR, 4);
+                    c1 = c1.lanewise(VectorOperators.LSHR, 4);
+                }
             }
             FloatVector s0 = FloatVector.fromMemorySegment(S, pm, so + (0 * pts + g * V) * 4L, LE), b0 = FloatVector.fromMemorySegment(S, pm, bo + (0 * pts + g * V) * 4L, LE);
             FloatVector s1 = FloatVector.fromMemorySegment(S, pm, so + (1 * pts + g * V) * 4L, LE), b1 = FloatVector.fromMemorySegment(S, pm, bo + (1 * pts + g * V) * 4L, LE);
@@ -592,31 +570,14 @@ final class AffineTileDots {
             int w1 = (g + 1) * wpg;
             for (int w = g * wpg; w < w1; w++) {
                 IntVector c0 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts + (long) w * V) * 4, LE);
-                int kx = xo + w * 16;
-                FloatVector d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 19).and(0x780000).or(ONE).reinterpretAsFloats();
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 0]); a00 = d0.fma(xv, a00); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 1]); a01 = d0.fma(xv, a01); }
-                d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 15).and(0x780000).or(ONE).reinterpretAsFloats();
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 2]); a00 = d0.fma(xv, a00); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 3]); a01 = d0.fma(xv, a01); }
-                d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 11).and(0x780000).or(ONE).reinterpretAsFloats();
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 4]); a00 = d0.fma(xv, a00); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 5]); a01 = d0.fma(xv, a01); }
-                d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 7).and(0x780000).or(ONE).reinterpretAsFloats();
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 6]); a00 = d0.fma(xv, a00); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 7]); a01 = d0.fma(xv, a01); }
-                d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 3).and(0x780000).or(ONE).reinterpretAsFloats();
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 8]); a00 = d0.fma(xv, a00); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 9]); a01 = d0.fma(xv, a01); }
-                d0 = (FloatVector) c0.lanewise(VectorOperators.LSHR, 1).and(0x780000).or(ONE).reinterpretAsFloats();
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 10]); a00 = d0.fma(xv, a00); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 11]); a01 = d0.fma(xv, a01); }
-                d0 = (FloatVector) c0.lanewise(VectorOperators.LSHR, 5).and(0x780000).or(ONE).reinterpretAsFloats();
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 12]); a00 = d0.fma(xv, a00); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 13]); a01 = d0.fma(xv, a01); }
-                d0 = (FloatVector) c0.lanewise(VectorOperators.LSHR, 9).and(0x780000).or(ONE).reinterpretAsFloats();
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 14]); a00 = d0.fma(xv, a00); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 15]); a01 = d0.fma(xv, a01); }
+                for (int q = 0; q < 8; q++) {
+                    int kx = xo + w * 16 + q * 2;
+                    IntVector e0 = c0;
+                    FloatVector d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 19).and(0x780000).or(ONE).reinterpretAsFloats();
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 0]); a00 = d0.fma(xv, a00); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 1]); a01 = d0.fma(xv, a01); }
+                    c0 = c0.lanewise(VectorOperators.LSHR, 4);
+                }
             }
             FloatVector s0 = FloatVector.fromMemorySegment(S, pm, so + (0 * pts + g * V) * 4L, LE), b0 = FloatVector.fromMemorySegment(S, pm, bo + (0 * pts + g * V) * 4L, LE);
             { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 0 * groups + g]); o00 = a00.fma(s0, o00); o00 = b0.fma(xsv, o00); }
@@ -634,55 +595,19 @@ final class AffineTileDots {
             for (int w = g * wpg; w < w1; w++) {
                 IntVector c0 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts + (long) w * V) * 4, LE);
                 IntVector c1 = IntVector.fromMemorySegment(IS, c, (cw + 1 * ts + (long) w * V) * 4, LE);
-                int kx = xo + w * 32;
-                FloatVector d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 19).and(0x780000).or(ONE).reinterpretAsFloats();
-                FloatVector d1 = (FloatVector) c1.lanewise(VectorOperators.LSHL, 19).and(0x780000).or(ONE).reinterpretAsFloats();
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 0]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 1]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 2]); a02 = d0.fma(xv, a02); a12 = d1.fma(xv, a12); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 3]); a03 = d0.fma(xv, a03); a13 = d1.fma(xv, a13); }
-                d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 15).and(0x780000).or(ONE).reinterpretAsFloats();
-                d1 = (FloatVector) c1.lanewise(VectorOperators.LSHL, 15).and(0x780000).or(ONE).reinterpretAsFloats();
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 4]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 5]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 6]); a02 = d0.fma(xv, a02); a12 = d1.fma(xv, a12); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 7]); a03 = d0.fma(xv, a03); a13 = d1.fma(xv, a13); }
-                d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 11).and(0x780000).or(ONE).reinterpretAsFloats();
-                d1 = (FloatVector) c1.lanewise(VectorOperators.LSHL, 11).and(0x780000).or(ONE).reinterpretAsFloats();
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 8]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 9]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 10]); a02 = d0.fma(xv, a02); a12 = d1.fma(xv, a12); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 11]); a03 = d0.fma(xv, a03); a13 = d1.fma(xv, a13); }
-                d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 7).and(0x780000).or(ONE).reinterpretAsFloats();
-                d1 = (FloatVector) c1.lanewise(VectorOperators.LSHL, 7).and(0x780000).or(ONE).reinterpretAsFloats();
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 12]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 13]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 14]); a02 = d0.fma(xv, a02); a12 = d1.fma(xv, a12); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 15]); a03 = d0.fma(xv, a03); a13 = d1.fma(xv, a13); }
-                d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 3).and(0x780000).or(ONE).reinterpretAsFloats();
-                d1 = (FloatVector) c1.lanewise(VectorOperators.LSHL, 3).and(0x780000).or(ONE).reinterpretAsFloats();
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 16]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 17]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 18]); a02 = d0.fma(xv, a02); a12 = d1.fma(xv, a12); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 19]); a03 = d0.fma(xv, a03); a13 = d1.fma(xv, a13); }
-                d0 = (FloatVector) c0.lanewise(VectorOperators.LSHR, 1).and(0x780000).or(ONE).reinterpretAsFloats();
-                d1 = (FloatVector) c1.lanewise(VectorOperators.LSHR, 1).and(0x780000).or(ONE).reinterpretAsFloats();
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 20]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 21]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 22]); a02 = d0.fma(xv, a02); a12 = d1.fma(xv, a12); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 23]); a03 = d0.fma(xv, a03); a13 = d1.fma(xv, a13); }
-                d0 = (FloatVector) c0.lanewise(VectorOperators.LSHR, 5).and(0x780000).or(ONE).reinterpretAsFloats();
-                d1 = (FloatVector) c1.lanewise(VectorOperators.LSHR, 5).and(0x780000).or(ONE).reinterpretAsFloats();
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 24]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 25]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 26]); a02 = d0.fma(xv, a02); a12 = d1.fma(xv, a12); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 27]); a03 = d0.fma(xv, a03); a13 = d1.fma(xv, a13); }
-                d0 = (FloatVector) c0.lanewise(VectorOperators.LSHR, 9).and(0x780000).or(ONE).reinterpretAsFloats();
-                d1 = (FloatVector) c1.lanewise(VectorOperators.LSHR, 9).and(0x780000).or(ONE).reinterpretAsFloats();
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 28]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 29]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 30]); a02 = d0.fma(xv, a02); a12 = d1.fma(xv, a12); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 31]); a03 = d0.fma(xv, a03); a13 = d1.fma(xv, a13); }
+                for (int q = 0; q < 8; q++) {
+                    int kx = xo + w * 32 + q * 4;
+                    IntVector e0 = c0;
+                    IntVector e1 = c1;
+                    FloatVector d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 19).and(0x780000).or(ONE).reinterpretAsFloats();
+                    FloatVector d1 = (FloatVector) e1.lanewise(VectorOperators.LSHL, 19).and(0x780000).or(ONE).reinterpretAsFloats();
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 0]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 1]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 2]); a02 = d0.fma(xv, a02); a12 = d1.fma(xv, a12); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 3]); a03 = d0.fma(xv, a03); a13 = d1.fma(xv, a13); }
+                    c0 = c0.lanewise(VectorOperators.LSHR, 4);
+                    c1 = c1.lanewise(VectorOperators.LSHR, 4);
+                }
             }
             FloatVector s0 = FloatVector.fromMemorySegment(S, pm, so + (0 * pts + g * V) * 4L, LE), b0 = FloatVector.fromMemorySegment(S, pm, bo + (0 * pts + g * V) * 4L, LE);
             FloatVector s1 = FloatVector.fromMemorySegment(S, pm, so + (1 * pts + g * V) * 4L, LE), b1 = FloatVector.fromMemorySegment(S, pm, bo + (1 * pts + g * V) * 4L, LE);
@@ -708,47 +633,16 @@ final class AffineTileDots {
             int w1 = (g + 1) * wpg;
             for (int w = g * wpg; w < w1; w++) {
                 IntVector c0 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts + (long) w * V) * 4, LE);
-                int kx = xo + w * 32;
-                FloatVector d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 19).and(0x780000).or(ONE).reinterpretAsFloats();
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 0]); a00 = d0.fma(xv, a00); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 1]); a01 = d0.fma(xv, a01); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 2]); a02 = d0.fma(xv, a02); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 3]); a03 = d0.fma(xv, a03); }
-                d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 15).and(0x780000).or(ONE).reinterpretAsFloats();
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 4]); a00 = d0.fma(xv, a00); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 5]); a01 = d0.fma(xv, a01); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 6]); a02 = d0.fma(xv, a02); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 7]); a03 = d0.fma(xv, a03); }
-                d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 11).and(0x780000).or(ONE).reinterpretAsFloats();
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 8]); a00 = d0.fma(xv, a00); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 9]); a01 = d0.fma(xv, a01); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 10]); a02 = d0.fma(xv, a02); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 11]); a03 = d0.fma(xv, a03); }
-                d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 7).and(0x780000).or(ONE).reinterpretAsFloats();
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 12]); a00 = d0.fma(xv, a00); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 13]); a01 = d0.fma(xv, a01); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 14]); a02 = d0.fma(xv, a02); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 15]); a03 = d0.fma(xv, a03); }
-                d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 3).and(0x780000).or(ONE).reinterpretAsFloats();
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 16]); a00 = d0.fma(xv, a00); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 17]); a01 = d0.fma(xv, a01); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 18]); a02 = d0.fma(xv, a02); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 19]); a03 = d0.fma(xv, a03); }
-                d0 = (FloatVector) c0.lanewise(VectorOperators.LSHR, 1).and(0x780000).or(ONE).reinterpretAsFloats();
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 20]); a00 = d0.fma(xv, a00); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 21]); a01 = d0.fma(xv, a01); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 22]); a02 = d0.fma(xv, a02); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 23]); a03 = d0.fma(xv, a03); }
-                d0 = (FloatVector) c0.lanewise(VectorOperators.LSHR, 5).and(0x780000).or(ONE).reinterpretAsFloats();
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 24]); a00 = d0.fma(xv, a00); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 25]); a01 = d0.fma(xv, a01); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 26]); a02 = d0.fma(xv, a02); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 27]); a03 = d0.fma(xv, a03); }
-                d0 = (FloatVector) c0.lanewise(VectorOperators.LSHR, 9).and(0x780000).or(ONE).reinterpretAsFloats();
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 28]); a00 = d0.fma(xv, a00); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 29]); a01 = d0.fma(xv, a01); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 30]); a02 = d0.fma(xv, a02); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 31]); a03 = d0.fma(xv, a03); }
+                for (int q = 0; q < 8; q++) {
+                    int kx = xo + w * 32 + q * 4;
+                    IntVector e0 = c0;
+                    FloatVector d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 19).and(0x780000).or(ONE).reinterpretAsFloats();
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 0]); a00 = d0.fma(xv, a00); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 1]); a01 = d0.fma(xv, a01); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 2]); a02 = d0.fma(xv, a02); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 3]); a03 = d0.fma(xv, a03); }
+                    c0 = c0.lanewise(VectorOperators.LSHR, 4);
+                }
             }
             FloatVector s0 = FloatVector.fromMemorySegment(S, pm, so + (0 * pts + g * V) * 4L, LE), b0 = FloatVector.fromMemorySegment(S, pm, bo + (0 * pts + g * V) * 4L, LE);
             { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 0 * groups + g]); o00 = a00.fma(s0, o00); o00 = b0.fma(xsv, o00); }
@@ -769,79 +663,20 @@ final class AffineTileDots {
             int w1 = (g + 1) * wpg;
             for (int w = g * wpg; w < w1; w++) {
                 IntVector c0 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts + (long) w * V) * 4, LE);
-                int kx = xo + w * 64;
-                FloatVector d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 19).and(0x780000).or(ONE).reinterpretAsFloats();
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 0]); a00 = d0.fma(xv, a00); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 1]); a01 = d0.fma(xv, a01); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 2]); a02 = d0.fma(xv, a02); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 3]); a03 = d0.fma(xv, a03); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 4]); a04 = d0.fma(xv, a04); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 5]); a05 = d0.fma(xv, a05); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 6]); a06 = d0.fma(xv, a06); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 7]); a07 = d0.fma(xv, a07); }
-                d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 15).and(0x780000).or(ONE).reinterpretAsFloats();
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 8]); a00 = d0.fma(xv, a00); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 9]); a01 = d0.fma(xv, a01); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 10]); a02 = d0.fma(xv, a02); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 11]); a03 = d0.fma(xv, a03); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 12]); a04 = d0.fma(xv, a04); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 13]); a05 = d0.fma(xv, a05); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 14]); a06 = d0.fma(xv, a06); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 15]); a07 = d0.fma(xv, a07); }
-                d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 11).and(0x780000).or(ONE).reinterpretAsFloats();
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 16]); a00 = d0.fma(xv, a00); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 17]); a01 = d0.fma(xv, a01); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 18]); a02 = d0.fma(xv, a02); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 19]); a03 = d0.fma(xv, a03); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 20]); a04 = d0.fma(xv, a04); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 21]); a05 = d0.fma(xv, a05); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 22]); a06 = d0.fma(xv, a06); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 23]); a07 = d0.fma(xv, a07); }
-                d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 7).and(0x780000).or(ONE).reinterpretAsFloats();
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 24]); a00 = d0.fma(xv, a00); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 25]); a01 = d0.fma(xv, a01); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 26]); a02 = d0.fma(xv, a02); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 27]); a03 = d0.fma(xv, a03); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 28]); a04 = d0.fma(xv, a04); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 29]); a05 = d0.fma(xv, a05); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 30]); a06 = d0.fma(xv, a06); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 31]); a07 = d0.fma(xv, a07); }
-                d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 3).and(0x780000).or(ONE).reinterpretAsFloats();
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 32]); a00 = d0.fma(xv, a00); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 33]); a01 = d0.fma(xv, a01); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 34]); a02 = d0.fma(xv, a02); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 35]); a03 = d0.fma(xv, a03); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 36]); a04 = d0.fma(xv, a04); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 37]); a05 = d0.fma(xv, a05); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 38]); a06 = d0.fma(xv, a06); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 39]); a07 = d0.fma(xv, a07); }
-                d0 = (FloatVector) c0.lanewise(VectorOperators.LSHR, 1).and(0x780000).or(ONE).reinterpretAsFloats();
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 40]); a00 = d0.fma(xv, a00); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 41]); a01 = d0.fma(xv, a01); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 42]); a02 = d0.fma(xv, a02); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 43]); a03 = d0.fma(xv, a03); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 44]); a04 = d0.fma(xv, a04); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 45]); a05 = d0.fma(xv, a05); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 46]); a06 = d0.fma(xv, a06); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 47]); a07 = d0.fma(xv, a07); }
-                d0 = (FloatVector) c0.lanewise(VectorOperators.LSHR, 5).and(0x780000).or(ONE).reinterpretAsFloats();
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 48]); a00 = d0.fma(xv, a00); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 49]); a01 = d0.fma(xv, a01); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 50]); a02 = d0.fma(xv, a02); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 51]); a03 = d0.fma(xv, a03); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 52]); a04 = d0.fma(xv, a04); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 53]); a05 = d0.fma(xv, a05); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 54]); a06 = d0.fma(xv, a06); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 55]); a07 = d0.fma(xv, a07); }
-                d0 = (FloatVector) c0.lanewise(VectorOperators.LSHR, 9).and(0x780000).or(ONE).reinterpretAsFloats();
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 56]); a00 = d0.fma(xv, a00); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 57]); a01 = d0.fma(xv, a01); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 58]); a02 = d0.fma(xv, a02); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 59]); a03 = d0.fma(xv, a03); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 60]); a04 = d0.fma(xv, a04); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 61]); a05 = d0.fma(xv, a05); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 62]); a06 = d0.fma(xv, a06); }
-                { FloatVector xv = FloatVector.broadcast(S, x[kx + 63]); a07 = d0.fma(xv, a07); }
+                for (int q = 0; q < 8; q++) {
+                    int kx = xo + w * 64 + q * 8;
+                    IntVector e0 = c0;
+                    FloatVector d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 19).and(0x780000).or(ONE).reinterpretAsFloats();
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 0]); a00 = d0.fma(xv, a00); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 1]); a01 = d0.fma(xv, a01); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 2]); a02 = d0.fma(xv, a02); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 3]); a03 = d0.fma(xv, a03); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 4]); a04 = d0.fma(xv, a04); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 5]); a05 = d0.fma(xv, a05); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 6]); a06 = d0.fma(xv, a06); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 7]); a07 = d0.fma(xv, a07); }
+                    c0 = c0.lanewise(VectorOperators.LSHR, 4);
+                }
             }
             FloatVector s0 = FloatVector.fromMemorySegment(S, pm, so + (0 * pts + g * V) * 4L, LE), b0 = FloatVector.fromMemorySegment(S, pm, bo + (0 * pts + g * V) * 4L, LE);
             { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 0 * groups + g]); o00 = a00.fma(s0, o00); o00 = b0.fma(xsv, o00); }
@@ -1002,42 +837,16 @@ final class AffineTileDots {
             for (int w = g * wpg; w < w1; w++) {
                 IntVector c0 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts + (long) w * V) * 4, LE);
                 IntVector c1 = IntVector.fromMemorySegment(IS, c, (cw + 1 * ts + (long) w * V) * 4, LE);
-                for (int q = 0; q < 2; q++) {
-                    int kx = xo + w * 32 + q * 16;
-                    IntVector e0 = c0.lanewise(VectorOperators.LSHR, q * 16);
-                    IntVector e1 = c1.lanewise(VectorOperators.LSHR, q * 16);
+                for (int q = 0; q < 16; q++) {
+                    int kx = xo + w * 32 + q * 2;
+                    IntVector e0 = c0;
+                    IntVector e1 = c1;
                     FloatVector d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 21).and(0x600000).or(ONE).reinterpretAsFloats();
                     FloatVector d1 = (FloatVector) e1.lanewise(VectorOperators.LSHL, 21).and(0x600000).or(ONE).reinterpretAsFloats();
                     { FloatVector xv = FloatVector.broadcast(S, x[kx + 0]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
                     { FloatVector xv = FloatVector.broadcast(S, x[kx + 1]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
-                    d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 19).and(0x600000).or(ONE).reinterpretAsFloats();
-                    d1 = (FloatVector) e1.lanewise(VectorOperators.LSHL, 19).and(0x600000).or(ONE).reinterpretAsFloats();
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 2]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 3]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
-                    d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 17).and(0x600000).or(ONE).reinterpretAsFloats();
-                    d1 = (FloatVector) e1.lanewise(VectorOperators.LSHL, 17).and(0x600000).or(ONE).reinterpretAsFloats();
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 4]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 5]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
-                    d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 15).and(0x600000).or(ONE).reinterpretAsFloats();
-                    d1 = (FloatVector) e1.lanewise(VectorOperators.LSHL, 15).and(0x600000).or(ONE).reinterpretAsFloats();
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 6]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 7]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
-                    d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 13).and(0x600000).or(ONE).reinterpretAsFloats();
-                    d1 = (FloatVector) e1.lanewise(VectorOperators.LSHL, 13).and(0x600000).or(ONE).reinterpretAsFloats();
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 8]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 9]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
-                    d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 11).and(0x600000).or(ONE).reinterpretAsFloats();
-                    d1 = (FloatVector) e1.lanewise(VectorOperators.LSHL, 11).and(0x600000).or(ONE).reinterpretAsFloats();
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 10]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 11]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
-                    d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 9).and(0x600000).or(ONE).reinterpretAsFloats();
-                    d1 = (FloatVector) e1.lanewise(VectorOperators.LSHL, 9).and(0x600000).or(ONE).reinterpretAsFloats();
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 12]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 13]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
-                    d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 7).and(0x600000).or(ONE).reinterpretAsFloats();
-                    d1 = (FloatVector) e1.lanewise(VectorOperators.LSHL, 7).and(0x600000).or(ONE).reinterpretAsFloats();
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 14]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 15]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
+                    c0 = c0.lanewise(VectorOperators.LSHR, 2);
+                    c1 = c1.lanewise(VectorOperators.LSHR, 2);
                 }
             }
             FloatVector s0 = FloatVector.fromMemorySegment(S, pm, so + (0 * pts + g * V) * 4L, LE), b0 = FloatVector.fromMemorySegment(S, pm, bo + (0 * pts + g * V) * 4L, LE);
@@ -1058,33 +867,13 @@ final class AffineTileDots {
             int w1 = (g + 1) * wpg;
             for (int w = g * wpg; w < w1; w++) {
                 IntVector c0 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts + (long) w * V) * 4, LE);
-                for (int q = 0; q < 2; q++) {
-                    int kx = xo + w * 32 + q * 16;
-                    IntVector e0 = c0.lanewise(VectorOperators.LSHR, q * 16);
+                for (int q = 0; q < 16; q++) {
+                    int kx = xo + w * 32 + q * 2;
+                    IntVector e0 = c0;
                     FloatVector d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 21).and(0x600000).or(ONE).reinterpretAsFloats();
                     { FloatVector xv = FloatVector.broadcast(S, x[kx + 0]); a00 = d0.fma(xv, a00); }
                     { FloatVector xv = FloatVector.broadcast(S, x[kx + 1]); a01 = d0.fma(xv, a01); }
-                    d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 19).and(0x600000).or(ONE).reinterpretAsFloats();
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 2]); a00 = d0.fma(xv, a00); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 3]); a01 = d0.fma(xv, a01); }
-                    d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 17).and(0x600000).or(ONE).reinterpretAsFloats();
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 4]); a00 = d0.fma(xv, a00); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 5]); a01 = d0.fma(xv, a01); }
-                    d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 15).and(0x600000).or(ONE).reinterpretAsFloats();
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 6]); a00 = d0.fma(xv, a00); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 7]); a01 = d0.fma(xv, a01); }
-                    d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 13).and(0x600000).or(ONE).reinterpretAsFloats();
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 8]); a00 = d0.fma(xv, a00); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 9]); a01 = d0.fma(xv, a01); }
-                    d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 11).and(0x600000).or(ONE).reinterpretAsFloats();
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 10]); a00 = d0.fma(xv, a00); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 11]); a01 = d0.fma(xv, a01); }
-                    d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 9).and(0x600000).or(ONE).reinterpretAsFloats();
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 12]); a00 = d0.fma(xv, a00); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 13]); a01 = d0.fma(xv, a01); }
-                    d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 7).and(0x600000).or(ONE).reinterpretAsFloats();
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 14]); a00 = d0.fma(xv, a00); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 15]); a01 = d0.fma(xv, a01); }
+                    c0 = c0.lanewise(VectorOperators.LSHR, 2);
                 }
             }
             FloatVector s0 = FloatVector.fromMemorySegment(S, pm, so + (0 * pts + g * V) * 4L, LE), b0 = FloatVector.fromMemorySegment(S, pm, bo + (0 * pts + g * V) * 4L, LE);
@@ -1103,58 +892,18 @@ final class AffineTileDots {
             for (int w = g * wpg; w < w1; w++) {
                 IntVector c0 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts + (long) w * V) * 4, LE);
                 IntVector c1 = IntVector.fromMemorySegment(IS, c, (cw + 1 * ts + (long) w * V) * 4, LE);
-                for (int q = 0; q < 2; q++) {
-                    int kx = xo + w * 64 + q * 32;
-                    IntVector e0 = c0.lanewise(VectorOperators.LSHR, q * 16);
-                    IntVector e1 = c1.lanewise(VectorOperators.LSHR, q * 16);
+                for (int q = 0; q < 16; q++) {
+                    int kx = xo + w * 64 + q * 4;
+                    IntVector e0 = c0;
+                    IntVector e1 = c1;
                     FloatVector d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 21).and(0x600000).or(ONE).reinterpretAsFloats();
                     FloatVector d1 = (FloatVector) e1.lanewise(VectorOperators.LSHL, 21).and(0x600000).or(ONE).reinterpretAsFloats();
                     { FloatVector xv = FloatVector.broadcast(S, x[kx + 0]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
                     { FloatVector xv = FloatVector.broadcast(S, x[kx + 1]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
                     { FloatVector xv = FloatVector.broadcast(S, x[kx + 2]); a02 = d0.fma(xv, a02); a12 = d1.fma(xv, a12); }
                     { FloatVector xv = FloatVector.broadcast(S, x[kx + 3]); a03 = d0.fma(xv, a03); a13 = d1.fma(xv, a13); }
-                    d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 19).and(0x600000).or(ONE).reinterpretAsFloats();
-                    d1 = (FloatVector) e1.lanewise(VectorOperators.LSHL, 19).and(0x600000).or(ONE).reinterpretAsFloats();
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 4]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 5]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 6]); a02 = d0.fma(xv, a02); a12 = d1.fma(xv, a12); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 7]); a03 = d0.fma(xv, a03); a13 = d1.fma(xv, a13); }
-                    d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 17).and(0x600000).or(ONE).reinterpretAsFloats();
-                    d1 = (FloatVector) e1.lanewise(VectorOperators.LSHL, 17).and(0x600000).or(ONE).reinterpretAsFloats();
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 8]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 9]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 10]); a02 = d0.fma(xv, a02); a12 = d1.fma(xv, a12); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 11]); a03 = d0.fma(xv, a03); a13 = d1.fma(xv, a13); }
-                    d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 15).and(0x600000).or(ONE).reinterpretAsFloats();
-                    d1 = (FloatVector) e1.lanewise(VectorOperators.LSHL, 15).and(0x600000).or(ONE).reinterpretAsFloats();
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 12]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 13]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 14]); a02 = d0.fma(xv, a02); a12 = d1.fma(xv, a12); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 15]); a03 = d0.fma(xv, a03); a13 = d1.fma(xv, a13); }
-                    d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 13).and(0x600000).or(ONE).reinterpretAsFloats();
-                    d1 = (FloatVector) e1.lanewise(VectorOperators.LSHL, 13).and(0x600000).or(ONE).reinterpretAsFloats();
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 16]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 17]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 18]); a02 = d0.fma(xv, a02); a12 = d1.fma(xv, a12); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 19]); a03 = d0.fma(xv, a03); a13 = d1.fma(xv, a13); }
-                    d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 11).and(0x600000).or(ONE).reinterpretAsFloats();
-                    d1 = (FloatVector) e1.lanewise(VectorOperators.LSHL, 11).and(0x600000).or(ONE).reinterpretAsFloats();
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 20]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 21]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 22]); a02 = d0.fma(xv, a02); a12 = d1.fma(xv, a12); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 23]); a03 = d0.fma(xv, a03); a13 = d1.fma(xv, a13); }
-                    d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 9).and(0x600000).or(ONE).reinterpretAsFloats();
-                    d1 = (FloatVector) e1.lanewise(VectorOperators.LSHL, 9).and(0x600000).or(ONE).reinterpretAsFloats();
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 24]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 25]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 26]); a02 = d0.fma(xv, a02); a12 = d1.fma(xv, a12); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 27]); a03 = d0.fma(xv, a03); a13 = d1.fma(xv, a13); }
-                    d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 7).and(0x600000).or(ONE).reinterpretAsFloats();
-                    d1 = (FloatVector) e1.lanewise(VectorOperators.LSHL, 7).and(0x600000).or(ONE).reinterpretAsFloats();
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 28]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 29]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 30]); a02 = d0.fma(xv, a02); a12 = d1.fma(xv, a12); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 31]); a03 = d0.fma(xv, a03); a13 = d1.fma(xv, a13); }
+                    c0 = c0.lanewise(VectorOperators.LSHR, 2);
+                    c1 = c1.lanewise(VectorOperators.LSHR, 2);
                 }
             }
             FloatVector s0 = FloatVector.fromMemorySegment(S, pm, so + (0 * pts + g * V) * 4L, LE), b0 = FloatVector.fromMemorySegment(S, pm, bo + (0 * pts + g * V) * 4L, LE);
@@ -1181,49 +930,15 @@ final class AffineTileDots {
             int w1 = (g + 1) * wpg;
             for (int w = g * wpg; w < w1; w++) {
                 IntVector c0 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts + (long) w * V) * 4, LE);
-                for (int q = 0; q < 2; q++) {
-                    int kx = xo + w * 64 + q * 32;
-                    IntVector e0 = c0.lanewise(VectorOperators.LSHR, q * 16);
+                for (int q = 0; q < 16; q++) {
+                    int kx = xo + w * 64 + q * 4;
+                    IntVector e0 = c0;
                     FloatVector d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 21).and(0x600000).or(ONE).reinterpretAsFloats();
                     { FloatVector xv = FloatVector.broadcast(S, x[kx + 0]); a00 = d0.fma(xv, a00); }
                     { FloatVector xv = FloatVector.broadcast(S, x[kx + 1]); a01 = d0.fma(xv, a01); }
                     { FloatVector xv = FloatVector.broadcast(S, x[kx + 2]); a02 = d0.fma(xv, a02); }
                     { FloatVector xv = FloatVector.broadcast(S, x[kx + 3]); a03 = d0.fma(xv, a03); }
-                    d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 19).and(0x600000).or(ONE).reinterpretAsFloats();
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 4]); a00 = d0.fma(xv, a00); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 5]); a01 = d0.fma(xv, a01); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 6]); a02 = d0.fma(xv, a02); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 7]); a03 = d0.fma(xv, a03); }
-                    d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 17).and(0x600000).or(ONE).reinterpretAsFloats();
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 8]); a00 = d0.fma(xv, a00); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 9]); a01 = d0.fma(xv, a01); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 10]); a02 = d0.fma(xv, a02); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 11]); a03 = d0.fma(xv, a03); }
-                    d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 15).and(0x600000).or(ONE).reinterpretAsFloats();
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 12]); a00 = d0.fma(xv, a00); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 13]); a01 = d0.fma(xv, a01); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 14]); a02 = d0.fma(xv, a02); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 15]); a03 = d0.fma(xv, a03); }
-                    d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 13).and(0x600000).or(ONE).reinterpretAsFloats();
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 16]); a00 = d0.fma(xv, a00); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 17]); a01 = d0.fma(xv, a01); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 18]); a02 = d0.fma(xv, a02); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 19]); a03 = d0.fma(xv, a03); }
-                    d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 11).and(0x600000).or(ONE).reinterpretAsFloats();
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 20]); a00 = d0.fma(xv, a00); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 21]); a01 = d0.fma(xv, a01); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 22]); a02 = d0.fma(xv, a02); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 23]); a03 = d0.fma(xv, a03); }
-                    d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 9).and(0x600000).or(ONE).reinterpretAsFloats();
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 24]); a00 = d0.fma(xv, a00); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 25]); a01 = d0.fma(xv, a01); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 26]); a02 = d0.fma(xv, a02); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 27]); a03 = d0.fma(xv, a03); }
-                    d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 7).and(0x600000).or(ONE).reinterpretAsFloats();
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 28]); a00 = d0.fma(xv, a00); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 29]); a01 = d0.fma(xv, a01); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 30]); a02 = d0.fma(xv, a02); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 31]); a03 = d0.fma(xv, a03); }
+                    c0 = c0.lanewise(VectorOperators.LSHR, 2);
                 }
             }
             FloatVector s0 = FloatVector.fromMemorySegment(S, pm, so + (0 * pts + g * V) * 4L, LE), b0 = FloatVector.fromMemorySegment(S, pm, bo + (0 * pts + g * V) * 4L, LE);
@@ -1245,9 +960,9 @@ final class AffineTileDots {
             int w1 = (g + 1) * wpg;
             for (int w = g * wpg; w < w1; w++) {
                 IntVector c0 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts + (long) w * V) * 4, LE);
-                for (int q = 0; q < 2; q++) {
-                    int kx = xo + w * 128 + q * 64;
-                    IntVector e0 = c0.lanewise(VectorOperators.LSHR, q * 16);
+                for (int q = 0; q < 16; q++) {
+                    int kx = xo + w * 128 + q * 8;
+                    IntVector e0 = c0;
                     FloatVector d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 21).and(0x600000).or(ONE).reinterpretAsFloats();
                     { FloatVector xv = FloatVector.broadcast(S, x[kx + 0]); a00 = d0.fma(xv, a00); }
                     { FloatVector xv = FloatVector.broadcast(S, x[kx + 1]); a01 = d0.fma(xv, a01); }
@@ -1257,69 +972,7 @@ final class AffineTileDots {
                     { FloatVector xv = FloatVector.broadcast(S, x[kx + 5]); a05 = d0.fma(xv, a05); }
                     { FloatVector xv = FloatVector.broadcast(S, x[kx + 6]); a06 = d0.fma(xv, a06); }
                     { FloatVector xv = FloatVector.broadcast(S, x[kx + 7]); a07 = d0.fma(xv, a07); }
-                    d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 19).and(0x600000).or(ONE).reinterpretAsFloats();
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 8]); a00 = d0.fma(xv, a00); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 9]); a01 = d0.fma(xv, a01); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 10]); a02 = d0.fma(xv, a02); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 11]); a03 = d0.fma(xv, a03); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 12]); a04 = d0.fma(xv, a04); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 13]); a05 = d0.fma(xv, a05); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 14]); a06 = d0.fma(xv, a06); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 15]); a07 = d0.fma(xv, a07); }
-                    d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 17).and(0x600000).or(ONE).reinterpretAsFloats();
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 16]); a00 = d0.fma(xv, a00); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 17]); a01 = d0.fma(xv, a01); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 18]); a02 = d0.fma(xv, a02); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 19]); a03 = d0.fma(xv, a03); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 20]); a04 = d0.fma(xv, a04); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 21]); a05 = d0.fma(xv, a05); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 22]); a06 = d0.fma(xv, a06); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 23]); a07 = d0.fma(xv, a07); }
-                    d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 15).and(0x600000).or(ONE).reinterpretAsFloats();
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 24]); a00 = d0.fma(xv, a00); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 25]); a01 = d0.fma(xv, a01); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 26]); a02 = d0.fma(xv, a02); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 27]); a03 = d0.fma(xv, a03); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 28]); a04 = d0.fma(xv, a04); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 29]); a05 = d0.fma(xv, a05); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 30]); a06 = d0.fma(xv, a06); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 31]); a07 = d0.fma(xv, a07); }
-                    d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 13).and(0x600000).or(ONE).reinterpretAsFloats();
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 32]); a00 = d0.fma(xv, a00); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 33]); a01 = d0.fma(xv, a01); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 34]); a02 = d0.fma(xv, a02); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 35]); a03 = d0.fma(xv, a03); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 36]); a04 = d0.fma(xv, a04); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 37]); a05 = d0.fma(xv, a05); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 38]); a06 = d0.fma(xv, a06); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 39]); a07 = d0.fma(xv, a07); }
-                    d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 11).and(0x600000).or(ONE).reinterpretAsFloats();
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 40]); a00 = d0.fma(xv, a00); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 41]); a01 = d0.fma(xv, a01); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 42]); a02 = d0.fma(xv, a02); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 43]); a03 = d0.fma(xv, a03); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 44]); a04 = d0.fma(xv, a04); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 45]); a05 = d0.fma(xv, a05); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 46]); a06 = d0.fma(xv, a06); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 47]); a07 = d0.fma(xv, a07); }
-                    d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 9).and(0x600000).or(ONE).reinterpretAsFloats();
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 48]); a00 = d0.fma(xv, a00); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 49]); a01 = d0.fma(xv, a01); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 50]); a02 = d0.fma(xv, a02); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 51]); a03 = d0.fma(xv, a03); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 52]); a04 = d0.fma(xv, a04); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 53]); a05 = d0.fma(xv, a05); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 54]); a06 = d0.fma(xv, a06); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 55]); a07 = d0.fma(xv, a07); }
-                    d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 7).and(0x600000).or(ONE).reinterpretAsFloats();
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 56]); a00 = d0.fma(xv, a00); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 57]); a01 = d0.fma(xv, a01); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 58]); a02 = d0.fma(xv, a02); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 59]); a03 = d0.fma(xv, a03); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 60]); a04 = d0.fma(xv, a04); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 61]); a05 = d0.fma(xv, a05); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 62]); a06 = d0.fma(xv, a06); }
-                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 63]); a07 = d0.fma(xv, a07); }
+                    c0 = c0.lanewise(VectorOperators.LSHR, 2);
                 }
             }
             FloatVector s0 = FloatVector.fromMemorySegment(S, pm, so + (0 * pts + g * V) * 4L, LE), b0 = FloatVector.fromMemorySegment(S, pm, bo + (0 * pts + g * V) * 4L, LE);
