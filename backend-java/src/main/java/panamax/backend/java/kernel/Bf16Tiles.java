@@ -7,7 +7,7 @@ import java.lang.foreign.MemorySegment;
  * affine codes: tile t holds rows {@code [t·V, t·V + V)}, the 32-bit word w of each row (values 2w and 2w + 1) stored
  * for all V rows as one vector. Per (weight row, x row) one FMA chain over k in order, in every block of
  * {@link AffineTileDots}' {@code tTrRh} kernels, so a row of x gets the same bits alone and in any batch; nothing is
- * folded across lanes and a widened word feeds up to sixteen (x row, tile) pairs, where the lane-along-k kernels
+ * folded across lanes and a widened word feeds up to twenty-four (x row, tile) pairs, where the lane-along-k kernels
  * ({@link MultiRowMatVec#bf16}) fold every output and widen each value for four x rows.
  */
 public final class Bf16Tiles extends LaneTiles {
