@@ -238,7 +238,7 @@ final class MatmulOps {
     /**
      * Splits a matrix's {@code tiles} tiles of {@code lanes} rows into parts of whole quads (at least {@code minQuads}
      * each; a batch-1 product streams four tiles at a time) over the threads; each part computes its columns for the m
-     * x rows a pass ({@code passRows}) at a time into a buffer of one pass, and stores them in {@code out} (row-major
+     * x rows a pass ({@code passRows}) at a time into its thread's buffer of one pass, and stores them in {@code out} (row-major
      * [m, n] from element {@code at}) on the thread that computed them, while they are still in its cache: a buffer of
      * all m rows was zeroed only to be overwritten (a 512-token prefill: 16 MiB per product of 8192 columns).
      */
@@ -246,11 +246,14 @@ final class MatmulOps {
                             TilePart part) {
         MemorySegment os = out.segment();
         long outBase = out.offset + at;
-        par.forEvenSplit((tiles + 3) / 4, minQuads, (q0, q1) -> {
+        // one buffer per thread and call, grown if a later part is wider (parts differ by at most one quad)
+        par.forEvenSplit((tiles + 3) / 4, minQuads, () -> new float[1][], (q0, q1, buffer) -> {
             int t0 = 4 * q0, t1 = Math.min(tiles, 4 * q1);
             int width = (t1 - t0) * lanes;
             int n0 = t0 * lanes, cols = Math.min(n, t1 * lanes) - n0;
-            float[] c = new float[Math.min(m, passRows) * width];
+            int size = Math.min(m, passRows) * width;
+            if (buffer[0] == null || buffer[0].length < size) buffer[0] = new float[size];
+            float[] c = buffer[0];
             for (int r0 = 0; r0 < m; r0 += passRows) {
                 int r1 = Math.min(m, r0 + passRows);
                 part.compute(r0, r1, t0, t1, c, width);

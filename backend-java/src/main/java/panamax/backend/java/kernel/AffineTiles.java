@@ -19,8 +19,8 @@ import java.nio.ByteOrder;
 public final class AffineTiles extends LaneTiles {
     private static final ValueLayout.OfFloat PARAM = ValueLayout.JAVA_FLOAT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
     /**
-     * Whether x·Wᵀ over affine weights takes repacked tiles: with 32 vector registers (AVX-512), where a block of eight
-     * x rows keeps its sixteen chains in registers. {@code -Dpanamax.affine.tiles=false} turns it off for A/B runs.
+     * Whether x·Wᵀ over affine weights takes repacked tiles: with 32 vector registers (AVX-512), where a block's group
+     * chains fit in registers (the widest keeps its totals in the output). {@code -Dpanamax.affine.tiles=false} turns it off for A/B runs.
      */
     public static final boolean ENABLED = Boolean.parseBoolean(System.getProperty("panamax.affine.tiles", String.valueOf(V >= 16)));
 

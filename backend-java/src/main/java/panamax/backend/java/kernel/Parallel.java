@@ -221,7 +221,15 @@ public final class Parallel implements AutoCloseable {
 
     /** Like {@link #forRange} for bandwidth-bound kernels: chunks of at least {@code minPerChunk}. */
     public void forEvenSplit(int n, int minPerChunk, Range body) {
-        forRange(n, Math.max(minPerChunk, (n + 4 * threads - 1) / (4 * threads)), body);
+        forEvenSplit(n, minPerChunk, () -> null, (from, to, none) -> body.run(from, to));
+    }
+
+    /**
+     * {@link #forEvenSplit(int, int, Range)} with one {@code state} per participating thread, as
+     * {@link #forRange(int, int, Supplier, StatefulRange)}.
+     */
+    public <S> void forEvenSplit(int n, int minPerChunk, Supplier<S> state, StatefulRange<S> body) {
+        forRange(n, Math.max(minPerChunk, (n + 4 * threads - 1) / (4 * threads)), state, body);
     }
 
     /** Hands {@code participant} to the helpers, waking the parked ones. */

@@ -68,7 +68,8 @@ final class TileBlocks {
      * Puts x row {@code r} (of {@code m}, k values in natural order) where {@link #run}'s blocks read it in {@code xi} (m·k
      * values): each block of R rows taken together ({@link #blockRows}: the widest while that many remain in the pass,
      * then eight, four, two, one) lies from its first row's natural place with its rows interleaved, element kk of its
-     * row i at {@code kk·R + i}, so the broadcasts of one word read one run. Rows may be placed in any order, on any thread; one row alone stays as it is.
+     * row i at {@code kk·R + i}, so the broadcasts of one word read one run. Rows may be placed in any order, on any
+     * thread; one row alone stays as it is.
      */
     static void placeRow(float[] row, int r, int m, int k, int widest, float[] xi) {
         int pass = pass(k, widest);
