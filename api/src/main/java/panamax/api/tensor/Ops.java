@@ -1,6 +1,8 @@
 package panamax.api.tensor;
 
+import java.util.ArrayList;
 import java.util.List;
+import java.util.function.IntFunction;
 
 /**
  * The core op surface every backend implements: enough for layouts, codecs and models. Fused
@@ -119,6 +121,20 @@ public interface Ops {
     /** {@code [..., m, k] × [..., k, n] → [..., m, n]}; batch axes broadcast; f32 accumulation. */
     Tensor matmul(Tensor a, Tensor b);
 
+    /**
+     * Independent products {@code matmul(a[i], b[i])}, each result equal to that call's bit for bit. A backend
+     * may run them in one pass over its threads, which a sequence of calls cannot: a layer's query, key and
+     * value projections of one x, or the experts a token is routed to, are each too small to keep every core
+     * streaming alone. The default runs them one after another.
+     *
+     * @throws IllegalArgumentException when the lists differ in length, or as {@link #matmul} for a pair
+     * @since 0.5
+     */
+    default List<Tensor> matmuls(List<Tensor> a, List<Tensor> b) {
+        if (a.size() != b.size()) throw new IllegalArgumentException("matmuls: " + a.size() + " left operands and " + b.size() + " right");
+        return each(a.size(), i -> matmul(a.get(i), b.get(i)));
+    }
+
     // ---- fused ops ----
 
     /** {@code x / sqrt(mean(x², last axis) + eps) · weight}; weight is [D]. */
@@ -168,6 +184,33 @@ public interface Ops {
      * weights are never dequantized as a whole. Result dtype: promote(x, scales).
      */
     Tensor quantizedMatmul(Tensor x, QuantizedMatrix w, boolean transpose);
+
+    /**
+     * Independent products {@code quantizedMatmul(x[i], w[i], transpose)}, each result equal to that call's bit
+     * for bit, which a backend may run in one pass over its threads (see {@link #matmuls}). The default runs them
+     * one after another.
+     *
+     * @throws IllegalArgumentException when the lists differ in length, or as {@link #quantizedMatmul} for a pair
+     * @since 0.5
+     */
+    default List<Tensor> quantizedMatmuls(List<Tensor> x, List<QuantizedMatrix> w, boolean transpose) {
+        if (x.size() != w.size()) throw new IllegalArgumentException("quantizedMatmuls: " + x.size() + " inputs and " + w.size() + " matrices");
+        return each(x.size(), i -> quantizedMatmul(x.get(i), w.get(i), transpose));
+    }
+
+    /**
+     * The results of {@code op} for {@code 0..n-1} in a new list; when one throws, those made before it are closed.
+     */
+    private static List<Tensor> each(int n, IntFunction<Tensor> op) {
+        List<Tensor> out = new ArrayList<>(n);
+        try {
+            for (int i = 0; i < n; i++) out.add(op.apply(i));
+            return out;
+        } catch (RuntimeException | Error e) {
+            for (Tensor t : out) t.close();
+            throw e;
+        }
+    }
 
     // ---- conveniences over the primitives above ----
 

@@ -56,6 +56,12 @@ final class JavaOps implements Ops {
         return backend.check(x, name);
     }
 
+    private List<JavaTensor> tensors(List<Tensor> xs, String name) {
+        List<JavaTensor> out = new ArrayList<>(xs.size());
+        for (int i = 0; i < xs.size(); i++) out.add(t(xs.get(i), name + "[" + i + "]"));
+        return out;
+    }
+
     @Override
     public Tensor zeros(Shape shape, DType dtype) {
         return backend.allocateZeroed(shape.dims(), dtype);
@@ -204,6 +210,11 @@ final class JavaOps implements Ops {
     }
 
     @Override
+    public List<Tensor> matmuls(List<Tensor> a, List<Tensor> b) {
+        return List.copyOf(matmul.matmuls(tensors(a, "a"), tensors(b, "b")));
+    }
+
+    @Override
     public Tensor rmsNorm(Tensor x, Tensor weight, double eps) {
         return norm.rmsNorm(t(x, "x"), weight == null ? null : t(weight, "weight"), eps);
     }
@@ -242,5 +253,10 @@ final class JavaOps implements Ops {
     @Override
     public Tensor quantizedMatmul(Tensor x, QuantizedMatrix w, boolean transpose) {
         return quant.quantizedMatmul(t(x, "x"), w, transpose);
+    }
+
+    @Override
+    public List<Tensor> quantizedMatmuls(List<Tensor> x, List<QuantizedMatrix> w, boolean transpose) {
+        return List.copyOf(quant.quantizedMatmuls(tensors(x, "x"), w, transpose));
     }
 }

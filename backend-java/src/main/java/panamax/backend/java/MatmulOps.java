@@ -1,6 +1,8 @@
 package panamax.backend.java;
 
 import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.List;
 import panamax.api.tensor.DType;
 import panamax.backend.java.kernel.Bf16Tiles;
 import panamax.backend.java.kernel.Gemm;
@@ -111,14 +113,8 @@ final class MatmulOps {
         long bOff = b.offset + batchOffset(index, batch, bBatch);
         long sk = b.strides[b.rank() - 2];
         long sn = b.strides[b.rank() - 1];
-        if ((sk == 1 || k == 1) && b.dtype.isFloating() && n > 0) {
-            int bytes = b.dtype.byteSize();
-            Bf16Tiles tiles = b.dtype == DType.BF16 ? bf16Tiles(b, bOff * bytes, sn * bytes, m, n, k) : null;
-            if (tiles != null) {
-                tilesProduct(a, aOff, m, k, n, tiles, out, (long) index * m * n);
-                return;
-            }
-            weightRowsProduct(a, aOff, m, k, n, b.segment(), b.dtype, bOff * bytes, sn * bytes, out, (long) index * m * n);
+        if (takesWeightRows(b, k, n)) {
+            ProductWork.run(backend.parallel, weightRowsWork(a, aOff, m, k, n, b, bOff, out, (long) index * m * n));
             return;
         }
         float[] x = rows(a, aOff, m, k);
@@ -128,22 +124,68 @@ final class MatmulOps {
     }
 
     /**
-     * x·Wᵀ over floating-point W whose rows are contiguous (row n at byte {@code wOff + n·ld}; every linear layer's
-     * weight), through {@link MultiRowMatVec}: bf16 rows against x interleaved to match them, f32 and f16 rows widened
-     * into panels against x as it is. x is read from its tensor and the results written to {@code out} from element
-     * {@code at} ({@link #prepareRows}, {@link #byColumnParts}). Parallel over N.
+     * Independent products {@code a[i] × b[i]}, each as {@link #matmul} makes it, those against one matrix of contiguous
+     * floating-point rows (a linear layer's transposed weight) run in one pass over the threads ({@link ProductWork#runAll}).
      */
-    private void weightRowsProduct(JavaTensor x, long xOff, int m, int k, int n, MemorySegment w, DType dtype, long wOff, long ld,
-                                   JavaTensor out, long at) {
+    List<JavaTensor> matmuls(List<JavaTensor> as, List<JavaTensor> bs) {
+        if (as.size() != bs.size()) throw new IllegalArgumentException("matmuls: " + as.size() + " left operands and " + bs.size() + " right");
+        List<JavaTensor> outs = new ArrayList<>(as.size());
+        List<ProductWork> works = new ArrayList<>();
+        try {
+            for (int i = 0; i < as.size(); i++) {
+                JavaTensor a = as.get(i), b = bs.get(i);
+                int k = a.rank() >= 2 && b.rank() == 2 ? a.dims[a.rank() - 1] : -1;
+                int n = k < 0 ? 0 : b.dims[1];
+                if (k < 0 || b.dims[0] != k || !takesWeightRows(b, k, n) || a.elementCount() == 0) {
+                    outs.add(matmul(a, b)); // its shape checks and paths
+                    continue;
+                }
+                int rows = (int) (a.elementCount() / Math.max(k, 1));
+                int[] dims = a.dims.clone();
+                dims[dims.length - 1] = n;
+                JavaTensor out = backend.allocate(dims, DTypes.promote(a.dtype, b.dtype));
+                outs.add(out);
+                try (JavaTensor flat = a.rank() == 2 ? null : new ViewOps(backend).reshape(a, panamax.api.tensor.Shape.of(rows, k))) {
+                    JavaTensor x = flat == null ? a : flat;
+                    works.add(weightRowsWork(x, x.offset, rows, k, n, b, b.offset, out, 0));
+                }
+            }
+            ProductWork.runAll(backend.parallel, works);
+            return outs;
+        } catch (RuntimeException | Error e) {
+            for (JavaTensor t : outs) t.close();
+            throw e;
+        }
+    }
+
+    /** Whether x·b runs as {@link #weightRowsWork}: b's columns are W's rows, each contiguous floating-point values. */
+    private static boolean takesWeightRows(JavaTensor b, int k, int n) {
+        long sk = b.strides[b.rank() - 2];
+        return (sk == 1 || k == 1) && b.dtype.isFloating() && n > 0;
+    }
+
+    /**
+     * x·Wᵀ over floating-point W whose rows are contiguous (b [k, n] from element {@code bOff}, its column j W's row j;
+     * every linear layer's weight): over bf16 tiles where the matrix has them ({@link #bf16Tiles}), else through
+     * {@link MultiRowMatVec}: bf16 rows against x interleaved to match them, f32 and f16 rows widened into panels against
+     * x as it is. x is read from its tensor now ({@link #prepareRows}); the work writes the results to {@code out} from
+     * element {@code at}, each part of W's rows its own columns.
+     */
+    private ProductWork weightRowsWork(JavaTensor x, long xOff, int m, int k, int n, JavaTensor b, long bOff, JavaTensor out, long at) {
+        int bytes = b.dtype.byteSize();
+        long wOff = bOff * bytes, ld = b.strides[b.rank() - 1] * bytes;
+        Bf16Tiles tiles = b.dtype == DType.BF16 ? bf16Tiles(b, wOff, ld, m, n, k) : null;
+        if (tiles != null) return tilesWork(x, xOff, m, k, n, tiles, out, at);
         Parallel par = backend.parallel;
-        boolean bf16 = dtype == DType.BF16;
-        boolean f16 = dtype == DType.F16;
+        MemorySegment w = b.segment();
+        boolean bf16 = b.dtype == DType.BF16;
+        boolean f16 = b.dtype == DType.F16;
         float[] xr = new float[m * k];
         prepareRows(par, x, xOff, m, k, bf16
                 ? (r, row) -> MatVec.interleaveForBf16(row, 0, k, xr, r * k)
                 : (r, row) -> System.arraycopy(row, 0, xr, r * k, k));
         // weight rows per part, in multiples of four (the kernels stream four rows at a time)
-        byColumnParts(par, m, n, Math.max(1, 32768 / Math.max(k, 1) / 4), out, at, bf16
+        return columnWork(m, n, Math.max(1, 32768 / Math.max(k, 1) / 4), out, at, bf16
                 ? (n0, n1, c) -> MultiRowMatVec.bf16(w, wOff, ld, k, xr, m, n0, n1, c, -n0, n1 - n0)
                 : (n0, n1, c) -> MultiRowMatVec.widened(w, wOff, ld, f16, k, xr, m, n0, n1, c, -n0, n1 - n0));
     }
@@ -173,11 +215,10 @@ final class MatmulOps {
      * x·Wᵀ over bf16 tiles: x's rows placed as the tiles' kernels read them ({@link #prepareRows}), then each thread's
      * part of the tiles (whole groups of four) computes its columns for every x row and stores them.
      */
-    private void tilesProduct(JavaTensor x, long xOff, int m, int k, int n, Bf16Tiles tiles, JavaTensor out, long at) {
-        Parallel par = backend.parallel;
+    private ProductWork tilesWork(JavaTensor x, long xOff, int m, int k, int n, Bf16Tiles tiles, JavaTensor out, long at) {
         float[] xr = new float[m * k];
-        prepareRows(par, x, xOff, m, k, (r, row) -> tiles.placeRow(row, r, m, xr));
-        byTileParts(par, m, n, tiles.tiles(), Bf16Tiles.rowsPerTile(), tiles.passRows(), Math.max(1, 32768 / Math.max(k, 1) / (4 * Bf16Tiles.rowsPerTile())),
+        prepareRows(backend.parallel, x, xOff, m, k, (r, row) -> tiles.placeRow(row, r, m, xr));
+        return tileWork(m, n, tiles.tiles(), Bf16Tiles.rowsPerTile(), tiles.passRows(), Math.max(1, 32768 / Math.max(k, 1) / (4 * Bf16Tiles.rowsPerTile())),
                 out, at, (r0, r1, t0, t1, c, width) -> tiles.multiply(xr, m, r0, r1, t0, t1, c, width));
     }
 
@@ -214,19 +255,32 @@ final class MatmulOps {
     }
 
     /**
-     * Splits W's n rows into parts of whole quads (at least {@code minQuads} each) over the threads; each part computes
-     * its columns for all m x rows into its own array and stores them into {@code out} (row-major [m, n] from element
-     * {@code at}) on the thread that computed them, so no m × n array is filled and then stored by the calling thread.
+     * W's n rows as work in quads (parts of at least {@code minQuads} for the threads); each part computes its columns
+     * for all m x rows into its own array and stores them into {@code out} (row-major [m, n] from element {@code at}) on
+     * the thread that computed them, so no m × n array is filled and then stored by the calling thread.
      */
-    static void byColumnParts(Parallel par, int m, int n, int minQuads, JavaTensor out, long at, ColumnPart part) {
+    static ProductWork columnWork(int m, int n, int minQuads, JavaTensor out, long at, ColumnPart part) {
         MemorySegment os = out.segment();
         long base = out.offset + at;
-        par.forEvenSplit((n + 3) / 4, minQuads, (q0, q1) -> {
-            int n0 = 4 * q0, n1 = Math.min(n, 4 * q1), cols = n1 - n0;
-            float[] c = new float[m * cols];
-            part.compute(n0, n1, c);
-            for (int r = 0; r < m; r++) RowIo.store(os, out.dtype, base + (long) r * n + n0, 1, cols, c, r * cols);
-        });
+        return new ProductWork() {
+            @Override
+            public int quads() {
+                return (n + 3) / 4;
+            }
+
+            @Override
+            public int minQuads() {
+                return minQuads;
+            }
+
+            @Override
+            public void run(int q0, int q1, float[][] buffer) {
+                int n0 = 4 * q0, n1 = Math.min(n, 4 * q1), cols = n1 - n0;
+                float[] c = new float[m * cols];
+                part.compute(n0, n1, c);
+                for (int r = 0; r < m; r++) RowIo.store(os, out.dtype, base + (long) r * n + n0, 1, cols, c, r * cols);
+            }
+        };
     }
 
     /** One part of a matrix's tiles {@code [t0, t1)} against x rows {@code [r0, r1)}: results in {@code c[(r − r0)·width + j]}. */
@@ -236,30 +290,42 @@ final class MatmulOps {
     }
 
     /**
-     * Splits a matrix's {@code tiles} tiles of {@code lanes} rows into parts of whole quads (at least {@code minQuads}
-     * each; a batch-1 product streams four tiles at a time) over the threads; each part computes its columns for the m
+     * A matrix's {@code tiles} tiles of {@code lanes} rows as work in quads (parts of at least {@code minQuads} for the
+     * threads; a batch-1 product streams four tiles at a time); each part computes its columns for the m
      * x rows a pass ({@code passRows}) at a time into its thread's buffer of one pass, and stores them in {@code out} (row-major
      * [m, n] from element {@code at}) on the thread that computed them, while they are still in its cache: a buffer of
      * all m rows was zeroed only to be overwritten (a 512-token prefill: 16 MiB per product of 8192 columns).
      */
-    static void byTileParts(Parallel par, int m, int n, int tiles, int lanes, int passRows, int minQuads, JavaTensor out, long at,
-                            TilePart part) {
+    static ProductWork tileWork(int m, int n, int tiles, int lanes, int passRows, int minQuads, JavaTensor out, long at, TilePart part) {
         MemorySegment os = out.segment();
         long outBase = out.offset + at;
-        // one buffer per thread and call, grown if a later part is wider (parts differ by at most one quad)
-        par.forEvenSplit((tiles + 3) / 4, minQuads, () -> new float[1][], (q0, q1, buffer) -> {
-            int t0 = 4 * q0, t1 = Math.min(tiles, 4 * q1);
-            int width = (t1 - t0) * lanes;
-            int n0 = t0 * lanes, cols = Math.min(n, t1 * lanes) - n0;
-            int size = Math.min(m, passRows) * width;
-            if (buffer[0] == null || buffer[0].length < size) buffer[0] = new float[size];
-            float[] c = buffer[0];
-            for (int r0 = 0; r0 < m; r0 += passRows) {
-                int r1 = Math.min(m, r0 + passRows);
-                part.compute(r0, r1, t0, t1, c, width);
-                for (int r = r0; r < r1; r++) RowIo.store(os, out.dtype, outBase + (long) r * n + n0, 1, cols, c, (r - r0) * width);
+        return new ProductWork() {
+            @Override
+            public int quads() {
+                return (tiles + 3) / 4;
             }
-        });
+
+            @Override
+            public int minQuads() {
+                return minQuads;
+            }
+
+            @Override
+            public void run(int q0, int q1, float[][] buffer) {
+                int t0 = 4 * q0, t1 = Math.min(tiles, 4 * q1);
+                int width = (t1 - t0) * lanes;
+                int n0 = t0 * lanes, cols = Math.min(n, t1 * lanes) - n0;
+                int size = Math.min(m, passRows) * width;
+                // one buffer per thread and pass, grown if a later part is wider
+                if (buffer[0] == null || buffer[0].length < size) buffer[0] = new float[size];
+                float[] c = buffer[0];
+                for (int r0 = 0; r0 < m; r0 += passRows) {
+                    int r1 = Math.min(m, r0 + passRows);
+                    part.compute(r0, r1, t0, t1, c, width);
+                    for (int r = r0; r < r1; r++) RowIo.store(os, out.dtype, outBase + (long) r * n + n0, 1, cols, c, (r - r0) * width);
+                }
+            }
+        };
     }
 
     /** x values (rows × k) from which x's rows are prepared for a product on all threads: a 32-token prefill at k = 2048. */

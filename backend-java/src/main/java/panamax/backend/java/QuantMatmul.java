@@ -33,6 +33,25 @@ final class QuantMatmul {
     static JavaTensor run(JavaBackend backend, JavaTensor x, JavaTensor packed, JavaTensor scales, JavaTensor biases,
                           int rows, int cols, int groupSize, int bits, long rowBytes, boolean transpose, QuantOps.ScalesAt scalesAt,
                           boolean stable) {
+        List<ProductWork> deferred = new ArrayList<>(1);
+        JavaTensor out = start(backend, x, packed, scales, biases, rows, cols, groupSize, bits, rowBytes, transpose, scalesAt, stable, deferred);
+        try {
+            ProductWork.runAll(backend.parallel, deferred);
+            return out;
+        } catch (RuntimeException | Error e) {
+            out.close();
+            throw e;
+        }
+    }
+
+    /**
+     * Checks the shapes, allocates the result and computes it, except a product over one matrix that its tiles or the
+     * vector kernel take: that one's x is prepared and its work added to {@code deferred}, for the caller to run, alone
+     * or in one pass with other products ({@link ProductWork#runAll}). The result holds its values once that ran.
+     */
+    static JavaTensor start(JavaBackend backend, JavaTensor x, JavaTensor packed, JavaTensor scales, JavaTensor biases,
+                            int rows, int cols, int groupSize, int bits, long rowBytes, boolean transpose, QuantOps.ScalesAt scalesAt,
+                            boolean stable, List<ProductWork> deferred) {
         int k = transpose ? cols : rows;
         int n = transpose ? rows : cols;
         if (x.rank() == 0 || x.dims[x.rank() - 1] != k) {
@@ -82,6 +101,7 @@ final class QuantMatmul {
             boolean vectorKernel = transpose && QuantMatVec.supports(bits, k, groupSize);
             boolean tiled = transpose && stable && AffineTiles.supports(bits, k, groupSize) && packed.storage.neverWritten()
                     && scales.storage.neverWritten() && biases.storage.neverWritten();
+            boolean defer = matrices == 1;
             Parallel.Range body = (from, to) -> {
                 for (int i = from; i < to; i++) {
                     long xOff = xv.offset + MatmulOps.batchOffset(i, batch, xb);
@@ -90,13 +110,13 @@ final class QuantMatmul {
                     long base = (packed.offset + MatmulOps.batchOffset(i, batch, pb)) * 4;
                     AffineTiles tiles = tiled
                             ? tiles(backend.parallel, packed, scales, biases, base, sOff, bOff, rowBytes, n, k, bits, groupSize, scalesAt) : null;
-                    if (tiles != null) {
-                        tilesProduct(backend.parallel, xv, xOff, tiles, groupSize, m, k, n, out, (long) i * m * n);
-                        continue;
-                    }
                     RowScales params = scalesAt.at(sOff, bOff);
-                    if (vectorKernel) {
-                        vectorProduct(backend.parallel, xv, xOff, ps, base, rowBytes, bits, groupSize, params, m, k, n, out, (long) i * m * n);
+                    ProductWork work = tiles != null ? tilesWork(backend.parallel, xv, xOff, tiles, groupSize, m, k, n, out, (long) i * m * n)
+                            : vectorKernel ? vectorWork(backend.parallel, xv, xOff, ps, base, rowBytes, bits, groupSize, params, m, k, n, out, (long) i * m * n)
+                            : null;
+                    if (work != null) {
+                        if (defer) deferred.add(work);
+                        else ProductWork.run(backend.parallel, work);
                         continue;
                     }
                     float[] xr = MatmulOps.rows(xv, xOff, m, k);
@@ -106,8 +126,13 @@ final class QuantMatmul {
                 }
             };
             long flops = 2L * m * n * k;
-            if (matrices >= 2 * backend.parallel.threads() || matrices > 1 && flops < 8_000_000) backend.parallel.forRange(matrices, (int) Math.max(1, 2_000_000 / Math.max(flops, 1)), body);
-            else body.run(0, matrices);
+            try {
+                if (matrices >= 2 * backend.parallel.threads() || matrices > 1 && flops < 8_000_000) backend.parallel.forRange(matrices, (int) Math.max(1, 2_000_000 / Math.max(flops, 1)), body);
+                else body.run(0, matrices);
+            } catch (RuntimeException | Error e) {
+                out.close();
+                throw e;
+            }
             return out;
         }
     }
@@ -186,8 +211,8 @@ final class QuantMatmul {
      * ({@link MatmulOps#prepareRows}), then each thread's part of the tiles (whole groups of four, so a batch-1 product
      * streams four tiles at a time) computes its columns for every x row and stores them.
      */
-    private static void tilesProduct(Parallel par, JavaTensor x, long xOff, AffineTiles tiles, int gs, int m, int k, int n,
-                                     JavaTensor out, long at) {
+    private static ProductWork tilesWork(Parallel par, JavaTensor x, long xOff, AffineTiles tiles, int gs, int m, int k, int n,
+                                         JavaTensor out, long at) {
         int groups = k / gs;
         float[] xr = new float[m * k];
         float[] xsums = new float[m * groups];
@@ -195,7 +220,7 @@ final class QuantMatmul {
             tiles.placeRow(row, r, m, xr);
             QuantMatVec.groupSums(row, 0, 1, k, gs, xsums, r * groups);
         });
-        MatmulOps.byTileParts(par, m, n, tiles.tiles(), AffineTiles.rowsPerTile(), tiles.passRows(),
+        return MatmulOps.tileWork(m, n, tiles.tiles(), AffineTiles.rowsPerTile(), tiles.passRows(),
                 Math.max(1, 16384 / Math.max(k, 1) / (4 * AffineTiles.rowsPerTile())),
                 out, at, (r0, r1, t0, t1, c, width) -> tiles.multiply(xr, xsums, m, r0, r1, t0, t1, c, width));
     }
@@ -203,13 +228,13 @@ final class QuantMatmul {
     /**
      * One matrix x·Wᵀ through {@link QuantMatVec#vector}, x read from its tensor and the results written to
      * {@code out} from element {@code at}: x's rows are arranged and summed by group on every thread for many rows
-     * ({@link MatmulOps#prepareRows}) and each part of W's rows stores its own columns ({@link MatmulOps#byColumnParts}).
+     * ({@link MatmulOps#prepareRows}) and each part of W's rows stores its own columns ({@link MatmulOps#columnWork}).
      * A prefill's x copy, its arranged copy, the m × n result array and the store used to run on the calling thread
      * alone while the helpers waited (about a fifth of the demo model's 512-token prefill products). A row's values
      * are the same whatever part of the work computes them.
      */
-    private static void vectorProduct(Parallel par, JavaTensor x, long xOff, MemorySegment ps, long base, long rowBytes, int bits, int gs,
-                                      RowScales params, int m, int k, int n, JavaTensor out, long at) {
+    private static ProductWork vectorWork(Parallel par, JavaTensor x, long xOff, MemorySegment ps, long base, long rowBytes, int bits, int gs,
+                                          RowScales params, int m, int k, int n, JavaTensor out, long at) {
         int groups = k / gs;
         float[] xa = new float[m * k];
         float[] xsums = new float[m * groups];
@@ -217,13 +242,13 @@ final class QuantMatmul {
             QuantMatVec.arrange(row, 0, k, bits, xa, r * k);
             QuantMatVec.groupSums(row, 0, 1, k, gs, xsums, r * groups);
         });
-        MatmulOps.byColumnParts(par, m, n, Math.max(1, 16384 / Math.max(k, 1) / 4), out, at,
+        return MatmulOps.columnWork(m, n, Math.max(1, 16384 / Math.max(k, 1) / 4), out, at,
                 (n0, n1, c) -> QuantMatVec.vector(ps, base, rowBytes, bits, gs, k, params, xa, xsums, m, n0, n1, c, -n0, n1 - n0));
     }
 
     /**
      * One matrix: each output element is summed in one order whatever m is, so a row of x gives the
-     * same bits alone as in any batch. x·Wᵀ (linear layers, attention scores) at widths {@link #vectorProduct}
+     * same bits alone as in any batch. x·Wᵀ (linear layers, attention scores) at widths {@link #vectorWork}
      * does not take: {@link QuantMatVec#generic}'s dot product of the x row and the decoded W row. x·W (attention's p·V):
      * one fused multiply-add chain over k per element against MLX-rounded values, which the axpy loop
      * (few rows) and {@link Gemm} (many) both run.

@@ -1,7 +1,9 @@
 package panamax.backend.java;
 
 import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Set;
 import panamax.api.error.InvalidParameterException;
 import panamax.api.tensor.AttentionMask;
@@ -312,6 +314,33 @@ final class QuantOps {
 
     private static void releaseCopies(Parts q, QuantizedMatrix w) {
         if (q.packed != w.packed()) q.packed.close();
+    }
+
+    /**
+     * Independent products {@code quantizedMatmul(x[i], w[i], transpose)}: each is started as alone
+     * ({@link QuantMatmul#start}), and the products over one matrix's tiles or the vector kernel then run in one pass.
+     */
+    List<JavaTensor> quantizedMatmuls(List<JavaTensor> xs, List<QuantizedMatrix> ws, boolean transpose) {
+        if (xs.size() != ws.size()) throw new IllegalArgumentException("quantizedMatmuls: " + xs.size() + " inputs and " + ws.size() + " matrices");
+        List<JavaTensor> outs = new ArrayList<>(xs.size());
+        List<Parts> used = new ArrayList<>(xs.size());
+        List<ProductWork> works = new ArrayList<>();
+        try {
+            for (int i = 0; i < xs.size(); i++) {
+                QuantizedMatrix w = ws.get(i);
+                Parts q = contiguousWords(parts(w));
+                used.add(q);
+                outs.add(QuantMatmul.start(backend, xs.get(i), q.packed, q.scales, q.biases, q.rows, q.cols, q.groupSize, q.bits,
+                        q.rowBytes(), transpose, (sOff, bOff) -> rowScales(q, sOff, bOff), q.packed == w.packed(), works));
+            }
+            ProductWork.runAll(backend.parallel, works);
+            return outs;
+        } catch (RuntimeException | Error e) {
+            for (JavaTensor t : outs) t.close();
+            throw e;
+        } finally {
+            for (int i = 0; i < used.size(); i++) releaseCopies(used.get(i), ws.get(i));
+        }
     }
 
     JavaTensor quantizedMatmul(JavaTensor x, QuantizedMatrix w, boolean transpose) {

@@ -144,6 +144,50 @@ class Bf16TilesTest {
         }
     }
 
+    @Test
+    void productsRunTogetherGiveEachTheBitsItGetsAlone() {
+        VectorWidth.requirePath(Bf16Tiles.supports(256), "the repacked bf16 tiles", 512);
+        Backend backend = new JavaBackendProvider().create(BackendOptions.defaults());
+        int k = 256;
+        int[] rows = {40, 24, 300};
+        try (Arena arena = Arena.ofShared()) {
+            Ops ops = backend.ops();
+            Tensor[] weights = new Tensor[rows.length];
+            for (int i = 0; i < rows.length; i++) weights[i] = backend.fromSegment(bf16Rows(arena, gaussian(rows[i] * k)), Shape.of(rows[i], k), DType.BF16);
+            try (Tensor x = backend.fromFloats(gaussian(5 * k), Shape.of(5, k), DType.F32);
+                 Tensor one = ops.slice(x, 0, 2, 3);
+                 Tensor f32 = backend.fromFloats(gaussian(70 * k), Shape.of(70, k), DType.F32)) {
+                long mapped = backend.memoryStats().mappedBytes();
+                product(backend, x, weights[0]); // tiles for the first weight (a prefill met it first)
+                product(backend, one, weights[1]); // row kernels for good for the second
+                assertTrue(backend.memoryStats().mappedBytes() > mapped, "the first weight took tiles");
+                for (Tensor xs : new Tensor[] {one, x}) {
+                    java.util.List<Tensor> left = java.util.List.of(xs, xs, xs, xs);
+                    java.util.List<Tensor> right = new java.util.ArrayList<>();
+                    for (Tensor w : weights) right.add(ops.transpose(w, 1, 0));
+                    right.add(ops.transpose(f32, 1, 0));
+                    java.util.List<Tensor> together = ops.matmuls(left, right);
+                    try {
+                        for (int i = 0; i < right.size(); i++) {
+                            try (Tensor alone = ops.matmul(xs, right.get(i))) {
+                                assertArrayEquals(backend.toFloats(alone), backend.toFloats(together.get(i)),
+                                        "product " + i + " of " + xs.shape() + " together and alone");
+                            }
+                        }
+                    } finally {
+                        together.forEach(Tensor::close);
+                        right.forEach(Tensor::close);
+                    }
+                }
+            } finally {
+                for (Tensor w : weights) w.close();
+            }
+            assertEquals(0, backend.memoryStats().activeBytes(), "no storage leaked");
+        } finally {
+            backend.close();
+        }
+    }
+
     private static float[] product(Backend backend, Tensor x, Tensor w) {
         Ops ops = backend.ops();
         try (Tensor wt = ops.transpose(w, 1, 0); Tensor y = ops.matmul(x, wt)) {

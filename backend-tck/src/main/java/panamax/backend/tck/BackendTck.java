@@ -215,6 +215,19 @@ public abstract class BackendTck {
         }
     }
 
+    /** Asserts that {@code actual} has {@code expected}'s dtype, shape and values bit for bit (raw bits, NaNs included). */
+    protected final void assertSameBits(String what, Tensor expected, Tensor actual) {
+        assertShape(what, actual, expected.dtype(), expected.shape().dims());
+        backend.eval(expected, actual);
+        float[] e = backend.toFloats(expected);
+        float[] a = backend.toFloats(actual);
+        for (int i = 0; i < e.length; i++) {
+            if (Float.floatToRawIntBits(e[i]) != Float.floatToRawIntBits(a[i])) {
+                fail(what + ": at " + Arrays.toString(Ref.unravel(i, expected.shape().dims())) + " expected " + e[i] + ", found " + a[i]);
+            }
+        }
+    }
+
     /** Asserts dtype, shape and values within the tolerance rule of an {@link Expected} result. */
     protected final void assertClose(String what, Tensor actual, DType dtype, Expected expected) {
         assertClose(what, actual, dtype, expected.value(), expected.magnitude());

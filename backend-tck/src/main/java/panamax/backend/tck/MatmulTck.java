@@ -85,6 +85,47 @@ public abstract class MatmulTck extends BackendTck {
     }
 
     @Test
+    public void matmulsGiveEachProductsBitsAlone() {
+        // what a layer hands over together: one x against several weights used transposed (q, k and v; an expert's gate
+        // and up), a rank-3 x, and a right side stored as [k, n], for one decode row and a few prefill rows
+        for (DType[] types : typePairs()) {
+            qt(3).forAll(integers().between(1, 300), integers().between(1, 70), integers().between(1, 6)).checkAssert((k, n, m) -> {
+                Ref x = Gens.uniform(new int[] {1, m, k}, k + 31L * m, 2, types[0]);
+                List<Tensor> owned = new ArrayList<>();
+                try {
+                    Tensor tx = track(owned, input(x, types[0]));
+                    Tensor flat = track(owned, ops().reshape(tx, Shape.of(m, k)));
+                    List<Tensor> left = new ArrayList<>(), right = new ArrayList<>();
+                    for (int i = 0; i < 3; i++) {
+                        Tensor w = track(owned, input(Gens.uniform(new int[] {n + 9 * i, k}, 7L * i + n, 0.1, types[1]), types[1]));
+                        left.add(i == 1 ? tx : flat);
+                        right.add(track(owned, ops().transpose(w, 1, 0)));
+                    }
+                    left.add(flat);
+                    right.add(track(owned, input(Gens.uniform(new int[] {k, n}, 5L * n, 0.1, types[1]), types[1])));
+                    List<Tensor> together = ops().matmuls(left, right);
+                    owned.addAll(together);
+                    for (int i = 0; i < left.size(); i++) {
+                        Tensor alone = track(owned, ops().matmul(left.get(i), right.get(i)));
+                        assertSameBits("matmuls product " + i + " (" + types[0] + " " + left.get(i).shape() + " × " + types[1] + " "
+                                + right.get(i).shape() + ") against matmul alone", alone, together.get(i));
+                    }
+                } finally {
+                    for (Tensor t : owned) t.close();
+                }
+            });
+        }
+        try (Tensor a = ops().zeros(Shape.of(2, 3), DType.F32)) {
+            org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class, () -> ops().matmuls(List.of(a, a), List.of(a)));
+        }
+    }
+
+    private static Tensor track(List<Tensor> owned, Tensor t) {
+        owned.add(t);
+        return t;
+    }
+
+    @Test
     public void matmulRefusesMismatchedInnerOrBatchDims() {
         try (Tensor a = ops().zeros(Shape.of(2, 3), DType.F32);
              Tensor b = ops().zeros(Shape.of(4, 5), DType.F32);

@@ -221,4 +221,58 @@ public abstract class QuantizationTck extends BackendTck {
             }
         });
     }
+
+    @Test
+    public void quantizedMatmulsGiveEachProductsBitsAlone() {
+        // a mixture's routed experts: one x (a decode row, or a few prefill rows) against several matrices of each
+        // format the backend offers, with a product of x·w (not transposed) among them
+        List<Format> formats = formats(List.copyOf(supported(DType.F32, DType.BF16)));
+        qt(formats.size() * 2).forAll(Gens.oneOf(formats), integers().between(1, 4), integers().between(1, 40), integers().between(1, 5))
+                .checkAssert((f, groups, n, m) -> {
+                    int k = groups * f.groupSize;
+                    List<AutoCloseable> owned = new ArrayList<>();
+                    try {
+                        Tensor x = input(Gens.uniform(new int[] {m, k}, 13L * k + m, 1, DType.F32), DType.F32);
+                        owned.add(x);
+                        List<Tensor> xs = new ArrayList<>();
+                        List<QuantizedMatrix> ws = new ArrayList<>();
+                        for (int i = 0; i < 3; i++) {
+                            try (Tensor w = input(Gens.uniform(new int[] {n + 5 * i, k}, 3L * i + n, 0.5, f.dtype), f.dtype)) {
+                                QuantizedMatrix q = ops().quantize(w, f.groupSize, f.bits);
+                                owned.add(q);
+                                ws.add(q);
+                                xs.add(x);
+                            }
+                        }
+                        List<Tensor> together = ops().quantizedMatmuls(xs, ws, true);
+                        owned.addAll(together);
+                        for (int i = 0; i < xs.size(); i++) {
+                            Tensor alone = ops().quantizedMatmul(xs.get(i), ws.get(i), true);
+                            owned.add(alone);
+                            assertSameBits("quantizedMatmuls product " + i + " (" + f + ", x [" + m + ", " + k + "]) against quantizedMatmul alone",
+                                    alone, together.get(i));
+                        }
+                        try (Tensor square = input(Gens.uniform(new int[] {k, k}, 11L * k, 0.5, f.dtype), f.dtype)) {
+                            QuantizedMatrix q = ops().quantize(square, f.groupSize, f.bits);
+                            owned.add(q);
+                            List<Tensor> plain = ops().quantizedMatmuls(List.of(x, x), List.of(q, q), false);
+                            owned.addAll(plain);
+                            Tensor alone = ops().quantizedMatmul(x, q, false);
+                            owned.add(alone);
+                            assertSameBits("quantizedMatmuls x·w (" + f + ") against quantizedMatmul alone", alone, plain.get(0));
+                        }
+                    } finally {
+                        for (AutoCloseable c : owned) {
+                            try {
+                                c.close();
+                            } catch (Exception e) {
+                                throw new IllegalStateException(e);
+                            }
+                        }
+                    }
+                });
+        try (Tensor x = ops().zeros(Shape.of(1, 32), DType.F32)) {
+            assertThrows(IllegalArgumentException.class, () -> ops().quantizedMatmuls(List.of(x), List.of(), true));
+        }
+    }
 }

@@ -1,5 +1,6 @@
 package panamax.models.decoder;
 
+import java.util.List;
 import panamax.api.kv.KvLayout;
 import panamax.api.model.AutoregressiveGraph;
 import panamax.api.model.KvState;
@@ -9,6 +10,7 @@ import panamax.api.tensor.Ops;
 import panamax.api.tensor.Tensor;
 import panamax.api.tensor.UnaryOp;
 import panamax.model.support.blocks.Attention;
+import panamax.model.support.blocks.Linear;
 import panamax.model.support.blocks.LogitHead;
 
 /**
@@ -71,9 +73,13 @@ final class DenseDecoderGraph implements AutoregressiveGraph {
     private Tensor attention(int i, LayerWeights w, Tensor h, KvLayout cache) {
         int d = config.headDim();
         double eps = config.normEps();
-        try (Tensor q = Attention.heads(ops, w.q(), h, config.heads(), d, w.qNorm(), eps);
-             Tensor k = Attention.heads(ops, w.k(), h, config.kvHeads(), d, w.kNorm(), eps);
-             Tensor v = Attention.heads(ops, w.v(), h, config.kvHeads(), d, null, eps);
+        List<Tensor> qkv = Linear.applyAll(ops, List.of(w.q(), w.k(), w.v()), List.of(h, h, h)); // one pass over the threads
+        try (Tensor pq = qkv.get(0);
+             Tensor pk = qkv.get(1);
+             Tensor pv = qkv.get(2);
+             Tensor q = Attention.split(ops, pq, config.heads(), d, w.qNorm(), eps);
+             Tensor k = Attention.split(ops, pk, config.kvHeads(), d, w.kNorm(), eps);
+             Tensor v = Attention.split(ops, pv, config.kvHeads(), d, null, eps);
              Tensor o = Attention.attend(backend, cache, q, k, v, config.attention().get(i).rope(), config.attentionScale())) {
             return w.o().apply(ops, o);
         }

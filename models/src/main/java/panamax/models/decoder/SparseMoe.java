@@ -14,7 +14,8 @@ import panamax.model.support.blocks.Mlp;
 /**
  * One sparse MLP layer: a router picks {@code k} experts per token ({@link Routing}); the tokens
  * are grouped by expert and each chosen expert runs once over the tokens routed to it (one
- * product per projection), so a step computes only the routed experts, never all of them. The
+ * product per projection, the routed experts' products of a stage handed to the backend together),
+ * so a step computes only the routed experts, never all of them. The
  * outputs are weighted and summed per token; a shared expert, where the family has one, runs on
  * every token and is added times its sigmoid gate. Owns its weights (including the stacked tensors
  * that the experts' views slice, when loaded from mlx-lm's {@code switch_mlp} layout).
@@ -71,19 +72,26 @@ final class SparseMoe implements AutoCloseable {
         int tokens = routing.tokens(), k = routing.k();
         Routing.Groups groups = routing.group(experts.size());
         List<Tensor> outputs = new ArrayList<>();
+        List<Tensor> gathered = new ArrayList<>();
         try (Tensor flat = ops.reshape(x, Shape.of(tokens, hidden))) {
+            List<Mlp> routed = new ArrayList<>();
+            List<Tensor> inputs = new ArrayList<>();
             for (int e = 0; e < experts.size(); e++) {
                 if (groups.count(e) == 0) continue;
+                routed.add(experts.get(e));
                 int[] rows = groups.tokens(e, k);
                 if (everyRowInOrder(rows, tokens)) { // e.g. every expert of a one-token decode step: no gather
-                    outputs.add(experts.get(e).apply(ops, act, flat));
+                    inputs.add(flat);
                     continue;
                 }
-                try (Tensor idx = backend.fromInts(rows, Shape.of(rows.length), DType.I32);
-                     Tensor in = ops.take(flat, idx, 0)) {
-                    outputs.add(experts.get(e).apply(ops, act, in));
+                try (Tensor idx = backend.fromInts(rows, Shape.of(rows.length), DType.I32)) {
+                    Tensor in = ops.take(flat, idx, 0);
+                    gathered.add(in);
+                    inputs.add(in);
                 }
             }
+            // every routed expert's projections in one pass per stage: one expert's are too small to keep the cores busy
+            outputs.addAll(Mlp.applyAll(ops, act, routed, inputs));
             int[] order = groups.rowOfSlot();
             try (Tensor all = outputs.size() == 1 ? null : ops.concat(outputs, 0);
                  Tensor idx = backend.fromInts(order, Shape.of(order.length), DType.I32);
@@ -104,6 +112,7 @@ final class SparseMoe implements AutoCloseable {
             }
         } finally {
             for (Tensor t : outputs) t.close();
+            for (Tensor t : gathered) t.close();
         }
     }
 

@@ -1,5 +1,7 @@
 package panamax.model.support.blocks;
 
+import java.util.ArrayList;
+import java.util.List;
 import panamax.api.tensor.DType;
 import panamax.api.tensor.Ops;
 import panamax.api.tensor.QuantizedMatrix;
@@ -49,27 +51,99 @@ public final class Linear implements AutoCloseable {
 
     /** {@code x [..., in]} (borrowed) to a new f32 {@code [..., out]}. */
     public Tensor apply(Ops ops, Tensor x) {
+        try (Tensor flat = flat(ops, x);
+             Tensor y = project(ops, flat)) {
+            return finish(ops, y, x);
+        }
+    }
+
+    /**
+     * {@code xs[i]} (borrowed) through {@code linears[i]}: a new f32 tensor each, equal bit for bit to
+     * {@code linears[i].apply(ops, xs[i])}. The products go to the backend together ({@link Ops#matmuls},
+     * {@link Ops#quantizedMatmuls}), which may run them in one pass over its threads: a layer's q, k and v, or the
+     * gate and up projections of the experts a token is routed to.
+     */
+    public static List<Tensor> applyAll(Ops ops, List<Linear> linears, List<Tensor> xs) {
+        int n = linears.size();
+        if (xs.size() != n) throw new IllegalArgumentException("applyAll: " + n + " projections and " + xs.size() + " inputs");
+        Tensor[] flats = new Tensor[n];
+        Tensor[] ys = new Tensor[n];
+        List<Tensor> results = new ArrayList<>(n);
+        try {
+            List<Integer> dense = new ArrayList<>(), quantizedOnes = new ArrayList<>();
+            for (int i = 0; i < n; i++) {
+                Linear l = linears.get(i);
+                flats[i] = flat(ops, xs.get(i));
+                if (l.quantized != null) quantizedOnes.add(i);
+                else if (!l.inputMajor) dense.add(i);
+                else ys[i] = l.project(ops, flats[i]);
+            }
+            if (!dense.isEmpty()) {
+                List<Tensor> left = new ArrayList<>(dense.size()), right = new ArrayList<>(dense.size());
+                try {
+                    for (int i : dense) {
+                        left.add(flats[i]);
+                        right.add(ops.transpose(linears.get(i).weight, 1, 0));
+                    }
+                    List<Tensor> products = ops.matmuls(left, right);
+                    for (int j = 0; j < dense.size(); j++) ys[dense.get(j)] = products.get(j);
+                } finally {
+                    for (Tensor t : right) t.close();
+                }
+            }
+            if (!quantizedOnes.isEmpty()) {
+                List<Tensor> left = new ArrayList<>(quantizedOnes.size());
+                List<QuantizedMatrix> matrices = new ArrayList<>(quantizedOnes.size());
+                for (int i : quantizedOnes) {
+                    left.add(flats[i]);
+                    matrices.add(linears.get(i).quantized);
+                }
+                List<Tensor> products = ops.quantizedMatmuls(left, matrices, true);
+                for (int j = 0; j < quantizedOnes.size(); j++) ys[quantizedOnes.get(j)] = products.get(j);
+                for (int i : quantizedOnes) {
+                    Tensor y = ys[i];
+                    ys[i] = null; // toF32 closes it when it converts
+                    ys[i] = toF32(ops, y);
+                }
+            }
+            for (int i = 0; i < n; i++) results.add(linears.get(i).finish(ops, ys[i], xs.get(i)));
+            return results;
+        } catch (RuntimeException | Error e) {
+            for (Tensor t : results) t.close();
+            throw e;
+        } finally {
+            for (Tensor t : flats) if (t != null) t.close();
+            for (Tensor t : ys) if (t != null) t.close();
+        }
+    }
+
+    /** x {@code [..., in]} as {@code [rows, in]}. */
+    private static Tensor flat(Ops ops, Tensor x) {
         int[] dims = x.shape().dims();
         int rows = (int) (x.size() / dims[dims.length - 1]);
-        int[] outDims = dims.clone();
-        outDims[dims.length - 1] = out;
-        try (Tensor flat = ops.reshape(x, Shape.of(rows, dims[dims.length - 1]));
-             Tensor y = project(ops, flat)) {
-            if (bias == null) return ops.reshape(y, Shape.of(outDims));
-            try (Tensor biased = ops.add(y, bias)) {
-                return ops.reshape(biased, Shape.of(outDims));
-            }
+        return ops.reshape(x, Shape.of(rows, dims[dims.length - 1]));
+    }
+
+    /** The projection {@code y [rows, out]} (borrowed) with the bias added, shaped as x {@code [..., out]}: new. */
+    private Tensor finish(Ops ops, Tensor y, Tensor x) {
+        int[] outDims = x.shape().dims().clone();
+        outDims[outDims.length - 1] = out;
+        if (bias == null) return ops.reshape(y, Shape.of(outDims));
+        try (Tensor biased = ops.add(y, bias)) {
+            return ops.reshape(biased, Shape.of(outDims));
+        }
+    }
+
+    /** y as f32: y itself, or a new f32 copy with y closed. */
+    private static Tensor toF32(Ops ops, Tensor y) {
+        if (y.dtype() == DType.F32) return y;
+        try (y) {
+            return ops.astype(y, DType.F32);
         }
     }
 
     private Tensor project(Ops ops, Tensor x) {
-        if (quantized != null) {
-            Tensor y = ops.quantizedMatmul(x, quantized, true);
-            if (y.dtype() == DType.F32) return y;
-            try (y) {
-                return ops.astype(y, DType.F32);
-            }
-        }
+        if (quantized != null) return toF32(ops, ops.quantizedMatmul(x, quantized, true));
         if (inputMajor) return ops.matmul(x, weight);
         try (Tensor wt = ops.transpose(weight, 1, 0)) {
             return ops.matmul(x, wt);
