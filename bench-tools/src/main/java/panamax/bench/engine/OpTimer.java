@@ -79,15 +79,35 @@ final class OpTimer {
             boolean kv = growing && a instanceof Tensor && tensorArg++ > 0;
             String s = switch (a) {
                 case Tensor t when kv && t.rank() >= 2 -> t.dtype().name().toLowerCase(java.util.Locale.ROOT) + tokensAsT(t.shape().dims());
-                case Tensor t -> t.dtype().name().toLowerCase(java.util.Locale.ROOT) + java.util.Arrays.toString(t.shape().dims());
-                case QuantizedMatrix q -> "q" + q.bits() + "[" + q.rows() + ", " + q.cols() + "]";
-                case null, default -> null;
+                case java.util.List<?> list -> describeAll(list); // matmuls, quantizedMatmuls: "16 × bf16[2048, 768]"
+                case null, default -> describe(a);
             };
             if (s == null) continue;
             k.append(first ? "" : " ").append(s);
             first = false;
         }
         return k.append(')').toString();
+    }
+
+    private static String describe(Object a) {
+        return switch (a) {
+            case Tensor t -> t.dtype().name().toLowerCase(java.util.Locale.ROOT) + java.util.Arrays.toString(t.shape().dims());
+            case QuantizedMatrix q -> "q" + q.bits() + "[" + q.rows() + ", " + q.cols() + "]";
+            case null, default -> null;
+        };
+    }
+
+    /** A list of operands as its distinct descriptions in first-seen order, each with its count: "bf16[2048, 4096] + 2 × bf16[2048, 512]". */
+    private static String describeAll(java.util.List<?> list) {
+        Map<String, Integer> counts = new java.util.LinkedHashMap<>();
+        for (Object o : list) {
+            String d = describe(o);
+            if (d != null) counts.merge(d, 1, Integer::sum);
+        }
+        if (counts.isEmpty()) return null;
+        StringBuilder b = new StringBuilder();
+        counts.forEach((d, n) -> b.append(b.isEmpty() ? "" : " + ").append(n == 1 ? "" : n + " × ").append(d));
+        return b.toString();
     }
 
     /** Dims with the token axis (second to last) written as T. */
