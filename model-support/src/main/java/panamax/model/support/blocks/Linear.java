@@ -70,42 +70,17 @@ public final class Linear implements AutoCloseable {
         Tensor[] ys = new Tensor[n];
         List<Tensor> results = new ArrayList<>(n);
         try {
-            List<Integer> dense = new ArrayList<>(), quantizedOnes = new ArrayList<>();
+            int[] dense = new int[n], quantizedOnes = new int[n];
+            int denseCount = 0, quantizedCount = 0;
             for (int i = 0; i < n; i++) {
                 Linear l = linears.get(i);
                 flats[i] = flat(ops, xs.get(i));
-                if (l.quantized != null) quantizedOnes.add(i);
-                else if (!l.inputMajor) dense.add(i);
+                if (l.quantized != null) quantizedOnes[quantizedCount++] = i;
+                else if (!l.inputMajor) dense[denseCount++] = i;
                 else ys[i] = l.project(ops, flats[i]);
             }
-            if (!dense.isEmpty()) {
-                List<Tensor> left = new ArrayList<>(dense.size()), right = new ArrayList<>(dense.size());
-                try {
-                    for (int i : dense) {
-                        left.add(flats[i]);
-                        right.add(ops.transpose(linears.get(i).weight, 1, 0));
-                    }
-                    List<Tensor> products = ops.matmuls(left, right);
-                    for (int j = 0; j < dense.size(); j++) ys[dense.get(j)] = products.get(j);
-                } finally {
-                    for (Tensor t : right) t.close();
-                }
-            }
-            if (!quantizedOnes.isEmpty()) {
-                List<Tensor> left = new ArrayList<>(quantizedOnes.size());
-                List<QuantizedMatrix> matrices = new ArrayList<>(quantizedOnes.size());
-                for (int i : quantizedOnes) {
-                    left.add(flats[i]);
-                    matrices.add(linears.get(i).quantized);
-                }
-                List<Tensor> products = ops.quantizedMatmuls(left, matrices, true);
-                for (int j = 0; j < quantizedOnes.size(); j++) ys[quantizedOnes.get(j)] = products.get(j);
-                for (int i : quantizedOnes) {
-                    Tensor y = ys[i];
-                    ys[i] = null; // toF32 closes it when it converts
-                    ys[i] = toF32(ops, y);
-                }
-            }
+            if (denseCount > 0) projectDense(ops, linears, flats, ys, dense, denseCount);
+            if (quantizedCount > 0) projectQuantized(ops, linears, flats, ys, quantizedOnes, quantizedCount);
             for (int i = 0; i < n; i++) results.add(linears.get(i).finish(ops, ys[i], xs.get(i)));
             return results;
         } catch (RuntimeException | Error e) {
@@ -114,6 +89,38 @@ public final class Linear implements AutoCloseable {
         } finally {
             for (Tensor t : flats) if (t != null) t.close();
             for (Tensor t : ys) if (t != null) t.close();
+        }
+    }
+
+    /** {@code ys[at[j]] = flats[at[j]] · Wᵀ} for the dense projections {@code linears[at[j]]}, j < count, in one call. */
+    private static void projectDense(Ops ops, List<Linear> linears, Tensor[] flats, Tensor[] ys, int[] at, int count) {
+        List<Tensor> left = new ArrayList<>(count), right = new ArrayList<>(count);
+        try {
+            for (int j = 0; j < count; j++) {
+                left.add(flats[at[j]]);
+                right.add(ops.transpose(linears.get(at[j]).weight, 1, 0));
+            }
+            List<Tensor> products = ops.matmuls(left, right);
+            for (int j = 0; j < count; j++) ys[at[j]] = products.get(j);
+        } finally {
+            for (Tensor t : right) t.close();
+        }
+    }
+
+    /** {@code ys[at[j]]} in f32 for the quantized projections {@code linears[at[j]]}, j < count, in one call. */
+    private static void projectQuantized(Ops ops, List<Linear> linears, Tensor[] flats, Tensor[] ys, int[] at, int count) {
+        List<Tensor> left = new ArrayList<>(count);
+        List<QuantizedMatrix> matrices = new ArrayList<>(count);
+        for (int j = 0; j < count; j++) {
+            left.add(flats[at[j]]);
+            matrices.add(linears.get(at[j]).quantized);
+        }
+        List<Tensor> products = ops.quantizedMatmuls(left, matrices, true);
+        for (int j = 0; j < count; j++) ys[at[j]] = products.get(j);
+        for (int j = 0; j < count; j++) {
+            Tensor y = ys[at[j]];
+            ys[at[j]] = null; // toF32 closes it when it converts
+            ys[at[j]] = toF32(ops, y);
         }
     }
 
