@@ -127,8 +127,9 @@ final class CompletionResponder {
         write(out, "data: " + format.mapper().writeValueAsString(chunk) + "\n\n");
     }
 
-    private static void write(OutputStream out, String text) throws IOException {
+    /** Writes {@code text}, and sends what is written unless another event is already waiting (one send for a burst). */
+    private void write(OutputStream out, String text) throws IOException {
         out.write(text.getBytes(StandardCharsets.UTF_8));
-        out.flush();
+        if (!submitted.events().ready()) out.flush();
     }
 }
