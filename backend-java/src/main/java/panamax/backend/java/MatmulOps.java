@@ -262,25 +262,12 @@ final class MatmulOps {
     static ProductWork columnWork(int m, int n, int minQuads, JavaTensor out, long at, ColumnPart part) {
         MemorySegment os = out.segment();
         long base = out.offset + at;
-        return new ProductWork() {
-            @Override
-            public int quads() {
-                return (n + 3) / 4;
-            }
-
-            @Override
-            public int minQuads() {
-                return minQuads;
-            }
-
-            @Override
-            public void run(int q0, int q1, float[][] buffer) {
-                int n0 = 4 * q0, n1 = Math.min(n, 4 * q1), cols = n1 - n0;
-                float[] c = new float[m * cols];
-                part.compute(n0, n1, c);
-                for (int r = 0; r < m; r++) RowIo.store(os, out.dtype, base + (long) r * n + n0, 1, cols, c, r * cols);
-            }
-        };
+        return ProductWork.of((n + 3) / 4, minQuads, (q0, q1, buffer) -> {
+            int n0 = 4 * q0, n1 = Math.min(n, 4 * q1), cols = n1 - n0;
+            float[] c = new float[m * cols];
+            part.compute(n0, n1, c);
+            for (int r = 0; r < m; r++) RowIo.store(os, out.dtype, base + (long) r * n + n0, 1, cols, c, r * cols);
+        });
     }
 
     /** One part of a matrix's tiles {@code [t0, t1)} against x rows {@code [r0, r1)}: results in {@code c[(r − r0)·width + j]}. */
@@ -299,33 +286,20 @@ final class MatmulOps {
     static ProductWork tileWork(int m, int n, int tiles, int lanes, int passRows, int minQuads, JavaTensor out, long at, TilePart part) {
         MemorySegment os = out.segment();
         long outBase = out.offset + at;
-        return new ProductWork() {
-            @Override
-            public int quads() {
-                return (tiles + 3) / 4;
+        return ProductWork.of((tiles + 3) / 4, minQuads, (q0, q1, buffer) -> {
+            int t0 = 4 * q0, t1 = Math.min(tiles, 4 * q1);
+            int width = (t1 - t0) * lanes;
+            int n0 = t0 * lanes, cols = Math.min(n, t1 * lanes) - n0;
+            int size = Math.min(m, passRows) * width;
+            // one buffer per thread and pass, grown if a later part is wider
+            if (buffer[0] == null || buffer[0].length < size) buffer[0] = new float[size];
+            float[] c = buffer[0];
+            for (int r0 = 0; r0 < m; r0 += passRows) {
+                int r1 = Math.min(m, r0 + passRows);
+                part.compute(r0, r1, t0, t1, c, width);
+                for (int r = r0; r < r1; r++) RowIo.store(os, out.dtype, outBase + (long) r * n + n0, 1, cols, c, (r - r0) * width);
             }
-
-            @Override
-            public int minQuads() {
-                return minQuads;
-            }
-
-            @Override
-            public void run(int q0, int q1, float[][] buffer) {
-                int t0 = 4 * q0, t1 = Math.min(tiles, 4 * q1);
-                int width = (t1 - t0) * lanes;
-                int n0 = t0 * lanes, cols = Math.min(n, t1 * lanes) - n0;
-                int size = Math.min(m, passRows) * width;
-                // one buffer per thread and pass, grown if a later part is wider
-                if (buffer[0] == null || buffer[0].length < size) buffer[0] = new float[size];
-                float[] c = buffer[0];
-                for (int r0 = 0; r0 < m; r0 += passRows) {
-                    int r1 = Math.min(m, r0 + passRows);
-                    part.compute(r0, r1, t0, t1, c, width);
-                    for (int r = r0; r < r1; r++) RowIo.store(os, out.dtype, outBase + (long) r * n + n0, 1, cols, c, (r - r0) * width);
-                }
-            }
-        };
+        });
     }
 
     /** x values (rows × k) from which x's rows are prepared for a product on all threads: a 32-token prefill at k = 2048. */

@@ -28,6 +28,32 @@ interface ProductWork {
      */
     void run(int q0, int q1, float[][] buffer);
 
+    /** Computes quads {@code [q0, q1)} of a product; see {@link #run(int, int, float[][])}. */
+    @FunctionalInterface
+    interface Quads {
+        void run(int q0, int q1, float[][] buffer);
+    }
+
+    /** The work of {@code quads} quads, at least {@code minQuads} per chunk, that {@code body} computes. */
+    static ProductWork of(int quads, int minQuads, Quads body) {
+        return new ProductWork() {
+            @Override
+            public int quads() {
+                return quads;
+            }
+
+            @Override
+            public int minQuads() {
+                return minQuads;
+            }
+
+            @Override
+            public void run(int q0, int q1, float[][] buffer) {
+                body.run(q0, q1, buffer);
+            }
+        };
+    }
+
     /** Runs {@code work} over the threads. */
     static void run(Parallel par, ProductWork work) {
         par.forEvenSplit(work.quads(), work.minQuads(), () -> new float[1][], work::run);
