@@ -114,16 +114,21 @@ public final class AffineReference {
     }
 
     /**
-     * {@code |code·scale| + |bias|} of every element: the size of the terms dequantization adds,
-     * which bounds its f32 rounding error even where they cancel.
+     * The size of the terms a product over affine codes may add, per element: {@code |code·scale| + |bias|} (the
+     * dequantized weight's own terms, which bound its f32 rounding even where they cancel) plus the group's code range
+     * {@code |scale|·2^bits}. A kernel may multiply any affine form of the codes: the Java backend's reads each code as
+     * {@code 1 + q·2^-bits}, so its terms are {@code scale·2^bits·(1 + q·2^-bits)} and {@code bias − scale·2^bits}, and
+     * a row of zero codes and zero bias gives the rounding residue of those two instead of an exact zero. Relative to
+     * the code range that residue is far below the quantization step itself.
      */
-    public static double[] dequantizeMagnitude(int[] codes, double[] scales, double[] biases, int rows, int cols, int groupSize) {
+    public static double[] productMagnitude(int[] codes, double[] scales, double[] biases, int rows, int cols, int groupSize, int bits) {
         int groups = cols / groupSize;
+        double range = Math.scalb(1.0, bits);
         double[] out = new double[rows * cols];
         for (int r = 0; r < rows; r++) {
             for (int i = 0; i < cols; i++) {
                 int g = r * groups + i / groupSize;
-                out[r * cols + i] = Math.abs(codes[r * cols + i] * scales[g]) + Math.abs(biases[g]);
+                out[r * cols + i] = Math.abs(codes[r * cols + i] * scales[g]) + Math.abs(biases[g]) + Math.abs(scales[g]) * range;
             }
         }
         return out;

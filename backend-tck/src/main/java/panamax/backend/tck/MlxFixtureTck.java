@@ -61,8 +61,8 @@ public abstract class MlxFixtureTck extends BackendTck {
                     FixtureFile.Entry out = file.get(name + ".out");
                     int rows = packed.dims()[0];
                     int cols = scales.dims()[1] * 64;
-                    double[] terms = AffineReference.dequantizeMagnitude(AffineReference.unpack(packed.bits(), rows, cols, bits),
-                            scales.values(), file.get(name + ".biases").values(), rows, cols, 64);
+                    double[] terms = AffineReference.productMagnitude(AffineReference.unpack(packed.bits(), rows, cols, bits),
+                            scales.values(), file.get(name + ".biases").values(), rows, cols, 64, bits);
                     double[] bound = References.matmul(ref(x).map(Math::abs), new Ref(new int[] {rows, cols}, terms).transpose(1, 0))
                             .value().values();
                     try (Tensor tx = input(ref(x), dtypeOf(x));

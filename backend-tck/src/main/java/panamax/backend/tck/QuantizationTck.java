@@ -20,7 +20,8 @@ import panamax.api.tensor.Tensor;
  * compared exactly (packed words, scales, biases) with {@link AffineReference}; {@code dequantize}
  * and {@code quantizedMatmul} (transposed or not, batch dims on w) on random codes, compared with
  * the tolerance rule of {@link BackendTck} (dequantize may round q·scale before adding the bias;
- * quantizedMatmul's magnitude is Σ|x|·(|q·scale| + |bias|), as dequantized weights may cancel).
+ * quantizedMatmul's magnitude is Σ|x|·(|q·scale| + |bias| + |scale|·2^bits), as dequantized weights may cancel and a
+ * kernel may multiply another affine form of the codes).
  */
 public abstract class QuantizationTck extends BackendTck {
 
@@ -128,7 +129,7 @@ public abstract class QuantizationTck extends BackendTck {
         }
 
         Ref termSizes() {
-            return new Ref(dims, AffineReference.dequantizeMagnitude(codes, scales, biases, rows(), cols(), format.groupSize));
+            return new Ref(dims, AffineReference.productMagnitude(codes, scales, biases, rows(), cols(), format.groupSize, format.bits));
         }
     }
 
@@ -211,7 +212,8 @@ public abstract class QuantizationTck extends BackendTck {
             int[] swap = References.swapLast(w.rank());
             Ref x2 = c.x.rank() == 1 ? c.x.reshape(1, c.x.dim(0)) : c.x;
             Ref product = References.matmul(x2, c.transpose ? w.transpose(swap) : w).value();
-            // magnitude Σ|x|·(|q·s| + |b|): dequantized weights may cancel to nearly 0 in f32
+            // magnitude Σ|x|·(|q·s| + |b| + |s|·2^bits): dequantized weights may cancel to nearly 0 in f32, and a kernel
+            // may multiply another affine form of the codes (AffineReference.productMagnitude)
             double[] mag = References.matmul(x2.map(Math::abs), c.transpose ? terms.transpose(swap) : terms).value().values();
             Expected e = new Expected(c.x.rank() == 1 ? product.reshape(product.dim(-1)) : product, mag);
             DType result = Numerics.promote(c.xType, c.w.format.dtype);

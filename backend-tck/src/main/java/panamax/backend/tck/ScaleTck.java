@@ -181,8 +181,8 @@ public abstract class ScaleTck extends BackendTck {
                     assertExact("packed of [384,1024] " + bits + " bits", q.packed(), DType.U32,
                             new Ref(new int[] {384, 1024 * bits / 32}, java.util.Arrays.stream(expected.packed()).asDoubleStream().toArray()));
                     assertExact("scales of [384,1024]", q.scales(), dtype, new Ref(new int[] {384, 1024 / group}, expected.scales()));
-                    Ref terms = new Ref(new int[] {384, 1024}, AffineReference.dequantizeMagnitude(
-                            expected.codes(), expected.scales(), expected.biases(), 384, 1024, group));
+                    Ref terms = new Ref(new int[] {384, 1024}, AffineReference.productMagnitude(
+                            expected.codes(), expected.scales(), expected.biases(), 384, 1024, group, bits));
                     assertClose("quantizedMatmul [2,7,1024]x[384,1024]ᵀ " + bits + " bits", r, dtype,
                             References.matmul(x, dequantized.transpose(1, 0)).value(),
                             References.matmul(x.map(Math::abs), terms.transpose(1, 0)).value().values());
