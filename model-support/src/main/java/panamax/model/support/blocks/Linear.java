@@ -66,61 +66,76 @@ public final class Linear implements AutoCloseable {
     public static List<Tensor> applyAll(Ops ops, List<Linear> linears, List<Tensor> xs) {
         int n = linears.size();
         if (xs.size() != n) throw new IllegalArgumentException("applyAll: " + n + " projections and " + xs.size() + " inputs");
-        Tensor[] flats = new Tensor[n];
-        Tensor[] ys = new Tensor[n];
+        List<Tensor> flats = new ArrayList<>(n);
+        List<Tensor> ys = List.of();
         List<Tensor> results = new ArrayList<>(n);
         try {
-            int[] dense = new int[n], quantizedOnes = new int[n];
-            int denseCount = 0, quantizedCount = 0;
-            for (int i = 0; i < n; i++) {
-                Linear l = linears.get(i);
-                flats[i] = flat(ops, xs.get(i));
-                if (l.quantized != null) quantizedOnes[quantizedCount++] = i;
-                else if (!l.inputMajor) dense[denseCount++] = i;
-                else ys[i] = l.project(ops, flats[i]);
-            }
-            if (denseCount > 0) projectDense(ops, linears, flats, ys, dense, denseCount);
-            if (quantizedCount > 0) projectQuantized(ops, linears, flats, ys, quantizedOnes, quantizedCount);
-            for (int i = 0; i < n; i++) results.add(linears.get(i).finish(ops, ys[i], xs.get(i)));
+            for (Tensor x : xs) flats.add(flat(ops, x));
+            ys = switch (kindOf(linears)) {
+                case DENSE -> projectDense(ops, linears, flats);
+                case QUANTIZED -> projectQuantized(ops, linears, flats);
+                case MIXED -> projectEach(ops, linears, flats);
+            };
+            for (int i = 0; i < n; i++) results.add(linears.get(i).finish(ops, ys.get(i), xs.get(i)));
             return results;
         } catch (RuntimeException | Error e) {
             for (Tensor t : results) t.close();
             throw e;
         } finally {
-            for (Tensor t : flats) if (t != null) t.close();
-            for (Tensor t : ys) if (t != null) t.close();
+            for (Tensor t : flats) t.close();
+            for (Tensor t : ys) t.close();
         }
     }
 
-    /** {@code ys[at[j]] = flats[at[j]] · Wᵀ} for the dense projections {@code linears[at[j]]}, j < count, in one call. */
-    private static void projectDense(Ops ops, List<Linear> linears, Tensor[] flats, Tensor[] ys, int[] at, int count) {
-        List<Tensor> left = new ArrayList<>(count), right = new ArrayList<>(count);
+    /** How a list of projections goes to the backend: all dense ({@code [out, in]}), all quantized, or one by one. */
+    private enum Kind { DENSE, QUANTIZED, MIXED }
+
+    private static Kind kindOf(List<Linear> linears) {
+        boolean dense = true, quantized = true;
+        for (Linear l : linears) {
+            dense &= l.quantized == null && !l.inputMajor;
+            quantized &= l.quantized != null;
+        }
+        return dense ? Kind.DENSE : quantized ? Kind.QUANTIZED : Kind.MIXED;
+    }
+
+    /** {@code flats[i] · Wᵢᵀ} for dense projections, in one call. */
+    private static List<Tensor> projectDense(Ops ops, List<Linear> linears, List<Tensor> flats) {
+        List<Tensor> transposed = new ArrayList<>(linears.size());
         try {
-            for (int j = 0; j < count; j++) {
-                left.add(flats[at[j]]);
-                right.add(ops.transpose(linears.get(at[j]).weight, 1, 0));
-            }
-            List<Tensor> products = ops.matmuls(left, right);
-            for (int j = 0; j < count; j++) ys[at[j]] = products.get(j);
+            for (Linear l : linears) transposed.add(ops.transpose(l.weight, 1, 0));
+            return ops.matmuls(flats, transposed);
         } finally {
-            for (Tensor t : right) t.close();
+            for (Tensor t : transposed) t.close();
         }
     }
 
-    /** {@code ys[at[j]]} in f32 for the quantized projections {@code linears[at[j]]}, j < count, in one call. */
-    private static void projectQuantized(Ops ops, List<Linear> linears, Tensor[] flats, Tensor[] ys, int[] at, int count) {
-        List<Tensor> left = new ArrayList<>(count);
-        List<QuantizedMatrix> matrices = new ArrayList<>(count);
-        for (int j = 0; j < count; j++) {
-            left.add(flats[at[j]]);
-            matrices.add(linears.get(at[j]).quantized);
+    /** {@code flats[i] · Wᵢᵀ} in f32 for quantized projections, in one call. */
+    private static List<Tensor> projectQuantized(Ops ops, List<Linear> linears, List<Tensor> flats) {
+        List<QuantizedMatrix> matrices = new ArrayList<>(linears.size());
+        for (Linear l : linears) matrices.add(l.quantized);
+        List<Tensor> products = new ArrayList<>(ops.quantizedMatmuls(flats, matrices, true));
+        try {
+            for (int i = 0; i < products.size(); i++) {
+                Tensor y = products.set(i, null); // toF32 closes it, also when it fails
+                products.set(i, toF32(ops, y));
+            }
+            return products;
+        } catch (RuntimeException | Error e) {
+            for (Tensor t : products) if (t != null) t.close();
+            throw e;
         }
-        List<Tensor> products = ops.quantizedMatmuls(left, matrices, true);
-        for (int j = 0; j < count; j++) ys[at[j]] = products.get(j);
-        for (int j = 0; j < count; j++) {
-            Tensor y = ys[at[j]];
-            ys[at[j]] = null; // toF32 closes it when it converts
-            ys[at[j]] = toF32(ops, y);
+    }
+
+    /** Each projection on its own: a list that mixes kinds (none of the decoders makes one). */
+    private static List<Tensor> projectEach(Ops ops, List<Linear> linears, List<Tensor> flats) {
+        List<Tensor> ys = new ArrayList<>(linears.size());
+        try {
+            for (int i = 0; i < linears.size(); i++) ys.add(linears.get(i).project(ops, flats.get(i)));
+            return ys;
+        } catch (RuntimeException | Error e) {
+            for (Tensor t : ys) t.close();
+            throw e;
         }
     }
 
