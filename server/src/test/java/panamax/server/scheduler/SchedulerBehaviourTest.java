@@ -221,7 +221,10 @@ class SchedulerBehaviourTest {
             try {
                 submit(s, greedy(prompt("late"), 2)).done.cancel(false);
             } catch (RequestRejectedException e) {
-                refused = e;
+                // until the drain has begun, this loop can fill the queue faster than two cores empty it: a full queue
+                // answers BUSY (the CI run of 2026-12-04 did); wait for a place, as a client told 429 would
+                if (e.kind() == Kind.BUSY) Thread.sleep(1);
+                else refused = e;
             }
         }
         assertEquals(Kind.UNAVAILABLE, refused.kind());
