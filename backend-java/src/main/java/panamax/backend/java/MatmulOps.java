@@ -43,6 +43,17 @@ final class MatmulOps {
         dims[batch.length] = m;
         dims[batch.length + 1] = n;
         DType type = DTypes.promote(a.dtype, b.dtype);
+        if (weightRowsPair(a, b)) {
+            List<ProductWork> works = new ArrayList<>(1);
+            JavaTensor out = planWeightRows(a, b, works);
+            try {
+                ProductWork.runAll(backend.parallel, works);
+                return out;
+            } catch (RuntimeException | Error e) {
+                out.close();
+                throw e;
+            }
+        }
         if (b.rank() == 2 && a.rank() > 2) {
             // one right-hand matrix for every batch: fold the batch into rows, so W is streamed
             // once for all of them (batched decode) instead of once per batch entry
@@ -134,26 +145,39 @@ final class MatmulOps {
         try {
             for (int i = 0; i < as.size(); i++) {
                 JavaTensor a = as.get(i), b = bs.get(i);
-                int k = a.rank() >= 2 && b.rank() == 2 ? a.dims[a.rank() - 1] : -1;
-                int n = k < 0 ? 0 : b.dims[1];
-                if (k < 0 || b.dims[0] != k || !takesWeightRows(b, k, n) || a.elementCount() == 0) {
-                    outs.add(matmul(a, b)); // its shape checks and paths
-                    continue;
-                }
-                int rows = (int) (a.elementCount() / Math.max(k, 1));
-                int[] dims = a.dims.clone();
-                dims[dims.length - 1] = n;
-                JavaTensor out = backend.allocate(dims, DTypes.promote(a.dtype, b.dtype));
-                outs.add(out);
-                try (JavaTensor flat = a.rank() == 2 ? null : new ViewOps(backend).reshape(a, panamax.api.tensor.Shape.of(rows, k))) {
-                    JavaTensor x = flat == null ? a : flat;
-                    works.add(weightRowsWork(x, x.offset, rows, k, n, b, b.offset, out, 0));
-                }
+                outs.add(weightRowsPair(a, b) ? planWeightRows(a, b, works) : matmul(a, b)); // matmul: its checks and other paths
             }
             ProductWork.runAll(backend.parallel, works);
             return outs;
         } catch (RuntimeException | Error e) {
             for (JavaTensor t : outs) t.close();
+            throw e;
+        }
+    }
+
+    /** Whether a × b is x·Wᵀ against one matrix of contiguous floating-point rows, the products {@link #planWeightRows} takes. */
+    private static boolean weightRowsPair(JavaTensor a, JavaTensor b) {
+        if (a.rank() < 2 || b.rank() != 2 || a.elementCount() == 0) return false;
+        int k = a.dims[a.rank() - 1];
+        return b.dims[0] == k && takesWeightRows(b, k, b.dims[1]);
+    }
+
+    /**
+     * A new output for a × b ({@link #weightRowsPair}), a's leading axes folded into rows so W streams once for all of
+     * them; x is prepared now and the rest of the product added to {@code works}.
+     */
+    private JavaTensor planWeightRows(JavaTensor a, JavaTensor b, List<ProductWork> works) {
+        int k = a.dims[a.rank() - 1], n = b.dims[1];
+        int rows = (int) (a.elementCount() / k);
+        int[] dims = a.dims.clone();
+        dims[dims.length - 1] = n;
+        JavaTensor out = backend.allocate(dims, DTypes.promote(a.dtype, b.dtype));
+        try (JavaTensor flat = a.rank() == 2 ? null : new ViewOps(backend).reshape(a, panamax.api.tensor.Shape.of(rows, k))) {
+            JavaTensor x = flat == null ? a : flat;
+            works.add(weightRowsWork(x, x.offset, rows, k, n, b, b.offset, out, 0));
+            return out;
+        } catch (RuntimeException | Error e) {
+            out.close();
             throw e;
         }
     }
@@ -262,7 +286,7 @@ final class MatmulOps {
     static ProductWork columnWork(int m, int n, int minQuads, JavaTensor out, long at, ColumnPart part) {
         MemorySegment os = out.segment();
         long base = out.offset + at;
-        return ProductWork.of((n + 3) / 4, minQuads, (q0, q1, buffer) -> {
+        return new ProductWork((n + 3) / 4, minQuads, (q0, q1, buffer) -> {
             int n0 = 4 * q0, n1 = Math.min(n, 4 * q1), cols = n1 - n0;
             float[] c = new float[m * cols];
             part.compute(n0, n1, c);
@@ -286,7 +310,7 @@ final class MatmulOps {
     static ProductWork tileWork(int m, int n, int tiles, int lanes, int passRows, int minQuads, JavaTensor out, long at, TilePart part) {
         MemorySegment os = out.segment();
         long outBase = out.offset + at;
-        return ProductWork.of((tiles + 3) / 4, minQuads, (q0, q1, buffer) -> {
+        return new ProductWork((tiles + 3) / 4, minQuads, (q0, q1, buffer) -> {
             int t0 = 4 * q0, t1 = Math.min(tiles, 4 * q1);
             int width = (t1 - t0) * lanes;
             int n0 = t0 * lanes, cols = Math.min(n, t1 * lanes) - n0;

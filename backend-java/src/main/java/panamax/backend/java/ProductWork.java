@@ -4,59 +4,30 @@ import java.util.List;
 import panamax.backend.java.kernel.Parallel;
 
 /**
- * What is left of one matrix product once its x rows are prepared: its weight rows (or tiles) in quads, each
- * computed for every x row and stored into the product's output by the thread that computed it. A product runs
- * alone, or with others in one pass over the threads ({@link #runAll}): a mixture-of-experts step's 16 routed
- * expert projections of 3 MiB each, or a layer's q, k and v, kept each core's stream short and paid the
- * dispatch and the end-of-product wait once per product. Which quads a thread takes changes no value: every
- * output element is summed in one order whatever part of the work computes it.
+ * What is left of one matrix product once its x rows are prepared: its weight rows (or tiles) in {@code quads}, each
+ * computed for every x row and stored into the product's output by the thread that computed it ({@code body}). A
+ * product runs alone, or with others in one pass over the threads ({@link #runAll}): a mixture-of-experts step's 16
+ * routed expert projections of 3 MiB each, or a layer's q, k and v, kept each core's stream short and paid the
+ * dispatch and the end-of-product wait once per product. Which quads a thread takes changes no value: every output
+ * element is summed in one order whatever part of the work computes it.
+ *
+ * @param quads    work units: weight rows or tiles in fours
+ * @param minQuads the fewest quads worth one chunk (a chunk's x preparation and stores against its stream)
+ * @param body     computes quads {@code [q0, q1)} for every x row and stores them
  */
-interface ProductWork {
+record ProductWork(int quads, int minQuads, Quads body) {
     /** {@code -Dpanamax.products.together=false} runs the products of one call one after another, for A/B runs. */
-    boolean TOGETHER = Boolean.parseBoolean(System.getProperty("panamax.products.together", "true"));
+    static final boolean TOGETHER = Boolean.parseBoolean(System.getProperty("panamax.products.together", "true"));
 
-    /** Work units: weight rows or tiles in fours. */
-    int quads();
-
-    /** The fewest quads worth one chunk (a chunk's x preparation and stores against its stream). */
-    int minQuads();
-
-    /**
-     * Computes quads {@code [q0, q1)} for every x row and stores them.
-     *
-     * @param buffer the running thread's scratch for this pass, {@code buffer[0]} null or reusable
-     */
-    void run(int q0, int q1, float[][] buffer);
-
-    /** Computes quads {@code [q0, q1)} of a product; see {@link #run(int, int, float[][])}. */
+    /** Computes quads {@code [q0, q1)}; {@code buffer} is the running thread's scratch for this pass, {@code buffer[0]} null or reusable. */
     @FunctionalInterface
     interface Quads {
         void run(int q0, int q1, float[][] buffer);
     }
 
-    /** The work of {@code quads} quads, at least {@code minQuads} per chunk, that {@code body} computes. */
-    static ProductWork of(int quads, int minQuads, Quads body) {
-        return new ProductWork() {
-            @Override
-            public int quads() {
-                return quads;
-            }
-
-            @Override
-            public int minQuads() {
-                return minQuads;
-            }
-
-            @Override
-            public void run(int q0, int q1, float[][] buffer) {
-                body.run(q0, q1, buffer);
-            }
-        };
-    }
-
     /** Runs {@code work} over the threads. */
     static void run(Parallel par, ProductWork work) {
-        par.forEvenSplit(work.quads(), work.minQuads(), () -> new float[1][], work::run);
+        par.forEvenSplit(work.quads, work.minQuads, () -> new float[1][], work.body::run);
     }
 
     /**
@@ -74,8 +45,8 @@ interface ProductWork {
         int[] start = new int[n + 1];
         int minQuads = 1;
         for (int i = 0; i < n; i++) {
-            start[i + 1] = Math.addExact(start[i], works.get(i).quads());
-            minQuads = Math.max(minQuads, works.get(i).minQuads());
+            start[i + 1] = Math.addExact(start[i], works.get(i).quads);
+            minQuads = Math.max(minQuads, works.get(i).minQuads);
         }
         par.forEvenSplit(start[n], minQuads, () -> new float[1][], (g0, g1, buffer) -> {
             int i = 0;
@@ -83,7 +54,7 @@ interface ProductWork {
             for (; i < n && start[i] < g1; i++) {
                 int q0 = Math.max(g0, start[i]) - start[i];
                 int q1 = Math.min(g1, start[i + 1]) - start[i];
-                if (q0 < q1) works.get(i).run(q0, q1, buffer);
+                if (q0 < q1) works.get(i).body.run(q0, q1, buffer);
             }
         });
     }

@@ -27,27 +27,11 @@ final class QuantMatmul {
     }
 
     /**
-     * {@code stable}: packed is the caller's tensor, not a copy made for this call, so a repacked form of it can be
-     * kept for the next call.
-     */
-    static JavaTensor run(JavaBackend backend, JavaTensor x, JavaTensor packed, JavaTensor scales, JavaTensor biases,
-                          int rows, int cols, int groupSize, int bits, long rowBytes, boolean transpose, QuantOps.ScalesAt scalesAt,
-                          boolean stable) {
-        List<ProductWork> deferred = new ArrayList<>(1);
-        JavaTensor out = start(backend, x, packed, scales, biases, rows, cols, groupSize, bits, rowBytes, transpose, scalesAt, stable, deferred);
-        try {
-            ProductWork.runAll(backend.parallel, deferred);
-            return out;
-        } catch (RuntimeException | Error e) {
-            out.close();
-            throw e;
-        }
-    }
-
-    /**
      * Checks the shapes, allocates the result and computes it, except a product over one matrix that its tiles or the
      * vector kernel take: that one's x is prepared and its work added to {@code deferred}, for the caller to run, alone
      * or in one pass with other products ({@link ProductWork#runAll}). The result holds its values once that ran.
+     * {@code stable}: packed is the caller's tensor, not a copy made for this call, so a repacked form of it can be
+     * kept for the next call.
      */
     static JavaTensor start(JavaBackend backend, JavaTensor x, JavaTensor packed, JavaTensor scales, JavaTensor biases,
                             int rows, int cols, int groupSize, int bits, long rowBytes, boolean transpose, QuantOps.ScalesAt scalesAt,

@@ -344,13 +344,7 @@ final class QuantOps {
     }
 
     JavaTensor quantizedMatmul(JavaTensor x, QuantizedMatrix w, boolean transpose) {
-        Parts q = contiguousWords(parts(w));
-        try {
-            return QuantMatmul.run(backend, x, q.packed, q.scales, q.biases, q.rows, q.cols, q.groupSize, q.bits,
-                    q.rowBytes(), transpose, (sOff, bOff) -> rowScales(q, sOff, bOff), q.packed == w.packed());
-        } finally {
-            releaseCopies(q, w);
-        }
+        return quantizedMatmuls(List.of(x), List.of(w), transpose).getFirst();
     }
 
     /**
