@@ -331,7 +331,7 @@ final class MatmulOps {
 
     /**
      * {@code c[m, n] = x[m, k] · B} with B[kk, j] at element {@code bOff + kk·sk + j·sn} of {@code seg}, B not a
-     * matrix of contiguous floating-point rows ({@link #weightRowsProduct} takes those). Each element's sum runs in
+     * matrix of contiguous floating-point rows ({@link #weightRowsWork} takes those). Each element's sum runs in
      * one order whatever m is, so a row of x gives the same bits alone as in any batch: x·B (B's rows contiguous) is
      * one fused multiply-add chain over k per element, which the axpy loop (few rows) and {@link Gemm} (many) both run.
      */
