@@ -9,17 +9,23 @@ import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.util.Locale;
+import java.util.concurrent.ConcurrentLinkedDeque;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * The benchmark's HTTP/1.1 client: one blocking socket per request (TCP_NODELAY, {@code Connection:
- * close}), the chunked SSE body read on the calling thread and cut into lines as the bytes arrive.
- * The clients share the server's two cores, so what they spend per token is charged to the server:
- * the JDK's {@code HttpClient} hands every chunk from its selector thread through an executor and a
- * queue to the reading thread (three thread hops per token, visible in a CPU profile as much CPU as
- * the responder's), where a blocking read costs one wake-up. curl, which {@code scripts/serve-smoke.sh} drives,
- * reads the same way.
+ * The benchmark's HTTP/1.1 client: blocking sockets (TCP_NODELAY), the chunked SSE body read on the calling
+ * thread and cut into lines as the bytes arrive. The clients share the server's two cores, so what they spend
+ * per token is charged to the server: the JDK's {@code HttpClient} hands every chunk from its selector thread
+ * through an executor and a queue to the reading thread (three thread hops per token, visible in a CPU profile as
+ * much CPU as the responder's), where a blocking read costs one wake-up. curl, which {@code
+ * scripts/serve-smoke.sh} drives, reads the same way.
+ *
+ * <p>Connections are kept alive between requests and reused, as the OpenAI SDK's connection pool does, unless
+ * {@code reconnect} asks for a new connection per request ({@code Connection: close}). A connection is taken
+ * back only after a whole, well-framed 2xx response the server did not mark {@code Connection: close}; a pooled
+ * connection the server closed while it was idle is replaced once, transparently, before any byte of an answer.
  */
-record LoopbackSseClient(String host, int port) {
+final class LoopbackSseClient implements AutoCloseable {
     /** Takes the response body's lines; may fail on one (the stream is abandoned). */
     @FunctionalInterface
     interface Lines {
@@ -33,6 +39,46 @@ record LoopbackSseClient(String host, int port) {
         }
     }
 
+    /** A reused connection that ended before the answer's first byte: the server closed it while idle. */
+    private static final class StaleConnectionException extends IOException {
+        StaleConnectionException(String what) {
+            super(what);
+        }
+    }
+
+    private record Connection(Socket socket, InputStream in, OutputStream out) {
+        void close() {
+            try {
+                socket.close();
+            } catch (IOException ignored) {
+                // closing a connection we give up on: nothing left to save
+            }
+        }
+    }
+
+    private final String host;
+    private final int port;
+    private final boolean reconnect;
+    private final ConcurrentLinkedDeque<Connection> idle = new ConcurrentLinkedDeque<>();
+    private final AtomicInteger opened = new AtomicInteger();
+
+    /** A client that keeps connections alive. */
+    LoopbackSseClient(String host, int port) {
+        this(host, port, false);
+    }
+
+    /** With {@code reconnect}, every request opens its own connection and asks the server to close it. */
+    LoopbackSseClient(String host, int port, boolean reconnect) {
+        this.host = host;
+        this.port = port;
+        this.reconnect = reconnect;
+    }
+
+    /** How many connections this client has opened so far. */
+    int connectionsOpened() {
+        return opened.get();
+    }
+
     /**
      * POSTs {@code json} to {@code path} and hands every line of the response body (without its line
      * ending) to {@code lines} as soon as it is complete. Returns when the server ends the body.
@@ -41,37 +87,78 @@ record LoopbackSseClient(String host, int port) {
      */
     void post(String path, String json, Lines lines) throws IOException {
         byte[] body = json.getBytes(StandardCharsets.UTF_8);
-        try (Socket socket = new Socket()) {
+        Connection pooled = reconnect ? null : idle.pollFirst();
+        if (pooled != null) {
+            try {
+                exchange(pooled, path, body, lines);
+                return;
+            } catch (StaleConnectionException e) {
+                // the server dropped it while it sat in the pool; nothing of this request was answered
+            }
+        }
+        exchange(open(), path, body, lines);
+    }
+
+    private Connection open() throws IOException {
+        Socket socket = new Socket();
+        try {
             socket.setTcpNoDelay(true);
             socket.connect(new InetSocketAddress(host, port), 10_000);
-            OutputStream out = socket.getOutputStream();
+            opened.incrementAndGet();
+            return new Connection(socket, new BufferedInputStream(socket.getInputStream(), 16 * 1024), socket.getOutputStream());
+        } catch (IOException | RuntimeException e) {
+            socket.close();
+            throw e;
+        }
+    }
+
+    /** One request and its whole answer on {@code c}; the connection goes back to the pool or is closed. */
+    private void exchange(Connection c, String path, byte[] body, Lines lines) throws IOException {
+        boolean reusable = false;
+        try {
             String head = "POST " + path + " HTTP/1.1\r\nHost: " + host + ":" + port + "\r\nContent-Type: application/json\r\n"
-                    + "Accept: text/event-stream\r\nContent-Length: " + body.length + "\r\nConnection: close\r\n\r\n";
-            out.write(head.getBytes(StandardCharsets.US_ASCII));
-            out.write(body);
-            out.flush();
-            InputStream in = new BufferedInputStream(socket.getInputStream(), 16 * 1024);
-            String status = asciiLine(in);
-            if (status == null || !status.startsWith("HTTP/1.")) throw new IOException("not an HTTP/1.x response: " + status);
+                    + "Accept: text/event-stream\r\nContent-Length: " + body.length + "\r\n" + (reconnect ? "Connection: close\r\n" : "") + "\r\n";
+            String status;
+            try {
+                c.out().write(head.getBytes(StandardCharsets.US_ASCII));
+                c.out().write(body);
+                c.out().flush();
+                status = asciiLine(c.in());
+            } catch (java.net.SocketException e) {
+                throw new StaleConnectionException("the connection failed before an answer: " + e.getMessage());
+            }
+            if (status == null) throw new StaleConnectionException("the server closed the connection before answering");
+            if (!status.startsWith("HTTP/1.")) throw new IOException("not an HTTP/1.x response: " + status);
             int code = Integer.parseInt(status.substring(9, 12));
-            boolean chunked = false;
+            boolean chunked = false, close = !status.startsWith("HTTP/1.1");
             long length = -1;
-            for (String h; (h = asciiLine(in)) != null && !h.isEmpty(); ) {
+            for (String h; (h = asciiLine(c.in())) != null && !h.isEmpty(); ) {
                 int colon = h.indexOf(':');
                 if (colon < 0) continue;
                 String name = h.substring(0, colon).trim().toLowerCase(Locale.ROOT), value = h.substring(colon + 1).trim();
                 if (name.equals("transfer-encoding")) chunked = value.toLowerCase(Locale.ROOT).contains("chunked");
                 if (name.equals("content-length")) length = Long.parseLong(value);
+                if (name.equals("connection") && value.toLowerCase(Locale.ROOT).contains("close")) close = true;
             }
-            LineSplitter splitter = new LineSplitter(lines);
             if (code / 100 != 2) {
                 ByteArrayOutputStream error = new ByteArrayOutputStream();
-                readBody(in, chunked, length, error::write);
+                readBody(c.in(), chunked, length, error::write);
                 throw new HttpStatusException(code, error.toString(StandardCharsets.UTF_8));
             }
-            readBody(in, chunked, length, splitter::accept);
+            LineSplitter splitter = new LineSplitter(lines);
+            readBody(c.in(), chunked, length, splitter::accept);
             splitter.finish();
+            // a body that ran until the server closed cannot be followed by another answer
+            reusable = !reconnect && !close && (chunked || length >= 0);
+        } finally {
+            if (reusable) idle.addFirst(c); else c.close();
         }
+    }
+
+    /** Closes the connections kept alive. */
+    @Override
+    public void close() {
+        for (Connection c; (c = idle.pollFirst()) != null; ) c.close();
     }
 
     @FunctionalInterface

@@ -41,7 +41,8 @@ import panamax.server.ServerOptions;
  * 1-client HTTP request alternate {@code --rounds} times, in alternating order, after a warm-up of
  * both (and of the batched shapes) so that neither side measures the JIT compiling; medians are
  * reported. The clients run in the same process, so they share its cores with the server; they read
- * the streams over blocking sockets ({@link LoopbackSseClient}).
+ * the streams over blocking sockets ({@link LoopbackSseClient}), kept alive between requests as the OpenAI
+ * SDK's pool keeps them ({@code --reconnect}: a new connection per request).
  */
 final class ServeBench {
     private static final String TEXT = "Call me Ishmael. Some years ago, never mind how long precisely, having little or no money in my"
@@ -52,10 +53,10 @@ final class ServeBench {
             + " to sea as soon as I can. This is my substitute for pistol and ball. ";
     private static final String COMPLETIONS = "/v1/completions";
     private static final String USAGE = "usage: panamax bench serve [--model DIR] [--clients 1,8,32] [--prompt-tokens 64] [--max-tokens 64]"
-            + " [--requests-per-client 3] [--max-batch 8] [--rounds 5] [--warmup 3] [--json]";
+            + " [--requests-per-client 3] [--max-batch 8] [--rounds 5] [--warmup 3] [--reconnect] [--json]";
 
     private record Options(Path model, List<Integer> clients, int promptTokens, int maxTokens, int requests, int maxBatch, int rounds,
-                           int warmup, boolean json) {
+                           int warmup, boolean reconnect, boolean json) {
     }
 
     /** One streamed request as a client saw it. */
@@ -90,9 +91,10 @@ final class ServeBench {
             err.println("prompt: " + encoded.length + " tokens; max tokens " + o.maxTokens() + "; model " + dir);
             ServingConfig config = ServingConfig.defaults().withMaxBatch(o.maxBatch()).withPrefixCacheShare(0)
                     .withMaxQueue(Math.max(64, o.clients().stream().mapToInt(Integer::intValue).max().orElse(1) * 2));
-            try (PanamaxServer server = PanamaxServer.start(ServerOptions.defaults().withPort(0))) {
+            try (PanamaxServer server = PanamaxServer.start(ServerOptions.defaults().withPort(0));
+                 LoopbackSseClient client = new LoopbackSseClient("127.0.0.1", server.port(), o.reconnect())) {
                 server.serve(openAgain(dir), "bench", config);
-                Target target = new Target(new LoopbackSseClient("127.0.0.1", server.port()), mapper, promptText, o.maxTokens());
+                Target target = new Target(client, mapper, promptText, o.maxTokens());
                 // Warm-up: both sides until the JIT has compiled their prefill and decode paths, then the batched shapes.
                 for (int i = 0; i < o.warmup(); i++) {
                     generate(session, encoded, o.maxTokens(), -1 - i);
@@ -293,11 +295,15 @@ final class ServeBench {
         Path model = null;
         List<Integer> clients = List.of(1, 8, 32);
         int prompt = 64, max = 64, requests = 3, batch = 8, rounds = 5, warmup = 3;
-        boolean json = false;
+        boolean json = false, reconnect = false;
         for (int i = 0; i < args.size(); i++) {
             String a = args.get(i);
             if (a.equals("--json")) {
                 json = true;
+                continue;
+            }
+            if (a.equals("--reconnect")) {
+                reconnect = true;
                 continue;
             }
             if (i + 1 >= args.size()) throw new IllegalArgumentException(a + ": needs a value");
@@ -321,6 +327,6 @@ final class ServeBench {
         if (clients.isEmpty() || clients.stream().anyMatch(c -> c < 1)) throw new IllegalArgumentException("--clients: expected positive counts");
         if (prompt < 1 || max < 1 || requests < 1 || batch < 1 || rounds < 1) throw new IllegalArgumentException("counts must be at least 1");
         if (warmup < 0) throw new IllegalArgumentException("--warmup: expected 0 or more runs");
-        return new Options(model, clients, prompt, max, requests, batch, rounds, warmup, json);
+        return new Options(model, clients, prompt, max, requests, batch, rounds, warmup, reconnect, json);
     }
 }

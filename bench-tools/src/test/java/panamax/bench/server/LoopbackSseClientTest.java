@@ -19,9 +19,108 @@ import org.junit.jupiter.api.Test;
 /**
  * The benchmark's socket client against a scripted HTTP/1.1 peer: lines come out whole whatever the chunk
  * boundaries (a chunk ending mid-line or mid-character, chunk extensions, trailers), plain bodies by length or
- * until close, and a non-2xx answer fails with its status and body.
+ * until close, a non-2xx answer fails with its status and body, and connections are reused only when that is safe.
  */
 class LoopbackSseClientTest {
+
+    /** Reads one request (head and body) from {@code in}; null when the client closed the connection instead. */
+    private static String readRequest(InputStream in) throws IOException {
+        StringBuilder head = new StringBuilder();
+        while (!head.toString().endsWith("\r\n\r\n")) {
+            int c = in.read();
+            if (c < 0) return null;
+            head.append((char) c);
+        }
+        int length = 0;
+        for (String line : head.toString().split("\r\n")) {
+            if (line.toLowerCase().startsWith("content-length:")) length = Integer.parseInt(line.substring(15).trim());
+        }
+        return head + new String(in.readNBytes(length), StandardCharsets.UTF_8);
+    }
+
+    private static final String EVENT = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n6\r\ndata:1\r\n0\r\n\r\n";
+
+    /**
+     * A peer that accepts connections one after another and answers each request on a connection with {@link #EVENT};
+     * after {@code requestsPerConnection} answers it closes that connection. Returns the requests it saw, by connection.
+     */
+    private static List<List<String>> keepAlivePeer(ServerSocket server, int connections, int requestsPerConnection) {
+        List<List<String>> seen = java.util.Collections.synchronizedList(new ArrayList<>());
+        Thread.ofPlatform().start(() -> {
+            for (int n = 0; n < connections; n++) {
+                try (Socket s = server.accept()) {
+                    List<String> mine = new ArrayList<>();
+                    seen.add(mine);
+                    for (int r = 0; r < requestsPerConnection; r++) {
+                        String request = readRequest(s.getInputStream());
+                        if (request == null) break;
+                        mine.add(request);
+                        s.getOutputStream().write(ascii(EVENT));
+                        s.getOutputStream().flush();
+                    }
+                } catch (IOException e) {
+                    return;
+                }
+            }
+        });
+        return seen;
+    }
+
+    @Test
+    void aConnectionIsKeptAliveAcrossRequests() throws Exception {
+        try (ServerSocket server = new ServerSocket(0, 4, InetAddress.getLoopbackAddress());
+             LoopbackSseClient client = new LoopbackSseClient("127.0.0.1", server.getLocalPort())) {
+            List<List<String>> seen = keepAlivePeer(server, 1, 3);
+            for (int r = 0; r < 3; r++) {
+                List<String> lines = new ArrayList<>();
+                client.post("/v1/completions", "{}", lines::add);
+                assertEquals(List.of("data:1"), lines);
+            }
+            assertEquals(1, client.connectionsOpened());
+            assertEquals(3, seen.get(0).size());
+            assertTrue(seen.get(0).stream().noneMatch(q -> q.contains("Connection: close")), seen.toString());
+        }
+    }
+
+    @Test
+    void aPooledConnectionTheServerClosedIsReplacedOnce() throws Exception {
+        try (ServerSocket server = new ServerSocket(0, 4, InetAddress.getLoopbackAddress());
+             LoopbackSseClient client = new LoopbackSseClient("127.0.0.1", server.getLocalPort())) {
+            List<List<String>> seen = keepAlivePeer(server, 2, 1); // closes each connection after one answer
+            for (int r = 0; r < 2; r++) {
+                List<String> lines = new ArrayList<>();
+                client.post("/v1/completions", "{}", lines::add);
+                assertEquals(List.of("data:1"), lines);
+            }
+            assertEquals(2, client.connectionsOpened());
+            assertEquals(2, seen.size());
+        }
+    }
+
+    @Test
+    void anAnswerMarkedCloseOrEndingAtCloseIsNotReused() throws Exception {
+        try (ServerSocket server = new ServerSocket(0, 4, InetAddress.getLoopbackAddress());
+             LoopbackSseClient client = new LoopbackSseClient("127.0.0.1", server.getLocalPort())) {
+            Thread peer = Thread.ofPlatform().start(() -> {
+                String[] answers = {"HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 2\r\n\r\na\n",
+                        "HTTP/1.1 200 OK\r\n\r\nb\n"};
+                for (String answer : answers) {
+                    try (Socket s = server.accept()) {
+                        readRequest(s.getInputStream());
+                        s.getOutputStream().write(ascii(answer));
+                    } catch (IOException e) {
+                        return;
+                    }
+                }
+            });
+            List<String> lines = new ArrayList<>();
+            client.post("/v1/completions", "{}", lines::add);
+            client.post("/v1/completions", "{}", lines::add);
+            peer.join();
+            assertEquals(List.of("a", "b"), lines);
+            assertEquals(2, client.connectionsOpened());
+        }
+    }
 
     /** Serves one connection: reads the request head and body, then writes {@code answer}'s byte pieces flushing each. */
     private static List<String> serve(List<byte[]> answer, AtomicReference<String> request) throws Exception {
@@ -47,7 +146,7 @@ class LoopbackSseClientTest {
             });
             List<String> lines = new ArrayList<>();
             try {
-                new LoopbackSseClient("127.0.0.1", server.getLocalPort()).post("/v1/completions", "{\"prompt\":\"é\"}", lines::add);
+                new LoopbackSseClient("127.0.0.1", server.getLocalPort(), true).post("/v1/completions", "{\"prompt\":\"é\"}", lines::add);
             } finally {
                 peer.join();
             }

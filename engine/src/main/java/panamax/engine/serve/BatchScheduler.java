@@ -188,7 +188,10 @@ public final class BatchScheduler implements AutoCloseable {
                     dropCancelledWaiting();
                     if (cohort == null) cohort = admit();
                     long t0 = System.nanoTime();
-                    if (cohort != null) prefillStep();
+                    if (cohort != null) {
+                        for (ServingRow row : rows) row.idle(); // their readers get what they hold before the chunk
+                        prefillStep();
+                    }
                     long t1 = System.nanoTime();
                     if (!rows.isEmpty()) decodeStep();
                     prefillNanos += t1 - t0;

@@ -11,25 +11,39 @@ import java.util.concurrent.locks.LockSupport;
  * {@link RequestPlan}, a {@link TokenEvent}, a {@link Completion} or a {@link RuntimeException};
  * the last two end the row. Thread-safe for one writer and one reader.
  *
- * <p><b>Fast streams are not woken per token.</b> Waking the reader costs the scheduler thread a system call,
- * and on a machine of few cores the woken reader then takes the core it computes on: in a wall-clock profile
- * of {@code bench serve --clients 1} on the demo model the wake-up was 57 % of the scheduler's per-row work,
- * about 85 µs of a 0.94 ms step, once per row and token. So while a row's tokens come less than
- * {@code 2 × POLL_NANOS} apart, the reader wakes itself every {@link #POLL_NANOS} and takes what has come
- * ({@link #ready()} lets it write them with one flush); a token then reaches it up to that late. The plan,
- * the first token, a row whose tokens come slower, the end and errors wake it at once.
+ * <p><b>A fast stream's reader is woken at most once per {@link #POLL_NANOS}, by the scheduler.</b> Each wake-up
+ * costs more than its system call: on a machine of few cores the woken reader (and the client it writes to) take a
+ * core the next forward pass computes on. In {@code bench serve --clients 1} on the demo model (2 cores), a
+ * reader woken per token, or waking itself on a timer every 2 ms, made the server's forward passes 11–16 % slower
+ * than the generator's; woken only for the plan, the first token and the end, they ran level. So the writer wakes
+ * the reader for the first token and then for a token only when {@link #POLL_NANOS} have passed since the last
+ * wake-up; the tokens between wait in the queue (at most that long while tokens keep coming) and the reader takes
+ * them together ({@link #ready()} lets it write them with one flush). Tokens that come slower than that wake it
+ * each; the plan, the end, errors and {@link #onIdle()} (the scheduler turns to other work first) wake it at once.
+ * The wake-up comes from the scheduler thread between forward passes, where the backend's helpers are idle, rather
+ * than from a timer in the middle of one.
  */
 public final class RowEventQueue implements RowEvents {
-    /** How often a reader of a fast stream wakes to take its tokens. */
+    /** The least time between two wake-ups a fast stream's tokens cause; 0 wakes the reader for every token. */
     static final long POLL_NANOS = TimeUnit.MICROSECONDS.toNanos(
             Long.getLong("panamax.serve.streamPollMicros", 2_000));
 
+    private final long pollNanos;
     private final ConcurrentLinkedQueue<Object> events = new ConcurrentLinkedQueue<>();
     /** The reader while it is parked (or about to park) waiting for events; null otherwise. */
     private volatile Thread waiter;
-    /** Whether the reader wakes itself (its tokens come fast), so a token need not wake it. */
-    private volatile boolean polling;
-    private long lastToken; // reader only: when it took the previous token, 0 before the first
+    private long lastWake; // writer only: when a token last woke the reader, 0 before the first token
+    private boolean held;  // writer only: whether tokens were added since the reader was last woken
+
+    /** A queue whose fast streams wake their reader at most once per {@link #POLL_NANOS}. */
+    public RowEventQueue() {
+        this(POLL_NANOS);
+    }
+
+    /** A queue whose fast streams wake their reader at most once per {@code pollNanos} (0: for every token). */
+    RowEventQueue(long pollNanos) {
+        this.pollNanos = pollNanos;
+    }
 
     @Override
     public void onAdmitted(RequestPlan plan) {
@@ -38,7 +52,10 @@ public final class RowEventQueue implements RowEvents {
 
     @Override
     public void onToken(TokenEvent token) {
-        add(token, !polling);
+        long now = System.nanoTime();
+        boolean wake = lastWake == 0 || now - lastWake >= pollNanos;
+        if (wake) lastWake = now;
+        add(token, wake);
     }
 
     @Override
@@ -51,11 +68,21 @@ public final class RowEventQueue implements RowEvents {
         add(error, true);
     }
 
-    // The queue is written before polling and waiter are read, and the reader writes them before it reads the
-    // queue, so an event either reaches a reader's check of the queue or finds the reader announced.
+    /** The scheduler turns to other work before this row's next token: the tokens held back go to the reader now. */
+    @Override
+    public void onIdle() {
+        if (held) wake();
+    }
+
     private void add(Object event, boolean wake) {
         events.add(event);
-        if (!wake) return;
+        if (wake) wake(); else held = true;
+    }
+
+    // The queue is written before the waiter is read, and the reader announces itself before it reads the queue
+    // again, so an event either reaches a reader's check of the queue or finds the reader announced.
+    private void wake() {
+        held = false;
         Thread w = waiter;
         if (w != null) LockSupport.unpark(w);
     }
@@ -76,41 +103,20 @@ public final class RowEventQueue implements RowEvents {
     }
 
     private Object next(long deadline, boolean timed) throws InterruptedException {
-        boolean caughtUp = false; // whether the reader found the queue empty in this call
         while (true) {
             if (Thread.interrupted()) throw new InterruptedException();
             Object e = events.poll();
-            if (e != null) return taken(e, caughtUp);
-            if (caughtUp && polling && System.nanoTime() - lastToken >= 2 * POLL_NANOS) {
-                polling = false; // woke to nothing: the tokens slowed down, so each wakes the reader again
-                continue;
-            }
-            caughtUp = true;
+            if (e != null) return e;
             long left = timed ? deadline - System.nanoTime() : Long.MAX_VALUE;
             if (left <= 0) return null;
             waiter = Thread.currentThread();
             e = events.poll(); // again, now that a writer sees the waiter
             if (e != null) {
                 waiter = null;
-                return taken(e, true);
+                return e;
             }
-            LockSupport.parkNanos(this, polling ? Math.min(left, POLL_NANOS) : left);
+            if (timed) LockSupport.parkNanos(this, left); else LockSupport.park(this);
             waiter = null;
         }
-    }
-
-    /**
-     * Notes when a token was taken; one the reader waited for sets whether it polls: tokens less than two poll
-     * periods apart. Tokens already waiting (a backlog, or several from one speculative step) change nothing.
-     */
-    private Object taken(Object e, boolean waitedFor) {
-        if (e instanceof TokenEvent) {
-            long now = System.nanoTime();
-            if (waitedFor) polling = lastToken != 0 && now - lastToken < 2 * POLL_NANOS;
-            lastToken = now;
-        } else {
-            polling = false;
-        }
-        return e;
     }
 }

@@ -2,8 +2,8 @@ package panamax.engine.serve;
 
 /**
  * Receives one request's progress. Called on the scheduler thread, in order: {@link #onAdmitted}
- * once, {@link #onToken} per generated token, then exactly one of {@link #onFinish} or
- * {@link #onError}. Implementations must return quickly and never block (hand the event to another
+ * once, {@link #onToken} per generated token (with {@link #onIdle} between them when the row waits on
+ * other work), then exactly one of {@link #onFinish} or {@link #onError}. Implementations must return quickly and never block (hand the event to another
  * thread, e.g. through a queue): every running row waits while one is called.
  */
 public interface RowEvents {
@@ -19,6 +19,13 @@ public interface RowEvents {
 
     /** The row ended because the step failed or the scheduler shut down before it finished. */
     void onError(RuntimeException error);
+
+    /**
+     * The scheduler turns to other work (a prefill chunk) before this row's next token: an implementation that
+     * holds tokens back to hand them over together must hand them over now. Defaults to nothing.
+     */
+    default void onIdle() {
+    }
 
     /**
      * The logits the row's next token is drawn from, borrowed for the call only: for tests and

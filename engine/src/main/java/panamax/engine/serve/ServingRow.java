@@ -89,6 +89,11 @@ final class ServingRow implements GenerationListener, SpeculativeRow {
         delta.append(text);
     }
 
+    /** The scheduler prefills other rows before this row's next token. */
+    void idle() {
+        request.events().onIdle();
+    }
+
     /** Whether the row stopped or its caller went away. */
     boolean done() {
         return state.finished() || ticket.cancelled();

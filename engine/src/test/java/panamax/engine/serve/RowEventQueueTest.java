@@ -13,8 +13,9 @@ import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
 
 /**
- * The scheduler-to-reader hand-off: every event arrives once and in order, however the reader waits (woken per
- * token, or waking itself while tokens come fast), and a reader is never left waiting for an event that came.
+ * The scheduler-to-reader hand-off: every event arrives once and in order, however the reader waits; the first
+ * token, a token past the poll interval, the end and {@code onIdle} wake a waiting reader at once, while tokens
+ * within the interval wait for the next wake-up.
  */
 class RowEventQueueTest {
     private static TokenEvent token(int i) {
@@ -28,9 +29,9 @@ class RowEventQueueTest {
             RuntimeException end = new IllegalStateException("end");
             int fast = 20_000, slow = 5;
             CompletableFuture<Void> writer = CompletableFuture.runAsync(() -> {
-                for (int i = 0; i < fast; i++) q.onToken(token(i)); // the reader polls
+                for (int i = 0; i < fast; i++) q.onToken(token(i)); // most wait for a later wake-up
                 for (int i = fast; i < fast + slow; i++) {
-                    sleep(15); // slower than two poll periods: each wakes the reader
+                    sleep(15); // slower than the poll interval: each wakes the reader
                     q.onToken(token(i));
                 }
                 sleep(15);
@@ -43,6 +44,59 @@ class RowEventQueueTest {
             assertSame(end, q.take(), "the end, after every token");
             writer.join();
         });
+    }
+
+    private static final long LONG_POLL = 10_000_000_000L;
+
+    @Test
+    void tokensWithinThePollIntervalWaitUntilTheSchedulerTurnsToOtherWork() throws Exception {
+        RowEventQueue q = new RowEventQueue(LONG_POLL);
+        q.onToken(token(1));
+        assertEquals(1, ((TokenEvent) q.take()).id());
+        CompletableFuture<Object> reader = CompletableFuture.supplyAsync(() -> next(q, 20_000));
+        sleep(100); // the reader is parked by now
+        q.onToken(token(2)); // within the interval of the first token's wake-up: held back
+        sleep(300);
+        assertTrue(!reader.isDone(), "a held token does not wake the reader");
+        long t0 = System.nanoTime();
+        q.onIdle();
+        assertEquals(2, ((TokenEvent) reader.get()).id());
+        assertTrue(System.nanoTime() - t0 < 5_000_000_000L, "woken by onIdle, not by the 20 s timeout");
+    }
+
+    @Test
+    void theFirstTokenAndTheEndWakeTheReaderAtOnce() throws Exception {
+        RowEventQueue q = new RowEventQueue(LONG_POLL);
+        CompletableFuture<Object> first = CompletableFuture.supplyAsync(() -> next(q, 20_000));
+        sleep(50);
+        q.onToken(token(1));
+        assertEquals(1, ((TokenEvent) first.get(5, java.util.concurrent.TimeUnit.SECONDS)).id());
+        CompletableFuture<Object> second = CompletableFuture.supplyAsync(() -> next(q, 20_000));
+        sleep(50);
+        q.onToken(token(2)); // held
+        RuntimeException end = new IllegalStateException("end");
+        q.onError(end);
+        assertEquals(2, ((TokenEvent) second.get(5, java.util.concurrent.TimeUnit.SECONDS)).id());
+        assertSame(end, q.next(0));
+    }
+
+    @Test
+    void aTokenPastThePollIntervalWakesTheReader() throws Exception {
+        RowEventQueue q = new RowEventQueue(50_000_000L); // 50 ms
+        q.onToken(token(1));
+        assertEquals(1, ((TokenEvent) q.take()).id());
+        CompletableFuture<Object> reader = CompletableFuture.supplyAsync(() -> next(q, 20_000));
+        sleep(120);
+        q.onToken(token(2));
+        assertEquals(2, ((TokenEvent) reader.get(5, java.util.concurrent.TimeUnit.SECONDS)).id());
+    }
+
+    private static Object next(RowEventQueue q, long millis) {
+        try {
+            return q.next(millis);
+        } catch (InterruptedException e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     @Test
