@@ -19,7 +19,10 @@ import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.Test;
 import panamax.backend.java.kernel.Parallel;
 
-/** The backend's worker pool: every index once, failures to the caller, helpers woken after they park, threads ended by close. */
+/**
+ * The backend's worker pool: every index once, full ranges tapered at their end, failures to the caller, helpers woken
+ * after they park, threads ended by close.
+ */
 class ParallelTest {
     /** How long a wait for an event may take before it counts as lost: a bound on failure, never a pass condition. */
     private static final Duration LOST = Duration.ofSeconds(30);
@@ -37,6 +40,41 @@ class ParallelTest {
                 });
                 for (int i = 0; i < n; i++) assertEquals(1, seen.get(i), "call " + call + ": index " + i + " of " + n + ", grain " + grain);
                 if (call % 50 == 49) awaitParked(parallel.threadNamePrefix()); // the next call wakes them
+            }
+        }
+    }
+
+    @Test
+    void aFullRangeEndsOnChunksAThirdTheSizeOfItsFirstAndASmallOneIsCutEvenly() {
+        try (Parallel parallel = new Parallel(2)) {
+            Set<List<Integer>> chunks = ConcurrentHashMap.newKeySet();
+            parallel.forEvenSplit(8000, 1, (from, to) -> chunks.add(List.of(from, to)));
+            assertEquals(Set.of(List.of(0, 1500), List.of(1500, 3000), List.of(3000, 4500), List.of(4500, 6000),
+                    List.of(6000, 6500), List.of(6500, 7000), List.of(7000, 7500), List.of(7500, 8000)), chunks,
+                    "four chunks share three quarters, four the last quarter");
+            chunks.clear();
+            // the tapered ends would hold fewer than minPerChunk (400 / 16 = 25 < 30): equal chunks
+            parallel.forEvenSplit(400, 30, (from, to) -> chunks.add(List.of(from, to)));
+            assertEquals(Set.of(List.of(0, 50), List.of(50, 100), List.of(100, 150), List.of(150, 200),
+                    List.of(200, 250), List.of(250, 300), List.of(300, 350), List.of(350, 400)), chunks);
+            chunks.clear();
+            parallel.forRange(90, 30, (from, to) -> chunks.add(List.of(from, to))); // three chunks, not the full eight
+            assertEquals(Set.of(List.of(0, 30), List.of(30, 60), List.of(60, 90)), chunks);
+        }
+    }
+
+    @Test
+    void evenSplitsRunEveryIndexExactlyOnce() {
+        Random random = new Random(11);
+        try (Parallel parallel = new Parallel(3)) {
+            for (int call = 0; call < 300; call++) {
+                int n = random.nextInt(5000);
+                int min = 1 + random.nextInt(100);
+                AtomicIntegerArray seen = new AtomicIntegerArray(Math.max(n, 1));
+                parallel.forEvenSplit(n, min, (from, to) -> {
+                    for (int i = from; i < to; i++) seen.incrementAndGet(i);
+                });
+                for (int i = 0; i < n; i++) assertEquals(1, seen.get(i), "call " + call + ": index " + i + " of " + n + ", min " + min);
             }
         }
     }

@@ -10,7 +10,9 @@ import java.util.function.Supplier;
 /**
  * The worker pool of one backend: {@code threads − 1} helper threads plus the calling thread, so
  * exactly {@code threads} threads compute. A range is cut into chunks that the participants claim
- * one by one from a shared counter, which keeps them balanced when other processes steal a core.
+ * one by one from a shared counter, which keeps them balanced when other processes steal a core. A
+ * range cut into the full {@code 4·threads} chunks has its last chunks a third the size of its first
+ * ({@link #chunkStart}), so a participant that finishes early waits less for another's last chunk.
  * Calls made while a range is running on the same thread (from a helper or from the caller inside a
  * chunk) run inline. Owned by the backend, shut down by {@link #close()}.
  *
@@ -53,6 +55,12 @@ public final class Parallel implements AutoCloseable {
     static final int STRIKES = 6;
     /** How long a helper stays parked without work before its thread ends. */
     static final long IDLE_EXIT_NANOS = 30_000_000_000L;
+
+    /**
+     * Whether full ranges take smaller chunks at their end ({@link #chunkStart}). {@code -Dpanamax.parallel.tapered=false}
+     * cuts every range into equal chunks, for A/B runs.
+     */
+    static final boolean TAPERED = Boolean.parseBoolean(System.getProperty("panamax.parallel.tapered", "true"));
 
     private static final ThreadLocal<Boolean> INSIDE = ThreadLocal.withInitial(() -> Boolean.FALSE);
 
@@ -174,8 +182,14 @@ public final class Parallel implements AutoCloseable {
      * call's scratch was allocated and zeroed up to 4·threads times (attention at 8k tokens: over 1 MiB per step).
      */
     public <S> void forRange(int n, int grain, Supplier<S> state, StatefulRange<S> body) {
+        run(n, grain, Math.max(grain, 1), state, body);
+    }
+
+    /** {@link #forRange} in chunks of at least {@code grain}, tapered where the smallest still holds {@code minChunk}. */
+    private <S> void run(int n, int grain, int minChunk, Supplier<S> state, StatefulRange<S> body) {
         Warmup.realWork(); // the warm-up gives way to the first real op
         int chunks = (int) Math.min((long) threads * 4, (n + (long) grain - 1) / Math.max(grain, 1));
+        boolean tapered = TAPERED && chunks == threads * 4 && n / (2L * chunks) >= minChunk;
         if (helpers.isEmpty() || chunks <= 1 || INSIDE.get()) {
             if (n > 0) body.run(0, n, state.get());
             return;
@@ -189,8 +203,8 @@ public final class Parallel implements AutoCloseable {
             try {
                 S mine = null;
                 for (int c; (c = next.getAndIncrement()) < chunks; ) {
-                    int from = (int) ((long) n * c / chunks);
-                    int to = (int) ((long) n * (c + 1) / chunks);
+                    int from = chunkStart(n, c, chunks, tapered);
+                    int to = chunkStart(n, c + 1, chunks, tapered);
                     try {
                         if (mine == null) mine = state.get();
                         body.run(from, to, mine);
@@ -229,7 +243,21 @@ public final class Parallel implements AutoCloseable {
      * {@link #forRange(int, int, Supplier, StatefulRange)}.
      */
     public <S> void forEvenSplit(int n, int minPerChunk, Supplier<S> state, StatefulRange<S> body) {
-        forRange(n, Math.max(minPerChunk, (n + 4 * threads - 1) / (4 * threads)), state, body);
+        run(n, Math.max(minPerChunk, (n + 4 * threads - 1) / (4 * threads)), Math.max(minPerChunk, 1), state, body);
+    }
+
+    /**
+     * Where chunk {@code c} of {@code chunks} starts in {@code [0, n)}: equal chunks, or tapered ones, the first half of
+     * the chunks sharing three quarters of the range and the second half the last quarter. Claimed in order, the
+     * participants end on small chunks, so the one that finishes first waits for at most a small one of the other's
+     * (docs/backend-java.md, "Full ranges end on small chunks", has the A/B).
+     */
+    static int chunkStart(int n, int c, int chunks, boolean tapered) {
+        if (!tapered) return (int) ((long) n * c / chunks);
+        int half = chunks / 2;
+        long threeQuarters = (long) n * 3 / 4;
+        if (c <= half) return (int) (threeQuarters * c / half);
+        return (int) (threeQuarters + (n - threeQuarters) * (c - half) / (chunks - half));
     }
 
     /** Hands {@code participant} to the helpers, waking the parked ones. */
