@@ -20,8 +20,9 @@ import java.util.concurrent.locks.LockSupport;
  * wake-up; the tokens between wait in the queue (at most that long while tokens keep coming) and the reader takes
  * them together ({@link #ready()} lets it write them with one flush). Tokens that come slower than that wake it
  * each; the plan, the end, errors and {@link #onIdle()} (the scheduler turns to other work first) wake it at once.
- * The wake-up comes from the scheduler thread between forward passes, where the backend's helpers are idle, rather
- * than from a timer in the middle of one.
+ * The wake-up comes from the scheduler thread between forward passes rather than from a timer in the middle of one
+ * (whose firing wakes a timer thread and then the reader's carrier, each taking a core from the pass); measured, the
+ * server's passes went from 11–16 % to 4–10 % slower than the generator's (docs/serving.md).
  */
 public final class RowEventQueue implements RowEvents {
     /** The least time between two wake-ups a fast stream's tokens cause; 0 wakes the reader for every token. */
