@@ -96,8 +96,10 @@ class ServeBenchTest {
     @Test
     void levelsWithoutAOneClientLevelReportNoRatios() throws IOException {
         ByteArrayOutputStream out = new ByteArrayOutputStream(), err = new ByteArrayOutputStream();
+        // with a new connection per request, as before connections were kept alive
         int exit = tool().run(new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8),
-                "--clients", "2", "--prompt-tokens", "8", "--max-tokens", "3", "--requests-per-client", "1", "--rounds", "1", "--warmup", "0", "--json");
+                "--clients", "2", "--prompt-tokens", "8", "--max-tokens", "3", "--requests-per-client", "1", "--rounds", "1", "--warmup", "0",
+                "--reconnect", "--json");
         assertEquals(0, exit, err.toString(StandardCharsets.UTF_8));
         JsonNode level = new ObjectMapper().readTree(out.toString(StandardCharsets.UTF_8).lines().toList().get(1));
         assertEquals(2, level.get("clients").asInt());
