@@ -34,11 +34,7 @@ class ParallelTest {
             for (int call = 0; call < 300; call++) {
                 int n = random.nextInt(2000);
                 int grain = 1 + random.nextInt(64);
-                AtomicIntegerArray seen = new AtomicIntegerArray(Math.max(n, 1));
-                parallel.forRange(n, grain, (from, to) -> {
-                    for (int i = from; i < to; i++) seen.incrementAndGet(i);
-                });
-                for (int i = 0; i < n; i++) assertEquals(1, seen.get(i), "call " + call + ": index " + i + " of " + n + ", grain " + grain);
+                assertEachIndexOnce(n, "call " + call + ", grain " + grain, range -> parallel.forRange(n, grain, range));
                 if (call % 50 == 49) awaitParked(parallel.threadNamePrefix()); // the next call wakes them
             }
         }
@@ -70,13 +66,18 @@ class ParallelTest {
             for (int call = 0; call < 300; call++) {
                 int n = random.nextInt(5000);
                 int min = 1 + random.nextInt(100);
-                AtomicIntegerArray seen = new AtomicIntegerArray(Math.max(n, 1));
-                parallel.forEvenSplit(n, min, (from, to) -> {
-                    for (int i = from; i < to; i++) seen.incrementAndGet(i);
-                });
-                for (int i = 0; i < n; i++) assertEquals(1, seen.get(i), "call " + call + ": index " + i + " of " + n + ", min " + min);
+                assertEachIndexOnce(n, "call " + call + ", min " + min, range -> parallel.forEvenSplit(n, min, range));
             }
         }
+    }
+
+    /** Runs {@code call} with a range that counts the indices it is given, and checks each of {@code [0, n)} came once. */
+    private static void assertEachIndexOnce(int n, String what, java.util.function.Consumer<Parallel.Range> call) {
+        AtomicIntegerArray seen = new AtomicIntegerArray(Math.max(n, 1));
+        call.accept((from, to) -> {
+            for (int i = from; i < to; i++) seen.incrementAndGet(i);
+        });
+        for (int i = 0; i < n; i++) assertEquals(1, seen.get(i), what + ": index " + i + " of " + n);
     }
 
     @Test

@@ -1,7 +1,10 @@
 package panamax.engine.generate;
 
 import java.nio.file.Path;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.ServiceLoader;
 import panamax.api.error.UnsupportedCombinationException;
@@ -61,10 +64,10 @@ public final class ModelSession implements AutoCloseable {
      * Plans already resolved, by rows and context: a server resolves one for every request it admits (its KV
      * projection, then its caches), 0.3–0.6 ms each on the demo model, and the answer depends on nothing else.
      */
-    private final java.util.Map<PlanKey, ResolvedExecution> plans = java.util.Collections.synchronizedMap(
-            new java.util.LinkedHashMap<>(16, 0.75f, true) {
+    private final Map<PlanKey, ResolvedExecution> plans = Collections.synchronizedMap(
+            new LinkedHashMap<>(16, 0.75f, true) {
                 @Override
-                protected boolean removeEldestEntry(java.util.Map.Entry<PlanKey, ResolvedExecution> eldest) {
+                protected boolean removeEldestEntry(Map.Entry<PlanKey, ResolvedExecution> eldest) {
                     return size() > 256;
                 }
             });

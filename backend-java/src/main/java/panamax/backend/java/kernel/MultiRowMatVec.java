@@ -41,8 +41,8 @@ public final class MultiRowMatVec {
      */
     static final boolean FAR_ROWS = Boolean.parseBoolean(System.getProperty("panamax.bf16.farRows", "true"));
     /**
-     * Rows of at most this many values stream eight far apart instead of four ({@code bf16EighthRows}); 0 keeps four
-     * for every length, for A/B runs.
+     * Rows of at most this many values stream eight far apart instead of four ({@code bf16FarRows}); 0 keeps four for
+     * every length, for A/B runs.
      */
     static final int EIGHT_FAR_ROWS_MAX_K = Integer.getInteger("panamax.bf16.eightFarRowsMaxK", 1024);
     /** Up to this many x rows go in one tile whatever their length (batched decode). */
@@ -76,10 +76,8 @@ public final class MultiRowMatVec {
     public static void bf16(MemorySegment w, long wOff, long ldwBytes, int k, float[] xi, int rows,
                             int n0, int n1, float[] out, int outOff, int ldo) {
         if (rows == 1) {
-            if (FAR_ROWS && k <= EIGHT_FAR_ROWS_MAX_K) {
-                bf16EighthRows(w, wOff, ldwBytes, k, xi, n0, n1, out, outOff);
-            } else if (FAR_ROWS) {
-                bf16FarRows(w, wOff, ldwBytes, k, xi, n0, n1, out, outOff);
+            if (FAR_ROWS) {
+                bf16FarRows(w, wOff, ldwBytes, k, xi, n0, n1, out, outOff, k <= EIGHT_FAR_ROWS_MAX_K ? 8 : 4);
             } else {
                 for (int n = n0; n < n1; n++) out[outOff + n] = bf16Row(w, wOff + n * ldwBytes, k, xi, 0);
             }
@@ -153,26 +151,20 @@ public final class MultiRowMatVec {
     }
 
     /**
-     * One x row against weight rows {@code [n0, n1)}: the range is cut into four quarters streamed side by
-     * side (rows {@code n0 + j} of each quarter together), each quarter a sequential stream of whole rows.
-     * Four streams in distinct pages keep more lines in flight than one (one stream per core read 66-77 % of
-     * the read probe on the 2-core Intel VM, four far apart 89-96 %); four adjacent rows of short k share
-     * 4 KiB pages, jump back and forth inside them and lose the prefetcher (k = 768: slower than one).
+     * One x row against weight rows {@code [n0, n1)}: the range is cut into {@code parts} (4 or 8) parts streamed side by
+     * side (rows {@code n0 + j} of each part together), each part a sequential stream of whole rows. Four streams in
+     * distinct pages keep more lines in flight than one (one stream per core read 66-77 % of the read probe on the
+     * 2-core Intel VM, four far apart 89-96 %); four adjacent rows of short k share 4 KiB pages, jump back and forth
+     * inside them and lose the prefetcher (k = 768: slower than one). A short row (k = 768: 1.5 KiB) costs few
+     * instructions per stream, so eight parts keep more lines in flight than four. Each output is still its one chain.
      */
-    private static void bf16FarRows(MemorySegment w, long wOff, long ld, int k, float[] xi, int n0, int n1, float[] out, int outOff) {
-        int quarter = (n1 - n0) / 4;
-        for (int n = n0; n < n0 + quarter; n++) bf16Block1(w, wOff + n * ld, quarter * ld, k, xi, 0, out, outOff + n, quarter);
-        for (int n = n0 + 4 * quarter; n < n1; n++) out[outOff + n] = bf16Row(w, wOff + n * ld, k, xi, 0);
-    }
-
-    /**
-     * {@link #bf16FarRows} with the range cut into eighths: a short row (k = 768: 1.5 KiB) costs few instructions per
-     * stream, so eight streams keep more lines in flight than four. Each output is still its one chain.
-     */
-    private static void bf16EighthRows(MemorySegment w, long wOff, long ld, int k, float[] xi, int n0, int n1, float[] out, int outOff) {
-        int eighth = (n1 - n0) / 8;
-        for (int n = n0; n < n0 + eighth; n++) bf16Block8(w, wOff + n * ld, eighth * ld, k, xi, out, outOff + n, eighth);
-        for (int n = n0 + 8 * eighth; n < n1; n++) out[outOff + n] = bf16Row(w, wOff + n * ld, k, xi, 0);
+    private static void bf16FarRows(MemorySegment w, long wOff, long ld, int k, float[] xi, int n0, int n1, float[] out, int outOff, int parts) {
+        int part = (n1 - n0) / parts;
+        for (int n = n0; n < n0 + part; n++) {
+            if (parts == 8) bf16Block8(w, wOff + n * ld, part * ld, k, xi, out, outOff + n, part);
+            else bf16Block1(w, wOff + n * ld, part * ld, k, xi, 0, out, outOff + n, part);
+        }
+        for (int n = n0 + parts * part; n < n1; n++) out[outOff + n] = bf16Row(w, wOff + n * ld, k, xi, 0);
     }
 
     /** Eight weight rows from {@code r0}, {@code ld} bytes apart, × the x row at {@code xi[0..]}: eight chains, as {@link #bf16Block1}. */
