@@ -44,13 +44,15 @@ import jdk.incubator.vector.VectorSpecies;
  * x·Wᵀ blocks over affine weights repacked by {@link AffineTiles}: tile t holds V weight rows, word w of all of them
  * as one vector ({@code c} from int {@code cw + t·ts + w·V}), and per group a vector of V scales and one of V biases
  * (f32 in {@code pm}, scales from byte {@code so + (t·pts + g·V)·4} and biases from {@code bo + …} alike, made by
- * {@link QuantMatVec#mantissaParameters}). The block's R
+ * {@link QuantMatVec#mantissaParameters}), or, where they are packed ({@code p}: bf16 parameters, half the bytes), one
+ * vector of V ints from byte {@code so + (t·pts + g·V)·4}, each the bf16 bias above the bf16 scale, from which the
+ * kernel makes the same f32 values. The block's R
  * x rows lie interleaved from {@code xo} (element kk of row r at {@code xo + kk·R + r}, so each word's broadcasts read
  * one run at constant offsets), their group sums from {@code xso + r·groups}; results go
  * to {@code out[oo + r·ldo + t·V + lane]}. Per lane (weight row) and x row, group by group: one FMA chain over the
  * group's codes in k order (the code as {@code 1 + q·2^-bits}), then {@code o = fma(a, s', o)}, {@code o = fma(b',
  * Σx, o)}: the same steps in every kernel, so a row of x gets the same bits alone and in any batch.
- * {@code tTrR}: T tiles against R x rows; {@code bB}: B-bit codes.
+ * {@code tTrR}: T tiles against R x rows; {@code bB}: B-bit codes; {@code p}: packed parameters.
  */
 final class AffineTileDots {
     private static final VectorSpecies<Float> S = FloatVector.SPECIES_PREFERRED;
@@ -75,7 +77,10 @@ def stores(T, R, total):
     return [f"        {total(t, r)}.intoArray(out, oo + {r} * ldo + {t} * V);" for t in range(T) for r in range(R)]
 
 
-def kernel(T, R, bits):
+def kernel(T, R, bits, packed):
+    """tTrRbB, or tTrRbBp where the group parameters are packed: one int per lane and group, the bf16 bias in its high
+    half and the bf16 scale in its low half, turned into the f32 s' and b' as QuantMatVec.mantissaParameters makes them
+    (s' = s·2^bits, exact; b' = b − s', the same rounding), so both forms give the same bits."""
     cpw = 32 // bits
     # a block of sixteen (tile, x row) pairs or more keeps its totals in out itself, where the group chains' steps
     # reach them once a group: its chains take the registers
@@ -94,7 +99,7 @@ def kernel(T, R, bits):
     mask = ((1 << bits) - 1) << top
     a = lambda t, r: f"a{t}{r}"
     o = lambda t, r: f"o{t}{r}"
-    L = [f"    static void t{T}r{R}b{bits}({ARGS}) {{"]
+    L = [f"    static void t{T}r{R}b{bits}{'p' if packed else ''}({ARGS}) {{"]
     if in_memory:
         L.append("        FloatVector zero = FloatVector.zero(S);")
         L.extend(f"        zero.intoArray(out, oo + {r} * ldo + {t} * V);" for t in range(T) for r in range(R))
@@ -134,8 +139,13 @@ def kernel(T, R, bits):
         L.append("                }")
     L.append("            }")
     for t in range(T):
-        L.append(f"            FloatVector s{t} = FloatVector.fromMemorySegment(S, pm, so + ({t} * pts + g * V) * 4L, LE), "
-                 f"b{t} = FloatVector.fromMemorySegment(S, pm, bo + ({t} * pts + g * V) * 4L, LE);")
+        if packed:
+            L.append(f"            IntVector p{t} = IntVector.fromMemorySegment(IS, pm, so + ({t} * pts + g * V) * 4L, LE);")
+            L.append(f"            FloatVector s{t} = ((FloatVector) p{t}.lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats()).mul({1 << bits}f), "
+                     f"b{t} = ((FloatVector) p{t}.and(0xffff0000).reinterpretAsFloats()).sub(s{t});")
+        else:
+            L.append(f"            FloatVector s{t} = FloatVector.fromMemorySegment(S, pm, so + ({t} * pts + g * V) * 4L, LE), "
+                     f"b{t} = FloatVector.fromMemorySegment(S, pm, bo + ({t} * pts + g * V) * 4L, LE);")
     for r in range(R):
         if in_memory:
             L.append(f"            {{ FloatVector xsv = FloatVector.broadcast(S, xs[xso + {r} * groups + g]);"
@@ -183,17 +193,18 @@ def generate():
     parts = [HEAD]
     for T, R in SHAPES:
         parts.append(f"    /** {T} tile{'s' if T > 1 else ''} against {R} x row{'s' if R > 1 else ''}. */")
-        parts.append(f"    static void t{T}r{R}(int bits, {ARGS}) {{")
+        parts.append(f"    static void t{T}r{R}(int bits, boolean packed, {ARGS}) {{")
         parts.append("        switch (bits) {")
         for bits in BITS:
-            parts.append(f"            case {bits} -> t{T}r{R}b{bits}({CALL});")
+            parts.append(f"            case {bits} -> {{ if (packed) t{T}r{R}b{bits}p({CALL}); else t{T}r{R}b{bits}({CALL}); }}")
         parts.append("            default -> throw new IllegalArgumentException(\"tile kernels take 2, 4 or 8-bit codes, not \" + bits);")
         parts.append("        }")
         parts.append("    }\n")
-    for bits in BITS:
-        for T, R in SHAPES:
-            parts.append(kernel(T, R, bits))
-            parts.append("")
+    for packed in (False, True):
+        for bits in BITS:
+            for T, R in SHAPES:
+                parts.append(kernel(T, R, bits, packed))
+                parts.append("")
     for T, R in HALF_SHAPES:
         parts.append(f"    /** bf16 rows: {T} tile{'s' if T > 1 else ''} against {R} x row{'s' if R > 1 else ''}, one FMA chain per output over k in order. */")
         parts.append(half_kernel(T, R))

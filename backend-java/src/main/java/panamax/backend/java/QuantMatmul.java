@@ -143,8 +143,9 @@ final class QuantMatmul {
         TilesKey key = TilesKey.of(base, rowBytes, n, k, bits, gs, scales, sOff, biases, bOff);
         if (!storage.hasDerived(key)) repackStack(par, packed, scales, biases, base, sOff, bOff, rowBytes, n, k, bits, gs, scalesAt);
         MemorySegment ps = packed.segment();
-        return storage.derived(key, () -> MemoryHeadroom.fits(AffineTiles.matrixBytes(n, k, bits, gs))
-                ? AffineTiles.repack(par, ps, base, rowBytes, n, k, bits, gs, scalesAt.at(sOff, bOff)) : null);
+        RowScales params = scalesAt.at(sOff, bOff);
+        return storage.derived(key, () -> MemoryHeadroom.fits(AffineTiles.matrixBytes(n, k, bits, gs, params.bf16()))
+                ? AffineTiles.repack(par, ps, base, rowBytes, n, k, bits, gs, params) : null);
     }
 
     /**
@@ -179,7 +180,8 @@ final class QuantMatmul {
             bases.add(e * matrixBytes);
             params.add(scalesAt.at(s, b));
         }
-        if (keys.size() < 2 || !MemoryHeadroom.fits(keys.size() * AffineTiles.matrixBytes(n, k, bits, gs))) return;
+        boolean bf16 = params.stream().allMatch(RowScales::bf16);
+        if (keys.size() < 2 || !MemoryHeadroom.fits(keys.size() * AffineTiles.matrixBytes(n, k, bits, gs, bf16))) return;
         AffineTiles[] made = AffineTiles.repackAll(par, packed.segment(), bases.stream().mapToLong(Long::longValue).toArray(), rowBytes, n, k,
                 bits, gs, params.toArray(RowScales[]::new));
         for (int i = 0; i < made.length; i++) {

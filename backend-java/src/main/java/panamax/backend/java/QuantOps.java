@@ -160,7 +160,13 @@ final class QuantOps {
         MemorySegment ss = s.segment();
         MemorySegment bs = b.segment();
         boolean packedRows = cs == 1 && cb == 1 && rs == groups && rb == groups;
+        boolean bf16 = s.dtype == DType.BF16 && b.dtype == DType.BF16;
         return new RowScales() {
+            @Override
+            public boolean bf16() {
+                return bf16;
+            }
+
             @Override
             public void load(int row, float[] scales, float[] biases) {
                 RowIo.load(ss, s.dtype, sOff + row * rs, cs, groups, scales);

@@ -3,6 +3,7 @@ package panamax.backend.java;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.lang.foreign.Arena;
@@ -19,6 +20,7 @@ import panamax.api.tensor.Tensor;
 import panamax.backend.java.kernel.AffineTiles;
 import panamax.backend.java.kernel.Parallel;
 import panamax.backend.java.kernel.QuantMatVec;
+import panamax.backend.java.kernel.RowScales;
 
 /**
  * Affine weights repacked into tiles of one row per lane ({@link AffineTiles}): products agree with the dequantizing
@@ -90,6 +92,85 @@ class AffineTilesTest {
             }
         }
         assertTrue(checked >= 8, "formats checked: " + checked);
+    }
+
+    /** The value nearest x that bf16 holds (ties to even), as f32. */
+    private static float bf16(float x) {
+        int bits = Float.floatToRawIntBits(x);
+        return Float.intBitsToFloat((bits + 0x7fff + ((bits >>> 16) & 1)) & 0xffff0000);
+    }
+
+    @Test
+    void bf16ParametersArePackedInHalfTheBytesAndGiveTheBitsOfF32Ones() {
+        VectorWidth.requirePath(AffineTiles.supports(8, 256, 64), "the repacked affine tiles", 512);
+        int lanes = AffineTiles.rowsPerTile();
+        try (Arena arena = Arena.ofConfined(); Parallel one = new Parallel(1)) {
+            for (int bits : new int[] {2, 4, 8}) {
+                for (int gs : new int[] {32, 64}) {
+                    int k = 512, n = 37, rows = 19, groups = k / gs;
+                    if (!AffineTiles.supports(bits, k, gs)) continue;
+                    QuantizedRows q = QuantizedRows.of(arena, n, k, bits, gs, this::gaussian);
+                    for (int i = 0; i < q.scales().length; i++) {
+                        q.scales()[i] = bf16(q.scales()[i]);
+                        q.biases()[i] = bf16(q.biases()[i]);
+                    }
+                    RowScales f32 = q.params();
+                    RowScales packed = new RowScales() {
+                        @Override
+                        public void load(int row, float[] scales, float[] biases) {
+                            f32.load(row, scales, biases);
+                        }
+
+                        @Override
+                        public boolean bf16() {
+                            return true;
+                        }
+                    };
+                    float[] x = gaussian(rows * k);
+                    float[] sums = QuantMatVec.groupSums(x, rows, k, gs);
+                    try (AffineTiles wide = AffineTiles.repack(one, q.packed(), 0, q.rowBytes(), n, k, bits, gs, f32);
+                         AffineTiles half = AffineTiles.repack(one, q.packed(), 0, q.rowBytes(), n, k, bits, gs, packed)) {
+                        String what = bits + "-bit, group " + gs;
+                        long tileRows = (long) wide.tiles() * lanes;
+                        assertEquals(AffineTiles.matrixBytes(n, k, bits, gs, false), wide.bytes(), what + ": f32 parameters' bytes");
+                        assertEquals(wide.bytes() - 4 * tileRows * groups, half.bytes(), what + ": bf16 parameters take half the parameter bytes");
+                        int width = wide.tiles() * lanes;
+                        for (int m : new int[] {1, 2, 3, 8, 19}) {
+                            float[] placed = wide.place(x, m);
+                            float[] want = new float[m * width];
+                            float[] got = new float[m * width];
+                            wide.multiply(placed, sums, m, 0, wide.tiles(), want, width);
+                            half.multiply(placed, sums, m, 0, half.tiles(), got, width);
+                            for (int i = 0; i < want.length; i++) {
+                                assertEquals(Float.floatToRawIntBits(want[i]), Float.floatToRawIntBits(got[i]),
+                                        what + ", " + m + " x rows: output " + i + " with packed bf16 parameters");
+                            }
+                        }
+                    }
+                }
+            }
+            // parameters declared bf16 that are not: refused, naming the row
+            QuantizedRows q = QuantizedRows.of(arena, 20, 256, 8, 64, this::gaussian);
+            for (int i = 0; i < q.scales().length; i++) {
+                q.scales()[i] = bf16(q.scales()[i]);
+                q.biases()[i] = bf16(q.biases()[i]);
+            }
+            q.scales()[64 + 1] = 1.0001f;
+            RowScales wrong = new RowScales() {
+                @Override
+                public void load(int row, float[] scales, float[] biases) {
+                    q.params().load(row, scales, biases);
+                }
+
+                @Override
+                public boolean bf16() {
+                    return true;
+                }
+            };
+            IllegalStateException e = assertThrows(IllegalStateException.class,
+                    () -> AffineTiles.repack(one, q.packed(), 0, q.rowBytes(), 20, 256, 8, 64, wrong).close());
+            assertTrue(e.getMessage().contains("row 16"), e.getMessage());
+        }
     }
 
     @Test
@@ -201,6 +282,36 @@ class AffineTilesTest {
             }
             assertEquals(mappedBefore, backend.memoryStats().mappedBytes(), "freed experts drop their tiles");
             assertEquals(0, backend.memoryStats().activeBytes(), "no storage leaked");
+        } finally {
+            backend.close();
+        }
+    }
+
+    @Test
+    void weightsWithBf16ParametersAreRepackedWithThemInSixteenBits() {
+        VectorWidth.requirePath(AffineTiles.supports(4, 256, 64), "the repacked affine tiles", 512);
+        Backend backend = new JavaBackendProvider().create(BackendOptions.defaults());
+        try {
+            Ops ops = backend.ops();
+            int n = 48, k = 256;
+            long mappedBefore = backend.memoryStats().mappedBytes();
+            try (Tensor w = backend.fromFloats(gaussian(n * k), Shape.of(n, k), DType.BF16);
+                 Tensor x = backend.fromFloats(gaussian(3 * k), Shape.of(3, k), DType.F32);
+                 QuantizedMatrix q = ops.quantize(w, 64, 4)) {
+                float[] packed = product(backend, x, q);
+                long packedBytes = backend.memoryStats().mappedBytes() - mappedBefore;
+                assertEquals(AffineTiles.matrixBytes(n, k, 4, 64, true), packedBytes, "tiles of bf16 parameters");
+                // the same codes with the parameters widened to f32 tensors: tiles of their own, f32 inside
+                try (Tensor scales = ops.astype(q.scales(), DType.F32); Tensor biases = ops.astype(q.biases(), DType.F32)) {
+                    QuantizedMatrix wide = new QuantizedMatrix(q.packed(), scales, biases, 64, 4);
+                    float[] unpacked = product(backend, x, wide);
+                    assertEquals(AffineTiles.matrixBytes(n, k, 4, 64, false), backend.memoryStats().mappedBytes() - mappedBefore - packedBytes,
+                            "tiles of f32 parameters");
+                    for (int i = 0; i < unpacked.length; i++) {
+                        assertEquals(Float.floatToRawIntBits(unpacked[i]), Float.floatToRawIntBits(packed[i]), "output " + i + ": the same bits either way");
+                    }
+                }
+            }
         } finally {
             backend.close();
         }

@@ -13,13 +13,15 @@ import jdk.incubator.vector.VectorSpecies;
  * x·Wᵀ blocks over affine weights repacked by {@link AffineTiles}: tile t holds V weight rows, word w of all of them
  * as one vector ({@code c} from int {@code cw + t·ts + w·V}), and per group a vector of V scales and one of V biases
  * (f32 in {@code pm}, scales from byte {@code so + (t·pts + g·V)·4} and biases from {@code bo + …} alike, made by
- * {@link QuantMatVec#mantissaParameters}). The block's R
+ * {@link QuantMatVec#mantissaParameters}), or, where they are packed ({@code p}: bf16 parameters, half the bytes), one
+ * vector of V ints from byte {@code so + (t·pts + g·V)·4}, each the bf16 bias above the bf16 scale, from which the
+ * kernel makes the same f32 values. The block's R
  * x rows lie interleaved from {@code xo} (element kk of row r at {@code xo + kk·R + r}, so each word's broadcasts read
  * one run at constant offsets), their group sums from {@code xso + r·groups}; results go
  * to {@code out[oo + r·ldo + t·V + lane]}. Per lane (weight row) and x row, group by group: one FMA chain over the
  * group's codes in k order (the code as {@code 1 + q·2^-bits}), then {@code o = fma(a, s', o)}, {@code o = fma(b',
  * Σx, o)}: the same steps in every kernel, so a row of x gets the same bits alone and in any batch.
- * {@code tTrR}: T tiles against R x rows; {@code bB}: B-bit codes.
+ * {@code tTrR}: T tiles against R x rows; {@code bB}: B-bit codes; {@code p}: packed parameters.
  */
 final class AffineTileDots {
     private static final VectorSpecies<Float> S = FloatVector.SPECIES_PREFERRED;
@@ -32,81 +34,81 @@ final class AffineTileDots {
     }
 
     /** 4 tiles against 1 x row. */
-    static void t4r1(int bits, MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, MemorySegment pm, long so, long bo, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
+    static void t4r1(int bits, boolean packed, MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, MemorySegment pm, long so, long bo, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
         switch (bits) {
-            case 8 -> t4r1b8(c, cw, ts, groups, wpg, x, xo, pm, so, bo, pts, xs, xso, out, oo, ldo);
-            case 4 -> t4r1b4(c, cw, ts, groups, wpg, x, xo, pm, so, bo, pts, xs, xso, out, oo, ldo);
-            case 2 -> t4r1b2(c, cw, ts, groups, wpg, x, xo, pm, so, bo, pts, xs, xso, out, oo, ldo);
+            case 8 -> { if (packed) t4r1b8p(c, cw, ts, groups, wpg, x, xo, pm, so, bo, pts, xs, xso, out, oo, ldo); else t4r1b8(c, cw, ts, groups, wpg, x, xo, pm, so, bo, pts, xs, xso, out, oo, ldo); }
+            case 4 -> { if (packed) t4r1b4p(c, cw, ts, groups, wpg, x, xo, pm, so, bo, pts, xs, xso, out, oo, ldo); else t4r1b4(c, cw, ts, groups, wpg, x, xo, pm, so, bo, pts, xs, xso, out, oo, ldo); }
+            case 2 -> { if (packed) t4r1b2p(c, cw, ts, groups, wpg, x, xo, pm, so, bo, pts, xs, xso, out, oo, ldo); else t4r1b2(c, cw, ts, groups, wpg, x, xo, pm, so, bo, pts, xs, xso, out, oo, ldo); }
             default -> throw new IllegalArgumentException("tile kernels take 2, 4 or 8-bit codes, not " + bits);
         }
     }
 
     /** 1 tile against 1 x row. */
-    static void t1r1(int bits, MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, MemorySegment pm, long so, long bo, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
+    static void t1r1(int bits, boolean packed, MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, MemorySegment pm, long so, long bo, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
         switch (bits) {
-            case 8 -> t1r1b8(c, cw, ts, groups, wpg, x, xo, pm, so, bo, pts, xs, xso, out, oo, ldo);
-            case 4 -> t1r1b4(c, cw, ts, groups, wpg, x, xo, pm, so, bo, pts, xs, xso, out, oo, ldo);
-            case 2 -> t1r1b2(c, cw, ts, groups, wpg, x, xo, pm, so, bo, pts, xs, xso, out, oo, ldo);
+            case 8 -> { if (packed) t1r1b8p(c, cw, ts, groups, wpg, x, xo, pm, so, bo, pts, xs, xso, out, oo, ldo); else t1r1b8(c, cw, ts, groups, wpg, x, xo, pm, so, bo, pts, xs, xso, out, oo, ldo); }
+            case 4 -> { if (packed) t1r1b4p(c, cw, ts, groups, wpg, x, xo, pm, so, bo, pts, xs, xso, out, oo, ldo); else t1r1b4(c, cw, ts, groups, wpg, x, xo, pm, so, bo, pts, xs, xso, out, oo, ldo); }
+            case 2 -> { if (packed) t1r1b2p(c, cw, ts, groups, wpg, x, xo, pm, so, bo, pts, xs, xso, out, oo, ldo); else t1r1b2(c, cw, ts, groups, wpg, x, xo, pm, so, bo, pts, xs, xso, out, oo, ldo); }
             default -> throw new IllegalArgumentException("tile kernels take 2, 4 or 8-bit codes, not " + bits);
         }
     }
 
     /** 2 tiles against 2 x rows. */
-    static void t2r2(int bits, MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, MemorySegment pm, long so, long bo, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
+    static void t2r2(int bits, boolean packed, MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, MemorySegment pm, long so, long bo, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
         switch (bits) {
-            case 8 -> t2r2b8(c, cw, ts, groups, wpg, x, xo, pm, so, bo, pts, xs, xso, out, oo, ldo);
-            case 4 -> t2r2b4(c, cw, ts, groups, wpg, x, xo, pm, so, bo, pts, xs, xso, out, oo, ldo);
-            case 2 -> t2r2b2(c, cw, ts, groups, wpg, x, xo, pm, so, bo, pts, xs, xso, out, oo, ldo);
+            case 8 -> { if (packed) t2r2b8p(c, cw, ts, groups, wpg, x, xo, pm, so, bo, pts, xs, xso, out, oo, ldo); else t2r2b8(c, cw, ts, groups, wpg, x, xo, pm, so, bo, pts, xs, xso, out, oo, ldo); }
+            case 4 -> { if (packed) t2r2b4p(c, cw, ts, groups, wpg, x, xo, pm, so, bo, pts, xs, xso, out, oo, ldo); else t2r2b4(c, cw, ts, groups, wpg, x, xo, pm, so, bo, pts, xs, xso, out, oo, ldo); }
+            case 2 -> { if (packed) t2r2b2p(c, cw, ts, groups, wpg, x, xo, pm, so, bo, pts, xs, xso, out, oo, ldo); else t2r2b2(c, cw, ts, groups, wpg, x, xo, pm, so, bo, pts, xs, xso, out, oo, ldo); }
             default -> throw new IllegalArgumentException("tile kernels take 2, 4 or 8-bit codes, not " + bits);
         }
     }
 
     /** 1 tile against 2 x rows. */
-    static void t1r2(int bits, MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, MemorySegment pm, long so, long bo, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
+    static void t1r2(int bits, boolean packed, MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, MemorySegment pm, long so, long bo, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
         switch (bits) {
-            case 8 -> t1r2b8(c, cw, ts, groups, wpg, x, xo, pm, so, bo, pts, xs, xso, out, oo, ldo);
-            case 4 -> t1r2b4(c, cw, ts, groups, wpg, x, xo, pm, so, bo, pts, xs, xso, out, oo, ldo);
-            case 2 -> t1r2b2(c, cw, ts, groups, wpg, x, xo, pm, so, bo, pts, xs, xso, out, oo, ldo);
+            case 8 -> { if (packed) t1r2b8p(c, cw, ts, groups, wpg, x, xo, pm, so, bo, pts, xs, xso, out, oo, ldo); else t1r2b8(c, cw, ts, groups, wpg, x, xo, pm, so, bo, pts, xs, xso, out, oo, ldo); }
+            case 4 -> { if (packed) t1r2b4p(c, cw, ts, groups, wpg, x, xo, pm, so, bo, pts, xs, xso, out, oo, ldo); else t1r2b4(c, cw, ts, groups, wpg, x, xo, pm, so, bo, pts, xs, xso, out, oo, ldo); }
+            case 2 -> { if (packed) t1r2b2p(c, cw, ts, groups, wpg, x, xo, pm, so, bo, pts, xs, xso, out, oo, ldo); else t1r2b2(c, cw, ts, groups, wpg, x, xo, pm, so, bo, pts, xs, xso, out, oo, ldo); }
             default -> throw new IllegalArgumentException("tile kernels take 2, 4 or 8-bit codes, not " + bits);
         }
     }
 
     /** 2 tiles against 4 x rows. */
-    static void t2r4(int bits, MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, MemorySegment pm, long so, long bo, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
+    static void t2r4(int bits, boolean packed, MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, MemorySegment pm, long so, long bo, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
         switch (bits) {
-            case 8 -> t2r4b8(c, cw, ts, groups, wpg, x, xo, pm, so, bo, pts, xs, xso, out, oo, ldo);
-            case 4 -> t2r4b4(c, cw, ts, groups, wpg, x, xo, pm, so, bo, pts, xs, xso, out, oo, ldo);
-            case 2 -> t2r4b2(c, cw, ts, groups, wpg, x, xo, pm, so, bo, pts, xs, xso, out, oo, ldo);
+            case 8 -> { if (packed) t2r4b8p(c, cw, ts, groups, wpg, x, xo, pm, so, bo, pts, xs, xso, out, oo, ldo); else t2r4b8(c, cw, ts, groups, wpg, x, xo, pm, so, bo, pts, xs, xso, out, oo, ldo); }
+            case 4 -> { if (packed) t2r4b4p(c, cw, ts, groups, wpg, x, xo, pm, so, bo, pts, xs, xso, out, oo, ldo); else t2r4b4(c, cw, ts, groups, wpg, x, xo, pm, so, bo, pts, xs, xso, out, oo, ldo); }
+            case 2 -> { if (packed) t2r4b2p(c, cw, ts, groups, wpg, x, xo, pm, so, bo, pts, xs, xso, out, oo, ldo); else t2r4b2(c, cw, ts, groups, wpg, x, xo, pm, so, bo, pts, xs, xso, out, oo, ldo); }
             default -> throw new IllegalArgumentException("tile kernels take 2, 4 or 8-bit codes, not " + bits);
         }
     }
 
     /** 1 tile against 4 x rows. */
-    static void t1r4(int bits, MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, MemorySegment pm, long so, long bo, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
+    static void t1r4(int bits, boolean packed, MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, MemorySegment pm, long so, long bo, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
         switch (bits) {
-            case 8 -> t1r4b8(c, cw, ts, groups, wpg, x, xo, pm, so, bo, pts, xs, xso, out, oo, ldo);
-            case 4 -> t1r4b4(c, cw, ts, groups, wpg, x, xo, pm, so, bo, pts, xs, xso, out, oo, ldo);
-            case 2 -> t1r4b2(c, cw, ts, groups, wpg, x, xo, pm, so, bo, pts, xs, xso, out, oo, ldo);
+            case 8 -> { if (packed) t1r4b8p(c, cw, ts, groups, wpg, x, xo, pm, so, bo, pts, xs, xso, out, oo, ldo); else t1r4b8(c, cw, ts, groups, wpg, x, xo, pm, so, bo, pts, xs, xso, out, oo, ldo); }
+            case 4 -> { if (packed) t1r4b4p(c, cw, ts, groups, wpg, x, xo, pm, so, bo, pts, xs, xso, out, oo, ldo); else t1r4b4(c, cw, ts, groups, wpg, x, xo, pm, so, bo, pts, xs, xso, out, oo, ldo); }
+            case 2 -> { if (packed) t1r4b2p(c, cw, ts, groups, wpg, x, xo, pm, so, bo, pts, xs, xso, out, oo, ldo); else t1r4b2(c, cw, ts, groups, wpg, x, xo, pm, so, bo, pts, xs, xso, out, oo, ldo); }
             default -> throw new IllegalArgumentException("tile kernels take 2, 4 or 8-bit codes, not " + bits);
         }
     }
 
     /** 1 tile against 8 x rows. */
-    static void t1r8(int bits, MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, MemorySegment pm, long so, long bo, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
+    static void t1r8(int bits, boolean packed, MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, MemorySegment pm, long so, long bo, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
         switch (bits) {
-            case 8 -> t1r8b8(c, cw, ts, groups, wpg, x, xo, pm, so, bo, pts, xs, xso, out, oo, ldo);
-            case 4 -> t1r8b4(c, cw, ts, groups, wpg, x, xo, pm, so, bo, pts, xs, xso, out, oo, ldo);
-            case 2 -> t1r8b2(c, cw, ts, groups, wpg, x, xo, pm, so, bo, pts, xs, xso, out, oo, ldo);
+            case 8 -> { if (packed) t1r8b8p(c, cw, ts, groups, wpg, x, xo, pm, so, bo, pts, xs, xso, out, oo, ldo); else t1r8b8(c, cw, ts, groups, wpg, x, xo, pm, so, bo, pts, xs, xso, out, oo, ldo); }
+            case 4 -> { if (packed) t1r8b4p(c, cw, ts, groups, wpg, x, xo, pm, so, bo, pts, xs, xso, out, oo, ldo); else t1r8b4(c, cw, ts, groups, wpg, x, xo, pm, so, bo, pts, xs, xso, out, oo, ldo); }
+            case 2 -> { if (packed) t1r8b2p(c, cw, ts, groups, wpg, x, xo, pm, so, bo, pts, xs, xso, out, oo, ldo); else t1r8b2(c, cw, ts, groups, wpg, x, xo, pm, so, bo, pts, xs, xso, out, oo, ldo); }
             default -> throw new IllegalArgumentException("tile kernels take 2, 4 or 8-bit codes, not " + bits);
         }
     }
 
     /** 2 tiles against 8 x rows. */
-    static void t2r8(int bits, MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, MemorySegment pm, long so, long bo, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
+    static void t2r8(int bits, boolean packed, MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, MemorySegment pm, long so, long bo, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
         switch (bits) {
-            case 8 -> t2r8b8(c, cw, ts, groups, wpg, x, xo, pm, so, bo, pts, xs, xso, out, oo, ldo);
-            case 4 -> t2r8b4(c, cw, ts, groups, wpg, x, xo, pm, so, bo, pts, xs, xso, out, oo, ldo);
-            case 2 -> t2r8b2(c, cw, ts, groups, wpg, x, xo, pm, so, bo, pts, xs, xso, out, oo, ldo);
+            case 8 -> { if (packed) t2r8b8p(c, cw, ts, groups, wpg, x, xo, pm, so, bo, pts, xs, xso, out, oo, ldo); else t2r8b8(c, cw, ts, groups, wpg, x, xo, pm, so, bo, pts, xs, xso, out, oo, ldo); }
+            case 4 -> { if (packed) t2r8b4p(c, cw, ts, groups, wpg, x, xo, pm, so, bo, pts, xs, xso, out, oo, ldo); else t2r8b4(c, cw, ts, groups, wpg, x, xo, pm, so, bo, pts, xs, xso, out, oo, ldo); }
+            case 2 -> { if (packed) t2r8b2p(c, cw, ts, groups, wpg, x, xo, pm, so, bo, pts, xs, xso, out, oo, ldo); else t2r8b2(c, cw, ts, groups, wpg, x, xo, pm, so, bo, pts, xs, xso, out, oo, ldo); }
             default -> throw new IllegalArgumentException("tile kernels take 2, 4 or 8-bit codes, not " + bits);
         }
     }
@@ -1039,6 +1041,987 @@ final class AffineTileDots {
             }
             FloatVector s0 = FloatVector.fromMemorySegment(S, pm, so + (0 * pts + g * V) * 4L, LE), b0 = FloatVector.fromMemorySegment(S, pm, bo + (0 * pts + g * V) * 4L, LE);
             FloatVector s1 = FloatVector.fromMemorySegment(S, pm, so + (1 * pts + g * V) * 4L, LE), b1 = FloatVector.fromMemorySegment(S, pm, bo + (1 * pts + g * V) * 4L, LE);
+            { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 0 * groups + g]); b0.fma(xsv, a00.fma(s0, FloatVector.fromArray(S, out, oo + 0 * ldo + 0 * V))).intoArray(out, oo + 0 * ldo + 0 * V); b1.fma(xsv, a10.fma(s1, FloatVector.fromArray(S, out, oo + 0 * ldo + 1 * V))).intoArray(out, oo + 0 * ldo + 1 * V); }
+            { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 1 * groups + g]); b0.fma(xsv, a01.fma(s0, FloatVector.fromArray(S, out, oo + 1 * ldo + 0 * V))).intoArray(out, oo + 1 * ldo + 0 * V); b1.fma(xsv, a11.fma(s1, FloatVector.fromArray(S, out, oo + 1 * ldo + 1 * V))).intoArray(out, oo + 1 * ldo + 1 * V); }
+            { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 2 * groups + g]); b0.fma(xsv, a02.fma(s0, FloatVector.fromArray(S, out, oo + 2 * ldo + 0 * V))).intoArray(out, oo + 2 * ldo + 0 * V); b1.fma(xsv, a12.fma(s1, FloatVector.fromArray(S, out, oo + 2 * ldo + 1 * V))).intoArray(out, oo + 2 * ldo + 1 * V); }
+            { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 3 * groups + g]); b0.fma(xsv, a03.fma(s0, FloatVector.fromArray(S, out, oo + 3 * ldo + 0 * V))).intoArray(out, oo + 3 * ldo + 0 * V); b1.fma(xsv, a13.fma(s1, FloatVector.fromArray(S, out, oo + 3 * ldo + 1 * V))).intoArray(out, oo + 3 * ldo + 1 * V); }
+            { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 4 * groups + g]); b0.fma(xsv, a04.fma(s0, FloatVector.fromArray(S, out, oo + 4 * ldo + 0 * V))).intoArray(out, oo + 4 * ldo + 0 * V); b1.fma(xsv, a14.fma(s1, FloatVector.fromArray(S, out, oo + 4 * ldo + 1 * V))).intoArray(out, oo + 4 * ldo + 1 * V); }
+            { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 5 * groups + g]); b0.fma(xsv, a05.fma(s0, FloatVector.fromArray(S, out, oo + 5 * ldo + 0 * V))).intoArray(out, oo + 5 * ldo + 0 * V); b1.fma(xsv, a15.fma(s1, FloatVector.fromArray(S, out, oo + 5 * ldo + 1 * V))).intoArray(out, oo + 5 * ldo + 1 * V); }
+            { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 6 * groups + g]); b0.fma(xsv, a06.fma(s0, FloatVector.fromArray(S, out, oo + 6 * ldo + 0 * V))).intoArray(out, oo + 6 * ldo + 0 * V); b1.fma(xsv, a16.fma(s1, FloatVector.fromArray(S, out, oo + 6 * ldo + 1 * V))).intoArray(out, oo + 6 * ldo + 1 * V); }
+            { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 7 * groups + g]); b0.fma(xsv, a07.fma(s0, FloatVector.fromArray(S, out, oo + 7 * ldo + 0 * V))).intoArray(out, oo + 7 * ldo + 0 * V); b1.fma(xsv, a17.fma(s1, FloatVector.fromArray(S, out, oo + 7 * ldo + 1 * V))).intoArray(out, oo + 7 * ldo + 1 * V); }
+        }
+    }
+
+    static void t4r1b8p(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, MemorySegment pm, long so, long bo, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
+        FloatVector o00 = FloatVector.zero(S), o10 = FloatVector.zero(S), o20 = FloatVector.zero(S), o30 = FloatVector.zero(S);
+        for (int g = 0; g < groups; g++) {
+            FloatVector a00 = FloatVector.zero(S), a10 = FloatVector.zero(S), a20 = FloatVector.zero(S), a30 = FloatVector.zero(S);
+            int w1 = (g + 1) * wpg;
+            for (int w = g * wpg; w < w1; w++) {
+                IntVector c0 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts + (long) w * V) * 4, LE);
+                IntVector c1 = IntVector.fromMemorySegment(IS, c, (cw + 1 * ts + (long) w * V) * 4, LE);
+                IntVector c2 = IntVector.fromMemorySegment(IS, c, (cw + 2 * ts + (long) w * V) * 4, LE);
+                IntVector c3 = IntVector.fromMemorySegment(IS, c, (cw + 3 * ts + (long) w * V) * 4, LE);
+                int kx = xo + w * 4;
+                FloatVector d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 15).and(0x7f8000).or(ONE).reinterpretAsFloats();
+                FloatVector d1 = (FloatVector) c1.lanewise(VectorOperators.LSHL, 15).and(0x7f8000).or(ONE).reinterpretAsFloats();
+                FloatVector d2 = (FloatVector) c2.lanewise(VectorOperators.LSHL, 15).and(0x7f8000).or(ONE).reinterpretAsFloats();
+                FloatVector d3 = (FloatVector) c3.lanewise(VectorOperators.LSHL, 15).and(0x7f8000).or(ONE).reinterpretAsFloats();
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 0]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); a20 = d2.fma(xv, a20); a30 = d3.fma(xv, a30); }
+                d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 7).and(0x7f8000).or(ONE).reinterpretAsFloats();
+                d1 = (FloatVector) c1.lanewise(VectorOperators.LSHL, 7).and(0x7f8000).or(ONE).reinterpretAsFloats();
+                d2 = (FloatVector) c2.lanewise(VectorOperators.LSHL, 7).and(0x7f8000).or(ONE).reinterpretAsFloats();
+                d3 = (FloatVector) c3.lanewise(VectorOperators.LSHL, 7).and(0x7f8000).or(ONE).reinterpretAsFloats();
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 1]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); a20 = d2.fma(xv, a20); a30 = d3.fma(xv, a30); }
+                d0 = (FloatVector) c0.lanewise(VectorOperators.LSHR, 1).and(0x7f8000).or(ONE).reinterpretAsFloats();
+                d1 = (FloatVector) c1.lanewise(VectorOperators.LSHR, 1).and(0x7f8000).or(ONE).reinterpretAsFloats();
+                d2 = (FloatVector) c2.lanewise(VectorOperators.LSHR, 1).and(0x7f8000).or(ONE).reinterpretAsFloats();
+                d3 = (FloatVector) c3.lanewise(VectorOperators.LSHR, 1).and(0x7f8000).or(ONE).reinterpretAsFloats();
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 2]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); a20 = d2.fma(xv, a20); a30 = d3.fma(xv, a30); }
+                d0 = (FloatVector) c0.lanewise(VectorOperators.LSHR, 9).and(0x7f8000).or(ONE).reinterpretAsFloats();
+                d1 = (FloatVector) c1.lanewise(VectorOperators.LSHR, 9).and(0x7f8000).or(ONE).reinterpretAsFloats();
+                d2 = (FloatVector) c2.lanewise(VectorOperators.LSHR, 9).and(0x7f8000).or(ONE).reinterpretAsFloats();
+                d3 = (FloatVector) c3.lanewise(VectorOperators.LSHR, 9).and(0x7f8000).or(ONE).reinterpretAsFloats();
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 3]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); a20 = d2.fma(xv, a20); a30 = d3.fma(xv, a30); }
+            }
+            IntVector p0 = IntVector.fromMemorySegment(IS, pm, so + (0 * pts + g * V) * 4L, LE);
+            FloatVector s0 = ((FloatVector) p0.lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats()).mul(256f), b0 = ((FloatVector) p0.and(0xffff0000).reinterpretAsFloats()).sub(s0);
+            IntVector p1 = IntVector.fromMemorySegment(IS, pm, so + (1 * pts + g * V) * 4L, LE);
+            FloatVector s1 = ((FloatVector) p1.lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats()).mul(256f), b1 = ((FloatVector) p1.and(0xffff0000).reinterpretAsFloats()).sub(s1);
+            IntVector p2 = IntVector.fromMemorySegment(IS, pm, so + (2 * pts + g * V) * 4L, LE);
+            FloatVector s2 = ((FloatVector) p2.lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats()).mul(256f), b2 = ((FloatVector) p2.and(0xffff0000).reinterpretAsFloats()).sub(s2);
+            IntVector p3 = IntVector.fromMemorySegment(IS, pm, so + (3 * pts + g * V) * 4L, LE);
+            FloatVector s3 = ((FloatVector) p3.lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats()).mul(256f), b3 = ((FloatVector) p3.and(0xffff0000).reinterpretAsFloats()).sub(s3);
+            { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 0 * groups + g]); o00 = a00.fma(s0, o00); o00 = b0.fma(xsv, o00); o10 = a10.fma(s1, o10); o10 = b1.fma(xsv, o10); o20 = a20.fma(s2, o20); o20 = b2.fma(xsv, o20); o30 = a30.fma(s3, o30); o30 = b3.fma(xsv, o30); }
+        }
+        o00.intoArray(out, oo + 0 * ldo + 0 * V);
+        o10.intoArray(out, oo + 0 * ldo + 1 * V);
+        o20.intoArray(out, oo + 0 * ldo + 2 * V);
+        o30.intoArray(out, oo + 0 * ldo + 3 * V);
+    }
+
+    static void t1r1b8p(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, MemorySegment pm, long so, long bo, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
+        FloatVector o00 = FloatVector.zero(S);
+        for (int g = 0; g < groups; g++) {
+            FloatVector a00 = FloatVector.zero(S);
+            int w1 = (g + 1) * wpg;
+            for (int w = g * wpg; w < w1; w++) {
+                IntVector c0 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts + (long) w * V) * 4, LE);
+                int kx = xo + w * 4;
+                FloatVector d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 15).and(0x7f8000).or(ONE).reinterpretAsFloats();
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 0]); a00 = d0.fma(xv, a00); }
+                d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 7).and(0x7f8000).or(ONE).reinterpretAsFloats();
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 1]); a00 = d0.fma(xv, a00); }
+                d0 = (FloatVector) c0.lanewise(VectorOperators.LSHR, 1).and(0x7f8000).or(ONE).reinterpretAsFloats();
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 2]); a00 = d0.fma(xv, a00); }
+                d0 = (FloatVector) c0.lanewise(VectorOperators.LSHR, 9).and(0x7f8000).or(ONE).reinterpretAsFloats();
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 3]); a00 = d0.fma(xv, a00); }
+            }
+            IntVector p0 = IntVector.fromMemorySegment(IS, pm, so + (0 * pts + g * V) * 4L, LE);
+            FloatVector s0 = ((FloatVector) p0.lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats()).mul(256f), b0 = ((FloatVector) p0.and(0xffff0000).reinterpretAsFloats()).sub(s0);
+            { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 0 * groups + g]); o00 = a00.fma(s0, o00); o00 = b0.fma(xsv, o00); }
+        }
+        o00.intoArray(out, oo + 0 * ldo + 0 * V);
+    }
+
+    static void t2r2b8p(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, MemorySegment pm, long so, long bo, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
+        FloatVector o00 = FloatVector.zero(S), o01 = FloatVector.zero(S), o10 = FloatVector.zero(S), o11 = FloatVector.zero(S);
+        for (int g = 0; g < groups; g++) {
+            FloatVector a00 = FloatVector.zero(S), a01 = FloatVector.zero(S), a10 = FloatVector.zero(S), a11 = FloatVector.zero(S);
+            int w1 = (g + 1) * wpg;
+            for (int w = g * wpg; w < w1; w++) {
+                IntVector c0 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts + (long) w * V) * 4, LE);
+                IntVector c1 = IntVector.fromMemorySegment(IS, c, (cw + 1 * ts + (long) w * V) * 4, LE);
+                int kx = xo + w * 8;
+                FloatVector d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 15).and(0x7f8000).or(ONE).reinterpretAsFloats();
+                FloatVector d1 = (FloatVector) c1.lanewise(VectorOperators.LSHL, 15).and(0x7f8000).or(ONE).reinterpretAsFloats();
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 0]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 1]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
+                d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 7).and(0x7f8000).or(ONE).reinterpretAsFloats();
+                d1 = (FloatVector) c1.lanewise(VectorOperators.LSHL, 7).and(0x7f8000).or(ONE).reinterpretAsFloats();
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 2]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 3]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
+                d0 = (FloatVector) c0.lanewise(VectorOperators.LSHR, 1).and(0x7f8000).or(ONE).reinterpretAsFloats();
+                d1 = (FloatVector) c1.lanewise(VectorOperators.LSHR, 1).and(0x7f8000).or(ONE).reinterpretAsFloats();
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 4]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 5]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
+                d0 = (FloatVector) c0.lanewise(VectorOperators.LSHR, 9).and(0x7f8000).or(ONE).reinterpretAsFloats();
+                d1 = (FloatVector) c1.lanewise(VectorOperators.LSHR, 9).and(0x7f8000).or(ONE).reinterpretAsFloats();
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 6]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 7]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
+            }
+            IntVector p0 = IntVector.fromMemorySegment(IS, pm, so + (0 * pts + g * V) * 4L, LE);
+            FloatVector s0 = ((FloatVector) p0.lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats()).mul(256f), b0 = ((FloatVector) p0.and(0xffff0000).reinterpretAsFloats()).sub(s0);
+            IntVector p1 = IntVector.fromMemorySegment(IS, pm, so + (1 * pts + g * V) * 4L, LE);
+            FloatVector s1 = ((FloatVector) p1.lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats()).mul(256f), b1 = ((FloatVector) p1.and(0xffff0000).reinterpretAsFloats()).sub(s1);
+            { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 0 * groups + g]); o00 = a00.fma(s0, o00); o00 = b0.fma(xsv, o00); o10 = a10.fma(s1, o10); o10 = b1.fma(xsv, o10); }
+            { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 1 * groups + g]); o01 = a01.fma(s0, o01); o01 = b0.fma(xsv, o01); o11 = a11.fma(s1, o11); o11 = b1.fma(xsv, o11); }
+        }
+        o00.intoArray(out, oo + 0 * ldo + 0 * V);
+        o01.intoArray(out, oo + 1 * ldo + 0 * V);
+        o10.intoArray(out, oo + 0 * ldo + 1 * V);
+        o11.intoArray(out, oo + 1 * ldo + 1 * V);
+    }
+
+    static void t1r2b8p(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, MemorySegment pm, long so, long bo, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
+        FloatVector o00 = FloatVector.zero(S), o01 = FloatVector.zero(S);
+        for (int g = 0; g < groups; g++) {
+            FloatVector a00 = FloatVector.zero(S), a01 = FloatVector.zero(S);
+            int w1 = (g + 1) * wpg;
+            for (int w = g * wpg; w < w1; w++) {
+                IntVector c0 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts + (long) w * V) * 4, LE);
+                int kx = xo + w * 8;
+                FloatVector d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 15).and(0x7f8000).or(ONE).reinterpretAsFloats();
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 0]); a00 = d0.fma(xv, a00); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 1]); a01 = d0.fma(xv, a01); }
+                d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 7).and(0x7f8000).or(ONE).reinterpretAsFloats();
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 2]); a00 = d0.fma(xv, a00); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 3]); a01 = d0.fma(xv, a01); }
+                d0 = (FloatVector) c0.lanewise(VectorOperators.LSHR, 1).and(0x7f8000).or(ONE).reinterpretAsFloats();
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 4]); a00 = d0.fma(xv, a00); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 5]); a01 = d0.fma(xv, a01); }
+                d0 = (FloatVector) c0.lanewise(VectorOperators.LSHR, 9).and(0x7f8000).or(ONE).reinterpretAsFloats();
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 6]); a00 = d0.fma(xv, a00); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 7]); a01 = d0.fma(xv, a01); }
+            }
+            IntVector p0 = IntVector.fromMemorySegment(IS, pm, so + (0 * pts + g * V) * 4L, LE);
+            FloatVector s0 = ((FloatVector) p0.lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats()).mul(256f), b0 = ((FloatVector) p0.and(0xffff0000).reinterpretAsFloats()).sub(s0);
+            { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 0 * groups + g]); o00 = a00.fma(s0, o00); o00 = b0.fma(xsv, o00); }
+            { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 1 * groups + g]); o01 = a01.fma(s0, o01); o01 = b0.fma(xsv, o01); }
+        }
+        o00.intoArray(out, oo + 0 * ldo + 0 * V);
+        o01.intoArray(out, oo + 1 * ldo + 0 * V);
+    }
+
+    static void t2r4b8p(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, MemorySegment pm, long so, long bo, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
+        FloatVector o00 = FloatVector.zero(S), o01 = FloatVector.zero(S), o02 = FloatVector.zero(S), o03 = FloatVector.zero(S), o10 = FloatVector.zero(S), o11 = FloatVector.zero(S), o12 = FloatVector.zero(S), o13 = FloatVector.zero(S);
+        for (int g = 0; g < groups; g++) {
+            FloatVector a00 = FloatVector.zero(S), a01 = FloatVector.zero(S), a02 = FloatVector.zero(S), a03 = FloatVector.zero(S), a10 = FloatVector.zero(S), a11 = FloatVector.zero(S), a12 = FloatVector.zero(S), a13 = FloatVector.zero(S);
+            int w1 = (g + 1) * wpg;
+            for (int w = g * wpg; w < w1; w++) {
+                IntVector c0 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts + (long) w * V) * 4, LE);
+                IntVector c1 = IntVector.fromMemorySegment(IS, c, (cw + 1 * ts + (long) w * V) * 4, LE);
+                int kx = xo + w * 16;
+                FloatVector d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 15).and(0x7f8000).or(ONE).reinterpretAsFloats();
+                FloatVector d1 = (FloatVector) c1.lanewise(VectorOperators.LSHL, 15).and(0x7f8000).or(ONE).reinterpretAsFloats();
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 0]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 1]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 2]); a02 = d0.fma(xv, a02); a12 = d1.fma(xv, a12); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 3]); a03 = d0.fma(xv, a03); a13 = d1.fma(xv, a13); }
+                d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 7).and(0x7f8000).or(ONE).reinterpretAsFloats();
+                d1 = (FloatVector) c1.lanewise(VectorOperators.LSHL, 7).and(0x7f8000).or(ONE).reinterpretAsFloats();
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 4]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 5]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 6]); a02 = d0.fma(xv, a02); a12 = d1.fma(xv, a12); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 7]); a03 = d0.fma(xv, a03); a13 = d1.fma(xv, a13); }
+                d0 = (FloatVector) c0.lanewise(VectorOperators.LSHR, 1).and(0x7f8000).or(ONE).reinterpretAsFloats();
+                d1 = (FloatVector) c1.lanewise(VectorOperators.LSHR, 1).and(0x7f8000).or(ONE).reinterpretAsFloats();
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 8]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 9]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 10]); a02 = d0.fma(xv, a02); a12 = d1.fma(xv, a12); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 11]); a03 = d0.fma(xv, a03); a13 = d1.fma(xv, a13); }
+                d0 = (FloatVector) c0.lanewise(VectorOperators.LSHR, 9).and(0x7f8000).or(ONE).reinterpretAsFloats();
+                d1 = (FloatVector) c1.lanewise(VectorOperators.LSHR, 9).and(0x7f8000).or(ONE).reinterpretAsFloats();
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 12]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 13]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 14]); a02 = d0.fma(xv, a02); a12 = d1.fma(xv, a12); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 15]); a03 = d0.fma(xv, a03); a13 = d1.fma(xv, a13); }
+            }
+            IntVector p0 = IntVector.fromMemorySegment(IS, pm, so + (0 * pts + g * V) * 4L, LE);
+            FloatVector s0 = ((FloatVector) p0.lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats()).mul(256f), b0 = ((FloatVector) p0.and(0xffff0000).reinterpretAsFloats()).sub(s0);
+            IntVector p1 = IntVector.fromMemorySegment(IS, pm, so + (1 * pts + g * V) * 4L, LE);
+            FloatVector s1 = ((FloatVector) p1.lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats()).mul(256f), b1 = ((FloatVector) p1.and(0xffff0000).reinterpretAsFloats()).sub(s1);
+            { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 0 * groups + g]); o00 = a00.fma(s0, o00); o00 = b0.fma(xsv, o00); o10 = a10.fma(s1, o10); o10 = b1.fma(xsv, o10); }
+            { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 1 * groups + g]); o01 = a01.fma(s0, o01); o01 = b0.fma(xsv, o01); o11 = a11.fma(s1, o11); o11 = b1.fma(xsv, o11); }
+            { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 2 * groups + g]); o02 = a02.fma(s0, o02); o02 = b0.fma(xsv, o02); o12 = a12.fma(s1, o12); o12 = b1.fma(xsv, o12); }
+            { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 3 * groups + g]); o03 = a03.fma(s0, o03); o03 = b0.fma(xsv, o03); o13 = a13.fma(s1, o13); o13 = b1.fma(xsv, o13); }
+        }
+        o00.intoArray(out, oo + 0 * ldo + 0 * V);
+        o01.intoArray(out, oo + 1 * ldo + 0 * V);
+        o02.intoArray(out, oo + 2 * ldo + 0 * V);
+        o03.intoArray(out, oo + 3 * ldo + 0 * V);
+        o10.intoArray(out, oo + 0 * ldo + 1 * V);
+        o11.intoArray(out, oo + 1 * ldo + 1 * V);
+        o12.intoArray(out, oo + 2 * ldo + 1 * V);
+        o13.intoArray(out, oo + 3 * ldo + 1 * V);
+    }
+
+    static void t1r4b8p(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, MemorySegment pm, long so, long bo, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
+        FloatVector o00 = FloatVector.zero(S), o01 = FloatVector.zero(S), o02 = FloatVector.zero(S), o03 = FloatVector.zero(S);
+        for (int g = 0; g < groups; g++) {
+            FloatVector a00 = FloatVector.zero(S), a01 = FloatVector.zero(S), a02 = FloatVector.zero(S), a03 = FloatVector.zero(S);
+            int w1 = (g + 1) * wpg;
+            for (int w = g * wpg; w < w1; w++) {
+                IntVector c0 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts + (long) w * V) * 4, LE);
+                int kx = xo + w * 16;
+                FloatVector d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 15).and(0x7f8000).or(ONE).reinterpretAsFloats();
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 0]); a00 = d0.fma(xv, a00); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 1]); a01 = d0.fma(xv, a01); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 2]); a02 = d0.fma(xv, a02); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 3]); a03 = d0.fma(xv, a03); }
+                d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 7).and(0x7f8000).or(ONE).reinterpretAsFloats();
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 4]); a00 = d0.fma(xv, a00); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 5]); a01 = d0.fma(xv, a01); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 6]); a02 = d0.fma(xv, a02); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 7]); a03 = d0.fma(xv, a03); }
+                d0 = (FloatVector) c0.lanewise(VectorOperators.LSHR, 1).and(0x7f8000).or(ONE).reinterpretAsFloats();
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 8]); a00 = d0.fma(xv, a00); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 9]); a01 = d0.fma(xv, a01); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 10]); a02 = d0.fma(xv, a02); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 11]); a03 = d0.fma(xv, a03); }
+                d0 = (FloatVector) c0.lanewise(VectorOperators.LSHR, 9).and(0x7f8000).or(ONE).reinterpretAsFloats();
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 12]); a00 = d0.fma(xv, a00); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 13]); a01 = d0.fma(xv, a01); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 14]); a02 = d0.fma(xv, a02); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 15]); a03 = d0.fma(xv, a03); }
+            }
+            IntVector p0 = IntVector.fromMemorySegment(IS, pm, so + (0 * pts + g * V) * 4L, LE);
+            FloatVector s0 = ((FloatVector) p0.lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats()).mul(256f), b0 = ((FloatVector) p0.and(0xffff0000).reinterpretAsFloats()).sub(s0);
+            { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 0 * groups + g]); o00 = a00.fma(s0, o00); o00 = b0.fma(xsv, o00); }
+            { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 1 * groups + g]); o01 = a01.fma(s0, o01); o01 = b0.fma(xsv, o01); }
+            { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 2 * groups + g]); o02 = a02.fma(s0, o02); o02 = b0.fma(xsv, o02); }
+            { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 3 * groups + g]); o03 = a03.fma(s0, o03); o03 = b0.fma(xsv, o03); }
+        }
+        o00.intoArray(out, oo + 0 * ldo + 0 * V);
+        o01.intoArray(out, oo + 1 * ldo + 0 * V);
+        o02.intoArray(out, oo + 2 * ldo + 0 * V);
+        o03.intoArray(out, oo + 3 * ldo + 0 * V);
+    }
+
+    static void t1r8b8p(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, MemorySegment pm, long so, long bo, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
+        FloatVector o00 = FloatVector.zero(S), o01 = FloatVector.zero(S), o02 = FloatVector.zero(S), o03 = FloatVector.zero(S), o04 = FloatVector.zero(S), o05 = FloatVector.zero(S), o06 = FloatVector.zero(S), o07 = FloatVector.zero(S);
+        for (int g = 0; g < groups; g++) {
+            FloatVector a00 = FloatVector.zero(S), a01 = FloatVector.zero(S), a02 = FloatVector.zero(S), a03 = FloatVector.zero(S), a04 = FloatVector.zero(S), a05 = FloatVector.zero(S), a06 = FloatVector.zero(S), a07 = FloatVector.zero(S);
+            int w1 = (g + 1) * wpg;
+            for (int w = g * wpg; w < w1; w++) {
+                IntVector c0 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts + (long) w * V) * 4, LE);
+                int kx = xo + w * 32;
+                FloatVector d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 15).and(0x7f8000).or(ONE).reinterpretAsFloats();
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 0]); a00 = d0.fma(xv, a00); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 1]); a01 = d0.fma(xv, a01); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 2]); a02 = d0.fma(xv, a02); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 3]); a03 = d0.fma(xv, a03); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 4]); a04 = d0.fma(xv, a04); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 5]); a05 = d0.fma(xv, a05); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 6]); a06 = d0.fma(xv, a06); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 7]); a07 = d0.fma(xv, a07); }
+                d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 7).and(0x7f8000).or(ONE).reinterpretAsFloats();
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 8]); a00 = d0.fma(xv, a00); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 9]); a01 = d0.fma(xv, a01); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 10]); a02 = d0.fma(xv, a02); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 11]); a03 = d0.fma(xv, a03); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 12]); a04 = d0.fma(xv, a04); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 13]); a05 = d0.fma(xv, a05); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 14]); a06 = d0.fma(xv, a06); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 15]); a07 = d0.fma(xv, a07); }
+                d0 = (FloatVector) c0.lanewise(VectorOperators.LSHR, 1).and(0x7f8000).or(ONE).reinterpretAsFloats();
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 16]); a00 = d0.fma(xv, a00); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 17]); a01 = d0.fma(xv, a01); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 18]); a02 = d0.fma(xv, a02); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 19]); a03 = d0.fma(xv, a03); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 20]); a04 = d0.fma(xv, a04); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 21]); a05 = d0.fma(xv, a05); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 22]); a06 = d0.fma(xv, a06); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 23]); a07 = d0.fma(xv, a07); }
+                d0 = (FloatVector) c0.lanewise(VectorOperators.LSHR, 9).and(0x7f8000).or(ONE).reinterpretAsFloats();
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 24]); a00 = d0.fma(xv, a00); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 25]); a01 = d0.fma(xv, a01); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 26]); a02 = d0.fma(xv, a02); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 27]); a03 = d0.fma(xv, a03); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 28]); a04 = d0.fma(xv, a04); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 29]); a05 = d0.fma(xv, a05); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 30]); a06 = d0.fma(xv, a06); }
+                { FloatVector xv = FloatVector.broadcast(S, x[kx + 31]); a07 = d0.fma(xv, a07); }
+            }
+            IntVector p0 = IntVector.fromMemorySegment(IS, pm, so + (0 * pts + g * V) * 4L, LE);
+            FloatVector s0 = ((FloatVector) p0.lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats()).mul(256f), b0 = ((FloatVector) p0.and(0xffff0000).reinterpretAsFloats()).sub(s0);
+            { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 0 * groups + g]); o00 = a00.fma(s0, o00); o00 = b0.fma(xsv, o00); }
+            { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 1 * groups + g]); o01 = a01.fma(s0, o01); o01 = b0.fma(xsv, o01); }
+            { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 2 * groups + g]); o02 = a02.fma(s0, o02); o02 = b0.fma(xsv, o02); }
+            { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 3 * groups + g]); o03 = a03.fma(s0, o03); o03 = b0.fma(xsv, o03); }
+            { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 4 * groups + g]); o04 = a04.fma(s0, o04); o04 = b0.fma(xsv, o04); }
+            { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 5 * groups + g]); o05 = a05.fma(s0, o05); o05 = b0.fma(xsv, o05); }
+            { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 6 * groups + g]); o06 = a06.fma(s0, o06); o06 = b0.fma(xsv, o06); }
+            { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 7 * groups + g]); o07 = a07.fma(s0, o07); o07 = b0.fma(xsv, o07); }
+        }
+        o00.intoArray(out, oo + 0 * ldo + 0 * V);
+        o01.intoArray(out, oo + 1 * ldo + 0 * V);
+        o02.intoArray(out, oo + 2 * ldo + 0 * V);
+        o03.intoArray(out, oo + 3 * ldo + 0 * V);
+        o04.intoArray(out, oo + 4 * ldo + 0 * V);
+        o05.intoArray(out, oo + 5 * ldo + 0 * V);
+        o06.intoArray(out, oo + 6 * ldo + 0 * V);
+        o07.intoArray(out, oo + 7 * ldo + 0 * V);
+    }
+
+    static void t2r8b8p(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, MemorySegment pm, long so, long bo, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
+        FloatVector zero = FloatVector.zero(S);
+        zero.intoArray(out, oo + 0 * ldo + 0 * V);
+        zero.intoArray(out, oo + 1 * ldo + 0 * V);
+        zero.intoArray(out, oo + 2 * ldo + 0 * V);
+        zero.intoArray(out, oo + 3 * ldo + 0 * V);
+        zero.intoArray(out, oo + 4 * ldo + 0 * V);
+        zero.intoArray(out, oo + 5 * ldo + 0 * V);
+        zero.intoArray(out, oo + 6 * ldo + 0 * V);
+        zero.intoArray(out, oo + 7 * ldo + 0 * V);
+        zero.intoArray(out, oo + 0 * ldo + 1 * V);
+        zero.intoArray(out, oo + 1 * ldo + 1 * V);
+        zero.intoArray(out, oo + 2 * ldo + 1 * V);
+        zero.intoArray(out, oo + 3 * ldo + 1 * V);
+        zero.intoArray(out, oo + 4 * ldo + 1 * V);
+        zero.intoArray(out, oo + 5 * ldo + 1 * V);
+        zero.intoArray(out, oo + 6 * ldo + 1 * V);
+        zero.intoArray(out, oo + 7 * ldo + 1 * V);
+        for (int g = 0; g < groups; g++) {
+            FloatVector a00 = FloatVector.zero(S), a01 = FloatVector.zero(S), a02 = FloatVector.zero(S), a03 = FloatVector.zero(S), a04 = FloatVector.zero(S), a05 = FloatVector.zero(S), a06 = FloatVector.zero(S), a07 = FloatVector.zero(S), a10 = FloatVector.zero(S), a11 = FloatVector.zero(S), a12 = FloatVector.zero(S), a13 = FloatVector.zero(S), a14 = FloatVector.zero(S), a15 = FloatVector.zero(S), a16 = FloatVector.zero(S), a17 = FloatVector.zero(S);
+            int w1 = (g + 1) * wpg;
+            for (int w = g * wpg; w < w1; w++) {
+                IntVector c0 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts + (long) w * V) * 4, LE);
+                IntVector c1 = IntVector.fromMemorySegment(IS, c, (cw + 1 * ts + (long) w * V) * 4, LE);
+                for (int q = 0; q < 4; q++) {
+                    int kx = xo + w * 32 + q * 8;
+                    IntVector e0 = c0;
+                    IntVector e1 = c1;
+                    FloatVector d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 15).and(0x7f8000).or(ONE).reinterpretAsFloats();
+                    FloatVector d1 = (FloatVector) e1.lanewise(VectorOperators.LSHL, 15).and(0x7f8000).or(ONE).reinterpretAsFloats();
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 0]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 1]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 2]); a02 = d0.fma(xv, a02); a12 = d1.fma(xv, a12); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 3]); a03 = d0.fma(xv, a03); a13 = d1.fma(xv, a13); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 4]); a04 = d0.fma(xv, a04); a14 = d1.fma(xv, a14); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 5]); a05 = d0.fma(xv, a05); a15 = d1.fma(xv, a15); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 6]); a06 = d0.fma(xv, a06); a16 = d1.fma(xv, a16); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 7]); a07 = d0.fma(xv, a07); a17 = d1.fma(xv, a17); }
+                    c0 = c0.lanewise(VectorOperators.LSHR, 8);
+                    c1 = c1.lanewise(VectorOperators.LSHR, 8);
+                }
+            }
+            IntVector p0 = IntVector.fromMemorySegment(IS, pm, so + (0 * pts + g * V) * 4L, LE);
+            FloatVector s0 = ((FloatVector) p0.lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats()).mul(256f), b0 = ((FloatVector) p0.and(0xffff0000).reinterpretAsFloats()).sub(s0);
+            IntVector p1 = IntVector.fromMemorySegment(IS, pm, so + (1 * pts + g * V) * 4L, LE);
+            FloatVector s1 = ((FloatVector) p1.lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats()).mul(256f), b1 = ((FloatVector) p1.and(0xffff0000).reinterpretAsFloats()).sub(s1);
+            { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 0 * groups + g]); b0.fma(xsv, a00.fma(s0, FloatVector.fromArray(S, out, oo + 0 * ldo + 0 * V))).intoArray(out, oo + 0 * ldo + 0 * V); b1.fma(xsv, a10.fma(s1, FloatVector.fromArray(S, out, oo + 0 * ldo + 1 * V))).intoArray(out, oo + 0 * ldo + 1 * V); }
+            { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 1 * groups + g]); b0.fma(xsv, a01.fma(s0, FloatVector.fromArray(S, out, oo + 1 * ldo + 0 * V))).intoArray(out, oo + 1 * ldo + 0 * V); b1.fma(xsv, a11.fma(s1, FloatVector.fromArray(S, out, oo + 1 * ldo + 1 * V))).intoArray(out, oo + 1 * ldo + 1 * V); }
+            { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 2 * groups + g]); b0.fma(xsv, a02.fma(s0, FloatVector.fromArray(S, out, oo + 2 * ldo + 0 * V))).intoArray(out, oo + 2 * ldo + 0 * V); b1.fma(xsv, a12.fma(s1, FloatVector.fromArray(S, out, oo + 2 * ldo + 1 * V))).intoArray(out, oo + 2 * ldo + 1 * V); }
+            { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 3 * groups + g]); b0.fma(xsv, a03.fma(s0, FloatVector.fromArray(S, out, oo + 3 * ldo + 0 * V))).intoArray(out, oo + 3 * ldo + 0 * V); b1.fma(xsv, a13.fma(s1, FloatVector.fromArray(S, out, oo + 3 * ldo + 1 * V))).intoArray(out, oo + 3 * ldo + 1 * V); }
+            { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 4 * groups + g]); b0.fma(xsv, a04.fma(s0, FloatVector.fromArray(S, out, oo + 4 * ldo + 0 * V))).intoArray(out, oo + 4 * ldo + 0 * V); b1.fma(xsv, a14.fma(s1, FloatVector.fromArray(S, out, oo + 4 * ldo + 1 * V))).intoArray(out, oo + 4 * ldo + 1 * V); }
+            { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 5 * groups + g]); b0.fma(xsv, a05.fma(s0, FloatVector.fromArray(S, out, oo + 5 * ldo + 0 * V))).intoArray(out, oo + 5 * ldo + 0 * V); b1.fma(xsv, a15.fma(s1, FloatVector.fromArray(S, out, oo + 5 * ldo + 1 * V))).intoArray(out, oo + 5 * ldo + 1 * V); }
+            { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 6 * groups + g]); b0.fma(xsv, a06.fma(s0, FloatVector.fromArray(S, out, oo + 6 * ldo + 0 * V))).intoArray(out, oo + 6 * ldo + 0 * V); b1.fma(xsv, a16.fma(s1, FloatVector.fromArray(S, out, oo + 6 * ldo + 1 * V))).intoArray(out, oo + 6 * ldo + 1 * V); }
+            { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 7 * groups + g]); b0.fma(xsv, a07.fma(s0, FloatVector.fromArray(S, out, oo + 7 * ldo + 0 * V))).intoArray(out, oo + 7 * ldo + 0 * V); b1.fma(xsv, a17.fma(s1, FloatVector.fromArray(S, out, oo + 7 * ldo + 1 * V))).intoArray(out, oo + 7 * ldo + 1 * V); }
+        }
+    }
+
+    static void t4r1b4p(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, MemorySegment pm, long so, long bo, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
+        FloatVector o00 = FloatVector.zero(S), o10 = FloatVector.zero(S), o20 = FloatVector.zero(S), o30 = FloatVector.zero(S);
+        for (int g = 0; g < groups; g++) {
+            FloatVector a00 = FloatVector.zero(S), a10 = FloatVector.zero(S), a20 = FloatVector.zero(S), a30 = FloatVector.zero(S);
+            int w1 = (g + 1) * wpg;
+            for (int w = g * wpg; w < w1; w++) {
+                IntVector c0 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts + (long) w * V) * 4, LE);
+                IntVector c1 = IntVector.fromMemorySegment(IS, c, (cw + 1 * ts + (long) w * V) * 4, LE);
+                IntVector c2 = IntVector.fromMemorySegment(IS, c, (cw + 2 * ts + (long) w * V) * 4, LE);
+                IntVector c3 = IntVector.fromMemorySegment(IS, c, (cw + 3 * ts + (long) w * V) * 4, LE);
+                for (int q = 0; q < 2; q++) {
+                    int kx = xo + w * 8 + q * 4;
+                    IntVector e0 = c0.lanewise(VectorOperators.LSHR, q * 16);
+                    IntVector e1 = c1.lanewise(VectorOperators.LSHR, q * 16);
+                    IntVector e2 = c2.lanewise(VectorOperators.LSHR, q * 16);
+                    IntVector e3 = c3.lanewise(VectorOperators.LSHR, q * 16);
+                    FloatVector d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 19).and(0x780000).or(ONE).reinterpretAsFloats();
+                    FloatVector d1 = (FloatVector) e1.lanewise(VectorOperators.LSHL, 19).and(0x780000).or(ONE).reinterpretAsFloats();
+                    FloatVector d2 = (FloatVector) e2.lanewise(VectorOperators.LSHL, 19).and(0x780000).or(ONE).reinterpretAsFloats();
+                    FloatVector d3 = (FloatVector) e3.lanewise(VectorOperators.LSHL, 19).and(0x780000).or(ONE).reinterpretAsFloats();
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 0]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); a20 = d2.fma(xv, a20); a30 = d3.fma(xv, a30); }
+                    d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 15).and(0x780000).or(ONE).reinterpretAsFloats();
+                    d1 = (FloatVector) e1.lanewise(VectorOperators.LSHL, 15).and(0x780000).or(ONE).reinterpretAsFloats();
+                    d2 = (FloatVector) e2.lanewise(VectorOperators.LSHL, 15).and(0x780000).or(ONE).reinterpretAsFloats();
+                    d3 = (FloatVector) e3.lanewise(VectorOperators.LSHL, 15).and(0x780000).or(ONE).reinterpretAsFloats();
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 1]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); a20 = d2.fma(xv, a20); a30 = d3.fma(xv, a30); }
+                    d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 11).and(0x780000).or(ONE).reinterpretAsFloats();
+                    d1 = (FloatVector) e1.lanewise(VectorOperators.LSHL, 11).and(0x780000).or(ONE).reinterpretAsFloats();
+                    d2 = (FloatVector) e2.lanewise(VectorOperators.LSHL, 11).and(0x780000).or(ONE).reinterpretAsFloats();
+                    d3 = (FloatVector) e3.lanewise(VectorOperators.LSHL, 11).and(0x780000).or(ONE).reinterpretAsFloats();
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 2]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); a20 = d2.fma(xv, a20); a30 = d3.fma(xv, a30); }
+                    d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 7).and(0x780000).or(ONE).reinterpretAsFloats();
+                    d1 = (FloatVector) e1.lanewise(VectorOperators.LSHL, 7).and(0x780000).or(ONE).reinterpretAsFloats();
+                    d2 = (FloatVector) e2.lanewise(VectorOperators.LSHL, 7).and(0x780000).or(ONE).reinterpretAsFloats();
+                    d3 = (FloatVector) e3.lanewise(VectorOperators.LSHL, 7).and(0x780000).or(ONE).reinterpretAsFloats();
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 3]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); a20 = d2.fma(xv, a20); a30 = d3.fma(xv, a30); }
+                }
+            }
+            IntVector p0 = IntVector.fromMemorySegment(IS, pm, so + (0 * pts + g * V) * 4L, LE);
+            FloatVector s0 = ((FloatVector) p0.lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats()).mul(16f), b0 = ((FloatVector) p0.and(0xffff0000).reinterpretAsFloats()).sub(s0);
+            IntVector p1 = IntVector.fromMemorySegment(IS, pm, so + (1 * pts + g * V) * 4L, LE);
+            FloatVector s1 = ((FloatVector) p1.lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats()).mul(16f), b1 = ((FloatVector) p1.and(0xffff0000).reinterpretAsFloats()).sub(s1);
+            IntVector p2 = IntVector.fromMemorySegment(IS, pm, so + (2 * pts + g * V) * 4L, LE);
+            FloatVector s2 = ((FloatVector) p2.lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats()).mul(16f), b2 = ((FloatVector) p2.and(0xffff0000).reinterpretAsFloats()).sub(s2);
+            IntVector p3 = IntVector.fromMemorySegment(IS, pm, so + (3 * pts + g * V) * 4L, LE);
+            FloatVector s3 = ((FloatVector) p3.lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats()).mul(16f), b3 = ((FloatVector) p3.and(0xffff0000).reinterpretAsFloats()).sub(s3);
+            { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 0 * groups + g]); o00 = a00.fma(s0, o00); o00 = b0.fma(xsv, o00); o10 = a10.fma(s1, o10); o10 = b1.fma(xsv, o10); o20 = a20.fma(s2, o20); o20 = b2.fma(xsv, o20); o30 = a30.fma(s3, o30); o30 = b3.fma(xsv, o30); }
+        }
+        o00.intoArray(out, oo + 0 * ldo + 0 * V);
+        o10.intoArray(out, oo + 0 * ldo + 1 * V);
+        o20.intoArray(out, oo + 0 * ldo + 2 * V);
+        o30.intoArray(out, oo + 0 * ldo + 3 * V);
+    }
+
+    static void t1r1b4p(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, MemorySegment pm, long so, long bo, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
+        FloatVector o00 = FloatVector.zero(S);
+        for (int g = 0; g < groups; g++) {
+            FloatVector a00 = FloatVector.zero(S);
+            int w1 = (g + 1) * wpg;
+            for (int w = g * wpg; w < w1; w++) {
+                IntVector c0 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts + (long) w * V) * 4, LE);
+                for (int q = 0; q < 2; q++) {
+                    int kx = xo + w * 8 + q * 4;
+                    IntVector e0 = c0.lanewise(VectorOperators.LSHR, q * 16);
+                    FloatVector d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 19).and(0x780000).or(ONE).reinterpretAsFloats();
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 0]); a00 = d0.fma(xv, a00); }
+                    d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 15).and(0x780000).or(ONE).reinterpretAsFloats();
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 1]); a00 = d0.fma(xv, a00); }
+                    d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 11).and(0x780000).or(ONE).reinterpretAsFloats();
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 2]); a00 = d0.fma(xv, a00); }
+                    d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 7).and(0x780000).or(ONE).reinterpretAsFloats();
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 3]); a00 = d0.fma(xv, a00); }
+                }
+            }
+            IntVector p0 = IntVector.fromMemorySegment(IS, pm, so + (0 * pts + g * V) * 4L, LE);
+            FloatVector s0 = ((FloatVector) p0.lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats()).mul(16f), b0 = ((FloatVector) p0.and(0xffff0000).reinterpretAsFloats()).sub(s0);
+            { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 0 * groups + g]); o00 = a00.fma(s0, o00); o00 = b0.fma(xsv, o00); }
+        }
+        o00.intoArray(out, oo + 0 * ldo + 0 * V);
+    }
+
+    static void t2r2b4p(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, MemorySegment pm, long so, long bo, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
+        FloatVector o00 = FloatVector.zero(S), o01 = FloatVector.zero(S), o10 = FloatVector.zero(S), o11 = FloatVector.zero(S);
+        for (int g = 0; g < groups; g++) {
+            FloatVector a00 = FloatVector.zero(S), a01 = FloatVector.zero(S), a10 = FloatVector.zero(S), a11 = FloatVector.zero(S);
+            int w1 = (g + 1) * wpg;
+            for (int w = g * wpg; w < w1; w++) {
+                IntVector c0 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts + (long) w * V) * 4, LE);
+                IntVector c1 = IntVector.fromMemorySegment(IS, c, (cw + 1 * ts + (long) w * V) * 4, LE);
+                for (int q = 0; q < 8; q++) {
+                    int kx = xo + w * 16 + q * 2;
+                    IntVector e0 = c0;
+                    IntVector e1 = c1;
+                    FloatVector d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 19).and(0x780000).or(ONE).reinterpretAsFloats();
+                    FloatVector d1 = (FloatVector) e1.lanewise(VectorOperators.LSHL, 19).and(0x780000).or(ONE).reinterpretAsFloats();
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 0]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 1]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
+                    c0 = c0.lanewise(VectorOperators.LSHR, 4);
+                    c1 = c1.lanewise(VectorOperators.LSHR, 4);
+                }
+            }
+            IntVector p0 = IntVector.fromMemorySegment(IS, pm, so + (0 * pts + g * V) * 4L, LE);
+            FloatVector s0 = ((FloatVector) p0.lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats()).mul(16f), b0 = ((FloatVector) p0.and(0xffff0000).reinterpretAsFloats()).sub(s0);
+            IntVector p1 = IntVector.fromMemorySegment(IS, pm, so + (1 * pts + g * V) * 4L, LE);
+            FloatVector s1 = ((FloatVector) p1.lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats()).mul(16f), b1 = ((FloatVector) p1.and(0xffff0000).reinterpretAsFloats()).sub(s1);
+            { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 0 * groups + g]); o00 = a00.fma(s0, o00); o00 = b0.fma(xsv, o00); o10 = a10.fma(s1, o10); o10 = b1.fma(xsv, o10); }
+            { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 1 * groups + g]); o01 = a01.fma(s0, o01); o01 = b0.fma(xsv, o01); o11 = a11.fma(s1, o11); o11 = b1.fma(xsv, o11); }
+        }
+        o00.intoArray(out, oo + 0 * ldo + 0 * V);
+        o01.intoArray(out, oo + 1 * ldo + 0 * V);
+        o10.intoArray(out, oo + 0 * ldo + 1 * V);
+        o11.intoArray(out, oo + 1 * ldo + 1 * V);
+    }
+
+    static void t1r2b4p(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, MemorySegment pm, long so, long bo, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
+        FloatVector o00 = FloatVector.zero(S), o01 = FloatVector.zero(S);
+        for (int g = 0; g < groups; g++) {
+            FloatVector a00 = FloatVector.zero(S), a01 = FloatVector.zero(S);
+            int w1 = (g + 1) * wpg;
+            for (int w = g * wpg; w < w1; w++) {
+                IntVector c0 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts + (long) w * V) * 4, LE);
+                for (int q = 0; q < 8; q++) {
+                    int kx = xo + w * 16 + q * 2;
+                    IntVector e0 = c0;
+                    FloatVector d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 19).and(0x780000).or(ONE).reinterpretAsFloats();
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 0]); a00 = d0.fma(xv, a00); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 1]); a01 = d0.fma(xv, a01); }
+                    c0 = c0.lanewise(VectorOperators.LSHR, 4);
+                }
+            }
+            IntVector p0 = IntVector.fromMemorySegment(IS, pm, so + (0 * pts + g * V) * 4L, LE);
+            FloatVector s0 = ((FloatVector) p0.lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats()).mul(16f), b0 = ((FloatVector) p0.and(0xffff0000).reinterpretAsFloats()).sub(s0);
+            { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 0 * groups + g]); o00 = a00.fma(s0, o00); o00 = b0.fma(xsv, o00); }
+            { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 1 * groups + g]); o01 = a01.fma(s0, o01); o01 = b0.fma(xsv, o01); }
+        }
+        o00.intoArray(out, oo + 0 * ldo + 0 * V);
+        o01.intoArray(out, oo + 1 * ldo + 0 * V);
+    }
+
+    static void t2r4b4p(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, MemorySegment pm, long so, long bo, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
+        FloatVector o00 = FloatVector.zero(S), o01 = FloatVector.zero(S), o02 = FloatVector.zero(S), o03 = FloatVector.zero(S), o10 = FloatVector.zero(S), o11 = FloatVector.zero(S), o12 = FloatVector.zero(S), o13 = FloatVector.zero(S);
+        for (int g = 0; g < groups; g++) {
+            FloatVector a00 = FloatVector.zero(S), a01 = FloatVector.zero(S), a02 = FloatVector.zero(S), a03 = FloatVector.zero(S), a10 = FloatVector.zero(S), a11 = FloatVector.zero(S), a12 = FloatVector.zero(S), a13 = FloatVector.zero(S);
+            int w1 = (g + 1) * wpg;
+            for (int w = g * wpg; w < w1; w++) {
+                IntVector c0 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts + (long) w * V) * 4, LE);
+                IntVector c1 = IntVector.fromMemorySegment(IS, c, (cw + 1 * ts + (long) w * V) * 4, LE);
+                for (int q = 0; q < 8; q++) {
+                    int kx = xo + w * 32 + q * 4;
+                    IntVector e0 = c0;
+                    IntVector e1 = c1;
+                    FloatVector d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 19).and(0x780000).or(ONE).reinterpretAsFloats();
+                    FloatVector d1 = (FloatVector) e1.lanewise(VectorOperators.LSHL, 19).and(0x780000).or(ONE).reinterpretAsFloats();
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 0]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 1]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 2]); a02 = d0.fma(xv, a02); a12 = d1.fma(xv, a12); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 3]); a03 = d0.fma(xv, a03); a13 = d1.fma(xv, a13); }
+                    c0 = c0.lanewise(VectorOperators.LSHR, 4);
+                    c1 = c1.lanewise(VectorOperators.LSHR, 4);
+                }
+            }
+            IntVector p0 = IntVector.fromMemorySegment(IS, pm, so + (0 * pts + g * V) * 4L, LE);
+            FloatVector s0 = ((FloatVector) p0.lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats()).mul(16f), b0 = ((FloatVector) p0.and(0xffff0000).reinterpretAsFloats()).sub(s0);
+            IntVector p1 = IntVector.fromMemorySegment(IS, pm, so + (1 * pts + g * V) * 4L, LE);
+            FloatVector s1 = ((FloatVector) p1.lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats()).mul(16f), b1 = ((FloatVector) p1.and(0xffff0000).reinterpretAsFloats()).sub(s1);
+            { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 0 * groups + g]); o00 = a00.fma(s0, o00); o00 = b0.fma(xsv, o00); o10 = a10.fma(s1, o10); o10 = b1.fma(xsv, o10); }
+            { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 1 * groups + g]); o01 = a01.fma(s0, o01); o01 = b0.fma(xsv, o01); o11 = a11.fma(s1, o11); o11 = b1.fma(xsv, o11); }
+            { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 2 * groups + g]); o02 = a02.fma(s0, o02); o02 = b0.fma(xsv, o02); o12 = a12.fma(s1, o12); o12 = b1.fma(xsv, o12); }
+            { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 3 * groups + g]); o03 = a03.fma(s0, o03); o03 = b0.fma(xsv, o03); o13 = a13.fma(s1, o13); o13 = b1.fma(xsv, o13); }
+        }
+        o00.intoArray(out, oo + 0 * ldo + 0 * V);
+        o01.intoArray(out, oo + 1 * ldo + 0 * V);
+        o02.intoArray(out, oo + 2 * ldo + 0 * V);
+        o03.intoArray(out, oo + 3 * ldo + 0 * V);
+        o10.intoArray(out, oo + 0 * ldo + 1 * V);
+        o11.intoArray(out, oo + 1 * ldo + 1 * V);
+        o12.intoArray(out, oo + 2 * ldo + 1 * V);
+        o13.intoArray(out, oo + 3 * ldo + 1 * V);
+    }
+
+    static void t1r4b4p(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, MemorySegment pm, long so, long bo, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
+        FloatVector o00 = FloatVector.zero(S), o01 = FloatVector.zero(S), o02 = FloatVector.zero(S), o03 = FloatVector.zero(S);
+        for (int g = 0; g < groups; g++) {
+            FloatVector a00 = FloatVector.zero(S), a01 = FloatVector.zero(S), a02 = FloatVector.zero(S), a03 = FloatVector.zero(S);
+            int w1 = (g + 1) * wpg;
+            for (int w = g * wpg; w < w1; w++) {
+                IntVector c0 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts + (long) w * V) * 4, LE);
+                for (int q = 0; q < 8; q++) {
+                    int kx = xo + w * 32 + q * 4;
+                    IntVector e0 = c0;
+                    FloatVector d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 19).and(0x780000).or(ONE).reinterpretAsFloats();
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 0]); a00 = d0.fma(xv, a00); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 1]); a01 = d0.fma(xv, a01); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 2]); a02 = d0.fma(xv, a02); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 3]); a03 = d0.fma(xv, a03); }
+                    c0 = c0.lanewise(VectorOperators.LSHR, 4);
+                }
+            }
+            IntVector p0 = IntVector.fromMemorySegment(IS, pm, so + (0 * pts + g * V) * 4L, LE);
+            FloatVector s0 = ((FloatVector) p0.lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats()).mul(16f), b0 = ((FloatVector) p0.and(0xffff0000).reinterpretAsFloats()).sub(s0);
+            { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 0 * groups + g]); o00 = a00.fma(s0, o00); o00 = b0.fma(xsv, o00); }
+            { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 1 * groups + g]); o01 = a01.fma(s0, o01); o01 = b0.fma(xsv, o01); }
+            { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 2 * groups + g]); o02 = a02.fma(s0, o02); o02 = b0.fma(xsv, o02); }
+            { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 3 * groups + g]); o03 = a03.fma(s0, o03); o03 = b0.fma(xsv, o03); }
+        }
+        o00.intoArray(out, oo + 0 * ldo + 0 * V);
+        o01.intoArray(out, oo + 1 * ldo + 0 * V);
+        o02.intoArray(out, oo + 2 * ldo + 0 * V);
+        o03.intoArray(out, oo + 3 * ldo + 0 * V);
+    }
+
+    static void t1r8b4p(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, MemorySegment pm, long so, long bo, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
+        FloatVector o00 = FloatVector.zero(S), o01 = FloatVector.zero(S), o02 = FloatVector.zero(S), o03 = FloatVector.zero(S), o04 = FloatVector.zero(S), o05 = FloatVector.zero(S), o06 = FloatVector.zero(S), o07 = FloatVector.zero(S);
+        for (int g = 0; g < groups; g++) {
+            FloatVector a00 = FloatVector.zero(S), a01 = FloatVector.zero(S), a02 = FloatVector.zero(S), a03 = FloatVector.zero(S), a04 = FloatVector.zero(S), a05 = FloatVector.zero(S), a06 = FloatVector.zero(S), a07 = FloatVector.zero(S);
+            int w1 = (g + 1) * wpg;
+            for (int w = g * wpg; w < w1; w++) {
+                IntVector c0 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts + (long) w * V) * 4, LE);
+                for (int q = 0; q < 8; q++) {
+                    int kx = xo + w * 64 + q * 8;
+                    IntVector e0 = c0;
+                    FloatVector d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 19).and(0x780000).or(ONE).reinterpretAsFloats();
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 0]); a00 = d0.fma(xv, a00); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 1]); a01 = d0.fma(xv, a01); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 2]); a02 = d0.fma(xv, a02); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 3]); a03 = d0.fma(xv, a03); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 4]); a04 = d0.fma(xv, a04); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 5]); a05 = d0.fma(xv, a05); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 6]); a06 = d0.fma(xv, a06); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 7]); a07 = d0.fma(xv, a07); }
+                    c0 = c0.lanewise(VectorOperators.LSHR, 4);
+                }
+            }
+            IntVector p0 = IntVector.fromMemorySegment(IS, pm, so + (0 * pts + g * V) * 4L, LE);
+            FloatVector s0 = ((FloatVector) p0.lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats()).mul(16f), b0 = ((FloatVector) p0.and(0xffff0000).reinterpretAsFloats()).sub(s0);
+            { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 0 * groups + g]); o00 = a00.fma(s0, o00); o00 = b0.fma(xsv, o00); }
+            { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 1 * groups + g]); o01 = a01.fma(s0, o01); o01 = b0.fma(xsv, o01); }
+            { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 2 * groups + g]); o02 = a02.fma(s0, o02); o02 = b0.fma(xsv, o02); }
+            { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 3 * groups + g]); o03 = a03.fma(s0, o03); o03 = b0.fma(xsv, o03); }
+            { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 4 * groups + g]); o04 = a04.fma(s0, o04); o04 = b0.fma(xsv, o04); }
+            { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 5 * groups + g]); o05 = a05.fma(s0, o05); o05 = b0.fma(xsv, o05); }
+            { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 6 * groups + g]); o06 = a06.fma(s0, o06); o06 = b0.fma(xsv, o06); }
+            { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 7 * groups + g]); o07 = a07.fma(s0, o07); o07 = b0.fma(xsv, o07); }
+        }
+        o00.intoArray(out, oo + 0 * ldo + 0 * V);
+        o01.intoArray(out, oo + 1 * ldo + 0 * V);
+        o02.intoArray(out, oo + 2 * ldo + 0 * V);
+        o03.intoArray(out, oo + 3 * ldo + 0 * V);
+        o04.intoArray(out, oo + 4 * ldo + 0 * V);
+        o05.intoArray(out, oo + 5 * ldo + 0 * V);
+        o06.intoArray(out, oo + 6 * ldo + 0 * V);
+        o07.intoArray(out, oo + 7 * ldo + 0 * V);
+    }
+
+    static void t2r8b4p(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, MemorySegment pm, long so, long bo, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
+        FloatVector zero = FloatVector.zero(S);
+        zero.intoArray(out, oo + 0 * ldo + 0 * V);
+        zero.intoArray(out, oo + 1 * ldo + 0 * V);
+        zero.intoArray(out, oo + 2 * ldo + 0 * V);
+        zero.intoArray(out, oo + 3 * ldo + 0 * V);
+        zero.intoArray(out, oo + 4 * ldo + 0 * V);
+        zero.intoArray(out, oo + 5 * ldo + 0 * V);
+        zero.intoArray(out, oo + 6 * ldo + 0 * V);
+        zero.intoArray(out, oo + 7 * ldo + 0 * V);
+        zero.intoArray(out, oo + 0 * ldo + 1 * V);
+        zero.intoArray(out, oo + 1 * ldo + 1 * V);
+        zero.intoArray(out, oo + 2 * ldo + 1 * V);
+        zero.intoArray(out, oo + 3 * ldo + 1 * V);
+        zero.intoArray(out, oo + 4 * ldo + 1 * V);
+        zero.intoArray(out, oo + 5 * ldo + 1 * V);
+        zero.intoArray(out, oo + 6 * ldo + 1 * V);
+        zero.intoArray(out, oo + 7 * ldo + 1 * V);
+        for (int g = 0; g < groups; g++) {
+            FloatVector a00 = FloatVector.zero(S), a01 = FloatVector.zero(S), a02 = FloatVector.zero(S), a03 = FloatVector.zero(S), a04 = FloatVector.zero(S), a05 = FloatVector.zero(S), a06 = FloatVector.zero(S), a07 = FloatVector.zero(S), a10 = FloatVector.zero(S), a11 = FloatVector.zero(S), a12 = FloatVector.zero(S), a13 = FloatVector.zero(S), a14 = FloatVector.zero(S), a15 = FloatVector.zero(S), a16 = FloatVector.zero(S), a17 = FloatVector.zero(S);
+            int w1 = (g + 1) * wpg;
+            for (int w = g * wpg; w < w1; w++) {
+                IntVector c0 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts + (long) w * V) * 4, LE);
+                IntVector c1 = IntVector.fromMemorySegment(IS, c, (cw + 1 * ts + (long) w * V) * 4, LE);
+                for (int q = 0; q < 8; q++) {
+                    int kx = xo + w * 64 + q * 8;
+                    IntVector e0 = c0;
+                    IntVector e1 = c1;
+                    FloatVector d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 19).and(0x780000).or(ONE).reinterpretAsFloats();
+                    FloatVector d1 = (FloatVector) e1.lanewise(VectorOperators.LSHL, 19).and(0x780000).or(ONE).reinterpretAsFloats();
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 0]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 1]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 2]); a02 = d0.fma(xv, a02); a12 = d1.fma(xv, a12); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 3]); a03 = d0.fma(xv, a03); a13 = d1.fma(xv, a13); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 4]); a04 = d0.fma(xv, a04); a14 = d1.fma(xv, a14); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 5]); a05 = d0.fma(xv, a05); a15 = d1.fma(xv, a15); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 6]); a06 = d0.fma(xv, a06); a16 = d1.fma(xv, a16); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 7]); a07 = d0.fma(xv, a07); a17 = d1.fma(xv, a17); }
+                    c0 = c0.lanewise(VectorOperators.LSHR, 4);
+                    c1 = c1.lanewise(VectorOperators.LSHR, 4);
+                }
+            }
+            IntVector p0 = IntVector.fromMemorySegment(IS, pm, so + (0 * pts + g * V) * 4L, LE);
+            FloatVector s0 = ((FloatVector) p0.lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats()).mul(16f), b0 = ((FloatVector) p0.and(0xffff0000).reinterpretAsFloats()).sub(s0);
+            IntVector p1 = IntVector.fromMemorySegment(IS, pm, so + (1 * pts + g * V) * 4L, LE);
+            FloatVector s1 = ((FloatVector) p1.lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats()).mul(16f), b1 = ((FloatVector) p1.and(0xffff0000).reinterpretAsFloats()).sub(s1);
+            { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 0 * groups + g]); b0.fma(xsv, a00.fma(s0, FloatVector.fromArray(S, out, oo + 0 * ldo + 0 * V))).intoArray(out, oo + 0 * ldo + 0 * V); b1.fma(xsv, a10.fma(s1, FloatVector.fromArray(S, out, oo + 0 * ldo + 1 * V))).intoArray(out, oo + 0 * ldo + 1 * V); }
+            { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 1 * groups + g]); b0.fma(xsv, a01.fma(s0, FloatVector.fromArray(S, out, oo + 1 * ldo + 0 * V))).intoArray(out, oo + 1 * ldo + 0 * V); b1.fma(xsv, a11.fma(s1, FloatVector.fromArray(S, out, oo + 1 * ldo + 1 * V))).intoArray(out, oo + 1 * ldo + 1 * V); }
+            { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 2 * groups + g]); b0.fma(xsv, a02.fma(s0, FloatVector.fromArray(S, out, oo + 2 * ldo + 0 * V))).intoArray(out, oo + 2 * ldo + 0 * V); b1.fma(xsv, a12.fma(s1, FloatVector.fromArray(S, out, oo + 2 * ldo + 1 * V))).intoArray(out, oo + 2 * ldo + 1 * V); }
+            { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 3 * groups + g]); b0.fma(xsv, a03.fma(s0, FloatVector.fromArray(S, out, oo + 3 * ldo + 0 * V))).intoArray(out, oo + 3 * ldo + 0 * V); b1.fma(xsv, a13.fma(s1, FloatVector.fromArray(S, out, oo + 3 * ldo + 1 * V))).intoArray(out, oo + 3 * ldo + 1 * V); }
+            { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 4 * groups + g]); b0.fma(xsv, a04.fma(s0, FloatVector.fromArray(S, out, oo + 4 * ldo + 0 * V))).intoArray(out, oo + 4 * ldo + 0 * V); b1.fma(xsv, a14.fma(s1, FloatVector.fromArray(S, out, oo + 4 * ldo + 1 * V))).intoArray(out, oo + 4 * ldo + 1 * V); }
+            { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 5 * groups + g]); b0.fma(xsv, a05.fma(s0, FloatVector.fromArray(S, out, oo + 5 * ldo + 0 * V))).intoArray(out, oo + 5 * ldo + 0 * V); b1.fma(xsv, a15.fma(s1, FloatVector.fromArray(S, out, oo + 5 * ldo + 1 * V))).intoArray(out, oo + 5 * ldo + 1 * V); }
+            { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 6 * groups + g]); b0.fma(xsv, a06.fma(s0, FloatVector.fromArray(S, out, oo + 6 * ldo + 0 * V))).intoArray(out, oo + 6 * ldo + 0 * V); b1.fma(xsv, a16.fma(s1, FloatVector.fromArray(S, out, oo + 6 * ldo + 1 * V))).intoArray(out, oo + 6 * ldo + 1 * V); }
+            { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 7 * groups + g]); b0.fma(xsv, a07.fma(s0, FloatVector.fromArray(S, out, oo + 7 * ldo + 0 * V))).intoArray(out, oo + 7 * ldo + 0 * V); b1.fma(xsv, a17.fma(s1, FloatVector.fromArray(S, out, oo + 7 * ldo + 1 * V))).intoArray(out, oo + 7 * ldo + 1 * V); }
+        }
+    }
+
+    static void t4r1b2p(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, MemorySegment pm, long so, long bo, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
+        FloatVector o00 = FloatVector.zero(S), o10 = FloatVector.zero(S), o20 = FloatVector.zero(S), o30 = FloatVector.zero(S);
+        for (int g = 0; g < groups; g++) {
+            FloatVector a00 = FloatVector.zero(S), a10 = FloatVector.zero(S), a20 = FloatVector.zero(S), a30 = FloatVector.zero(S);
+            int w1 = (g + 1) * wpg;
+            for (int w = g * wpg; w < w1; w++) {
+                IntVector c0 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts + (long) w * V) * 4, LE);
+                IntVector c1 = IntVector.fromMemorySegment(IS, c, (cw + 1 * ts + (long) w * V) * 4, LE);
+                IntVector c2 = IntVector.fromMemorySegment(IS, c, (cw + 2 * ts + (long) w * V) * 4, LE);
+                IntVector c3 = IntVector.fromMemorySegment(IS, c, (cw + 3 * ts + (long) w * V) * 4, LE);
+                for (int q = 0; q < 4; q++) {
+                    int kx = xo + w * 16 + q * 4;
+                    IntVector e0 = c0.lanewise(VectorOperators.LSHR, q * 8);
+                    IntVector e1 = c1.lanewise(VectorOperators.LSHR, q * 8);
+                    IntVector e2 = c2.lanewise(VectorOperators.LSHR, q * 8);
+                    IntVector e3 = c3.lanewise(VectorOperators.LSHR, q * 8);
+                    FloatVector d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 21).and(0x600000).or(ONE).reinterpretAsFloats();
+                    FloatVector d1 = (FloatVector) e1.lanewise(VectorOperators.LSHL, 21).and(0x600000).or(ONE).reinterpretAsFloats();
+                    FloatVector d2 = (FloatVector) e2.lanewise(VectorOperators.LSHL, 21).and(0x600000).or(ONE).reinterpretAsFloats();
+                    FloatVector d3 = (FloatVector) e3.lanewise(VectorOperators.LSHL, 21).and(0x600000).or(ONE).reinterpretAsFloats();
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 0]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); a20 = d2.fma(xv, a20); a30 = d3.fma(xv, a30); }
+                    d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 19).and(0x600000).or(ONE).reinterpretAsFloats();
+                    d1 = (FloatVector) e1.lanewise(VectorOperators.LSHL, 19).and(0x600000).or(ONE).reinterpretAsFloats();
+                    d2 = (FloatVector) e2.lanewise(VectorOperators.LSHL, 19).and(0x600000).or(ONE).reinterpretAsFloats();
+                    d3 = (FloatVector) e3.lanewise(VectorOperators.LSHL, 19).and(0x600000).or(ONE).reinterpretAsFloats();
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 1]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); a20 = d2.fma(xv, a20); a30 = d3.fma(xv, a30); }
+                    d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 17).and(0x600000).or(ONE).reinterpretAsFloats();
+                    d1 = (FloatVector) e1.lanewise(VectorOperators.LSHL, 17).and(0x600000).or(ONE).reinterpretAsFloats();
+                    d2 = (FloatVector) e2.lanewise(VectorOperators.LSHL, 17).and(0x600000).or(ONE).reinterpretAsFloats();
+                    d3 = (FloatVector) e3.lanewise(VectorOperators.LSHL, 17).and(0x600000).or(ONE).reinterpretAsFloats();
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 2]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); a20 = d2.fma(xv, a20); a30 = d3.fma(xv, a30); }
+                    d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 15).and(0x600000).or(ONE).reinterpretAsFloats();
+                    d1 = (FloatVector) e1.lanewise(VectorOperators.LSHL, 15).and(0x600000).or(ONE).reinterpretAsFloats();
+                    d2 = (FloatVector) e2.lanewise(VectorOperators.LSHL, 15).and(0x600000).or(ONE).reinterpretAsFloats();
+                    d3 = (FloatVector) e3.lanewise(VectorOperators.LSHL, 15).and(0x600000).or(ONE).reinterpretAsFloats();
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 3]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); a20 = d2.fma(xv, a20); a30 = d3.fma(xv, a30); }
+                }
+            }
+            IntVector p0 = IntVector.fromMemorySegment(IS, pm, so + (0 * pts + g * V) * 4L, LE);
+            FloatVector s0 = ((FloatVector) p0.lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats()).mul(4f), b0 = ((FloatVector) p0.and(0xffff0000).reinterpretAsFloats()).sub(s0);
+            IntVector p1 = IntVector.fromMemorySegment(IS, pm, so + (1 * pts + g * V) * 4L, LE);
+            FloatVector s1 = ((FloatVector) p1.lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats()).mul(4f), b1 = ((FloatVector) p1.and(0xffff0000).reinterpretAsFloats()).sub(s1);
+            IntVector p2 = IntVector.fromMemorySegment(IS, pm, so + (2 * pts + g * V) * 4L, LE);
+            FloatVector s2 = ((FloatVector) p2.lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats()).mul(4f), b2 = ((FloatVector) p2.and(0xffff0000).reinterpretAsFloats()).sub(s2);
+            IntVector p3 = IntVector.fromMemorySegment(IS, pm, so + (3 * pts + g * V) * 4L, LE);
+            FloatVector s3 = ((FloatVector) p3.lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats()).mul(4f), b3 = ((FloatVector) p3.and(0xffff0000).reinterpretAsFloats()).sub(s3);
+            { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 0 * groups + g]); o00 = a00.fma(s0, o00); o00 = b0.fma(xsv, o00); o10 = a10.fma(s1, o10); o10 = b1.fma(xsv, o10); o20 = a20.fma(s2, o20); o20 = b2.fma(xsv, o20); o30 = a30.fma(s3, o30); o30 = b3.fma(xsv, o30); }
+        }
+        o00.intoArray(out, oo + 0 * ldo + 0 * V);
+        o10.intoArray(out, oo + 0 * ldo + 1 * V);
+        o20.intoArray(out, oo + 0 * ldo + 2 * V);
+        o30.intoArray(out, oo + 0 * ldo + 3 * V);
+    }
+
+    static void t1r1b2p(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, MemorySegment pm, long so, long bo, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
+        FloatVector o00 = FloatVector.zero(S);
+        for (int g = 0; g < groups; g++) {
+            FloatVector a00 = FloatVector.zero(S);
+            int w1 = (g + 1) * wpg;
+            for (int w = g * wpg; w < w1; w++) {
+                IntVector c0 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts + (long) w * V) * 4, LE);
+                for (int q = 0; q < 4; q++) {
+                    int kx = xo + w * 16 + q * 4;
+                    IntVector e0 = c0.lanewise(VectorOperators.LSHR, q * 8);
+                    FloatVector d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 21).and(0x600000).or(ONE).reinterpretAsFloats();
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 0]); a00 = d0.fma(xv, a00); }
+                    d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 19).and(0x600000).or(ONE).reinterpretAsFloats();
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 1]); a00 = d0.fma(xv, a00); }
+                    d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 17).and(0x600000).or(ONE).reinterpretAsFloats();
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 2]); a00 = d0.fma(xv, a00); }
+                    d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 15).and(0x600000).or(ONE).reinterpretAsFloats();
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 3]); a00 = d0.fma(xv, a00); }
+                }
+            }
+            IntVector p0 = IntVector.fromMemorySegment(IS, pm, so + (0 * pts + g * V) * 4L, LE);
+            FloatVector s0 = ((FloatVector) p0.lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats()).mul(4f), b0 = ((FloatVector) p0.and(0xffff0000).reinterpretAsFloats()).sub(s0);
+            { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 0 * groups + g]); o00 = a00.fma(s0, o00); o00 = b0.fma(xsv, o00); }
+        }
+        o00.intoArray(out, oo + 0 * ldo + 0 * V);
+    }
+
+    static void t2r2b2p(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, MemorySegment pm, long so, long bo, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
+        FloatVector o00 = FloatVector.zero(S), o01 = FloatVector.zero(S), o10 = FloatVector.zero(S), o11 = FloatVector.zero(S);
+        for (int g = 0; g < groups; g++) {
+            FloatVector a00 = FloatVector.zero(S), a01 = FloatVector.zero(S), a10 = FloatVector.zero(S), a11 = FloatVector.zero(S);
+            int w1 = (g + 1) * wpg;
+            for (int w = g * wpg; w < w1; w++) {
+                IntVector c0 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts + (long) w * V) * 4, LE);
+                IntVector c1 = IntVector.fromMemorySegment(IS, c, (cw + 1 * ts + (long) w * V) * 4, LE);
+                for (int q = 0; q < 16; q++) {
+                    int kx = xo + w * 32 + q * 2;
+                    IntVector e0 = c0;
+                    IntVector e1 = c1;
+                    FloatVector d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 21).and(0x600000).or(ONE).reinterpretAsFloats();
+                    FloatVector d1 = (FloatVector) e1.lanewise(VectorOperators.LSHL, 21).and(0x600000).or(ONE).reinterpretAsFloats();
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 0]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 1]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
+                    c0 = c0.lanewise(VectorOperators.LSHR, 2);
+                    c1 = c1.lanewise(VectorOperators.LSHR, 2);
+                }
+            }
+            IntVector p0 = IntVector.fromMemorySegment(IS, pm, so + (0 * pts + g * V) * 4L, LE);
+            FloatVector s0 = ((FloatVector) p0.lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats()).mul(4f), b0 = ((FloatVector) p0.and(0xffff0000).reinterpretAsFloats()).sub(s0);
+            IntVector p1 = IntVector.fromMemorySegment(IS, pm, so + (1 * pts + g * V) * 4L, LE);
+            FloatVector s1 = ((FloatVector) p1.lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats()).mul(4f), b1 = ((FloatVector) p1.and(0xffff0000).reinterpretAsFloats()).sub(s1);
+            { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 0 * groups + g]); o00 = a00.fma(s0, o00); o00 = b0.fma(xsv, o00); o10 = a10.fma(s1, o10); o10 = b1.fma(xsv, o10); }
+            { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 1 * groups + g]); o01 = a01.fma(s0, o01); o01 = b0.fma(xsv, o01); o11 = a11.fma(s1, o11); o11 = b1.fma(xsv, o11); }
+        }
+        o00.intoArray(out, oo + 0 * ldo + 0 * V);
+        o01.intoArray(out, oo + 1 * ldo + 0 * V);
+        o10.intoArray(out, oo + 0 * ldo + 1 * V);
+        o11.intoArray(out, oo + 1 * ldo + 1 * V);
+    }
+
+    static void t1r2b2p(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, MemorySegment pm, long so, long bo, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
+        FloatVector o00 = FloatVector.zero(S), o01 = FloatVector.zero(S);
+        for (int g = 0; g < groups; g++) {
+            FloatVector a00 = FloatVector.zero(S), a01 = FloatVector.zero(S);
+            int w1 = (g + 1) * wpg;
+            for (int w = g * wpg; w < w1; w++) {
+                IntVector c0 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts + (long) w * V) * 4, LE);
+                for (int q = 0; q < 16; q++) {
+                    int kx = xo + w * 32 + q * 2;
+                    IntVector e0 = c0;
+                    FloatVector d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 21).and(0x600000).or(ONE).reinterpretAsFloats();
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 0]); a00 = d0.fma(xv, a00); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 1]); a01 = d0.fma(xv, a01); }
+                    c0 = c0.lanewise(VectorOperators.LSHR, 2);
+                }
+            }
+            IntVector p0 = IntVector.fromMemorySegment(IS, pm, so + (0 * pts + g * V) * 4L, LE);
+            FloatVector s0 = ((FloatVector) p0.lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats()).mul(4f), b0 = ((FloatVector) p0.and(0xffff0000).reinterpretAsFloats()).sub(s0);
+            { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 0 * groups + g]); o00 = a00.fma(s0, o00); o00 = b0.fma(xsv, o00); }
+            { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 1 * groups + g]); o01 = a01.fma(s0, o01); o01 = b0.fma(xsv, o01); }
+        }
+        o00.intoArray(out, oo + 0 * ldo + 0 * V);
+        o01.intoArray(out, oo + 1 * ldo + 0 * V);
+    }
+
+    static void t2r4b2p(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, MemorySegment pm, long so, long bo, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
+        FloatVector o00 = FloatVector.zero(S), o01 = FloatVector.zero(S), o02 = FloatVector.zero(S), o03 = FloatVector.zero(S), o10 = FloatVector.zero(S), o11 = FloatVector.zero(S), o12 = FloatVector.zero(S), o13 = FloatVector.zero(S);
+        for (int g = 0; g < groups; g++) {
+            FloatVector a00 = FloatVector.zero(S), a01 = FloatVector.zero(S), a02 = FloatVector.zero(S), a03 = FloatVector.zero(S), a10 = FloatVector.zero(S), a11 = FloatVector.zero(S), a12 = FloatVector.zero(S), a13 = FloatVector.zero(S);
+            int w1 = (g + 1) * wpg;
+            for (int w = g * wpg; w < w1; w++) {
+                IntVector c0 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts + (long) w * V) * 4, LE);
+                IntVector c1 = IntVector.fromMemorySegment(IS, c, (cw + 1 * ts + (long) w * V) * 4, LE);
+                for (int q = 0; q < 16; q++) {
+                    int kx = xo + w * 64 + q * 4;
+                    IntVector e0 = c0;
+                    IntVector e1 = c1;
+                    FloatVector d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 21).and(0x600000).or(ONE).reinterpretAsFloats();
+                    FloatVector d1 = (FloatVector) e1.lanewise(VectorOperators.LSHL, 21).and(0x600000).or(ONE).reinterpretAsFloats();
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 0]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 1]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 2]); a02 = d0.fma(xv, a02); a12 = d1.fma(xv, a12); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 3]); a03 = d0.fma(xv, a03); a13 = d1.fma(xv, a13); }
+                    c0 = c0.lanewise(VectorOperators.LSHR, 2);
+                    c1 = c1.lanewise(VectorOperators.LSHR, 2);
+                }
+            }
+            IntVector p0 = IntVector.fromMemorySegment(IS, pm, so + (0 * pts + g * V) * 4L, LE);
+            FloatVector s0 = ((FloatVector) p0.lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats()).mul(4f), b0 = ((FloatVector) p0.and(0xffff0000).reinterpretAsFloats()).sub(s0);
+            IntVector p1 = IntVector.fromMemorySegment(IS, pm, so + (1 * pts + g * V) * 4L, LE);
+            FloatVector s1 = ((FloatVector) p1.lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats()).mul(4f), b1 = ((FloatVector) p1.and(0xffff0000).reinterpretAsFloats()).sub(s1);
+            { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 0 * groups + g]); o00 = a00.fma(s0, o00); o00 = b0.fma(xsv, o00); o10 = a10.fma(s1, o10); o10 = b1.fma(xsv, o10); }
+            { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 1 * groups + g]); o01 = a01.fma(s0, o01); o01 = b0.fma(xsv, o01); o11 = a11.fma(s1, o11); o11 = b1.fma(xsv, o11); }
+            { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 2 * groups + g]); o02 = a02.fma(s0, o02); o02 = b0.fma(xsv, o02); o12 = a12.fma(s1, o12); o12 = b1.fma(xsv, o12); }
+            { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 3 * groups + g]); o03 = a03.fma(s0, o03); o03 = b0.fma(xsv, o03); o13 = a13.fma(s1, o13); o13 = b1.fma(xsv, o13); }
+        }
+        o00.intoArray(out, oo + 0 * ldo + 0 * V);
+        o01.intoArray(out, oo + 1 * ldo + 0 * V);
+        o02.intoArray(out, oo + 2 * ldo + 0 * V);
+        o03.intoArray(out, oo + 3 * ldo + 0 * V);
+        o10.intoArray(out, oo + 0 * ldo + 1 * V);
+        o11.intoArray(out, oo + 1 * ldo + 1 * V);
+        o12.intoArray(out, oo + 2 * ldo + 1 * V);
+        o13.intoArray(out, oo + 3 * ldo + 1 * V);
+    }
+
+    static void t1r4b2p(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, MemorySegment pm, long so, long bo, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
+        FloatVector o00 = FloatVector.zero(S), o01 = FloatVector.zero(S), o02 = FloatVector.zero(S), o03 = FloatVector.zero(S);
+        for (int g = 0; g < groups; g++) {
+            FloatVector a00 = FloatVector.zero(S), a01 = FloatVector.zero(S), a02 = FloatVector.zero(S), a03 = FloatVector.zero(S);
+            int w1 = (g + 1) * wpg;
+            for (int w = g * wpg; w < w1; w++) {
+                IntVector c0 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts + (long) w * V) * 4, LE);
+                for (int q = 0; q < 16; q++) {
+                    int kx = xo + w * 64 + q * 4;
+                    IntVector e0 = c0;
+                    FloatVector d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 21).and(0x600000).or(ONE).reinterpretAsFloats();
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 0]); a00 = d0.fma(xv, a00); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 1]); a01 = d0.fma(xv, a01); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 2]); a02 = d0.fma(xv, a02); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 3]); a03 = d0.fma(xv, a03); }
+                    c0 = c0.lanewise(VectorOperators.LSHR, 2);
+                }
+            }
+            IntVector p0 = IntVector.fromMemorySegment(IS, pm, so + (0 * pts + g * V) * 4L, LE);
+            FloatVector s0 = ((FloatVector) p0.lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats()).mul(4f), b0 = ((FloatVector) p0.and(0xffff0000).reinterpretAsFloats()).sub(s0);
+            { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 0 * groups + g]); o00 = a00.fma(s0, o00); o00 = b0.fma(xsv, o00); }
+            { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 1 * groups + g]); o01 = a01.fma(s0, o01); o01 = b0.fma(xsv, o01); }
+            { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 2 * groups + g]); o02 = a02.fma(s0, o02); o02 = b0.fma(xsv, o02); }
+            { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 3 * groups + g]); o03 = a03.fma(s0, o03); o03 = b0.fma(xsv, o03); }
+        }
+        o00.intoArray(out, oo + 0 * ldo + 0 * V);
+        o01.intoArray(out, oo + 1 * ldo + 0 * V);
+        o02.intoArray(out, oo + 2 * ldo + 0 * V);
+        o03.intoArray(out, oo + 3 * ldo + 0 * V);
+    }
+
+    static void t1r8b2p(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, MemorySegment pm, long so, long bo, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
+        FloatVector o00 = FloatVector.zero(S), o01 = FloatVector.zero(S), o02 = FloatVector.zero(S), o03 = FloatVector.zero(S), o04 = FloatVector.zero(S), o05 = FloatVector.zero(S), o06 = FloatVector.zero(S), o07 = FloatVector.zero(S);
+        for (int g = 0; g < groups; g++) {
+            FloatVector a00 = FloatVector.zero(S), a01 = FloatVector.zero(S), a02 = FloatVector.zero(S), a03 = FloatVector.zero(S), a04 = FloatVector.zero(S), a05 = FloatVector.zero(S), a06 = FloatVector.zero(S), a07 = FloatVector.zero(S);
+            int w1 = (g + 1) * wpg;
+            for (int w = g * wpg; w < w1; w++) {
+                IntVector c0 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts + (long) w * V) * 4, LE);
+                for (int q = 0; q < 16; q++) {
+                    int kx = xo + w * 128 + q * 8;
+                    IntVector e0 = c0;
+                    FloatVector d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 21).and(0x600000).or(ONE).reinterpretAsFloats();
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 0]); a00 = d0.fma(xv, a00); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 1]); a01 = d0.fma(xv, a01); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 2]); a02 = d0.fma(xv, a02); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 3]); a03 = d0.fma(xv, a03); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 4]); a04 = d0.fma(xv, a04); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 5]); a05 = d0.fma(xv, a05); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 6]); a06 = d0.fma(xv, a06); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 7]); a07 = d0.fma(xv, a07); }
+                    c0 = c0.lanewise(VectorOperators.LSHR, 2);
+                }
+            }
+            IntVector p0 = IntVector.fromMemorySegment(IS, pm, so + (0 * pts + g * V) * 4L, LE);
+            FloatVector s0 = ((FloatVector) p0.lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats()).mul(4f), b0 = ((FloatVector) p0.and(0xffff0000).reinterpretAsFloats()).sub(s0);
+            { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 0 * groups + g]); o00 = a00.fma(s0, o00); o00 = b0.fma(xsv, o00); }
+            { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 1 * groups + g]); o01 = a01.fma(s0, o01); o01 = b0.fma(xsv, o01); }
+            { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 2 * groups + g]); o02 = a02.fma(s0, o02); o02 = b0.fma(xsv, o02); }
+            { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 3 * groups + g]); o03 = a03.fma(s0, o03); o03 = b0.fma(xsv, o03); }
+            { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 4 * groups + g]); o04 = a04.fma(s0, o04); o04 = b0.fma(xsv, o04); }
+            { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 5 * groups + g]); o05 = a05.fma(s0, o05); o05 = b0.fma(xsv, o05); }
+            { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 6 * groups + g]); o06 = a06.fma(s0, o06); o06 = b0.fma(xsv, o06); }
+            { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 7 * groups + g]); o07 = a07.fma(s0, o07); o07 = b0.fma(xsv, o07); }
+        }
+        o00.intoArray(out, oo + 0 * ldo + 0 * V);
+        o01.intoArray(out, oo + 1 * ldo + 0 * V);
+        o02.intoArray(out, oo + 2 * ldo + 0 * V);
+        o03.intoArray(out, oo + 3 * ldo + 0 * V);
+        o04.intoArray(out, oo + 4 * ldo + 0 * V);
+        o05.intoArray(out, oo + 5 * ldo + 0 * V);
+        o06.intoArray(out, oo + 6 * ldo + 0 * V);
+        o07.intoArray(out, oo + 7 * ldo + 0 * V);
+    }
+
+    static void t2r8b2p(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, MemorySegment pm, long so, long bo, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
+        FloatVector zero = FloatVector.zero(S);
+        zero.intoArray(out, oo + 0 * ldo + 0 * V);
+        zero.intoArray(out, oo + 1 * ldo + 0 * V);
+        zero.intoArray(out, oo + 2 * ldo + 0 * V);
+        zero.intoArray(out, oo + 3 * ldo + 0 * V);
+        zero.intoArray(out, oo + 4 * ldo + 0 * V);
+        zero.intoArray(out, oo + 5 * ldo + 0 * V);
+        zero.intoArray(out, oo + 6 * ldo + 0 * V);
+        zero.intoArray(out, oo + 7 * ldo + 0 * V);
+        zero.intoArray(out, oo + 0 * ldo + 1 * V);
+        zero.intoArray(out, oo + 1 * ldo + 1 * V);
+        zero.intoArray(out, oo + 2 * ldo + 1 * V);
+        zero.intoArray(out, oo + 3 * ldo + 1 * V);
+        zero.intoArray(out, oo + 4 * ldo + 1 * V);
+        zero.intoArray(out, oo + 5 * ldo + 1 * V);
+        zero.intoArray(out, oo + 6 * ldo + 1 * V);
+        zero.intoArray(out, oo + 7 * ldo + 1 * V);
+        for (int g = 0; g < groups; g++) {
+            FloatVector a00 = FloatVector.zero(S), a01 = FloatVector.zero(S), a02 = FloatVector.zero(S), a03 = FloatVector.zero(S), a04 = FloatVector.zero(S), a05 = FloatVector.zero(S), a06 = FloatVector.zero(S), a07 = FloatVector.zero(S), a10 = FloatVector.zero(S), a11 = FloatVector.zero(S), a12 = FloatVector.zero(S), a13 = FloatVector.zero(S), a14 = FloatVector.zero(S), a15 = FloatVector.zero(S), a16 = FloatVector.zero(S), a17 = FloatVector.zero(S);
+            int w1 = (g + 1) * wpg;
+            for (int w = g * wpg; w < w1; w++) {
+                IntVector c0 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts + (long) w * V) * 4, LE);
+                IntVector c1 = IntVector.fromMemorySegment(IS, c, (cw + 1 * ts + (long) w * V) * 4, LE);
+                for (int q = 0; q < 16; q++) {
+                    int kx = xo + w * 128 + q * 8;
+                    IntVector e0 = c0;
+                    IntVector e1 = c1;
+                    FloatVector d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 21).and(0x600000).or(ONE).reinterpretAsFloats();
+                    FloatVector d1 = (FloatVector) e1.lanewise(VectorOperators.LSHL, 21).and(0x600000).or(ONE).reinterpretAsFloats();
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 0]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 1]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 2]); a02 = d0.fma(xv, a02); a12 = d1.fma(xv, a12); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 3]); a03 = d0.fma(xv, a03); a13 = d1.fma(xv, a13); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 4]); a04 = d0.fma(xv, a04); a14 = d1.fma(xv, a14); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 5]); a05 = d0.fma(xv, a05); a15 = d1.fma(xv, a15); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 6]); a06 = d0.fma(xv, a06); a16 = d1.fma(xv, a16); }
+                    { FloatVector xv = FloatVector.broadcast(S, x[kx + 7]); a07 = d0.fma(xv, a07); a17 = d1.fma(xv, a17); }
+                    c0 = c0.lanewise(VectorOperators.LSHR, 2);
+                    c1 = c1.lanewise(VectorOperators.LSHR, 2);
+                }
+            }
+            IntVector p0 = IntVector.fromMemorySegment(IS, pm, so + (0 * pts + g * V) * 4L, LE);
+            FloatVector s0 = ((FloatVector) p0.lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats()).mul(4f), b0 = ((FloatVector) p0.and(0xffff0000).reinterpretAsFloats()).sub(s0);
+            IntVector p1 = IntVector.fromMemorySegment(IS, pm, so + (1 * pts + g * V) * 4L, LE);
+            FloatVector s1 = ((FloatVector) p1.lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats()).mul(4f), b1 = ((FloatVector) p1.and(0xffff0000).reinterpretAsFloats()).sub(s1);
             { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 0 * groups + g]); b0.fma(xsv, a00.fma(s0, FloatVector.fromArray(S, out, oo + 0 * ldo + 0 * V))).intoArray(out, oo + 0 * ldo + 0 * V); b1.fma(xsv, a10.fma(s1, FloatVector.fromArray(S, out, oo + 0 * ldo + 1 * V))).intoArray(out, oo + 0 * ldo + 1 * V); }
             { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 1 * groups + g]); b0.fma(xsv, a01.fma(s0, FloatVector.fromArray(S, out, oo + 1 * ldo + 0 * V))).intoArray(out, oo + 1 * ldo + 0 * V); b1.fma(xsv, a11.fma(s1, FloatVector.fromArray(S, out, oo + 1 * ldo + 1 * V))).intoArray(out, oo + 1 * ldo + 1 * V); }
             { FloatVector xsv = FloatVector.broadcast(S, xs[xso + 2 * groups + g]); b0.fma(xsv, a02.fma(s0, FloatVector.fromArray(S, out, oo + 2 * ldo + 0 * V))).intoArray(out, oo + 2 * ldo + 0 * V); b1.fma(xsv, a12.fma(s1, FloatVector.fromArray(S, out, oo + 2 * ldo + 1 * V))).intoArray(out, oo + 2 * ldo + 1 * V); }

@@ -3,6 +3,7 @@ package panamax.backend.java.kernel;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
+import java.util.Arrays;
 
 /**
  * An affine-quantized matrix W [n, k] (MLX's 2, 4 or 8-bit codes) repacked for x·Wᵀ with one weight row per vector
@@ -18,6 +19,7 @@ import java.nio.ByteOrder;
  */
 public final class AffineTiles extends LaneTiles {
     private static final ValueLayout.OfFloat PARAM = ValueLayout.JAVA_FLOAT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+    private static final ValueLayout.OfInt PACKED = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
     /**
      * Whether x·Wᵀ over affine weights takes repacked tiles: with 32 vector registers (AVX-512), where a block's group
      * chains fit in registers (the widest keeps its totals in the output). {@code -Dpanamax.affine.tiles=false} turns it off for A/B runs.
@@ -25,6 +27,8 @@ public final class AffineTiles extends LaneTiles {
     public static final boolean ENABLED = Boolean.parseBoolean(System.getProperty("panamax.affine.tiles", String.valueOf(V >= 16)));
 
     private final int bits;
+    /** Whether the group parameters are packed: per lane and group one int, the bf16 bias above the bf16 scale. */
+    private final boolean packedParams;
     private final int groups;
     private final int wordsPerGroup;
     private final MemorySegment codes;
@@ -33,9 +37,10 @@ public final class AffineTiles extends LaneTiles {
     private final long biasesAt;
 
     /** Tiles in {@code memory} ({@link #matrixBytes}), a part of {@code region} (which the last of its tiles to close frees). */
-    private AffineTiles(int n, int k, int bits, int groupSize, TileRegion region, MemorySegment memory) {
+    private AffineTiles(int n, int k, int bits, int groupSize, boolean packedParams, TileRegion region, MemorySegment memory) {
         super(n, k, (long) k * bits / 32, 8, region);
         this.bits = bits;
+        this.packedParams = packedParams;
         this.groups = k / groupSize;
         this.wordsPerGroup = groupSize * bits / 32;
         long codeBytes = codeBytes(n, k, bits);
@@ -49,9 +54,13 @@ public final class AffineTiles extends LaneTiles {
         return Math.max(64, (long) (n + V - 1) / V * V * k * bits / 8);
     }
 
-    /** Bytes the tiles of an n × k matrix take off-heap: codes, then f32 scales and biases per group and row. */
-    public static long matrixBytes(int n, int k, int bits, int groupSize) {
-        return codeBytes(n, k, bits) + 2L * 4 * ((long) (n + V - 1) / V * V) * (k / groupSize);
+    /**
+     * Bytes the tiles of an n × k matrix take off-heap: codes, then per group and row a scale and a bias, in 32 bits each,
+     * or in 16 bits each where the matrix's parameters are bf16 ({@code packedParams}: then the tiles hold exactly the
+     * bytes of MLX's form, as the read floor counts them).
+     */
+    public static long matrixBytes(int n, int k, int bits, int groupSize, boolean packedParams) {
+        return codeBytes(n, k, bits) + (packedParams ? 4L : 8L) * ((long) (n + V - 1) / V * V) * (k / groupSize);
     }
 
     /** True when a matrix of these codes can be repacked (and tiles are {@link #ENABLED}). */
@@ -67,8 +76,9 @@ public final class AffineTiles extends LaneTiles {
     public static AffineTiles repack(Parallel par, MemorySegment packed, long base, long rowBytes, int n, int k, int bits, int groupSize,
                                      RowScales params) {
         if (!supports(bits, k, groupSize)) throw new IllegalArgumentException("no tiles for " + bits + "-bit codes, k " + k + ", group " + groupSize);
-        TileRegion region = new TileRegion(matrixBytes(n, k, bits, groupSize), 1);
-        AffineTiles t = new AffineTiles(n, k, bits, groupSize, region, region.memory);
+        boolean bf16 = params.bf16();
+        TileRegion region = new TileRegion(matrixBytes(n, k, bits, groupSize, bf16), 1);
+        AffineTiles t = new AffineTiles(n, k, bits, groupSize, bf16, region, region.memory);
         try {
             par.forRange(t.tiles, Math.max(1, 4096 / Math.max(1, k / 16)), (t0, t1) -> t.fill(packed, base, rowBytes, params, t0, t1));
         } catch (RuntimeException | Error e) {
@@ -87,10 +97,11 @@ public final class AffineTiles extends LaneTiles {
                                           RowScales[] params) {
         if (!supports(bits, k, groupSize)) throw new IllegalArgumentException("no tiles for " + bits + "-bit codes, k " + k + ", group " + groupSize);
         int count = bases.length;
-        long bytes = matrixBytes(n, k, bits, groupSize);
+        boolean bf16 = Arrays.stream(params).allMatch(RowScales::bf16);
+        long bytes = matrixBytes(n, k, bits, groupSize, bf16);
         TileRegion region = new TileRegion(Math.multiplyExact(bytes, (long) count), count);
         AffineTiles[] all = new AffineTiles[count];
-        for (int i = 0; i < count; i++) all[i] = new AffineTiles(n, k, bits, groupSize, region, region.memory.asSlice(i * bytes, bytes));
+        for (int i = 0; i < count; i++) all[i] = new AffineTiles(n, k, bits, groupSize, bf16, region, region.memory.asSlice(i * bytes, bytes));
         try {
             par.forRange(count, 1, (i0, i1) -> {
                 for (int i = i0; i < i1; i++) all[i].fill(packed, bases[i], rowBytes, params[i], 0, all[i].tiles);
@@ -110,12 +121,23 @@ public final class AffineTiles extends LaneTiles {
         float[] b = new float[V * groups];
         float[] lanesS = new float[V * groups];
         float[] lanesB = new float[V * groups];
+        int[] lanesPacked = new int[packedParams ? V * groups : 0];
         for (int t = t0; t < t1; t++) {
             int rows = Math.min(V, n - t * V);
-            java.util.Arrays.fill(lanesS, 0f);
-            java.util.Arrays.fill(lanesB, 0f);
+            Arrays.fill(lanesS, 0f);
+            Arrays.fill(lanesB, 0f);
+            Arrays.fill(lanesPacked, 0);
             TileBlocks.layTile(packed, base, rowBytes, t, rows, V, words, row, tile, codes, t * tileInts * 4);
             params.loadRows(t * V, rows, groups, s, b, 0);
+            long at = (long) t * V * groups * 4;
+            if (packedParams) {
+                // the kernels make s' and b' from these as mantissaParameters would
+                for (int l = 0; l < rows; l++) {
+                    for (int g = 0; g < groups; g++) lanesPacked[g * V + l] = packBf16(s[l * groups + g], b[l * groups + g], t * V + l);
+                }
+                MemorySegment.copy(lanesPacked, 0, groupParams, PACKED, at, lanesPacked.length);
+                continue;
+            }
             QuantMatVec.mantissaParameters(s, b, 0, rows * groups, bits);
             for (int l = 0; l < rows; l++) {
                 for (int g = 0; g < groups; g++) {
@@ -123,10 +145,19 @@ public final class AffineTiles extends LaneTiles {
                     lanesB[g * V + l] = b[l * groups + g];
                 }
             }
-            long at = (long) t * V * groups * 4;
             MemorySegment.copy(lanesS, 0, groupParams, PARAM, at, lanesS.length);
             MemorySegment.copy(lanesB, 0, groupParams, PARAM, biasesAt + at, lanesB.length);
         }
+    }
+
+    /** A scale and a bias that must be bf16 values, as one int: the bias's 16 bits above the scale's. */
+    private static int packBf16(float scale, float bias, int row) {
+        int s = Float.floatToRawIntBits(scale), b = Float.floatToRawIntBits(bias);
+        if ((s & 0xffff) != 0 || (b & 0xffff) != 0) {
+            throw new IllegalStateException("affine tiles: row " + row + "'s parameters were declared bf16 but scale " + scale + " or bias "
+                    + bias + " is not a bf16 value");
+        }
+        return (b & 0xffff0000) | (s >>> 16);
     }
 
     /** Bytes this repacked copy holds off-heap: codes and group parameters. */
@@ -162,14 +193,14 @@ public final class AffineTiles extends LaneTiles {
         long so = (long) t * pts * 4, bo = biasesAt + so;
         int shape = tilesHere * 100 + rows;
         switch (shape) {
-            case 401 -> AffineTileDots.t4r1(bits, codes, cw, tileInts, groups, wordsPerGroup, x, xo, groupParams, so, bo, pts, xsums, xso, out, o, ldo);
-            case 208 -> AffineTileDots.t2r8(bits, codes, cw, tileInts, groups, wordsPerGroup, x, xo, groupParams, so, bo, pts, xsums, xso, out, o, ldo);
-            case 204 -> AffineTileDots.t2r4(bits, codes, cw, tileInts, groups, wordsPerGroup, x, xo, groupParams, so, bo, pts, xsums, xso, out, o, ldo);
-            case 202 -> AffineTileDots.t2r2(bits, codes, cw, tileInts, groups, wordsPerGroup, x, xo, groupParams, so, bo, pts, xsums, xso, out, o, ldo);
-            case 108 -> AffineTileDots.t1r8(bits, codes, cw, tileInts, groups, wordsPerGroup, x, xo, groupParams, so, bo, pts, xsums, xso, out, o, ldo);
-            case 104 -> AffineTileDots.t1r4(bits, codes, cw, tileInts, groups, wordsPerGroup, x, xo, groupParams, so, bo, pts, xsums, xso, out, o, ldo);
-            case 102 -> AffineTileDots.t1r2(bits, codes, cw, tileInts, groups, wordsPerGroup, x, xo, groupParams, so, bo, pts, xsums, xso, out, o, ldo);
-            case 101 -> AffineTileDots.t1r1(bits, codes, cw, tileInts, groups, wordsPerGroup, x, xo, groupParams, so, bo, pts, xsums, xso, out, o, ldo);
+            case 401 -> AffineTileDots.t4r1(bits, packedParams, codes, cw, tileInts, groups, wordsPerGroup, x, xo, groupParams, so, bo, pts, xsums, xso, out, o, ldo);
+            case 208 -> AffineTileDots.t2r8(bits, packedParams, codes, cw, tileInts, groups, wordsPerGroup, x, xo, groupParams, so, bo, pts, xsums, xso, out, o, ldo);
+            case 204 -> AffineTileDots.t2r4(bits, packedParams, codes, cw, tileInts, groups, wordsPerGroup, x, xo, groupParams, so, bo, pts, xsums, xso, out, o, ldo);
+            case 202 -> AffineTileDots.t2r2(bits, packedParams, codes, cw, tileInts, groups, wordsPerGroup, x, xo, groupParams, so, bo, pts, xsums, xso, out, o, ldo);
+            case 108 -> AffineTileDots.t1r8(bits, packedParams, codes, cw, tileInts, groups, wordsPerGroup, x, xo, groupParams, so, bo, pts, xsums, xso, out, o, ldo);
+            case 104 -> AffineTileDots.t1r4(bits, packedParams, codes, cw, tileInts, groups, wordsPerGroup, x, xo, groupParams, so, bo, pts, xsums, xso, out, o, ldo);
+            case 102 -> AffineTileDots.t1r2(bits, packedParams, codes, cw, tileInts, groups, wordsPerGroup, x, xo, groupParams, so, bo, pts, xsums, xso, out, o, ldo);
+            case 101 -> AffineTileDots.t1r1(bits, packedParams, codes, cw, tileInts, groups, wordsPerGroup, x, xo, groupParams, so, bo, pts, xsums, xso, out, o, ldo);
             default -> {
                 // two tiles against one row (no kernel of that shape): each tile on its own
                 block(1, rows, t, r, x, xsums, out, o, ldo);

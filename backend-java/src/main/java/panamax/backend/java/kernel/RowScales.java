@@ -7,6 +7,14 @@ public interface RowScales {
     void load(int row, float[] scales, float[] biases);
 
     /**
+     * Whether every scale and bias is a bf16 value (the matrix stores them as bf16), so that a copy may keep them in
+     * 16 bits each and widen them exactly ({@link AffineTiles}). False unless an implementation knows.
+     */
+    default boolean bf16() {
+        return false;
+    }
+
+    /**
      * Writes rows {@code [row, row + count)} back to back from index {@code at}: row {@code row + j}'s
      * {@code groups} values at {@code at + [j·groups, (j + 1)·groups)}. Row by row here; implementations
      * whose rows are contiguous widen them in one pass.
