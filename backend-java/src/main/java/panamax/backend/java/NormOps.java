@@ -3,6 +3,7 @@ package panamax.backend.java;
 import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
 import panamax.api.tensor.RopeSpec;
+import panamax.backend.java.kernel.RowNorms;
 
 /** Fused row ops over the last axis: RMSNorm, LayerNorm and rotary embedding. Outputs keep x's dtype. */
 final class NormOps {
@@ -58,10 +59,8 @@ final class NormOps {
         int d = x.rank() == 0 ? 0 : x.dims[x.rank() - 1];
         float[] w = vector(weight, d, "weight");
         return mapRows(x, (index, v, n) -> {
-            double ss = 0;
-            for (int i = 0; i < n; i++) ss += (double) v[i] * v[i];
-            float r = (float) (1 / Math.sqrt(ss / n + eps));
-            for (int i = 0; i < n; i++) v[i] = v[i] * r * (w == null ? 1f : w[i]);
+            float r = (float) (1 / Math.sqrt(RowNorms.sumOfSquares(v, n) / n + eps));
+            RowNorms.scale(v, n, r, w);
         });
     }
 
