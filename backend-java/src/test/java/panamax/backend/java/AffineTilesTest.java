@@ -100,6 +100,21 @@ class AffineTilesTest {
         return Float.intBitsToFloat((bits + 0x7fff + ((bits >>> 16) & 1)) & 0xffff0000);
     }
 
+    /** {@code params} declaring its values bf16 ({@link RowScales#bf16}), whether or not they are. */
+    private static RowScales declaredBf16(RowScales params) {
+        return new RowScales() {
+            @Override
+            public void load(int row, float[] scales, float[] biases) {
+                params.load(row, scales, biases);
+            }
+
+            @Override
+            public boolean bf16() {
+                return true;
+            }
+        };
+    }
+
     @Test
     void bf16ParametersArePackedInHalfTheBytesAndGiveTheBitsOfF32Ones() {
         VectorWidth.requirePath(AffineTiles.supports(8, 256, 64), "the repacked affine tiles", 512);
@@ -115,17 +130,7 @@ class AffineTilesTest {
                         q.biases()[i] = bf16(q.biases()[i]);
                     }
                     RowScales f32 = q.params();
-                    RowScales packed = new RowScales() {
-                        @Override
-                        public void load(int row, float[] scales, float[] biases) {
-                            f32.load(row, scales, biases);
-                        }
-
-                        @Override
-                        public boolean bf16() {
-                            return true;
-                        }
-                    };
+                    RowScales packed = declaredBf16(f32);
                     float[] x = gaussian(rows * k);
                     float[] sums = QuantMatVec.groupSums(x, rows, k, gs);
                     try (AffineTiles wide = AffineTiles.repack(one, q.packed(), 0, q.rowBytes(), n, k, bits, gs, f32);
@@ -156,17 +161,7 @@ class AffineTilesTest {
                 q.biases()[i] = bf16(q.biases()[i]);
             }
             q.scales()[64 + 1] = 1.0001f;
-            RowScales wrong = new RowScales() {
-                @Override
-                public void load(int row, float[] scales, float[] biases) {
-                    q.params().load(row, scales, biases);
-                }
-
-                @Override
-                public boolean bf16() {
-                    return true;
-                }
-            };
+            RowScales wrong = declaredBf16(q.params());
             IllegalStateException e = assertThrows(IllegalStateException.class,
                     () -> AffineTiles.repack(one, q.packed(), 0, q.rowBytes(), 20, 256, 8, 64, wrong).close());
             assertTrue(e.getMessage().contains("row 16"), e.getMessage());
