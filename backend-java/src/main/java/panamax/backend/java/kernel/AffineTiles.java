@@ -119,19 +119,17 @@ public final class AffineTiles extends LaneTiles {
         int[] tile = new int[words * V];
         float[] s = new float[V * groups];
         float[] b = new float[V * groups];
-        float[] lanesS = new float[V * groups];
-        float[] lanesB = new float[V * groups];
+        float[] lanesS = new float[packedParams ? 0 : V * groups];
+        float[] lanesB = new float[packedParams ? 0 : V * groups];
         int[] lanesPacked = new int[packedParams ? V * groups : 0];
         for (int t = t0; t < t1; t++) {
             int rows = Math.min(V, n - t * V);
-            Arrays.fill(lanesS, 0f);
-            Arrays.fill(lanesB, 0f);
-            Arrays.fill(lanesPacked, 0);
             TileBlocks.layTile(packed, base, rowBytes, t, rows, V, words, row, tile, codes, t * tileInts * 4);
             params.loadRows(t * V, rows, groups, s, b, 0);
             long at = (long) t * V * groups * 4;
             if (packedParams) {
-                // the kernels make s' and b' from these as mantissaParameters would
+                // the kernels make s' and b' from these as mantissaParameters would; lanes past the rows stay zero
+                Arrays.fill(lanesPacked, 0);
                 for (int l = 0; l < rows; l++) {
                     for (int g = 0; g < groups; g++) lanesPacked[g * V + l] = packBf16(s[l * groups + g], b[l * groups + g], t * V + l);
                 }
@@ -139,6 +137,8 @@ public final class AffineTiles extends LaneTiles {
                 continue;
             }
             QuantMatVec.mantissaParameters(s, b, 0, rows * groups, bits);
+            Arrays.fill(lanesS, 0f);
+            Arrays.fill(lanesB, 0f);
             for (int l = 0; l < rows; l++) {
                 for (int g = 0; g < groups; g++) {
                     lanesS[g * V + l] = s[l * groups + g];
