@@ -143,9 +143,11 @@ final class QuantMatmul {
         TilesKey key = TilesKey.of(base, rowBytes, n, k, bits, gs, scales, sOff, biases, bOff);
         if (!storage.hasDerived(key)) repackStack(par, packed, scales, biases, base, sOff, bOff, rowBytes, n, k, bits, gs, scalesAt);
         MemorySegment ps = packed.segment();
-        RowScales params = scalesAt.at(sOff, bOff);
-        return storage.derived(key, () -> MemoryHeadroom.fits(AffineTiles.matrixBytes(n, k, bits, gs, params.bf16()))
-                ? AffineTiles.repack(par, ps, base, rowBytes, n, k, bits, gs, params) : null);
+        return storage.derived(key, () -> {
+            RowScales params = scalesAt.at(sOff, bOff); // made only when the tiles are
+            return MemoryHeadroom.fits(AffineTiles.matrixBytes(n, k, bits, gs, params.bf16()))
+                    ? AffineTiles.repack(par, ps, base, rowBytes, n, k, bits, gs, params) : null;
+        });
     }
 
     /**

@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.lang.foreign.Arena;
 import java.util.Arrays;
 import java.util.Random;
+import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
 import panamax.api.tensor.Backend;
 import panamax.api.tensor.BackendOptions;
@@ -170,9 +171,7 @@ class AffineTilesTest {
 
     @Test
     void theBackendRepacksWeightsOnceAndDropsThemWhenTheirStorageIsWrittenOrFreed() {
-        VectorWidth.requirePath(AffineTiles.supports(4, 256, 64), "the repacked affine tiles", 512);
-        Backend backend = new JavaBackendProvider().create(BackendOptions.defaults());
-        try {
+        onBackend(backend -> {
             Ops ops = backend.ops();
             int n = 48, k = 256;
             long mappedBefore = backend.memoryStats().mappedBytes();
@@ -207,9 +206,7 @@ class AffineTilesTest {
             }
             assertEquals(mappedBefore, backend.memoryStats().mappedBytes(), "freed weights drop their tiles");
             assertEquals(0, backend.memoryStats().activeBytes(), "no storage leaked");
-        } finally {
-            backend.close();
-        }
+        });
     }
 
     @Test
@@ -249,9 +246,7 @@ class AffineTilesTest {
 
     @Test
     void theBackendRepacksAStackOfExpertsAtTheFirstProductOverOne() {
-        VectorWidth.requirePath(AffineTiles.supports(4, 256, 64), "the repacked affine tiles", 512);
-        Backend backend = new JavaBackendProvider().create(BackendOptions.defaults());
-        try {
+        onBackend(backend -> {
             Ops ops = backend.ops();
             int experts = 4, n = 32, k = 256;
             long mappedBefore = backend.memoryStats().mappedBytes();
@@ -277,16 +272,12 @@ class AffineTilesTest {
             }
             assertEquals(mappedBefore, backend.memoryStats().mappedBytes(), "freed experts drop their tiles");
             assertEquals(0, backend.memoryStats().activeBytes(), "no storage leaked");
-        } finally {
-            backend.close();
-        }
+        });
     }
 
     @Test
     void weightsWithBf16ParametersAreRepackedWithThemInSixteenBits() {
-        VectorWidth.requirePath(AffineTiles.supports(4, 256, 64), "the repacked affine tiles", 512);
-        Backend backend = new JavaBackendProvider().create(BackendOptions.defaults());
-        try {
+        onBackend(backend -> {
             Ops ops = backend.ops();
             int n = 48, k = 256;
             long mappedBefore = backend.memoryStats().mappedBytes();
@@ -307,12 +298,21 @@ class AffineTilesTest {
                     }
                 }
             }
+        });
+    }
+
+    /** Runs {@code body} on a fresh Java backend, closed after; skipped where tiles are not made (fewer than 512-bit vectors). */
+    private static void onBackend(Consumer<Backend> body) {
+        VectorWidth.requirePath(AffineTiles.supports(4, 256, 64), "the repacked affine tiles", 512);
+        Backend backend = new JavaBackendProvider().create(BackendOptions.defaults());
+        try {
+            body.accept(backend);
         } finally {
             backend.close();
         }
     }
 
-    private static float[] product(Backend backend, Tensor x, QuantizedMatrix q) {
+        private static float[] product(Backend backend, Tensor x, QuantizedMatrix q) {
         try (Tensor y = backend.ops().quantizedMatmul(x, q, true)) {
             return backend.toFloats(y);
         }

@@ -16,6 +16,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
 import panamax.backend.java.kernel.Parallel;
 
@@ -32,9 +33,11 @@ class ParallelTest {
         Random random = new Random(7);
         try (Parallel parallel = new Parallel(3)) {
             for (int call = 0; call < 300; call++) {
-                int n = random.nextInt(2000);
+                int n = random.nextInt(5000);
                 int grain = 1 + random.nextInt(64);
                 assertEachIndexOnce(n, "call " + call + ", grain " + grain, range -> parallel.forRange(n, grain, range));
+                int min = 1 + random.nextInt(100); // even splits, tapered where their ends still hold min
+                assertEachIndexOnce(n, "call " + call + ", even split, min " + min, range -> parallel.forEvenSplit(n, min, range));
                 if (call % 50 == 49) awaitParked(parallel.threadNamePrefix()); // the next call wakes them
             }
         }
@@ -59,20 +62,8 @@ class ParallelTest {
         }
     }
 
-    @Test
-    void evenSplitsRunEveryIndexExactlyOnce() {
-        Random random = new Random(11);
-        try (Parallel parallel = new Parallel(3)) {
-            for (int call = 0; call < 300; call++) {
-                int n = random.nextInt(5000);
-                int min = 1 + random.nextInt(100);
-                assertEachIndexOnce(n, "call " + call + ", min " + min, range -> parallel.forEvenSplit(n, min, range));
-            }
-        }
-    }
-
     /** Runs {@code call} with a range that counts the indices it is given, and checks each of {@code [0, n)} came once. */
-    private static void assertEachIndexOnce(int n, String what, java.util.function.Consumer<Parallel.Range> call) {
+    private static void assertEachIndexOnce(int n, String what, Consumer<Parallel.Range> call) {
         AtomicIntegerArray seen = new AtomicIntegerArray(Math.max(n, 1));
         call.accept((from, to) -> {
             for (int i = from; i < to; i++) seen.incrementAndGet(i);
