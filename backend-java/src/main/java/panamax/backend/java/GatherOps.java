@@ -136,6 +136,8 @@ final class GatherOps {
                 for (int j = 0; j < values.length; j++) values[j] = s.getAtIndex(RowIo.I32, x.offset + j * x.strides[a]);
                 StridedLoop loop = new StridedLoop(dims, new long[] {idx.offset, 0}, is, out.strides);
                 GatherKernels.lookup(backend.parallel, loop, out.elementCount(), values, idx, out, axis, x.shape);
+            } else if (runLength(x, dims, is, a) > 1) {
+                gatherRuns(x, idx, out, dims, is, a, axis);
             } else {
                 gatherElements(x, idx, out, dims, xs, is, a, axis);
             }
@@ -144,6 +146,63 @@ final class GatherOps {
             throw e;
         }
         return out;
+    }
+
+    /**
+     * Elements each index of a takeAlongAxis moves as one contiguous run, or 0: the index must not vary along the axes
+     * after {@code a} (a broadcast index, as a KV layout's column remap is: one source column per row and position, the
+     * same for every head's values) and x must be contiguous and unbroadcast over them.
+     */
+    private static long runLength(JavaTensor x, int[] dims, long[] is, int a) {
+        long run = 1;
+        for (int i = dims.length - 1; i > a; i--) {
+            if (is[i] != 0 || x.dims[i] != dims[i] || dims[i] != 1 && x.strides[i] != run) return 0;
+            run *= dims[i];
+        }
+        return run;
+    }
+
+    /**
+     * takeAlongAxis where each index moves a contiguous run ({@link #runLength}): one bulk copy per run, and
+     * consecutive indices whose runs lie end to end in x (a row's columns shifted as a block) as one copy, where the
+     * general path copied element by element. Parallel over the positions before the axis.
+     */
+    private void gatherRuns(JavaTensor x, JavaTensor idx, JavaTensor out, int[] dims, long[] is, int a, int axis) {
+        long run = runLength(x, dims, is, a);
+        long outer = 1;
+        for (int i = 0; i < a; i++) outer *= dims[i];
+        if (outer > Integer.MAX_VALUE) throw new IllegalArgumentException("takeAlongAxis: result too large: " + out.shape);
+        MemorySegment s = x.segment();
+        MemorySegment si = idx.segment();
+        MemorySegment d = out.segment();
+        int bytes = x.dtype.byteSize();
+        int axisDim = x.dims[a], positions = dims[a];
+        long axisStride = x.strides[a];
+        boolean adjacent = axisStride == run; // runs of consecutive indices lie end to end in x
+        DType it = idx.dtype;
+        int grain = (int) Math.max(1, (1L << 16) / Math.max(1, run * positions));
+        backend.parallel.forRange((int) outer, grain, (from, to) -> {
+            for (int o = from; o < to; o++) {
+                long xBase = x.offset, iBase = idx.offset;
+                long rest = o;
+                for (int i = a - 1; i >= 0; i--) {
+                    long c = rest % dims[i];
+                    rest /= dims[i];
+                    if (x.dims[i] != 1) xBase += c * x.strides[i];
+                    iBase += c * is[i];
+                }
+                long dst = out.offset + (long) o * positions * run;
+                int j = 0;
+                while (j < positions) {
+                    long first = RowIo.getLong(si, it, iBase + j * is[a]);
+                    checkIndex(first, axisDim, "takeAlongAxis", x, axis);
+                    int len = 1;
+                    while (adjacent && j + len < positions && RowIo.getLong(si, it, iBase + (j + len) * is[a]) == first + len && first + len < axisDim) len++;
+                    MemorySegment.copy(s, (xBase + first * axisStride) * bytes, d, (dst + (long) j * run) * bytes, len * run * bytes);
+                    j += len;
+                }
+            }
+        });
     }
 
     /** The general takeAlongAxis: element copies, parallel over runs of the output. */

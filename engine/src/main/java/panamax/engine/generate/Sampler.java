@@ -12,6 +12,7 @@ import java.util.SplittableRandom;
 public final class Sampler {
     private final SamplingParams params;
     private final SplittableRandom random;
+    private double[] scratch;
 
     public Sampler(SamplingParams params) {
         this.params = params;
@@ -54,7 +55,7 @@ public final class Sampler {
             for (int i = from + 1; i < from + vocab; i++) if (logits[i] > logits[best]) best = i;
             return best - from;
         }
-        double[] scores = new double[vocab];
+        double[] scores = scratch(vocab);
         for (int i = 0; i < vocab; i++) scores[i] = logits[from + i];
         if (allowed != null) {
             // models pad their vocabulary past the tokenizer's (Qwen: 151,936 rows for 151,669 tokens): ids past the mask are not allowed
@@ -62,7 +63,44 @@ public final class Sampler {
         }
         penalize(scores, history, historyLength, params);
         if (params.isGreedy()) return argmax(scores);
+        if (unfiltered(params, vocab)) return drawWeighted(scores, params.temperature(), random.nextDouble());
         return draw(probabilities(scores, params), random.nextDouble());
+    }
+
+    /** This row's score array of {@code vocab} values, reused from token to token (a sampler serves one thread). */
+    private double[] scratch(int vocab) {
+        if (scratch == null || scratch.length != vocab) scratch = new double[vocab];
+        return scratch;
+    }
+
+    /** No top-k, top-p or min-p filter applies: the draw needs only the softmax's weights. */
+    private static boolean unfiltered(SamplingParams params, int vocab) {
+        return (params.topK() <= 0 || params.topK() >= vocab) && params.topP() >= 1 && params.minP() <= 0;
+    }
+
+    /**
+     * The token {@link #draw} would pick from {@link #probabilities} with no filter: the first whose cumulative weight
+     * {@code exp((s − max) / T)} exceeds {@code u} times their total, which is the same point of the same distribution
+     * without its two normalizing passes (divisions of every probability, and a sum); the rounding of the two forms
+     * differs only within an ulp of a boundary. Overwrites {@code scores} with the weights.
+     */
+    static int drawWeighted(double[] scores, double temperature, double u) {
+        double max = Double.NEGATIVE_INFINITY;
+        for (double s : scores) max = Math.max(max, s);
+        double total = 0;
+        for (int i = 0; i < scores.length; i++) {
+            scores[i] = Math.exp((scores[i] - max) / temperature);
+            total += scores[i];
+        }
+        double target = u * total, cumulative = 0;
+        int last = -1;
+        for (int i = 0; i < scores.length; i++) {
+            if (scores[i] == 0) continue;
+            cumulative += scores[i];
+            last = i;
+            if (target < cumulative) return i;
+        }
+        return last; // rounding left the target just above the total
     }
 
     /**

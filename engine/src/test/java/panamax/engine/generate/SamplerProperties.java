@@ -165,6 +165,24 @@ class SamplerProperties {
         });
     }
 
+    /**
+     * With no filter the sampler draws from the softmax's weights without normalizing them: the same token as a draw
+     * from the normalized probabilities, unless u lies within rounding of the boundary between two tokens.
+     */
+    @Test
+    void unfilteredDrawsPickWhatTheNormalizedDistributionPicks() {
+        qt().forAll(LOGITS, doubles().between(0.05, 3.0), doubles().between(0, 0.999999)).checkAssert((logits, temperature, u) -> {
+            double[] p = Sampler.probabilities(scores(logits), SamplingParams.sample(temperature, 0));
+            int expected = Sampler.draw(p, u);
+            int got = Sampler.drawWeighted(scores(logits), temperature, u);
+            if (got != expected) {
+                double below = 0;
+                for (int i = 0; i < Math.min(got, expected); i++) below += p[i];
+                assertEquals(below + p[Math.min(got, expected)], u, 1e-12, "draws of " + logits + " at u=" + u + ": " + got + " against " + expected);
+            }
+        });
+    }
+
     @Test
     void repetitionPenaltyOnlyLooksAtTheRecentContext() {
         double[] s = {2, 2, 2};
