@@ -45,7 +45,7 @@ final class MatmulOps {
         DType type = DTypes.promote(a.dtype, b.dtype);
         if (weightRowsPair(a, b)) {
             List<ProductWork> works = new ArrayList<>(1);
-            JavaTensor out = planWeightRows(a, b, works);
+            JavaTensor out = planWeightRows(a, b, works, new PlacedInputs());
             try {
                 ProductWork.runAll(backend.parallel, works);
                 return out;
@@ -125,7 +125,7 @@ final class MatmulOps {
         long sk = b.strides[b.rank() - 2];
         long sn = b.strides[b.rank() - 1];
         if (takesWeightRows(b, k, n)) {
-            ProductWork.run(backend.parallel, weightRowsWork(a, aOff, m, k, n, b, bOff, out, (long) index * m * n));
+            ProductWork.run(backend.parallel, weightRowsWork(a, aOff, m, k, n, b, bOff, out, (long) index * m * n, new PlacedInputs()));
             return;
         }
         float[] x = rows(a, aOff, m, k);
@@ -142,10 +142,11 @@ final class MatmulOps {
         if (as.size() != bs.size()) throw new IllegalArgumentException("matmuls: " + as.size() + " left operands and " + bs.size() + " right");
         List<JavaTensor> outs = new ArrayList<>(as.size());
         List<ProductWork> works = new ArrayList<>();
+        PlacedInputs placed = new PlacedInputs(); // products of one x (q, k and v) place it once
         try {
             for (int i = 0; i < as.size(); i++) {
                 JavaTensor a = as.get(i), b = bs.get(i);
-                outs.add(weightRowsPair(a, b) ? planWeightRows(a, b, works) : matmul(a, b)); // matmul: its checks and other paths
+                outs.add(weightRowsPair(a, b) ? planWeightRows(a, b, works, placed) : matmul(a, b)); // matmul: its checks and other paths
             }
             ProductWork.runAll(backend.parallel, works);
             return outs;
@@ -166,7 +167,7 @@ final class MatmulOps {
      * A new output for a × b ({@link #weightRowsPair}), a's leading axes folded into rows so W streams once for all of
      * them; x is prepared now and the rest of the product added to {@code works}.
      */
-    private JavaTensor planWeightRows(JavaTensor a, JavaTensor b, List<ProductWork> works) {
+    private JavaTensor planWeightRows(JavaTensor a, JavaTensor b, List<ProductWork> works, PlacedInputs placed) {
         int k = a.dims[a.rank() - 1], n = b.dims[1];
         int rows = (int) (a.elementCount() / k);
         int[] dims = a.dims.clone();
@@ -174,7 +175,7 @@ final class MatmulOps {
         JavaTensor out = backend.allocate(dims, DTypes.promote(a.dtype, b.dtype));
         try (JavaTensor flat = a.rank() == 2 ? null : new ViewOps(backend).reshape(a, panamax.api.tensor.Shape.of(rows, k))) {
             JavaTensor x = flat == null ? a : flat;
-            works.add(weightRowsWork(x, x.offset, rows, k, n, b, b.offset, out, 0));
+            works.add(weightRowsWork(x, x.offset, rows, k, n, b, b.offset, out, 0, placed));
             return out;
         } catch (RuntimeException | Error e) {
             out.close();
@@ -195,11 +196,12 @@ final class MatmulOps {
      * x as it is. x is read from its tensor now ({@link #prepareRows}); the work writes the results to {@code out} from
      * element {@code at}, each part of W's rows its own columns.
      */
-    private ProductWork weightRowsWork(JavaTensor x, long xOff, int m, int k, int n, JavaTensor b, long bOff, JavaTensor out, long at) {
+    private ProductWork weightRowsWork(JavaTensor x, long xOff, int m, int k, int n, JavaTensor b, long bOff, JavaTensor out, long at,
+                                       PlacedInputs placed) {
         int bytes = b.dtype.byteSize();
         long wOff = bOff * bytes, ld = b.strides[b.rank() - 1] * bytes;
         Bf16Tiles tiles = b.dtype == DType.BF16 ? bf16Tiles(b, wOff, ld, m, n, k) : null;
-        if (tiles != null) return tilesWork(x, xOff, m, k, n, tiles, out, at);
+        if (tiles != null) return tilesWork(x, xOff, m, k, n, tiles, out, at, placed);
         Parallel par = backend.parallel;
         MemorySegment w = b.segment();
         boolean bf16 = b.dtype == DType.BF16;
@@ -239,9 +241,12 @@ final class MatmulOps {
      * x·Wᵀ over bf16 tiles: x's rows placed as the tiles' kernels read them ({@link #prepareRows}), then each thread's
      * part of the tiles (whole groups of four) computes its columns for every x row and stores them.
      */
-    private ProductWork tilesWork(JavaTensor x, long xOff, int m, int k, int n, Bf16Tiles tiles, JavaTensor out, long at) {
-        float[] xr = new float[m * k];
-        prepareRows(backend.parallel, x, xOff, m, k, (r, row) -> tiles.placeRow(row, r, m, xr));
+    private ProductWork tilesWork(JavaTensor x, long xOff, int m, int k, int n, Bf16Tiles tiles, JavaTensor out, long at, PlacedInputs placed) {
+        float[] xr = placed.rows(x, xOff, m, k, tiles.widestBlock(), 0, () -> {
+            float[] rows = new float[m * k];
+            prepareRows(backend.parallel, x, xOff, m, k, (r, row) -> tiles.placeRow(row, r, m, rows));
+            return new PlacedInputs.Rows(rows, null);
+        }).placed();
         return tileWork(m, n, tiles.tiles(), Bf16Tiles.rowsPerTile(), tiles.passRows(), Math.max(1, 32768 / Math.max(k, 1) / (4 * Bf16Tiles.rowsPerTile())),
                 out, at, (r0, r1, t0, t1, c, width) -> tiles.multiply(xr, m, r0, r1, t0, t1, c, width));
     }

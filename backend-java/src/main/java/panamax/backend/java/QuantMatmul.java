@@ -31,11 +31,11 @@ final class QuantMatmul {
      * vector kernel take: that one's x is prepared and its work added to {@code deferred}, for the caller to run, alone
      * or in one pass with other products ({@link ProductWork#runAll}). The result holds its values once that ran.
      * {@code stable}: packed is the caller's tensor, not a copy made for this call, so a repacked form of it can be
-     * kept for the next call.
+     * kept for the next call. {@code placed}: x rows already placed for tiles by this call's other products.
      */
     static JavaTensor start(JavaBackend backend, JavaTensor x, JavaTensor packed, JavaTensor scales, JavaTensor biases,
                             int rows, int cols, int groupSize, int bits, long rowBytes, boolean transpose, QuantOps.ScalesAt scalesAt,
-                            boolean stable, List<ProductWork> deferred) {
+                            boolean stable, List<ProductWork> deferred, PlacedInputs placed) {
         int k = transpose ? cols : rows;
         int n = transpose ? rows : cols;
         if (x.rank() == 0 || x.dims[x.rank() - 1] != k) {
@@ -95,7 +95,9 @@ final class QuantMatmul {
                     AffineTiles tiles = tiled
                             ? tiles(backend.parallel, packed, scales, biases, base, sOff, bOff, rowBytes, n, k, bits, groupSize, scalesAt) : null;
                     RowScales params = scalesAt.at(sOff, bOff);
-                    ProductWork work = tiles != null ? tilesWork(backend.parallel, xv, xOff, tiles, groupSize, m, k, n, out, (long) i * m * n)
+                    // several matrices run on several threads: each places its own x (placed is one thread's)
+                    ProductWork work = tiles != null ? tilesWork(backend.parallel, xv, xOff, tiles, groupSize, m, k, n, out, (long) i * m * n,
+                            defer ? placed : new PlacedInputs())
                             : vectorKernel ? vectorWork(backend.parallel, xv, xOff, ps, base, rowBytes, bits, groupSize, params, m, k, n, out, (long) i * m * n)
                             : null;
                     if (work != null) {
@@ -200,14 +202,18 @@ final class QuantMatmul {
      * streams four tiles at a time) computes its columns for every x row and stores them.
      */
     private static ProductWork tilesWork(Parallel par, JavaTensor x, long xOff, AffineTiles tiles, int gs, int m, int k, int n,
-                                         JavaTensor out, long at) {
+                                         JavaTensor out, long at, PlacedInputs placed) {
         int groups = k / gs;
-        float[] xr = new float[m * k];
-        float[] xsums = new float[m * groups];
-        MatmulOps.prepareRows(par, x, xOff, m, k, (r, row) -> {
-            tiles.placeRow(row, r, m, xr);
-            QuantMatVec.groupSums(row, 0, 1, k, gs, xsums, r * groups);
+        PlacedInputs.Rows rows = placed.rows(x, xOff, m, k, tiles.widestBlock(), gs, () -> {
+            float[] xp = new float[m * k];
+            float[] sums = new float[m * groups];
+            MatmulOps.prepareRows(par, x, xOff, m, k, (r, row) -> {
+                tiles.placeRow(row, r, m, xp);
+                QuantMatVec.groupSums(row, 0, 1, k, gs, sums, r * groups);
+            });
+            return new PlacedInputs.Rows(xp, sums);
         });
+        float[] xr = rows.placed(), xsums = rows.groupSums();
         return MatmulOps.tileWork(m, n, tiles.tiles(), AffineTiles.rowsPerTile(), tiles.passRows(),
                 Math.max(1, 16384 / Math.max(k, 1) / (4 * AffineTiles.rowsPerTile())),
                 out, at, (r0, r1, t0, t1, c, width) -> tiles.multiply(xr, xsums, m, r0, r1, t0, t1, c, width));

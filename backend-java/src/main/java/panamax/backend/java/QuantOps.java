@@ -331,13 +331,14 @@ final class QuantOps {
         List<JavaTensor> outs = new ArrayList<>(xs.size());
         List<Parts> used = new ArrayList<>(xs.size());
         List<ProductWork> works = new ArrayList<>();
+        PlacedInputs placed = new PlacedInputs(); // products of one x (q, k and v) place it once
         try {
             for (int i = 0; i < xs.size(); i++) {
                 QuantizedMatrix w = ws.get(i);
                 Parts q = contiguousWords(parts(w));
                 used.add(q);
                 outs.add(QuantMatmul.start(backend, xs.get(i), q.packed, q.scales, q.biases, q.rows, q.cols, q.groupSize, q.bits,
-                        q.rowBytes(), transpose, (sOff, bOff) -> rowScales(q, sOff, bOff), q.packed == w.packed(), works));
+                        q.rowBytes(), transpose, (sOff, bOff) -> rowScales(q, sOff, bOff), q.packed == w.packed(), works, placed));
             }
             ProductWork.runAll(backend.parallel, works);
             return outs;

@@ -301,6 +301,35 @@ class AffineTilesTest {
         });
     }
 
+    @Test
+    void productsOfOneInputRunTogetherGiveEachTheBitsItGetsAlone() {
+        // a layer's q, k and v (or gate and up) read one x, placed once for all; another x of the same storage beside it
+        onBackend(backend -> {
+            Ops ops = backend.ops();
+            int k = 256;
+            try (Tensor both = backend.fromFloats(gaussian(14 * k), Shape.of(14, k), DType.F32);
+                 Tensor x = ops.slice(both, 0, 0, 7);
+                 Tensor other = ops.slice(both, 0, 7, 14);
+                 Tensor w8 = backend.fromFloats(gaussian(40 * k), Shape.of(40, k), DType.BF16);
+                 Tensor w4 = backend.fromFloats(gaussian(24 * k), Shape.of(24, k), DType.BF16);
+                 QuantizedMatrix q8 = ops.quantize(w8, 64, 8);
+                 QuantizedMatrix q4 = ops.quantize(w4, 32, 4)) {
+                java.util.List<Tensor> xs = java.util.List.of(x, other, x, other, x);
+                java.util.List<QuantizedMatrix> ws = java.util.List.of(q8, q8, q4, q4, q8);
+                java.util.List<Tensor> together = ops.quantizedMatmuls(xs, ws, true);
+                try {
+                    for (int i = 0; i < xs.size(); i++) {
+                        assertArrayEquals(product(backend, xs.get(i), ws.get(i)), backend.toFloats(together.get(i)),
+                                "product " + i + " together and alone");
+                    }
+                } finally {
+                    together.forEach(Tensor::close);
+                }
+            }
+            assertEquals(0, backend.memoryStats().activeBytes(), "no storage leaked");
+        });
+    }
+
     /** Runs {@code body} on a fresh Java backend, closed after; skipped where tiles are not made (fewer than 512-bit vectors). */
     private static void onBackend(Consumer<Backend> body) {
         VectorWidth.requirePath(AffineTiles.supports(4, 256, 64), "the repacked affine tiles", 512);

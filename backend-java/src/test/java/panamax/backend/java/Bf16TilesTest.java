@@ -154,24 +154,30 @@ class Bf16TilesTest {
             Ops ops = backend.ops();
             Tensor[] weights = new Tensor[rows.length];
             for (int i = 0; i < rows.length; i++) weights[i] = backend.fromSegment(bf16Rows(arena, gaussian(rows[i] * k)), Shape.of(rows[i], k), DType.BF16);
-            try (Tensor x = backend.fromFloats(gaussian(5 * k), Shape.of(5, k), DType.F32);
+            // x and other: five rows each of one storage (a product placing x once for several must tell them apart)
+            try (Tensor both = backend.fromFloats(gaussian(10 * k), Shape.of(10, k), DType.F32);
+                 Tensor x = ops.slice(both, 0, 0, 5);
+                 Tensor other = ops.slice(both, 0, 5, 10);
                  Tensor one = ops.slice(x, 0, 2, 3);
                  Tensor f32 = backend.fromFloats(gaussian(70 * k), Shape.of(70, k), DType.F32)) {
                 long mapped = backend.memoryStats().mappedBytes();
-                product(backend, x, weights[0]); // tiles for the first weight (a prefill met it first)
+                product(backend, x, weights[0]); // tiles for the first and third weights (a prefill met them first)
+                product(backend, x, weights[2]);
                 product(backend, one, weights[1]); // row kernels for good for the second
                 assertTrue(backend.memoryStats().mappedBytes() > mapped, "the first weight took tiles");
                 for (Tensor xs : new Tensor[] {one, x}) {
-                    java.util.List<Tensor> left = java.util.List.of(xs, xs, xs, xs);
+                    Tensor second = xs == x ? other : xs;
+                    java.util.List<Tensor> left = java.util.List.of(xs, second, xs, xs, second);
                     java.util.List<Tensor> right = new java.util.ArrayList<>();
                     for (Tensor w : weights) right.add(ops.transpose(w, 1, 0));
                     right.add(ops.transpose(f32, 1, 0));
+                    right.add(ops.transpose(weights[2], 1, 0));
                     java.util.List<Tensor> together = ops.matmuls(left, right);
                     try {
                         for (int i = 0; i < right.size(); i++) {
-                            try (Tensor alone = ops.matmul(xs, right.get(i))) {
+                            try (Tensor alone = ops.matmul(left.get(i), right.get(i))) {
                                 assertArrayEquals(backend.toFloats(alone), backend.toFloats(together.get(i)),
-                                        "product " + i + " of " + xs.shape() + " together and alone");
+                                        "product " + i + " of " + left.get(i).shape() + " together and alone");
                             }
                         }
                     } finally {

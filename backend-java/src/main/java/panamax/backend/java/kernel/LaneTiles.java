@@ -50,6 +50,14 @@ public abstract class LaneTiles implements AutoCloseable {
         return TileBlocks.place(x, m, k, widest);
     }
 
+    /**
+     * The most x rows one of these tiles' kernels takes at once: tiles that agree on it (and on k) read x rows placed
+     * the same way, so one placed copy serves them all.
+     */
+    public final int widestBlock() {
+        return widest;
+    }
+
     /** x rows of one pass over the tiles ({@link TileBlocks#pass}): a product may run its rows a pass at a time. */
     public final int passRows() {
         return TileBlocks.pass(k, widest);
