@@ -165,7 +165,7 @@ public final class BackendAb {
         Tensor xt = backend.fromFloats(x, Shape.of(rows, k), DType.F32);
         if (bits == 16) {
             Tensor[] copies = new Tensor[(int) Math.max(1, ((long) mib << 20) / (2L * n * k))];
-            for (int i = 0; i < copies.length; i++) copies[i] = backend.fromFloats(w, Shape.of(n, k), DType.BF16);
+            for (int i = 0; i < copies.length; i++) copies[i] = loaded(backend, w, n, k);
             return new Side(name, backend, null, copies, xt, new long[calls]);
         }
         QuantizedMatrix first;
@@ -180,6 +180,18 @@ public final class BackendAb {
                     first.groupSize(), first.bits());
         }
         return new Side(name, backend, weights, null, xt, new long[calls]);
+    }
+
+    /**
+     * W as bf16 in memory the caller owns, as a loaded model's weights are ({@code Backend.fromSegment}): the backend
+     * repacks such a matrix into tiles at a first product of several rows, never its own buffers.
+     */
+    private static Tensor loaded(Backend backend, float[] w, int n, int k) {
+        java.lang.foreign.MemorySegment segment = java.lang.foreign.Arena.ofAuto().allocate(2L * n * k, 64);
+        for (int i = 0; i < w.length; i++) {
+            segment.setAtIndex(java.lang.foreign.ValueLayout.JAVA_SHORT_UNALIGNED, i, (short) (Float.floatToRawIntBits(w[i]) >>> 16));
+        }
+        return backend.fromSegment(segment, Shape.of(n, k), DType.BF16);
     }
 
     private static float[] run(Side s, int i) {
