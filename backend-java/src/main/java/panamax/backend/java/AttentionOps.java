@@ -50,7 +50,14 @@ final class AttentionOps {
                 AttentionRows.Item it = AttentionRows.Item.of(item, QUERY_BLOCK, hkv, tq, group);
                 int bi = it.b(), h = it.h(), i0 = it.i0(), block = it.block(), rows = it.rows();
                 rowsOf.loadQueries(q, bi, h, group, i0, block, 0, rows, buf.row, buf.queries, buf.lo, buf.hi);
-                scores(k, bi, h, buf.queries, scratch.arranged(), rows, d, tk, buf.scores, scratch.keyScratch());
+                // only the keys some row of the block may see (a causal prefill's block sees none past its last token)
+                int seenFrom = tk, seenTo = 0;
+                for (int r = 0; r < rows; r++) {
+                    if (buf.hi[r] < buf.lo[r]) continue;
+                    seenFrom = Math.min(seenFrom, buf.lo[r]);
+                    seenTo = Math.max(seenTo, buf.hi[r] + 1);
+                }
+                if (seenFrom < seenTo) scores(k, bi, h, buf.queries, scratch.arranged(), rows, d, seenFrom, seenTo, tk, buf.scores, scratch.keyScratch());
                 int first = tk;
                 int last = -1;
                 for (int r = 0; r < rows; r++) {
@@ -113,12 +120,12 @@ final class AttentionOps {
     }
 
     /**
-     * {@code scores[r·tk + j] = q_r · k_j} for the kv head (b, h): straight from the key storage with
-     * {@link KeyScores} when keys are unit-stride along D (a block of keys stays in L1 for all query
-     * rows of the group), else from f32 copies of the key rows.
+     * {@code scores[r·tk + j] = q_r · k_j} for the kv head (b, h) and keys {@code [j0, j1)}: straight from the key storage
+     * with {@link KeyScores} when keys are unit-stride along D (a block of keys stays in L1 for all query rows of the
+     * group), else from f32 copies of the key rows. A key's score has the same bits in any range.
      */
-    private static void scores(JavaTensor k, int b, int h, float[] queries, float[] arranged, int rows, int d, int tk, float[] scores,
-                               float[] keyScratch) {
+    private static void scores(JavaTensor k, int b, int h, float[] queries, float[] arranged, int rows, int d, int j0, int j1, int tk,
+                               float[] scores, float[] keyScratch) {
         long base = k.offset + b * k.strides[0] + h * k.strides[1];
         MemorySegment s = k.segment();
         if (k.strides[3] == 1 || d == 1) {
@@ -126,22 +133,22 @@ final class AttentionOps {
             switch (k.dtype) {
                 case BF16 -> {
                     for (int r = 0; r < rows; r++) MatVec.interleaveForBf16(queries, r * d, d, arranged, r * d);
-                    KeyScores.bf16(s, base * bytes, k.strides[2] * bytes, d, arranged, rows, tk, scores, tk, keyScratch);
+                    KeyScores.bf16(s, base * bytes, k.strides[2] * bytes, d, arranged, rows, j0, j1, scores, tk, keyScratch);
                     return;
                 }
                 case F32 -> {
-                    KeyScores.f32(s, base * bytes, k.strides[2] * bytes, d, queries, rows, tk, scores, tk, keyScratch);
+                    KeyScores.f32(s, base * bytes, k.strides[2] * bytes, d, queries, rows, j0, j1, scores, tk, keyScratch);
                     return;
                 }
                 case F16 -> {
-                    MatVec.f16(s, base * bytes, k.strides[2] * bytes, d, queries, rows, 0, tk, scores, 0, tk);
+                    MatVec.f16(s, base * bytes, k.strides[2] * bytes, d, queries, rows, j0, j1, scores, 0, tk);
                     return;
                 }
                 default -> { }
             }
         }
         float[] key = new float[d];
-        for (int j = 0; j < tk; j++) {
+        for (int j = j0; j < j1; j++) {
             RowIo.load(s, k.dtype, base + j * k.strides[2], k.strides[3], d, key);
             for (int r = 0; r < rows; r++) scores[r * tk + j] = MatVec.dot(queries, r * d, key, 0, d);
         }

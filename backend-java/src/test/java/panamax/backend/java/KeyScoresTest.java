@@ -47,15 +47,30 @@ class KeyScoresTest {
                         float[] expected = new float[rows * lds];
                         float[] actual = new float[rows * lds];
                         MatVec.f32(f32, 0, 4L * stride, d, q, rows, 0, tk, expected, 0, lds);
-                        KeyScores.f32(f32, 0, 4L * stride, d, q, rows, tk, actual, lds, scratch);
+                        KeyScores.f32(f32, 0, 4L * stride, d, q, rows, 0, tk, actual, lds, scratch);
                         assertSameBits(expected, actual, "f32 d " + d + " tk " + tk + " rows " + rows);
+                        // a range of the keys (a causal block's): the same bits for those keys, nothing written outside
+                        int j0 = random.nextInt(tk), j1 = j0 + 1 + random.nextInt(tk - j0);
+                        float[] part = new float[rows * lds];
+                        KeyScores.f32(f32, 0, 4L * stride, d, q, rows, j0, j1, part, lds, scratch);
+                        assertSameBits(inRange(expected, rows, lds, j0, j1), part, "f32 d " + d + " keys [" + j0 + ", " + j1 + ") rows " + rows);
                         MatVec.bf16(bf16, 0, 2L * stride, d, qi, rows, 0, tk, expected, 0, lds);
-                        KeyScores.bf16(bf16, 0, 2L * stride, d, qi, rows, tk, actual, lds, scratch);
+                        KeyScores.bf16(bf16, 0, 2L * stride, d, qi, rows, 0, tk, actual, lds, scratch);
                         assertSameBits(expected, actual, "bf16 d " + d + " tk " + tk + " rows " + rows);
+                        part = new float[rows * lds];
+                        KeyScores.bf16(bf16, 0, 2L * stride, d, qi, rows, j0, j1, part, lds, scratch);
+                        assertSameBits(inRange(expected, rows, lds, j0, j1), part, "bf16 d " + d + " keys [" + j0 + ", " + j1 + ") rows " + rows);
                     }
                 }
             }
         }
+    }
+
+    /** {@code scores} with every key outside {@code [j0, j1)} zero. */
+    private static float[] inRange(float[] scores, int rows, int lds, int j0, int j1) {
+        float[] out = new float[scores.length];
+        for (int m = 0; m < rows; m++) System.arraycopy(scores, m * lds + j0, out, m * lds + j0, j1 - j0);
+        return out;
     }
 
     private static void assertSameBits(float[] expected, float[] actual, String what) {

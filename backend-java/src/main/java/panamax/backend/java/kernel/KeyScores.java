@@ -34,23 +34,24 @@ public final class KeyScores {
     }
 
     /**
-     * f32 keys (key j at byte {@code kOff + j·ldk}), queries {@code q[m·d ..]} in natural order. Head
-     * dims other than four or eight vectors, and keys past the last full block, go to {@link MatVec#f32}.
+     * f32 keys {@code [j0, j1)} (key j at byte {@code kOff + j·ldk}), queries {@code q[m·d ..]} in natural order. Each
+     * key's score has the same bits whatever range it is scored in. Head dims other than four or eight vectors, and
+     * keys past the range's last full block, go to {@link MatVec#f32}.
      */
-    public static void f32(MemorySegment keys, long kOff, long ldk, int d, float[] q, int rows, int tk,
+    public static void f32(MemorySegment keys, long kOff, long ldk, int d, float[] q, int rows, int j0, int j1,
                            float[] scores, int lds, float[] scratch) {
-        int full = d == 4 * F || d == 8 * F ? tk - tk % BLOCK : 0;
-        if (full > 0) f32Hoisted(keys, kOff, ldk, q, rows, full, scores, lds, scratch, d == 8 * F);
-        if (full < tk) MatVec.f32(keys, kOff, ldk, d, q, rows, full, tk, scores, 0, lds);
+        int full = d == 4 * F || d == 8 * F ? j1 - (j1 - j0) % BLOCK : j0;
+        if (full > j0) f32Hoisted(keys, kOff, ldk, q, rows, j0, full, scores, lds, scratch, d == 8 * F);
+        if (full < j1) MatVec.f32(keys, kOff, ldk, d, q, rows, full, j1, scores, 0, lds);
     }
 
     /** bf16 keys; queries arranged by {@link MatVec#interleaveForBf16}. Otherwise as {@link #f32}, with {@link MatVec#bf16}. */
-    public static void bf16(MemorySegment keys, long kOff, long ldk, int d, float[] qi, int rows, int tk,
+    public static void bf16(MemorySegment keys, long kOff, long ldk, int d, float[] qi, int rows, int j0, int j1,
                             float[] scores, int lds, float[] scratch) {
         int b = MatVec.BF16_BLOCK;
-        int full = d == 2 * b || d == 4 * b ? tk - tk % BLOCK : 0;
-        if (full > 0) bf16Hoisted(keys, kOff, ldk, qi, rows, full, scores, lds, scratch, d == 4 * b);
-        if (full < tk) MatVec.bf16(keys, kOff, ldk, d, qi, rows, full, tk, scores, 0, lds);
+        int full = d == 2 * b || d == 4 * b ? j1 - (j1 - j0) % BLOCK : j0;
+        if (full > j0) bf16Hoisted(keys, kOff, ldk, qi, rows, j0, full, scores, lds, scratch, d == 4 * b);
+        if (full < j1) MatVec.bf16(keys, kOff, ldk, d, qi, rows, full, j1, scores, 0, lds);
     }
 
     /**
@@ -60,10 +61,10 @@ public final class KeyScores {
      * Same accumulators and order as MatVec.f32: four chains, the second vector of each from
      * {@code 4F} on, added as {@code (a0 + a1) + (a2 + a3)}.
      */
-    private static void f32Hoisted(MemorySegment keys, long kOff, long ldk, float[] q, int rows, int full,
+    private static void f32Hoisted(MemorySegment keys, long kOff, long ldk, float[] q, int rows, int from, int full,
                                    float[] scores, int lds, float[] scratch, boolean eight) {
         FloatVector zero = FloatVector.zero(S);
-        for (int j0 = 0; j0 < full; j0 += BLOCK) {
+        for (int j0 = from; j0 < full; j0 += BLOCK) {
             for (int m = 0; m < rows; m++) {
                 int d = eight ? 8 * F : 4 * F;
                 int xo = m * d;
@@ -94,11 +95,11 @@ public final class KeyScores {
      * {@link #f32Hoisted} for bf16 keys of two or four {@link MatVec#BF16_BLOCK}s (64 and 128): per
      * pair of blocks, even and odd halves of each into four chains, as MatVec.bf16 adds them.
      */
-    private static void bf16Hoisted(MemorySegment keys, long kOff, long ldk, float[] qi, int rows, int full,
+    private static void bf16Hoisted(MemorySegment keys, long kOff, long ldk, float[] qi, int rows, int from, int full,
                                     float[] scores, int lds, float[] scratch, boolean four) {
         FloatVector zero = FloatVector.zero(S);
         int b = MatVec.BF16_BLOCK;
-        for (int j0 = 0; j0 < full; j0 += BLOCK) {
+        for (int j0 = from; j0 < full; j0 += BLOCK) {
             for (int m = 0; m < rows; m++) {
                 int d = four ? 4 * b : 2 * b;
                 int xo = m * d;
