@@ -120,9 +120,9 @@ final class CodebookAttention {
         }
 
         @Override
-        public void scores(float[] queries, int m, float[] scores) {
+        public void scores(float[] queries, int m, int j0, int j1, float[] scores) {
             if (sketch == null) {
-                this.scores.codebookScores(ks, kBase, keys.rowBytes(), keys.table.laneBits(), keyNorms, queries, m, 0, tk, scores, 0, tk, false);
+                this.scores.codebookScores(ks, kBase, keys.rowBytes(), keys.table.laneBits(), keyNorms, queries, m, j0, j1, scores, 0, tk, false);
                 return;
             }
             int d = keys.cols;
@@ -131,9 +131,9 @@ final class CodebookAttention {
                 System.arraycopy(queries, r * (d + ds), keyQueries, r * d, d);
                 System.arraycopy(queries, r * (d + ds) + d, sketchQueries, r * ds, ds);
             }
-            this.scores.codebookScores(ks, kBase, keys.rowBytes(), keys.table.laneBits(), keyNorms, keyQueries, m, 0, tk, scores, 0, tk, false);
+            this.scores.codebookScores(ks, kBase, keys.rowBytes(), keys.table.laneBits(), keyNorms, keyQueries, m, j0, j1, scores, 0, tk, false);
             sketchScores.codebookScores(sketch.packed.segment(), sBase, sketch.rowBytes(), sketch.table.laneBits(), sketchScales, sketchQueries, m,
-                    0, tk, scores, 0, tk, true);
+                    j0, j1, scores, 0, tk, true);
         }
 
         @Override

@@ -29,8 +29,11 @@ final class FusedAttention {
         /** Selects kv head h of row b for the calls that follow. */
         void head(int b, int h);
 
-        /** {@code scores[r·tk + t] = q_r·k_t} for {@code r < m}; the query rows past m are zero. */
-        void scores(float[] queries, int m, float[] scores);
+        /**
+         * {@code scores[r·tk + t] = q_r·k_t} for {@code r < m} and keys {@code [j0, j1)}, each key's score the same bits
+         * in any range; the query rows past m are zero.
+         */
+        void scores(float[] queries, int m, int j0, int j1, float[] scores);
 
         /**
          * The weighted value sums of rows {@code r < m} over tokens {@code [first, last]} into the
@@ -65,7 +68,14 @@ final class FusedAttention {
                     int m = Math.min(ROWS, it.rows() - r0);
                     Arrays.fill(buf.queries, 0f);
                     rowsOf.loadQueries(q, bi, h, group, i0, block, r0, m, buf.row, buf.queries, buf.lo, buf.hi);
-                    k.scores(buf.queries, m, buf.scores);
+                    // only the keys some row may see (a causal prefill's block sees none past its last token)
+                    int seenFrom = tk, seenTo = 0;
+                    for (int r = 0; r < m; r++) {
+                        if (buf.hi[r] < buf.lo[r]) continue;
+                        seenFrom = Math.min(seenFrom, buf.lo[r]);
+                        seenTo = Math.max(seenTo, buf.hi[r] + 1);
+                    }
+                    if (seenFrom < seenTo) k.scores(buf.queries, m, seenFrom, seenTo, buf.scores);
                     int first = tk;
                     int last = -1;
                     for (int r = 0; r < m; r++) {

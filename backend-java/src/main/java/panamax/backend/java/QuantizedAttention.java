@@ -101,8 +101,8 @@ final class QuantizedAttention {
         }
 
         @Override
-        public void scores(float[] queries, int m, float[] out) {
-            scores.affineScores(ks, kBase, keyRowBytes(), kParams, queries, m, 0, tk, out, tk);
+        public void scores(float[] queries, int m, int j0, int j1, float[] out) {
+            scores.affineScores(ks, kBase, keyRowBytes(), kParams, queries, m, j0, j1, out, tk);
         }
 
         @Override
@@ -151,11 +151,11 @@ final class QuantizedAttention {
         }
 
         @Override
-        public void scores(float[] queries, int m, float[] out) {
+        public void scores(float[] queries, int m, int j0, int j1, float[] out) {
             for (int r = 0; r < m; r++) keyDecoder.toLanes(queries, r * d, laneQueries, r * d);
             long rowBytes = keyRowBytes();
-            for (int t0 = 0; t0 < tk; t0 += BLOCK) {
-                int n = Math.min(BLOCK, tk - t0);
+            for (int t0 = j0; t0 < j1; t0 += BLOCK) {
+                int n = Math.min(BLOCK, j1 - t0);
                 keyDecoder.decode(ks, kBase, rowBytes, kParams, t0, n, block);
                 for (int r = 0; r < m; r++) LaneBlockProducts.scores(block, n, d, laneQueries, r * d, out, r * tk + t0, sums);
             }
