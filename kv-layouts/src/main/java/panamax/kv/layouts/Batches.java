@@ -54,7 +54,7 @@ final class Batches {
                         BatchLayout p = parts.get(i);
                         PlaneStore source = targetKind ? p.target : p.staging;
                         pieces.add(source != null && source.allocated()
-                                ? source.rearranged(null, moves.get(i).columnSource(), capacity)
+                                ? source.rearrangedForStacking(moves.get(i).columnSource(), capacity)
                                 : store.zeros(p.rows(), heads, capacity));
                     }
                     store.stack(pieces);

@@ -138,18 +138,35 @@ final class PlaneStore implements AutoCloseable {
     /**
      * New planes (owned by the caller) where row i is old row {@code rowSource[i]} (all rows when
      * null) and its column c old column {@code columnSource[i][c]} (any column when negative; the
-     * bookkeeping marks it empty), over a new capacity. One gather per plane.
+     * bookkeeping marks it empty), over a new capacity. One gather per plane, or where every column
+     * stays where it is, only the rows' copy.
      */
     Handles rearranged(int[] rowSource, int[][] columnSource, int capacity) {
+        return rearranged(rowSource, columnSource, capacity, false);
+    }
+
+    /**
+     * As {@link #rearranged(int[], int[][], int)} for planes the caller copies at once and then closes ({@link #stack}):
+     * where neither rows nor columns move, views of this store's planes instead of copies (a merge's running batch,
+     * whose columns stay when the new rows are no wider, is then copied once, by the stack, not twice).
+     */
+    Handles rearrangedForStacking(int[][] columnSource, int capacity) {
+        return rearranged(null, columnSource, capacity, true);
+    }
+
+    private Handles rearranged(int[] rowSource, int[][] columnSource, int capacity, boolean viewsWhereUnmoved) {
         int rows = columnSource.length;
         int[] index = new int[rows * capacity];
+        boolean unmoved = capacity == capacity();
         for (int r = 0; r < rows; r++) {
             for (int c = 0; c < capacity; c++) {
                 int src = c < columnSource[r].length ? columnSource[r][c] : -1;
                 index[r * capacity + c] = Math.max(src, 0);
+                unmoved &= src == c || src < 0; // an empty column may hold anything, its own old values too
             }
         }
-        return new Handles(remapped(keys, rowSource, index, rows, capacity), remapped(values, rowSource, index, rows, capacity));
+        return new Handles(remapped(keys, rowSource, index, rows, capacity, unmoved, viewsWhereUnmoved),
+                remapped(values, rowSource, index, rows, capacity, unmoved, viewsWhereUnmoved));
     }
 
     /** Zero planes {@code [rows, heads, capacity, width]} of this codec's shape, owned by the caller. */
@@ -161,11 +178,16 @@ final class PlaneStore implements AutoCloseable {
         return new Handles(k, v);
     }
 
-    private List<Tensor> remapped(List<Tensor> planes, int[] rowSource, int[] index, int rows, int capacity) {
+    private List<Tensor> remapped(List<Tensor> planes, int[] rowSource, int[] index, int rows, int capacity, boolean unmoved,
+                                  boolean viewsWhereUnmoved) {
         List<Tensor> out = new ArrayList<>(planes.size());
-        try (Tensor idx = backend.fromInts(index, Shape.of(rows, 1, capacity, 1), DType.I32);
+        try (Tensor idx = unmoved ? null : backend.fromInts(index, Shape.of(rows, 1, capacity, 1), DType.I32);
              Tensor rowIdx = rowSource == null ? null : backend.fromInts(rowSource, Shape.of(rowSource.length), DType.I32)) {
             for (Tensor plane : planes) {
+                if (unmoved) { // columns stay: the rows taken (a copy), or the planes as they are
+                    out.add(rowIdx != null ? ops.take(plane, rowIdx, 0) : viewsWhereUnmoved ? ops.slice(plane, 0, 0, plane.dim(0)) : ops.copy(plane));
+                    continue;
+                }
                 Tensor picked = rowIdx == null ? null : ops.take(plane, rowIdx, 0);
                 Tensor from = picked == null ? plane : picked;
                 try (Tensor full = ops.broadcastTo(idx, Shape.of(rows, from.dim(1), capacity, from.dim(3)))) {
