@@ -92,15 +92,7 @@ public final class Sampler {
             scores[i] = Math.exp((scores[i] - max) / temperature);
             total += scores[i];
         }
-        double target = u * total, cumulative = 0;
-        int last = -1;
-        for (int i = 0; i < scores.length; i++) {
-            if (scores[i] == 0) continue;
-            cumulative += scores[i];
-            last = i;
-            if (target < cumulative) return i;
-        }
-        return last; // rounding left the target just above the total
+        return draw(scores, u * total); // the cumulative walk over weights instead of probabilities
     }
 
     /**
@@ -121,7 +113,7 @@ public final class Sampler {
         return random.nextDouble();
     }
 
-    /** The index whose cumulative probability first exceeds {@code u} (zeros skipped). */
+    /** The index whose cumulative probability (or weight, against a target in their total's units) first exceeds {@code u} (zeros skipped). */
     public static int draw(double[] p, double u) {
         double cumulative = 0;
         int last = -1;
