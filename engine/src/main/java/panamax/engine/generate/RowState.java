@@ -48,7 +48,20 @@ public final class RowState {
 
     /** Samples this row's next token from {@code logits[from, from + vocab)}, records it and reports it. */
     public int step(float[] logits, int from, int vocab, GenerationListener listener) {
-        int id = grammar == null ? sampler.next(logits, from, vocab, history, historyLength) : constrainedNext(logits, from, vocab);
+        return record(draw(logits, from, vocab), listener);
+    }
+
+    /**
+     * The first half of {@link #step}: this row's next token from {@code logits[from, from + vocab)} (under its grammar,
+     * which takes it), not yet recorded; {@link #recordDrawn} must follow. It reads the logits and touches only this
+     * row's sampler and grammar, so the rows of a batch may draw on different threads.
+     */
+    public int draw(float[] logits, int from, int vocab) {
+        return grammar == null ? sampler.next(logits, from, vocab, history, historyLength) : constrainedNext(logits, from, vocab);
+    }
+
+    /** The second half of {@link #step}: records the token {@link #draw} returned and reports it. */
+    public int recordDrawn(int id, GenerationListener listener) {
         return record(id, listener);
     }
 

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.stream.IntStream;
 import panamax.api.plan.Batching;
 import panamax.engine.generate.ForwardPass;
 import panamax.engine.generate.GenerationRequest;
@@ -357,6 +358,20 @@ public final class BatchScheduler implements AutoCloseable {
     }
 
     /** One token for every running row. */
+    /**
+     * Each running row's next token from its logits: on several threads (the common fork-join pool) when two rows or more
+     * sample, since a draw reads every logit of the vocabulary (its softmax) and the rows' draws are independent (each
+     * row's own sampler and random stream, so the same tokens on any thread); a batch of greedy rows only takes maxima.
+     */
+    private int[] draws(float[] logits, int vocab) {
+        int[] next = new int[rows.size()];
+        int sampling = 0;
+        for (ServingRow r : rows) if (!r.state.request().sampling().isGreedy()) sampling++;
+        IntStream each = IntStream.range(0, next.length);
+        (sampling >= 2 ? each.parallel() : each).forEach(i -> next[i] = rows.get(i).draw(logits, i * vocab, vocab));
+        return next;
+    }
+
     private void decodeStep() {
         List<ServingRow> live = retire(running, rows);
         if (live.size() < rows.size()) {
@@ -377,7 +392,8 @@ public final class BatchScheduler implements AutoCloseable {
             float[] logits = forward.run(running, ids, ids.length, 1, true);
             steps++;
             int vocab = logits.length / ids.length;
-            for (int i = 0; i < ids.length; i++) rows.get(i).step(logits, i * vocab, vocab);
+            int[] next = draws(logits, vocab);
+            for (int i = 0; i < ids.length; i++) rows.get(i).stepDrawn(next[i], logits, i * vocab, vocab);
         }
         List<ServingRow> kept = retire(running, rows);
         rows.clear();

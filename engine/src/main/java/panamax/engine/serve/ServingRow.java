@@ -37,9 +37,19 @@ final class ServingRow implements GenerationListener, SpeculativeRow {
     /** Draws this row's next token from {@code logits[from, from + vocab)} and reports it (and the row's end). */
     @Override
     public void step(float[] logits, int from, int vocab) {
+        stepDrawn(draw(logits, from, vocab), logits, from, vocab);
+    }
+
+    /** This row's next token from its logits, not yet recorded ({@link RowState#draw}): a batch's rows may draw on several threads. */
+    int draw(float[] logits, int from, int vocab) {
+        return state.draw(logits, from, vocab);
+    }
+
+    /** The rest of {@link #step} for the token {@link #draw} returned: records it and hands it out. */
+    void stepDrawn(int id, float[] logits, int from, int vocab) {
         request.events().onLogits(logits, from, vocab);
         delta.setLength(0);
-        reported(state.step(logits, from, vocab, this), logits, from, vocab);
+        reported(state.recordDrawn(id, this), logits, from, vocab);
     }
 
     /** Records {@code id}, chosen by speculative verification from the target logits {@code logits[from, from + vocab)}, and reports it. */
