@@ -50,14 +50,9 @@ final class AttentionOps {
                 AttentionRows.Item it = AttentionRows.Item.of(item, QUERY_BLOCK, hkv, tq, group);
                 int bi = it.b(), h = it.h(), i0 = it.i0(), block = it.block(), rows = it.rows();
                 rowsOf.loadQueries(q, bi, h, group, i0, block, 0, rows, buf.row, buf.queries, buf.lo, buf.hi);
-                // only the keys some row of the block may see (a causal prefill's block sees none past its last token)
-                int seenFrom = tk, seenTo = 0;
-                for (int r = 0; r < rows; r++) {
-                    if (buf.hi[r] < buf.lo[r]) continue;
-                    seenFrom = Math.min(seenFrom, buf.lo[r]);
-                    seenTo = Math.max(seenTo, buf.hi[r] + 1);
-                }
-                if (seenFrom < seenTo) scores(k, bi, h, buf.queries, scratch.arranged(), rows, d, seenFrom, seenTo, tk, buf.scores, scratch.keyScratch());
+                long seen = AttentionRows.seenKeys(buf.lo, buf.hi, rows);
+                if (seen != 0) scores(k, bi, h, buf.queries, scratch.arranged(), rows, d, AttentionRows.seenFrom(seen), AttentionRows.seenTo(seen), tk,
+                        buf.scores, scratch.keyScratch());
                 int first = tk;
                 int last = -1;
                 for (int r = 0; r < rows; r++) {

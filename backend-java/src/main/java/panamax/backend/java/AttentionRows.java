@@ -106,6 +106,29 @@ final class AttentionRows {
     }
 
     /**
+     * The keys any of rows {@code [0, rows)} may see, {@code [from, to)} packed as {@code from << 32 | to} ({@link #seenFrom},
+     * {@link #seenTo}), from their bounds ({@link #bounds}; a row with {@code hi < lo} sees none): an empty range when none
+     * sees any. A block of queries scores only these keys; a causal prefill's block sees none past its last token.
+     */
+    static long seenKeys(int[] lo, int[] hi, int rows) {
+        int from = Integer.MAX_VALUE, to = 0;
+        for (int r = 0; r < rows; r++) {
+            if (hi[r] < lo[r]) continue;
+            from = Math.min(from, lo[r]);
+            to = Math.max(to, hi[r] + 1);
+        }
+        return from >= to ? 0 : (long) from << 32 | to;
+    }
+
+    static int seenFrom(long seen) {
+        return (int) (seen >>> 32);
+    }
+
+    static int seenTo(long seen) {
+        return (int) seen;
+    }
+
+    /**
      * Zeroes each row's weights in {@code [first, last]} outside its own {@code [lo, hi]} (all of them
      * for a fully masked row), so that kernels running every row over the same keys add nothing there.
      */

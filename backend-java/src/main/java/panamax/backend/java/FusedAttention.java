@@ -68,14 +68,8 @@ final class FusedAttention {
                     int m = Math.min(ROWS, it.rows() - r0);
                     Arrays.fill(buf.queries, 0f);
                     rowsOf.loadQueries(q, bi, h, group, i0, block, r0, m, buf.row, buf.queries, buf.lo, buf.hi);
-                    // only the keys some row may see (a causal prefill's block sees none past its last token)
-                    int seenFrom = tk, seenTo = 0;
-                    for (int r = 0; r < m; r++) {
-                        if (buf.hi[r] < buf.lo[r]) continue;
-                        seenFrom = Math.min(seenFrom, buf.lo[r]);
-                        seenTo = Math.max(seenTo, buf.hi[r] + 1);
-                    }
-                    if (seenFrom < seenTo) k.scores(buf.queries, m, seenFrom, seenTo, buf.scores);
+                    long seen = AttentionRows.seenKeys(buf.lo, buf.hi, m);
+                    if (seen != 0) k.scores(buf.queries, m, AttentionRows.seenFrom(seen), AttentionRows.seenTo(seen), buf.scores);
                     int first = tk;
                     int last = -1;
                     for (int r = 0; r < m; r++) {

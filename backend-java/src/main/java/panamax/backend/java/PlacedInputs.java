@@ -31,11 +31,6 @@ final class PlacedInputs {
      */
     Rows rows(JavaTensor x, long xOff, int m, int k, int widest, int groupSize, Supplier<Rows> make) {
         Key key = new Key(x.storage, xOff, x.strides[x.rank() - 2], x.strides[x.rank() - 1], m, k, x.dtype, widest, groupSize);
-        Rows rows = made.get(key);
-        if (rows == null) {
-            rows = make.get();
-            made.put(key, rows);
-        }
-        return rows;
+        return made.computeIfAbsent(key, unused -> make.get());
     }
 }

@@ -5,13 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import java.util.SplittableRandom;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import panamax.api.tensor.Backend;
-import panamax.api.tensor.BackendOptions;
 import panamax.api.tensor.DType;
-import panamax.api.tensor.Ops;
 import panamax.api.tensor.Shape;
 import panamax.api.tensor.Tensor;
 
@@ -20,21 +15,7 @@ import panamax.api.tensor.Tensor;
  * columns, width] by one source column per row and position): the backend copies whole runs there, consecutive source
  * columns as one copy, and must give what an element-by-element gather gives for every dtype, view and remap.
  */
-class GatherRunsTest {
-    private Backend backend;
-    private Ops ops;
-
-    @BeforeEach
-    void start() {
-        backend = new JavaBackendProvider().create(BackendOptions.defaults());
-        ops = backend.ops();
-    }
-
-    @AfterEach
-    void stop() {
-        assertEquals(0, backend.memoryStats().activeBytes(), "a test leaked tensor storage");
-        backend.close();
-    }
+class GatherRunsTest extends FreshBackendTest {
 
     @Test
     void columnRemapsEqualAnElementByElementGather() {

@@ -3,35 +3,17 @@ package panamax.backend.java;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.util.Random;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import panamax.api.tensor.AttentionMask;
-import panamax.api.tensor.Backend;
-import panamax.api.tensor.BackendOptions;
 import panamax.api.tensor.DType;
-import panamax.api.tensor.Ops;
 import panamax.api.tensor.QuantizedMatrix;
 import panamax.api.tensor.Shape;
 import panamax.api.tensor.Tensor;
 
 /** Each matmul kernel path, batched quantized matmul and attention agree with float64 references built from read-back values. */
-class MatmulAndAttentionTest {
-    private Backend backend;
-    private Ops ops;
+class MatmulAndAttentionTest extends FreshBackendTest {
     private final Random random = new Random(5);
 
-    @BeforeEach
-    void start() {
-        backend = new JavaBackendProvider().create(BackendOptions.defaults());
-        ops = backend.ops();
-    }
-
-    @AfterEach
-    void stop() {
-        assertEquals(0, backend.memoryStats().activeBytes(), "a test leaked tensor storage");
-        backend.close();
-    }
 
     private Tensor random(DType dtype, int... dims) {
         float[] v = new float[(int) Shape.of(dims).size()];

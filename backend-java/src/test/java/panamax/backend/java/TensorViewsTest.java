@@ -8,32 +8,13 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import panamax.api.tensor.Backend;
-import panamax.api.tensor.BackendOptions;
 import panamax.api.tensor.DType;
-import panamax.api.tensor.Ops;
 import panamax.api.tensor.Shape;
 import panamax.api.tensor.Tensor;
 
 /** Strided views share storage, every op reads them correctly, and memory accounting returns to its baseline. */
-class TensorViewsTest {
-    private Backend backend;
-    private Ops ops;
-
-    @BeforeEach
-    void start() {
-        backend = new JavaBackendProvider().create(BackendOptions.defaults());
-        ops = backend.ops();
-    }
-
-    @AfterEach
-    void stop() {
-        assertEquals(0, backend.memoryStats().activeBytes(), "a test leaked tensor storage");
-        backend.close();
-    }
+class TensorViewsTest extends FreshBackendTest {
 
     private static float[] iota(int n) {
         float[] v = new float[n];

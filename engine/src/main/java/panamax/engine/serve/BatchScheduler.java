@@ -357,7 +357,6 @@ public final class BatchScheduler implements AutoCloseable {
         rows.addAll(kept);
     }
 
-    /** One token for every running row. */
     /**
      * Each running row's next token from its logits: on several threads (the common fork-join pool) when two rows or more
      * sample, since a draw reads every logit of the vocabulary (its softmax) and the rows' draws are independent (each
@@ -372,6 +371,7 @@ public final class BatchScheduler implements AutoCloseable {
         return next;
     }
 
+    /** One token for every running row. */
     private void decodeStep() {
         List<ServingRow> live = retire(running, rows);
         if (live.size() < rows.size()) {
