@@ -225,7 +225,8 @@ public final class DecodeBench {
                 err.printf(Locale.ROOT, "%s: decode batch %d with the identity cache: %d steps in %.2f s%n", label, batch, base.steps(),
                         base.seconds());
             }
-            double midContext = o.context() + d.warmupSteps() + o.steps() / 2.0;
+            double midContext = d.timedFrom() + o.steps() / 2.0;
+            if (o.kv().maxKvSize().isPresent()) midContext = Math.min(midContext, o.kv().maxKvSize().getAsInt()); // a window holds no more
             Floor floor = Floor.decodeStep(o.shape(), f, batch, midContext, d.kvBytesPerToken());
             double rate = d.aggregateTokensPerSecond();
             double floorTarget = 0;

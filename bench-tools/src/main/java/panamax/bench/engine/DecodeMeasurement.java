@@ -33,8 +33,10 @@ final class DecodeMeasurement {
      * comparable figure to the probes, which also keep their best pass. {@code faults} are the
      * process's page faults during the timed steps: near zero when every weight page was already
      * mapped in (the steps measure a steady state), thousands when they also paid for first touches.
+     * {@code timedFrom} is the tokens each row's cache held when the timed steps began: the context and the
+     * warm-up steps that kept their token.
      */
-    record Decode(int batch, int context, int warmupSteps, int steps, double seconds, double fastestStep, long kvBytesPerToken,
+    record Decode(int batch, int context, int warmupSteps, int timedFrom, int steps, double seconds, double fastestStep, long kvBytesPerToken,
                   PageFaults faults) {
         double aggregateTokensPerSecond() {
             return batch * steps / seconds;
@@ -124,8 +126,6 @@ final class DecodeMeasurement {
         }
     }
 
-    /** Warm-up steps beyond the minimum, at most, while the JIT is still compiling. */
-    static final int EXTRA_WARMUP_STEPS = 64;
     /** The JIT counts as done once its compiler threads have used no CPU for this long ({@link JitActivity}). */
     private static final long JIT_QUIET_NANOS = 500_000_000L;
     /** Extra warm-up stops after this long, whatever the JIT does. */
@@ -134,10 +134,12 @@ final class DecodeMeasurement {
     /**
      * Fills each row's cache with {@code context} tokens, runs at least {@code warmup} untimed
      * decode steps and then more until the JIT's compiler threads have used no CPU for half a second (at most
-     * {@link #EXTRA_WARMUP_STEPS} more, or 20 s), then times {@code steps} steps of all rows. The
-     * extra steps matter: until C2 has compiled the kernels a decode step is up to 3x slower, and on
-     * two cores the compiler threads also take time from the timed steps (q4 1B at batch 1: 12.6
-     * tok/s after 4 warm-up steps, 18.4 after 40).
+     * 20 s), then times {@code steps} steps of all rows. The extra steps matter: until C2 has compiled the kernels a
+     * decode step is up to 3x slower, and on two cores the compiler threads also take time from the timed steps (q4 1B
+     * at batch 1: 12.6 tok/s after 4 warm-up steps, 18.4 after 40). They give their token back
+     * ({@link Rows#warmStep}), so the timed steps attend over the same context however long the JIT took; a cap of 64
+     * of them, which kept the context from growing before, ended the demo model's warm-up while C2 was still
+     * compiling, and its first timed second of batch-8 steps ran 1.5x slower than the rest.
      *
      * @param realPrefill prefill the context through the model; otherwise append random keys and
      *                    values of the same shape and dtype to every layer (same bytes to attend
@@ -145,7 +147,8 @@ final class DecodeMeasurement {
      */
     Decode decode(int rows, int context, int warmup, int steps, boolean realPrefill) {
         try (Rows run = new Rows(rows, context, warmup, steps, realPrefill)) {
-            int warmed = warmup + warmUntilJitQuiet(run::step);
+            int warmed = warmup + warmUntilJitQuiet(run::warmStep);
+            int timedFrom = context + run.kept;
             if (timer != null) timer.recording = true;
             PageFaults before = PageFaults.now();
             long start = System.nanoTime();
@@ -154,7 +157,7 @@ final class DecodeMeasurement {
             double seconds = (System.nanoTime() - start) / 1e9;
             PageFaults faults = PageFaults.now().since(before);
             if (timer != null) timer.recording = false;
-            return new Decode(rows, context, warmed, steps, seconds, fastest / 1e9, run.caches.bytesPerToken(), faults);
+            return new Decode(rows, context, warmed, timedFrom, steps, seconds, fastest / 1e9, run.caches.bytesPerToken(), faults);
         }
     }
 
@@ -174,9 +177,10 @@ final class DecodeMeasurement {
         try (Rows a = first.new Rows(rows, context, warmup, steps, realPrefill);
              Rows b = second.new Rows(rows, context, warmup, steps, realPrefill)) {
             int warmed = warmup + warmUntilJitQuiet(() -> {
-                a.step();
-                b.step();
+                a.warmStep();
+                b.warmStep();
             });
+            int timedFrom = context + a.kept;
             PageFaults before = PageFaults.now();
             long totalA = 0, totalB = 0, fastestA = Long.MAX_VALUE, fastestB = Long.MAX_VALUE;
             for (int i = 0; i < steps; i++) {
@@ -194,21 +198,21 @@ final class DecodeMeasurement {
                 fastestB = Math.min(fastestB, tb);
             }
             PageFaults faults = PageFaults.now().since(before);
-            return new Paired(new Decode(rows, context, warmed, steps, totalA / 1e9, fastestA / 1e9, a.caches.bytesPerToken(), faults),
-                    new Decode(rows, context, warmed, steps, totalB / 1e9, fastestB / 1e9, b.caches.bytesPerToken(), faults));
+            return new Paired(new Decode(rows, context, warmed, timedFrom, steps, totalA / 1e9, fastestA / 1e9, a.caches.bytesPerToken(), faults),
+                    new Decode(rows, context, warmed, timedFrom, steps, totalB / 1e9, fastestB / 1e9, b.caches.bytesPerToken(), faults));
         }
     }
 
     /**
-     * Untimed steps until the JIT has done no work for {@link #JIT_QUIET_NANOS} (at most {@link #EXTRA_WARMUP_STEPS},
-     * or {@link #EXTRA_WARMUP_LIMIT_NANOS}); returns how many.
+     * Untimed steps until the JIT has done no work for {@link #JIT_QUIET_NANOS} (at most
+     * {@link #EXTRA_WARMUP_LIMIT_NANOS}); returns how many.
      */
     private static int warmUntilJitQuiet(Runnable step) {
         int extra = 0;
         long compiled = JitActivity.millis();
         long extraStart = System.nanoTime();
         long quietSince = extraStart;
-        while (extra < EXTRA_WARMUP_STEPS && compiled > 0
+        while (compiled > 0
                 && System.nanoTime() - quietSince < JIT_QUIET_NANOS
                 && System.nanoTime() - extraStart < EXTRA_WARMUP_LIMIT_NANOS) {
             step.run();
@@ -230,10 +234,12 @@ final class DecodeMeasurement {
         final LayerCaches caches;
         private final int rows;
         private int[] next;
+        /** Tokens the steps appended and kept: the warm-up's minimum, and any step a wrapped window could not trim. */
+        private int kept;
 
         Rows(int rows, int context, int warmup, int steps, boolean realPrefill) {
             this.rows = rows;
-            this.caches = caches(rows, (long) context + warmup + EXTRA_WARMUP_STEPS + steps + 1);
+            this.caches = caches(rows, (long) context + warmup + steps + 2);
             try {
                 if (realPrefill) {
                     next = forward(randomIds(rows, context), rows, context, caches);
@@ -242,6 +248,7 @@ final class DecodeMeasurement {
                     next = randomIds(rows, 1);
                 }
                 for (int i = 0; i < warmup; i++) next = forward(next, rows, 1, caches);
+                kept = warmup;
             } catch (RuntimeException | Error e) {
                 caches.close();
                 throw e;
@@ -252,6 +259,15 @@ final class DecodeMeasurement {
             long t0 = System.nanoTime();
             next = forward(next, rows, 1, caches);
             return System.nanoTime() - t0;
+        }
+
+        /**
+         * One more untimed step, whose token is then trimmed off every row, so the context stays where the warm-up
+         * left it. A window that wrapped cannot trim, and needs not: its context no longer grows.
+         */
+        void warmStep() {
+            step();
+            if (!caches.trim(1)) kept++;
         }
 
         @Override
