@@ -208,22 +208,7 @@ final class DecodeMeasurement {
      * {@link #EXTRA_WARMUP_LIMIT_NANOS}); returns how many.
      */
     private static int warmUntilJitQuiet(Runnable step) {
-        int extra = 0;
-        long compiled = JitActivity.millis();
-        long extraStart = System.nanoTime();
-        long quietSince = extraStart;
-        while (compiled > 0
-                && System.nanoTime() - quietSince < JIT_QUIET_NANOS
-                && System.nanoTime() - extraStart < EXTRA_WARMUP_LIMIT_NANOS) {
-            step.run();
-            extra++;
-            long now = JitActivity.millis();
-            if (now != compiled) {
-                compiled = now;
-                quietSince = System.nanoTime();
-            }
-        }
-        return extra;
+        return JitActivity.runUntilQuiet(step::run, JIT_QUIET_NANOS, EXTRA_WARMUP_LIMIT_NANOS);
     }
 
     /**

@@ -49,6 +49,35 @@ public final class JitActivity {
         }
     }
 
+    /** A warm-up step: one pass of the work a benchmark is about to time. */
+    @FunctionalInterface
+    public interface Step<E extends Exception> {
+        void run() throws E;
+    }
+
+    /**
+     * Runs {@code step} again and again until the JIT has done nothing for {@code quietNanos} (at most
+     * {@code limitNanos}); returns how many times it ran, 0 where JIT work is not reported. Unlike
+     * {@link #awaitQuiet}, the work keeps running, so the JIT compiles what the timed passes will run
+     * with the profile they will give it.
+     */
+    public static <E extends Exception> int runUntilQuiet(Step<E> step, long quietNanos, long limitNanos) throws E {
+        int runs = 0;
+        long compiled = millis();
+        long start = System.nanoTime();
+        long quietSince = start;
+        while (compiled > 0 && System.nanoTime() - quietSince < quietNanos && System.nanoTime() - start < limitNanos) {
+            step.run();
+            runs++;
+            long now = millis();
+            if (now != compiled) {
+                compiled = now;
+                quietSince = System.nanoTime();
+            }
+        }
+        return runs;
+    }
+
     /**
      * Milliseconds of JIT work so far: the compiler threads' CPU time where {@code /proc} shows it
      * (at the clock tick's resolution, 10 ms), else the JVM's total compilation time; 0 where neither

@@ -17,6 +17,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import panamax.api.model.Tokenizer;
 import panamax.api.plan.KvScheme;
+import panamax.bench.jit.JitActivity;
 import panamax.demo.DemoModel;
 import panamax.engine.generate.GenerationOutput;
 import panamax.engine.generate.GenerationListener;
@@ -52,6 +53,9 @@ final class ServeBench {
             + " pausing before coffin warehouses, and bringing up the rear of every funeral I meet; then, I account it high time to get"
             + " to sea as soon as I can. This is my substitute for pistol and ball. ";
     private static final String COMPLETIONS = "/v1/completions";
+    /** The warm-up ends once the JIT's compiler threads have used no CPU for this long, or after {@link #WARMUP_LIMIT_NANOS}. */
+    private static final long JIT_QUIET_NANOS = 500_000_000L;
+    private static final long WARMUP_LIMIT_NANOS = 20_000_000_000L;
     private static final String USAGE = "usage: panamax bench serve [--model DIR] [--clients 1,8,32] [--prompt-tokens 64] [--max-tokens 64]"
             + " [--requests-per-client 3] [--max-batch 8] [--rounds 5] [--warmup 3] [--reconnect] [--json]";
 
@@ -101,7 +105,15 @@ final class ServeBench {
                     stream(target, -1 - i);
                 }
                 int widest = Math.min(o.maxBatch(), o.clients().stream().mapToInt(Integer::intValue).max().orElse(1));
-                if (widest > 1 && o.warmup() > 0) level(target, widest, 2);
+                // then the batched shapes and the single stream again, until the JIT has been idle for half a second (20 s
+                // at most): one batched level of two requests left C2 compiling into the timed levels, as it did
+                // for bench decode's steps (there the demo model's first timed second ran 1.5x slower than the rest)
+                if (o.warmup() > 0) {
+                    JitActivity.runUntilQuiet(() -> {
+                        if (widest > 1) level(target, widest, 2);
+                        stream(target, -100);
+                    }, JIT_QUIET_NANOS, WARMUP_LIMIT_NANOS);
+                }
 
                 double[] generated = new double[o.rounds()], served = new double[o.rounds()];
                 for (int r = 0; r < o.rounds(); r++) { // the same seed on both sides; which goes first alternates
