@@ -215,12 +215,12 @@ final class DecodeMeasurement {
      * Rows being decoded: caches for the context, the warm-up and the timed steps, filled with {@code context}
      * tokens and past {@code warmup} untimed steps. {@link #step} runs one more and returns its nanoseconds.
      */
-    private final class Rows implements AutoCloseable {
+    final class Rows implements AutoCloseable {
         final LayerCaches caches;
         private final int rows;
         private int[] next;
         /** Tokens the steps appended and kept: the warm-up's minimum, and any step a wrapped window could not trim. */
-        private int kept;
+        int kept;
 
         Rows(int rows, int context, int warmup, int steps, boolean realPrefill) {
             this.rows = rows;

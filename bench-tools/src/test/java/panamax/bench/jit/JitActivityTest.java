@@ -17,6 +17,33 @@ class JitActivityTest {
     }
 
     @Test
+    void warmUpRunsTheStepUntilTheLimitWhenTheJitNeverGoesQuietAndNotAtAllWithNoWait() {
+        int[] calls = new int[1];
+        long start = System.nanoTime();
+        int runs = JitActivity.runUntilQuiet(() -> calls[0]++, Long.MAX_VALUE, 50_000_000L);
+        long took = System.nanoTime() - start;
+        assertEquals(calls[0], runs);
+        if (JitActivity.millis() > 0) { // where JIT work is reported, the limit ends it
+            assertTrue(runs > 0 && took >= 50_000_000L && took < 5_000_000_000L, runs + " runs in " + took + " ns");
+        }
+        assertEquals(0, JitActivity.runUntilQuiet(() -> calls[0]++, 0, Long.MAX_VALUE), "quiet from the start");
+    }
+
+    @Test
+    void aFailingStepEndsTheWarmUpWithItsException() {
+        JitActivity.Step<IllegalStateException> failing = () -> {
+            throw new IllegalStateException("step failed");
+        };
+        if (JitActivity.millis() == 0) { // no JIT figure here: the warm-up runs nothing
+            assertEquals(0, JitActivity.runUntilQuiet(failing, Long.MAX_VALUE, 1_000_000_000L));
+            return;
+        }
+        IllegalStateException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class,
+                () -> JitActivity.runUntilQuiet(failing, Long.MAX_VALUE, 1_000_000_000L));
+        assertEquals("step failed", e.getMessage());
+    }
+
+    @Test
     void theCompilerThreadsAreFoundWhereProcShowsThem() {
         if (!Files.isDirectory(Path.of("/proc/self/task"))) {
             assertTrue(JitActivity.millis() >= 0);
