@@ -11,7 +11,7 @@ import java.nio.file.Path;
  * How much this JVM's JIT compilers have worked so far, to tell when a benchmark's warm-up has let
  * them finish: until C2 has compiled a kernel, Vector API code runs many times slower, and on a
  * machine of few cores the compiler threads also take cores from the timed work. Stateless; shared by
- * {@code panamax bench codecs}, {@code decode} and {@code speculative}.
+ * {@code panamax bench codecs}, {@code decode}, {@code serve} and {@code speculative}.
  *
  * <p>On Linux the measure is the compiler threads' CPU time, read from {@code /proc/self/task}: it
  * advances while a compilation runs. The JVM's own figure ({@link CompilationMXBean}) only moves when
