@@ -147,6 +147,15 @@ public final class DecodeBench {
         return 0;
     }
 
+    /** "; step medians by tenth: …" for the stderr line, or nothing when too few steps were timed. */
+    private static String tenths(DecodeMeasurement.Decode d) {
+        double[] medians = d.tenthMedianMillis();
+        if (medians.length == 0) return "";
+        StringBuilder sb = new StringBuilder("; step medians by tenth, ms:");
+        for (double m : medians) sb.append(String.format(Locale.ROOT, " %.3g", m));
+        return sb.toString();
+    }
+
     private static List<PendingRow> runFormat(DecodeOptions o, WeightFormat f, Engine engine, Backend backend,
                                               PrintWriter err, List<OpShare> shares, List<KvComparison> comparisons) throws IOException {
         boolean random = o.model().isEmpty();
@@ -222,8 +231,8 @@ public final class DecodeBench {
                 comparisons.add(new KvComparison(label, o.kv().codec() + o.kv().codecParams(), batch, o.context(),
                         base.aggregateTokensPerSecond(), d.aggregateTokensPerSecond(), base.fastestStepTokensPerSecond(),
                         d.fastestStepTokensPerSecond()));
-                err.printf(Locale.ROOT, "%s: decode batch %d with the identity cache: %d steps in %.2f s%n", label, batch, base.steps(),
-                        base.seconds());
+                err.printf(Locale.ROOT, "%s: decode batch %d with the identity cache: %d steps in %.2f s%s%n", label, batch, base.steps(),
+                        base.seconds(), tenths(base));
             }
             double midContext = d.timedFrom() + o.steps() / 2.0;
             if (o.kv().maxKvSize().isPresent()) midContext = Math.min(midContext, o.kv().maxKvSize().getAsInt()); // a window holds no more
@@ -234,9 +243,10 @@ public final class DecodeBench {
             else if (batch == 8 && !o.shape().moe()) floorTarget = WeightFormat.BATCHED_TARGET;
             rows.add(new PendingRow(label, "decode", batch, o.context(), rate, d.fastestStepTokensPerSecond(), d.warmupSteps(), floor,
                     batch, floorTarget > 0 ? percentOfFloor(floorTarget) : "", floorTarget));
-            err.printf(Locale.ROOT, "%s: decode batch %d: %d steps in %.2f s (after %d warm-up steps%s)%n", label, batch, d.steps(), d.seconds(),
+            err.printf(Locale.ROOT, "%s: decode batch %d: %d steps in %.2f s (after %d warm-up steps%s)%s%n", label, batch, d.steps(), d.seconds(),
                     d.warmupSteps(), d.faults().known()
-                            ? String.format(Locale.ROOT, "; %d minor, %d major page faults while timed", d.faults().minor(), d.faults().major()) : "");
+                            ? String.format(Locale.ROOT, "; %d minor, %d major page faults while timed", d.faults().minor(), d.faults().major()) : "",
+                    tenths(d));
         }
         return rows;
     }

@@ -34,16 +34,31 @@ final class DecodeMeasurement {
      * process's page faults during the timed steps: near zero when every weight page was already
      * mapped in (the steps measure a steady state), thousands when they also paid for first touches.
      * {@code timedFrom} is the tokens each row's cache held when the timed steps began: the context and the
-     * warm-up steps that kept their token.
+     * warm-up steps that kept their token. {@code stepNanos} holds every timed step in order.
      */
     record Decode(int batch, int context, int warmupSteps, int timedFrom, int steps, double seconds, double fastestStep, long kvBytesPerToken,
-                  PageFaults faults) {
+                  PageFaults faults, long[] stepNanos) {
         double aggregateTokensPerSecond() {
             return batch * steps / seconds;
         }
 
         double fastestStepTokensPerSecond() {
             return batch / fastestStep;
+        }
+
+        /**
+         * The median step of each tenth of the timed steps, in milliseconds (none under 20 steps): a warm-up that ended
+         * with the JIT still busy shows as first tenths slower than the rest, a machine that changed speed as a drift.
+         */
+        double[] tenthMedianMillis() {
+            if (stepNanos.length < 20) return new double[0];
+            double[] out = new double[10];
+            for (int t = 0; t < 10; t++) {
+                long[] part = java.util.Arrays.copyOfRange(stepNanos, t * stepNanos.length / 10, (t + 1) * stepNanos.length / 10);
+                java.util.Arrays.sort(part);
+                out[t] = part[part.length / 2] / 1e6;
+            }
+            return out;
         }
     }
 
@@ -153,11 +168,12 @@ final class DecodeMeasurement {
             PageFaults before = PageFaults.now();
             long start = System.nanoTime();
             long fastest = Long.MAX_VALUE;
-            for (int i = 0; i < steps; i++) fastest = Math.min(fastest, run.step());
+            long[] each = new long[steps];
+            for (int i = 0; i < steps; i++) fastest = Math.min(fastest, each[i] = run.step());
             double seconds = (System.nanoTime() - start) / 1e9;
             PageFaults faults = PageFaults.now().since(before);
             if (timer != null) timer.recording = false;
-            return new Decode(rows, context, warmed, timedFrom, steps, seconds, fastest / 1e9, run.caches.bytesPerToken(), faults);
+            return new Decode(rows, context, warmed, timedFrom, steps, seconds, fastest / 1e9, run.caches.bytesPerToken(), faults, each);
         }
     }
 
@@ -183,6 +199,7 @@ final class DecodeMeasurement {
             int timedFrom = context + a.kept;
             PageFaults before = PageFaults.now();
             long totalA = 0, totalB = 0, fastestA = Long.MAX_VALUE, fastestB = Long.MAX_VALUE;
+            long[] eachA = new long[steps], eachB = new long[steps];
             for (int i = 0; i < steps; i++) {
                 long ta, tb;
                 if (i % 2 == 0) {
@@ -194,12 +211,14 @@ final class DecodeMeasurement {
                 }
                 totalA += ta;
                 totalB += tb;
+                eachA[i] = ta;
+                eachB[i] = tb;
                 fastestA = Math.min(fastestA, ta);
                 fastestB = Math.min(fastestB, tb);
             }
             PageFaults faults = PageFaults.now().since(before);
-            return new Paired(new Decode(rows, context, warmed, timedFrom, steps, totalA / 1e9, fastestA / 1e9, a.caches.bytesPerToken(), faults),
-                    new Decode(rows, context, warmed, timedFrom, steps, totalB / 1e9, fastestB / 1e9, b.caches.bytesPerToken(), faults));
+            return new Paired(new Decode(rows, context, warmed, timedFrom, steps, totalA / 1e9, fastestA / 1e9, a.caches.bytesPerToken(), faults, eachA),
+                    new Decode(rows, context, warmed, timedFrom, steps, totalB / 1e9, fastestB / 1e9, b.caches.bytesPerToken(), faults, eachB));
         }
     }
 
