@@ -1,10 +1,12 @@
 package panamax.backend.java;
 
 import java.lang.foreign.MemorySegment;
+import java.util.Arrays;
 import panamax.api.tensor.BinaryOp;
 import panamax.api.tensor.Comparison;
 import panamax.api.tensor.DType;
 import panamax.api.tensor.UnaryOp;
+import panamax.backend.java.kernel.F32Elementwise;
 import panamax.backend.java.kernel.ScalarMath;
 import panamax.backend.java.kernel.VectorMath;
 
@@ -13,6 +15,9 @@ import panamax.backend.java.kernel.VectorMath;
  * results compute in f32 (transcendentals in double), integer results in long arithmetic.
  */
 final class ElementwiseOps {
+    /** Elements a thread takes at least in {@link #contiguousF32}: smaller ops stay on the calling thread, as strided ones do. */
+    private static final int CONTIGUOUS_GRAIN = 65536;
+
     private final JavaBackend backend;
 
     ElementwiseOps(JavaBackend backend) {
@@ -88,6 +93,10 @@ final class ElementwiseOps {
     JavaTensor binary(BinaryOp op, JavaTensor a, JavaTensor b) {
         DType type = DTypes.promote(a.dtype, b.dtype);
         int[] dims = ViewOps.broadcastShape(op.name().toLowerCase(), a, b);
+        if (a.dtype == DType.F32 && b.dtype == DType.F32 && F32Elementwise.supports(op) && Arrays.equals(a.dims, dims)
+                && Arrays.equals(b.dims, dims) && a.isContiguous() && b.isContiguous() && a.elementCount() <= Integer.MAX_VALUE) {
+            return contiguousF32(op, a, b, dims);
+        }
         JavaTensor out = backend.allocate(dims, type);
         MemorySegment sa = a.segment();
         MemorySegment sb = b.segment();
@@ -119,6 +128,19 @@ final class ElementwiseOps {
                 };
             });
         }
+        return out;
+    }
+
+    /**
+     * Two contiguous f32 operands of the result's shape (a residual add, a gated product): straight between the
+     * segments, where the strided loop copied both into arrays and the result back out (`Ops.add` of 256 values
+     * 0.72 µs a call, a third of it in those copies).
+     */
+    private JavaTensor contiguousF32(BinaryOp op, JavaTensor a, JavaTensor b, int[] dims) {
+        JavaTensor out = backend.allocate(dims, DType.F32);
+        MemorySegment sa = a.segment(), sb = b.segment(), d = out.segment();
+        long ao = 4L * a.offset, bo = 4L * b.offset, oo = 4L * out.offset;
+        backend.parallel.forRange((int) a.elementCount(), CONTIGUOUS_GRAIN, (i0, i1) -> F32Elementwise.binary(op, sa, ao, sb, bo, d, oo, i0, i1));
         return out;
     }
 
