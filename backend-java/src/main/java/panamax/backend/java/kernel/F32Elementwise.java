@@ -1,9 +1,9 @@
 package panamax.backend.java.kernel;
 
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
 import jdk.incubator.vector.FloatVector;
+import jdk.incubator.vector.VectorMask;
 import jdk.incubator.vector.VectorSpecies;
 import panamax.api.tensor.BinaryOp;
 
@@ -15,7 +15,6 @@ import panamax.api.tensor.BinaryOp;
 public final class F32Elementwise {
     private static final VectorSpecies<Float> S = FloatVector.SPECIES_PREFERRED;
     private static final ByteOrder LE = ByteOrder.LITTLE_ENDIAN;
-    private static final ValueLayout.OfFloat F32 = ValueLayout.JAVA_FLOAT_UNALIGNED;
 
     private F32Elementwise() {
     }
@@ -42,17 +41,19 @@ public final class F32Elementwise {
             case MINIMUM -> { for (; i < upper; i += S.length()) load(a, aOff, i).min(load(b, bOff, i)).intoMemorySegment(d, dOff + 4L * i, LE); }
             case POW -> throw new IllegalArgumentException("pow takes the double path");
         }
-        for (; i < to; i++) {
-            float x = a.get(F32, aOff + 4L * i), y = b.get(F32, bOff + 4L * i);
-            d.set(F32, dOff + 4L * i, switch (op) {
-                case ADD -> x + y;
-                case SUB -> x - y;
-                case MUL -> x * y;
-                case DIV -> x / y;
-                case MAXIMUM -> Math.max(x, y);
-                case MINIMUM -> Math.min(x, y);
+        if (i < to) { // the last, partial vector under a mask
+            VectorMask<Float> in = S.indexInRange(i, to);
+            FloatVector x = FloatVector.fromMemorySegment(S, a, aOff + 4L * i, LE, in), y = FloatVector.fromMemorySegment(S, b, bOff + 4L * i, LE, in);
+            FloatVector r = switch (op) {
+                case ADD -> x.add(y);
+                case SUB -> x.sub(y);
+                case MUL -> x.mul(y);
+                case DIV -> x.div(y);
+                case MAXIMUM -> x.max(y);
+                case MINIMUM -> x.min(y);
                 case POW -> throw new IllegalArgumentException("pow takes the double path");
-            });
+            };
+            r.intoMemorySegment(d, dOff + 4L * i, LE, in);
         }
     }
 
