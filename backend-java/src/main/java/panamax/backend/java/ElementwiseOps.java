@@ -133,7 +133,7 @@ final class ElementwiseOps {
 
     /**
      * Two contiguous f32 operands of the result's shape (a residual add, a gated product): straight between the
-     * segments, where the strided loop copied both into arrays and the result back out (`Ops.add` of 256 values
+     * segments, where the strided loop copied both into arrays and the result back out ({@code Ops.add} of 256 values
      * 0.72 µs a call, a third of it in those copies).
      */
     private JavaTensor contiguousF32(BinaryOp op, JavaTensor a, JavaTensor b, int[] dims) {

@@ -1,6 +1,7 @@
 package panamax.backend.java;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -49,7 +50,7 @@ class F32ElementwiseTest {
                 }
             }
         }
-        assertEquals(true, checked > 10_000, "compared " + checked + " elements");
+        assertTrue(checked > 10_000, "compared " + checked + " elements");
     }
 
     private static float[] values(Random random, int length) {

@@ -1,5 +1,6 @@
 package panamax.bench.engine;
 
+import java.util.Arrays;
 import java.util.Optional;
 import java.util.SplittableRandom;
 import panamax.bench.jit.JitActivity;
@@ -28,22 +29,32 @@ import panamax.engine.wiring.Engine;
  */
 final class DecodeMeasurement {
     /**
-     * Tokens per second of one decode batch, and what the caches held. {@code fastestStep} is the
+     * Tokens per second of one decode batch, and what the caches held. {@link #fastestStep} is the
      * shortest single step: on a shared machine it is the closest to an uncontended step, and the
      * comparable figure to the probes, which also keep their best pass. {@code faults} are the
      * process's page faults during the timed steps: near zero when every weight page was already
      * mapped in (the steps measure a steady state), thousands when they also paid for first touches.
      * {@code timedFrom} is the tokens each row's cache held when the timed steps began: the context and the
-     * warm-up steps that kept their token. {@code stepNanos} holds every timed step in order.
+     * warm-up steps that kept their token. {@code stepNanos} holds every timed step in order; {@code seconds} is their
+     * time in all.
      */
-    record Decode(int batch, int context, int warmupSteps, int timedFrom, int steps, double seconds, double fastestStep, long kvBytesPerToken,
-                  PageFaults faults, long[] stepNanos) {
+    record Decode(int batch, int context, int warmupSteps, int timedFrom, double seconds, long kvBytesPerToken, PageFaults faults,
+                  long[] stepNanos) {
+        int steps() {
+            return stepNanos.length;
+        }
+
+        /** The shortest step, in seconds. */
+        double fastestStep() {
+            return Arrays.stream(stepNanos).min().orElseThrow() / 1e9;
+        }
+
         double aggregateTokensPerSecond() {
-            return batch * steps / seconds;
+            return batch * steps() / seconds;
         }
 
         double fastestStepTokensPerSecond() {
-            return batch / fastestStep;
+            return batch / fastestStep();
         }
 
         /**
@@ -54,8 +65,8 @@ final class DecodeMeasurement {
             if (stepNanos.length < 20) return new double[0];
             double[] out = new double[10];
             for (int t = 0; t < 10; t++) {
-                long[] part = java.util.Arrays.copyOfRange(stepNanos, t * stepNanos.length / 10, (t + 1) * stepNanos.length / 10);
-                java.util.Arrays.sort(part);
+                long[] part = Arrays.copyOfRange(stepNanos, t * stepNanos.length / 10, (t + 1) * stepNanos.length / 10);
+                Arrays.sort(part);
                 out[t] = part[part.length / 2] / 1e6;
             }
             return out;
@@ -112,15 +123,15 @@ final class DecodeMeasurement {
     private static final int PREFILL_MAX_REPEATS = 64;
     /**
      * Prefills {@code tokens} random ids at batch 1 (logits of the last position only) in fresh caches:
-     * one untimed pass, then more as decode warms up ({@link #warmUntilJitQuiet}: until the JIT has done no work
-     * for half a second), then timed ones: {@link #PREFILL_REPEATS}, and more until they add up to half a second
+     * one untimed pass, then more as decode warms up ({@link JitActivity#runUntilQuiet(JitActivity.Step)}: until the JIT has
+     * done no work for half a second), then timed ones: {@link #PREFILL_REPEATS}, and more until they add up to half a second
      * (a short pass alone is one scheduler tick of noise). A cold first pass timed the compiler: the demo model's
      * 512 tokens took 2.2 s cold. A cap of four untimed passes, each ending the warm-up if the JIT did nothing
      * during it, left short prefills timed against a busy compiler (the demo's 16 tokens: 40-60 ms, 10 ms warm).
      */
     Prefill prefill(int tokens) {
         prefillOnce(tokens); // whatever the JIT figure says (none: the warm-up below runs nothing)
-        warmUntilJitQuiet(() -> prefillOnce(tokens));
+        JitActivity.runUntilQuiet(() -> prefillOnce(tokens));
         double total = 0, fastest = Double.MAX_VALUE;
         int passes = 0;
         while (passes < PREFILL_REPEATS || passes < PREFILL_MAX_REPEATS && total * 1e9 < PREFILL_TIMED_NANOS) {
@@ -141,11 +152,6 @@ final class DecodeMeasurement {
         }
     }
 
-    /** The JIT counts as done once its compiler threads have used no CPU for this long ({@link JitActivity}). */
-    private static final long JIT_QUIET_NANOS = 500_000_000L;
-    /** Extra warm-up stops after this long, whatever the JIT does. */
-    private static final long EXTRA_WARMUP_LIMIT_NANOS = 20_000_000_000L;
-
     /**
      * Fills each row's cache with {@code context} tokens, runs at least {@code warmup} untimed
      * decode steps and then more until the JIT's compiler threads have used no CPU for half a second (at most
@@ -162,18 +168,17 @@ final class DecodeMeasurement {
      */
     Decode decode(int rows, int context, int warmup, int steps, boolean realPrefill) {
         try (Rows run = new Rows(rows, context, warmup, steps, realPrefill)) {
-            int warmed = warmup + warmUntilJitQuiet(run::warmStep);
+            int warmed = warmup + JitActivity.runUntilQuiet(run::warmStep);
             int timedFrom = context + run.kept;
             if (timer != null) timer.recording = true;
             PageFaults before = PageFaults.now();
             long start = System.nanoTime();
-            long fastest = Long.MAX_VALUE;
             long[] each = new long[steps];
-            for (int i = 0; i < steps; i++) fastest = Math.min(fastest, each[i] = run.step());
+            for (int i = 0; i < steps; i++) each[i] = run.step();
             double seconds = (System.nanoTime() - start) / 1e9;
             PageFaults faults = PageFaults.now().since(before);
             if (timer != null) timer.recording = false;
-            return new Decode(rows, context, warmed, timedFrom, steps, seconds, fastest / 1e9, run.caches.bytesPerToken(), faults, each);
+            return new Decode(rows, context, warmed, timedFrom, seconds, run.caches.bytesPerToken(), faults, each);
         }
     }
 
@@ -192,42 +197,26 @@ final class DecodeMeasurement {
                                boolean realPrefill) {
         try (Rows a = first.new Rows(rows, context, warmup, steps, realPrefill);
              Rows b = second.new Rows(rows, context, warmup, steps, realPrefill)) {
-            int warmed = warmup + warmUntilJitQuiet(() -> {
+            int warmed = warmup + JitActivity.runUntilQuiet(() -> {
                 a.warmStep();
                 b.warmStep();
             });
             int timedFrom = context + a.kept;
             PageFaults before = PageFaults.now();
-            long totalA = 0, totalB = 0, fastestA = Long.MAX_VALUE, fastestB = Long.MAX_VALUE;
             long[] eachA = new long[steps], eachB = new long[steps];
             for (int i = 0; i < steps; i++) {
-                long ta, tb;
                 if (i % 2 == 0) {
-                    ta = a.step();
-                    tb = b.step();
+                    eachA[i] = a.step();
+                    eachB[i] = b.step();
                 } else {
-                    tb = b.step();
-                    ta = a.step();
+                    eachB[i] = b.step();
+                    eachA[i] = a.step();
                 }
-                totalA += ta;
-                totalB += tb;
-                eachA[i] = ta;
-                eachB[i] = tb;
-                fastestA = Math.min(fastestA, ta);
-                fastestB = Math.min(fastestB, tb);
             }
             PageFaults faults = PageFaults.now().since(before);
-            return new Paired(new Decode(rows, context, warmed, timedFrom, steps, totalA / 1e9, fastestA / 1e9, a.caches.bytesPerToken(), faults, eachA),
-                    new Decode(rows, context, warmed, timedFrom, steps, totalB / 1e9, fastestB / 1e9, b.caches.bytesPerToken(), faults, eachB));
+            return new Paired(new Decode(rows, context, warmed, timedFrom, Arrays.stream(eachA).sum() / 1e9, a.caches.bytesPerToken(), faults, eachA),
+                    new Decode(rows, context, warmed, timedFrom, Arrays.stream(eachB).sum() / 1e9, b.caches.bytesPerToken(), faults, eachB));
         }
-    }
-
-    /**
-     * Untimed steps until the JIT has done no work for {@link #JIT_QUIET_NANOS} (at most
-     * {@link #EXTRA_WARMUP_LIMIT_NANOS}); returns how many.
-     */
-    private static int warmUntilJitQuiet(Runnable step) {
-        return JitActivity.runUntilQuiet(step::run, JIT_QUIET_NANOS, EXTRA_WARMUP_LIMIT_NANOS);
     }
 
     /**

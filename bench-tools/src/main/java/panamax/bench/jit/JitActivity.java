@@ -49,6 +49,11 @@ public final class JitActivity {
         }
     }
 
+    /** How long the compiler threads must have been idle for a warm-up to end ({@link #runUntilQuiet(Step)}). */
+    public static final long QUIET_NANOS = 500_000_000L;
+    /** How long such a warm-up runs at most, whatever the JIT does. */
+    public static final long LIMIT_NANOS = 20_000_000_000L;
+
     /** A warm-up step: one pass of the work a benchmark is about to time. */
     @FunctionalInterface
     public interface Step<E extends Exception> {
@@ -76,6 +81,11 @@ public final class JitActivity {
             }
         }
         return runs;
+    }
+
+    /** {@link #runUntilQuiet(Step, long, long)} with the benchmarks' wait: idle for {@link #QUIET_NANOS}, {@link #LIMIT_NANOS} at most. */
+    public static <E extends Exception> int runUntilQuiet(Step<E> step) throws E {
+        return runUntilQuiet(step, QUIET_NANOS, LIMIT_NANOS);
     }
 
     /**

@@ -53,9 +53,6 @@ final class ServeBench {
             + " pausing before coffin warehouses, and bringing up the rear of every funeral I meet; then, I account it high time to get"
             + " to sea as soon as I can. This is my substitute for pistol and ball. ";
     private static final String COMPLETIONS = "/v1/completions";
-    /** The warm-up ends once the JIT's compiler threads have used no CPU for this long, or after {@link #WARMUP_LIMIT_NANOS}. */
-    private static final long JIT_QUIET_NANOS = 500_000_000L;
-    private static final long WARMUP_LIMIT_NANOS = 20_000_000_000L;
     private static final String USAGE = "usage: panamax bench serve [--model DIR] [--clients 1,8,32] [--prompt-tokens 64] [--max-tokens 64]"
             + " [--requests-per-client 3] [--max-batch 8] [--rounds 5] [--warmup 3] [--reconnect] [--json]";
 
@@ -112,7 +109,7 @@ final class ServeBench {
                     JitActivity.runUntilQuiet(() -> {
                         if (widest > 1) level(target, widest, 2);
                         stream(target, -100);
-                    }, JIT_QUIET_NANOS, WARMUP_LIMIT_NANOS);
+                    });
                 }
 
                 double[] generated = new double[o.rounds()], served = new double[o.rounds()];

@@ -114,13 +114,13 @@ class DecodeBenchPartsTest {
     void stepMediansComeByTenthOfTheTimedStepsInOrder() {
         long[] steps = new long[100];
         for (int i = 0; i < steps.length; i++) steps[i] = (steps.length - i) * 1_000_000L; // 100 ms down to 1 ms
-        DecodeMeasurement.Decode d = new DecodeMeasurement.Decode(1, 16, 3, 19, steps.length, 5.05, 0.001, 0, PageFaults.UNKNOWN, steps);
+        DecodeMeasurement.Decode d = new DecodeMeasurement.Decode(1, 16, 3, 19, 5.05, 0, PageFaults.UNKNOWN, steps);
         double[] tenths = d.tenthMedianMillis();
         assertEquals(10, tenths.length);
         assertEquals(96, tenths[0], 1e-9, "the first ten steps: 100 .. 91 ms, upper median 96");
         assertEquals(6, tenths[9], 1e-9, "the last ten: 10 .. 1 ms");
         long[] few = new long[19];
-        assertEquals(0, new DecodeMeasurement.Decode(1, 16, 3, 19, few.length, 1, 0.001, 0, PageFaults.UNKNOWN, few).tenthMedianMillis().length,
+        assertEquals(0, new DecodeMeasurement.Decode(1, 16, 3, 19, 1, 0, PageFaults.UNKNOWN, few).tenthMedianMillis().length,
                 "under 20 steps a tenth says nothing");
     }
 
