@@ -14,9 +14,10 @@ import panamax.api.memory.HugePageMemory;
  * tensors. Holds at most {@code capacity} bytes (buffers of at most {@code capacity / 8} each).
  * When a returned buffer does not fit, the sizes least recently taken or returned are released to
  * make room: a prefill leaves the pool full of its own sizes, which the decode steps after it never
- * take, and before this every decode buffer was then allocated and zeroed afresh each step (the 1B
- * preset at batch 8 after a 512-token prefill: 7,878 page faults over 16 timed steps, then 11-1,035). Pooled bytes are not
- * "active". Thread-safe; owned by the backend, which {@link #close()}s it.
+ * take, and when the pool turned the returned buffer away instead, every decode buffer was
+ * allocated and zeroed afresh each step (the 1B preset at batch 8 after a 512-token prefill: 7,878
+ * page faults over 16 timed steps, then 11-1,035). Pooled bytes are not "active". Thread-safe;
+ * owned by the backend, which {@link #close()}s it.
  */
 final class SegmentPool implements AutoCloseable {
     /** One buffer and the arena that owns it. */
