@@ -26,7 +26,8 @@ import panamax.api.tensor.Tensor;
  * alternate (A B, then B A), so a busy machine slows both alike. With one backend thread ({@code --threads 1},
  * the default) each call's cost is the CPU time of the calling thread, which does all the work and which other
  * processes' load does not add to; with more, the wall-clock time of the call (where the two vCPUs share a core,
- * a kernel's instructions cost most with both threads busy). Weights are cycled through enough copies to come
+ * a kernel's instructions cost most with both threads busy), each timed call after 0.4 ms of untimed ones of its own
+ * side, so that the other backend's helpers have stopped polling. Weights are cycled through enough copies to come
  * from DRAM. Prints the median and
  * quartiles per case, B ÷ A, and the largest difference between the two outputs relative to
  * {@code Σ|x|·max|w|}.
@@ -58,6 +59,10 @@ public final class BackendAb {
 
     /** One build's operands: quantized weight copies, or bf16 ones ({@code bf16} non-null), and the x rows. */
     private record Side(String name, Backend backend, QuantizedMatrix[] weights, Tensor[] bf16, Tensor x, long[] nanos) {
+        int copies() {
+            return bf16 == null ? weights.length : bf16.length;
+        }
+
         /** x·Wᵀ against weight copy i: as a linear layer runs it. */
         Tensor product(int i) {
             Ops ops = backend.ops();
@@ -128,6 +133,7 @@ public final class BackendAb {
                     for (int c = 0; c < calls; c++) {
                         Side first = c % 2 == 0 ? sa : sb, second = c % 2 == 0 ? sb : sa;
                         for (Side s : List.of(first, second)) {
+                            if (!cpuClock) settle(s, c);
                             long t0 = cpuClock ? mx.getCurrentThreadCpuTime() : System.nanoTime();
                             try (Tensor y = s.product(c)) {
                                 s.backend.eval(y);
@@ -146,6 +152,24 @@ public final class BackendAb {
         a.close();
         b.close();
     }
+
+    /**
+     * Untimed products of this side for {@link #SETTLE_NANOS} before its timed one: the other backend's helpers poll
+     * for 0.2 ms after their last chunk (backend-java's {@code Parallel}), and on two cores that polling took the core
+     * this side's helper computes on, which doubled a 0.19 ms product (8-bit 2048 × 2048, one x row) in the timing.
+     * This side's own helpers stay awake, as between a model's products; its weights come from the far side of the
+     * copies' cycle, so the timed calls still read theirs from memory.
+     */
+    private static void settle(Side s, int c) {
+        long end = System.nanoTime() + SETTLE_NANOS;
+        do {
+            try (Tensor y = s.product(c + s.copies() / 2)) { // a copy the timed calls reach only when it is out of the caches again
+                s.backend.eval(y);
+            }
+        } while (System.nanoTime() < end);
+    }
+
+    private static final long SETTLE_NANOS = 400_000;
 
     private static Backend open(Path jar, int threads) throws Exception {
         ClassLoader loader = new BackendFirst(jar, BackendAb.class.getClassLoader());
