@@ -36,6 +36,9 @@ import panamax.api.tensor.Tensor;
  * A.jar B.jar [--bits 4,8,16] [--rows 1,8] [--shapes 2048:8192,8192:2048] [--calls 60] [--mib 256] [--threads 1] [--warmup-ms 3000]}
  */
 public final class BackendAb {
+    /** Untimed calls of a side before each of its timed ones, with more than one thread ({@link #settle}). */
+    private static final long SETTLE_NANOS = 400_000;
+
     private BackendAb() {
     }
 
@@ -168,8 +171,6 @@ public final class BackendAb {
             }
         } while (System.nanoTime() < end);
     }
-
-    private static final long SETTLE_NANOS = 400_000;
 
     private static Backend open(Path jar, int threads) throws Exception {
         ClassLoader loader = new BackendFirst(jar, BackendAb.class.getClassLoader());

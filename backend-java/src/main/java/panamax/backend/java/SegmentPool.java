@@ -6,7 +6,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.atomic.AtomicLong;
-import panamax.api.memory.HugePageMemory;
+import panamax.backend.java.kernel.OffHeapMemory;
 
 /**
  * Recycles freed tensor buffers of one backend by exact byte size, because closing a shared
@@ -24,24 +24,20 @@ final class SegmentPool implements AutoCloseable {
     record Buffer(Arena arena, MemorySegment segment) {
     }
 
-    /** The pooled buffers of one byte size, and when that size was last taken or returned. */
+    /**
+     * The pooled buffers of one byte size, and when that size was last taken or returned. The stamps are plain fields
+     * of a plain counter, since every allocation and release sets one: a lost increment or a stale read only orders two
+     * sizes' eviction differently.
+     */
     private static final class SizeClass {
         final ConcurrentLinkedDeque<Buffer> buffers = new ConcurrentLinkedDeque<>();
-        volatile long lastUsed;
+        long lastUsed;
     }
 
-    /**
-     * Buffers of at least this many bytes (a long KV cache's planes, a prefill's activations) go in memory Linux is asked
-     * to back with 2 MiB pages: a decode step's weights evict the TLB, and a layer's keys and values then read from 4 KiB
-     * pages paid a page walk under nested paging every 4 KiB (attention over 4,096 f32 tokens, 8 kv heads of 64, cold:
-     * 886-932 -> 816-818 us per layer). Smaller buffers stay in ordinary pages: a huge page for a 1.5 MiB buffer would
-     * leave a quarter of it resident and unused.
-     */
-    static final long HUGE_PAGE_BYTES = 2L << 20;
     private final long capacity;
     private final Map<Long, SizeClass> free = new ConcurrentHashMap<>();
     private final AtomicLong pooled = new AtomicLong();
-    private final AtomicLong clock = new AtomicLong();
+    private long clock;
     private volatile boolean closed;
 
     SegmentPool(long capacity) {
@@ -52,7 +48,7 @@ final class SegmentPool implements AutoCloseable {
     Buffer take(long bytes) {
         SizeClass sizeClass = free.get(bytes);
         if (sizeClass != null) {
-            sizeClass.lastUsed = clock.incrementAndGet();
+            sizeClass.lastUsed = ++clock;
             Buffer b = sizeClass.buffers.pollFirst();
             if (b != null) {
                 pooled.addAndGet(-bytes);
@@ -60,8 +56,7 @@ final class SegmentPool implements AutoCloseable {
             }
         }
         Arena arena = Arena.ofShared();
-        if (bytes >= HUGE_PAGE_BYTES) return new Buffer(arena, HugePageMemory.allocate(bytes, arena));
-        return new Buffer(arena, arena.allocate(Math.max(bytes, 1), 64).asSlice(0, bytes));
+        return new Buffer(arena, OffHeapMemory.allocate(bytes, arena)); // long KV caches' planes in 2 MiB pages
     }
 
     /** Takes back a buffer no handle uses any more. */
@@ -72,7 +67,7 @@ final class SegmentPool implements AutoCloseable {
             return;
         }
         SizeClass sizeClass = free.computeIfAbsent(bytes, k -> new SizeClass());
-        sizeClass.lastUsed = clock.incrementAndGet();
+        sizeClass.lastUsed = ++clock;
         if (pooled.addAndGet(bytes) > capacity && !makeRoom(sizeClass)) {
             pooled.addAndGet(-bytes);
             b.arena().close();

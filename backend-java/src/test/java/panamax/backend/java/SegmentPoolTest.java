@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 
 import java.lang.foreign.ValueLayout;
 import org.junit.jupiter.api.Test;
+import panamax.backend.java.kernel.OffHeapMemory;
 
 /**
  * The pool's fresh buffers: zeroed, of the size asked for, those of 2 MiB or more starting on a 2 MiB boundary (the
@@ -15,10 +16,10 @@ class SegmentPoolTest {
     @Test
     void largeBuffersStartOnAHugePageBoundaryAndComeBackZeroedThenRecycled() {
         try (SegmentPool pool = new SegmentPool(64L << 20)) {
-            long bytes = SegmentPool.HUGE_PAGE_BYTES + 12_345;
+            long bytes = OffHeapMemory.HUGE_PAGE_BYTES + 12_345;
             SegmentPool.Buffer large = pool.take(bytes);
             assertEquals(bytes, large.segment().byteSize());
-            assertEquals(0, large.segment().address() % SegmentPool.HUGE_PAGE_BYTES, "2 MiB aligned");
+            assertEquals(0, large.segment().address() % OffHeapMemory.HUGE_PAGE_BYTES, "2 MiB aligned");
             for (long at = 0; at < bytes; at += 4096) assertEquals(0, large.segment().get(ValueLayout.JAVA_BYTE, at));
             assertEquals(0, large.segment().get(ValueLayout.JAVA_BYTE, bytes - 1));
             large.segment().set(ValueLayout.JAVA_LONG_UNALIGNED, bytes - 8, -1L); // the whole range is writable
@@ -30,7 +31,7 @@ class SegmentPoolTest {
     @Test
     void smallBuffersStayInOrdinaryAllocations() {
         try (SegmentPool pool = new SegmentPool(64L << 20)) {
-            long bytes = SegmentPool.HUGE_PAGE_BYTES - 64;
+            long bytes = OffHeapMemory.HUGE_PAGE_BYTES - 64;
             SegmentPool.Buffer small = pool.take(bytes);
             assertEquals(bytes, small.segment().byteSize());
             assertEquals(0, small.segment().address() % 64);
