@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
 import java.util.Random;
 import java.util.function.Consumer;
@@ -18,6 +19,7 @@ import panamax.api.tensor.Ops;
 import panamax.api.tensor.QuantizedMatrix;
 import panamax.api.tensor.Shape;
 import panamax.api.tensor.Tensor;
+import panamax.backend.java.kernel.AffineCodes;
 import panamax.backend.java.kernel.AffineTiles;
 import panamax.backend.java.kernel.Parallel;
 import panamax.backend.java.kernel.QuantMatVec;
@@ -44,7 +46,7 @@ class AffineTilesTest {
         try (Arena arena = Arena.ofConfined(); Parallel one = new Parallel(1)) {
             // n = 37 leaves a partial last tile (and, at 16 lanes, tiles that are not a multiple of four);
             // 19 x rows reach every block: eight, four, two and one rows against one or two tiles
-            for (int bits : new int[] {2, 4, 8}) {
+            for (int bits : new int[] {2, 3, 4, 5, 6, 8}) {
                 for (int gs : new int[] {32, 64, 128}) {
                     int k = 512, n = 37, rows = 19;
                     if (!AffineTiles.supports(bits, k, gs)) continue;
@@ -92,7 +94,45 @@ class AffineTilesTest {
                 }
             }
         }
-        assertTrue(checked >= 8, "formats checked: " + checked);
+        assertTrue(checked >= 18, "formats checked: " + checked);
+    }
+
+    @Test
+    void codesNarrowerThanTheirTilesAreWidenedAndGiveTheBitsOfTheWiderCodes() {
+        VectorWidth.requirePath(AffineTiles.supports(8, 256, 64), "the repacked affine tiles", 512);
+        try (Arena arena = Arena.ofConfined(); Parallel one = new Parallel(1)) {
+            // 3-bit codes go in 4-bit tiles, 5- and 6-bit ones in 8-bit tiles: the same codes packed at the tiles' width by
+            // hand, with the same parameters, must give every output the same bits
+            for (int[] widths : new int[][] {{3, 4}, {5, 8}, {6, 8}}) {
+                int bits = widths[0], wide = widths[1], k = 320, n = 37, gs = 32, rows = 9;
+                assertEquals(wide, AffineTiles.tileBits(bits), bits + "-bit codes' tile width");
+                QuantizedRows q = QuantizedRows.of(arena, n, k, bits, gs, this::gaussian);
+                int wideWords = k * wide / 32;
+                MemorySegment widened = arena.allocate(4L * n * wideWords);
+                int[] codes = new int[k];
+                for (int r = 0; r < n; r++) {
+                    AffineCodes.unpack(q.packed(), r * q.rowBytes(), bits, 0, k, codes);
+                    AffineCodes.packRow(codes, k, wide, widened, (long) r * wideWords);
+                }
+                float[] x = gaussian(rows * k);
+                float[] sums = QuantMatVec.groupSums(x, rows, k, gs);
+                try (AffineTiles narrow = AffineTiles.repack(one, q.packed(), 0, q.rowBytes(), n, k, bits, gs, q.params());
+                     AffineTiles byHand = AffineTiles.repack(one, widened, 0, 4L * wideWords, n, k, wide, gs, q.params())) {
+                    assertEquals(byHand.bytes(), narrow.bytes(), bits + "-bit codes take the bytes of " + wide + "-bit tiles");
+                    int width = narrow.tiles() * AffineTiles.rowsPerTile();
+                    for (int m : new int[] {1, 2, 8, 9}) {
+                        float[] want = new float[m * width];
+                        float[] got = new float[m * width];
+                        byHand.multiply(byHand.place(x, m), sums, m, 0, byHand.tiles(), want, width);
+                        narrow.multiply(narrow.place(x, m), sums, m, 0, narrow.tiles(), got, width);
+                        for (int i = 0; i < want.length; i++) {
+                            assertEquals(Float.floatToRawIntBits(want[i]), Float.floatToRawIntBits(got[i]),
+                                    bits + "-bit codes, " + m + " x rows: output " + i);
+                        }
+                    }
+                }
+            }
+        }
     }
 
     /** The value nearest x that bf16 holds (ties to even), as f32. */
@@ -121,7 +161,7 @@ class AffineTilesTest {
         VectorWidth.requirePath(AffineTiles.supports(8, 256, 64), "the repacked affine tiles", 512);
         int lanes = AffineTiles.rowsPerTile();
         try (Arena arena = Arena.ofConfined(); Parallel one = new Parallel(1)) {
-            for (int bits : new int[] {2, 4, 8}) {
+            for (int bits : new int[] {2, 3, 4, 5, 6, 8}) {
                 for (int gs : new int[] {32, 64}) {
                     int k = 512, n = 37, rows = 19, groups = k / gs;
                     if (!AffineTiles.supports(bits, k, gs)) continue;

@@ -6,10 +6,13 @@ import java.nio.ByteOrder;
 import java.util.Arrays;
 
 /**
- * An affine-quantized matrix W [n, k] (MLX's 2, 4 or 8-bit codes) repacked for x·Wᵀ with one weight row per vector
+ * An affine-quantized matrix W [n, k] (MLX's 2- to 8-bit codes) repacked for x·Wᵀ with one weight row per vector
  * lane: tile t holds rows {@code [t·V, t·V + V)}, its k·bits/32 words stored word by word, each word of all V rows one
  * vector (the last tile padded with zero rows), and per group a vector of the V rows' scales and one of their biases,
- * made for codes read as {@code 1 + q·2^-bits} ({@link QuantMatVec#mantissaParameters}).
+ * made for codes read as {@code 1 + q·2^-bits} ({@link QuantMatVec#mantissaParameters}). The tiles hold 2, 4 or 8-bit
+ * codes: 3-bit codes are widened to 4 bits and 5- and 6-bit codes to 8 ({@link #tileBits}), where MLX's packing lets
+ * them straddle words and the kernels' constant shifts cannot follow; the value of every code is unchanged, so the
+ * product is the same sum, taken by the kernels of the wider codes.
  *
  * <p>Why: with lanes along k ({@link QuantMatVec#vector}) every output ends in a fold across lanes and a code decoded
  * once feeds at most two x rows; with lanes along n nothing is folded, and a code decoded once feeds every x row of
@@ -26,7 +29,10 @@ public final class AffineTiles extends LaneTiles {
      */
     public static final boolean ENABLED = Boolean.parseBoolean(System.getProperty("panamax.affine.tiles", String.valueOf(V >= 16)));
 
+    /** The width of the codes in the tiles (2, 4 or 8), which the kernels take. */
     private final int bits;
+    /** The width of the codes in the matrix repacked (2 to 8): {@link #bits}, or narrower where they were widened. */
+    private final int codeBits;
     /** Whether the group parameters are packed: per lane and group one int, the bf16 bias above the bf16 scale. */
     private final boolean packedParams;
     private final int groups;
@@ -37,9 +43,10 @@ public final class AffineTiles extends LaneTiles {
     private final long biasesAt;
 
     /** Tiles in {@code memory} ({@link #matrixBytes}), a part of {@code region} (which the last of its tiles to close frees). */
-    private AffineTiles(int n, int k, int bits, int groupSize, boolean packedParams, TileRegion region, MemorySegment memory) {
-        super(n, k, (long) k * bits / 32, 8, region);
-        this.bits = bits;
+    private AffineTiles(int n, int k, int codeBits, int groupSize, boolean packedParams, TileRegion region, MemorySegment memory) {
+        super(n, k, (long) k * tileBits(codeBits) / 32, 8, region);
+        this.bits = tileBits(codeBits);
+        this.codeBits = codeBits;
         this.packedParams = packedParams;
         this.groups = k / groupSize;
         this.wordsPerGroup = groupSize * bits / 32;
@@ -60,13 +67,28 @@ public final class AffineTiles extends LaneTiles {
      * bytes of MLX's form, as the read floor counts them).
      */
     public static long matrixBytes(int n, int k, int bits, int groupSize, boolean packedParams) {
-        return codeBytes(n, k, bits) + (packedParams ? 4L : 8L) * ((long) (n + V - 1) / V * V) * (k / groupSize);
+        return codeBytes(n, k, tileBits(bits)) + (packedParams ? 4L : 8L) * ((long) (n + V - 1) / V * V) * (k / groupSize);
     }
 
     /** True when a matrix of these codes can be repacked (and tiles are {@link #ENABLED}). */
     public static boolean supports(int bits, int k, int groupSize) {
-        return ENABLED && (bits == 2 || bits == 4 || bits == 8) && k > 0 && groupSize > 0 && k % groupSize == 0
-                && groupSize * bits % 32 == 0;
+        int tileBits = tileBits(bits);
+        return ENABLED && tileBits > 0 && k > 0 && groupSize > 0 && k % groupSize == 0 && groupSize * tileBits % 32 == 0;
+    }
+
+    /**
+     * The width the tiles store {@code bits}-bit codes in: 2, 4 and 8 as they are; 3 as 4, and 5 and 6 as 8, the
+     * narrowest word-aligned width that holds them (0: none). A 3-bit matrix's tiles take the bytes of a 4-bit one and
+     * its products their speed: through MLX's packing, where codes straddle words, the products dequantized every code
+     * and ran about three times slower than 4-bit ones (docs/backend-java.md, "Affine weights in tiles").
+     */
+    public static int tileBits(int bits) {
+        return switch (bits) {
+            case 2 -> 2;
+            case 3, 4 -> 4;
+            case 5, 6, 8 -> 8;
+            default -> 0;
+        };
     }
 
     /**
@@ -122,9 +144,11 @@ public final class AffineTiles extends LaneTiles {
         float[] lanesS = new float[packedParams ? 0 : V * groups];
         float[] lanesB = new float[packedParams ? 0 : V * groups];
         int[] lanesPacked = new int[packedParams ? V * groups : 0];
+        int[] rowCodes = new int[codeBits == bits ? 0 : k];
         for (int t = t0; t < t1; t++) {
             int rows = Math.min(V, n - t * V);
-            TileBlocks.layTile(packed, base, rowBytes, t, rows, V, words, row, tile, codes, t * tileInts * 4);
+            if (codeBits == bits) TileBlocks.layTile(packed, base, rowBytes, t, rows, V, words, row, tile, codes, t * tileInts * 4);
+            else layWidenedTile(packed, base, rowBytes, t, rows, words, rowCodes, row, tile);
             params.loadRows(t * V, rows, groups, s, b, 0);
             long at = (long) t * V * groups * 4;
             if (packedParams) {
@@ -148,6 +172,24 @@ public final class AffineTiles extends LaneTiles {
             MemorySegment.copy(lanesS, 0, groupParams, PARAM, at, lanesS.length);
             MemorySegment.copy(lanesB, 0, groupParams, PARAM, biasesAt + at, lanesB.length);
         }
+    }
+
+    /**
+     * Tile t of codes narrower than the tiles' ({@link #tileBits}): each row's codes read through MLX's packing
+     * ({@link AffineCodes#unpack}) and packed again at {@link #bits} (code i at bit {@code (i mod 32/bits)·bits} of word
+     * {@code i·bits/32}, MLX's order for the kernels' widths), then laid out as {@link TileBlocks#layTile} lays them.
+     */
+    private void layWidenedTile(MemorySegment packed, long base, long rowBytes, int t, int rows, int words, int[] rowCodes, int[] row,
+                                int[] tile) {
+        Arrays.fill(tile, 0);
+        int perWord = 32 / bits;
+        for (int l = 0; l < rows; l++) {
+            AffineCodes.unpack(packed, base + (long) (t * V + l) * rowBytes, codeBits, 0, k, rowCodes);
+            Arrays.fill(row, 0);
+            for (int i = 0; i < k; i++) row[i / perWord] |= rowCodes[i] << (i % perWord * bits);
+            for (int w = 0; w < words; w++) tile[w * V + l] = row[w];
+        }
+        MemorySegment.copy(tile, 0, codes, PACKED, t * tileInts * 4, tile.length);
     }
 
     /** A scale and a bias that must be bf16 values, as one int: the bias's 16 bits above the scale's. */
