@@ -43,7 +43,7 @@ record DecodeOptions(ModelShape shape, String presetName, List<WeightFormat> wei
 
     static final String USAGE = """
             usage: panamax bench decode [--preset 1b|125m|tiny|moe|moe-tiny] [--layers N --hidden N --heads N --kv-heads N
-                   --head-dim N --intermediate N --vocab N --experts N --top-k K] [--weights bf16,q8,q4] [--model DIR] [--batches 1,4,8] [--context 512]
+                   --head-dim N --intermediate N --vocab N --experts N --top-k K] [--weights bf16,q8,q4 (also q6, q5, q3, q2)] [--model DIR] [--batches 1,4,8] [--context 512]
                    [--steps 16] [--warmup 3] [--prefill-tokens 512] [--fill random|prefill] [--threads N] [--probe-mib 1024]
                    [--seed S] [--tmp DIR] [--json] [--breakdown] [--weights-memory auto|map|copy[,...]] [--backend java|mlx|ID]
                    [KV flags, as for panamax generate: %s]

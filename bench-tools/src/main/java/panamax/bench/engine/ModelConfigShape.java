@@ -12,7 +12,7 @@ import panamax.api.error.BadModelFileException;
  * for {@code bench decode --model}: the floor is computed from them as for the random models.
  *
  * @param shape  the decoder's dimensions
- * @param format bf16 when unquantized, else the MLX affine bit width (8 or 4, group 64)
+ * @param format bf16 when unquantized, else the MLX affine bit width (2 to 8, group 64)
  */
 record ModelConfigShape(ModelShape shape, WeightFormat format) {
 
@@ -43,12 +43,11 @@ record ModelConfigShape(ModelShape shape, WeightFormat format) {
         WeightFormat format = WeightFormat.BF16;
         if (!q.isMissingNode()) {
             int bits = q.path("bits").asInt(-1), group = q.path("group_size").asInt(-1);
-            format = switch (bits) {
-                case 8 -> WeightFormat.Q8;
-                case 4 -> WeightFormat.Q4;
-                default -> throw new BadModelFileException(file, "quantization.bits", "8 or 4 (what the benchmark's floor models)",
+            format = WeightFormat.ofBits(bits);
+            if (format == null) {
+                throw new BadModelFileException(file, "quantization.bits", "2, 3, 4, 5, 6 or 8 (what the benchmark's floor models)",
                         Integer.toString(bits));
-            };
+            }
             if (group != WeightFormat.GROUP_SIZE) {
                 throw new BadModelFileException(file, "quantization.group_size", Integer.toString(WeightFormat.GROUP_SIZE), Integer.toString(group));
             }

@@ -97,6 +97,13 @@ class DecodeBenchPartsTest {
         assertEquals(List.of(LoadOptions.Weights.AUTO), o.memories()); // the default: as panamax generate places weights
         assertEquals(List.of(LoadOptions.Weights.MAP, LoadOptions.Weights.COPY),
                 DecodeOptions.parse(List.of("--weights-memory", "map,copy")).memories());
+        // every MLX width; the batch-1 targets name bf16, 8 and 4 bits only
+        assertEquals(List.of(WeightFormat.Q6, WeightFormat.Q5, WeightFormat.Q3, WeightFormat.Q2),
+                DecodeOptions.parse(List.of("--weights", "q6,q5,q3,q2")).weights());
+        assertEquals(0.75, WeightFormat.Q4.batchOneTarget());
+        assertEquals(0, WeightFormat.Q3.batchOneTarget());
+        assertEquals(WeightFormat.Q3, WeightFormat.ofBits(3));
+        assertEquals(null, WeightFormat.ofBits(7));
     }
 
     @Test
@@ -184,6 +191,9 @@ class DecodeBenchPartsTest {
         // 4-bit weights stream about 3.5x fewer bytes than bf16 (codes plus a scale and bias per 64)
         double ratio = Floor.weightBytes(s, WeightFormat.BF16) / Floor.weightBytes(s, WeightFormat.Q4);
         assertTrue(ratio > 3.4 && ratio < 3.7, "bf16/q4 bytes " + ratio);
+        // 3-bit codes: three eighths of a byte a weight, plus the same parameters as 4-bit ones
+        double q3 = Floor.weightBytes(s, WeightFormat.Q4) - Floor.weightBytes(s, WeightFormat.Q3);
+        assertTrue(q3 > 0 && q3 < Floor.weightBytes(s, WeightFormat.Q4) / 4, "q4 - q3 bytes " + q3);
         // a 512-token prefill is compute-bound
         assertTrue(!Floor.prefill(s, WeightFormat.BF16, 512).memoryBound(y));
         // the KV cache adds to the bytes of a step
