@@ -19,8 +19,9 @@ import panamax.backend.java.kernel.RowScales;
  * axes broadcasting against x's). x·Wᵀ decodes blocks of W rows once for every x row (vectorized for
  * 2/4/8 bits); x·W takes an axpy loop for few x rows and the blocked GEMM with panels dequantized
  * on the fly for more, never the whole W. A row of x gets the same bits in any batch. Weights that nothing writes in
- * place (a model's) are repacked once into tiles of one row per lane ({@link AffineTiles}, kept with their storage)
- * and every later x·Wᵀ over them, of any number of rows, runs on the tiles.
+ * place (a model's) are repacked once into tiles of one row per lane ({@link AffineTiles}, kept with their storage;
+ * 3-, 5- and 6-bit codes widened to 4 and 8 bits) and every later x·Wᵀ over them, of any number of rows, runs on the
+ * tiles.
  */
 final class QuantMatmul {
     private QuantMatmul() {
