@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -17,6 +18,7 @@ import panamax.api.tensor.DType;
 import panamax.api.tensor.Ops;
 import panamax.api.tensor.QuantizedMatrix;
 import panamax.api.tensor.Tensor;
+import panamax.backend.java.kernel.AffineTiles;
 
 /** Checks quantize / dequantize / quantizedMatmul against MLX 0.31.2 CPU outputs (fixtures/mlx-affine). */
 class MlxAffineFixturesTest {
@@ -92,7 +94,7 @@ class MlxAffineFixturesTest {
 
     @Test
     void quantizedMatmulMatchesMlxInAll24CasesThroughBothKernels() throws Exception {
-        int cases = 0;
+        int cases = 0, tiled = 0;
         try (Safetensors f = new Safetensors(fixture("quantized_matmul.safetensors"))) {
             List<String> names = List.of(f.metadata("cases").split(","));
             assertEquals(24, names.size());
@@ -128,11 +130,26 @@ class MlxAffineFixturesTest {
                         }
                     }
                     assertClose(want, rows, magnitude, tolerance, c + " (matvec)");
+                    // MLX's own codes and parameters as a caller's segments (as a loaded model's): repacked into tiles
+                    // at the first product (3-, 5- and 6-bit codes widened), so the products take the tile kernels
+                    if (AffineTiles.supports(b, x.shape().dim(1), 64)) {
+                        QuantizedMatrix mlx = new QuantizedMatrix(packed, scales, biases, 64, b);
+                        long mapped = backend.memoryStats().mappedBytes();
+                        try (Tensor y = ops.quantizedMatmul(x, mlx, true)) {
+                            assertTrue(backend.memoryStats().mappedBytes() > mapped, c + ": the product made tiles");
+                            assertClose(want, backend.toFloats(y), magnitude, tolerance, c + " (tiles, five rows)");
+                        }
+                        try (Tensor x0 = ops.slice(x, 0, 0, 1); Tensor y = ops.quantizedMatmul(x0, mlx, true)) {
+                            assertClose(Arrays.copyOf(want, n), backend.toFloats(y), Arrays.copyOf(magnitude, n), tolerance, c + " (tiles, one row)");
+                        }
+                        tiled++;
+                    }
                     cases++;
                 }
             }
         }
         assertEquals(24, cases);
+        if (AffineTiles.supports(8, 64, 64)) assertEquals(24, tiled, "cases through the tiles");
     }
 
     /** Σ_k |x[m,k]·w[n,k]| per output: the scale against which summation-order differences are judged. */
