@@ -13,6 +13,7 @@ import panamax.backend.java.kernel.MatVec;
 import panamax.backend.java.kernel.Parallel;
 import panamax.backend.java.kernel.QuantMatVec;
 import panamax.backend.java.kernel.RowScales;
+import panamax.backend.java.kernel.WidenedCodes;
 
 /**
  * {@code x · W(ᵀ)} against an affine-quantized W, possibly batched ([..., N, K·b/32] with leading
@@ -21,7 +22,8 @@ import panamax.backend.java.kernel.RowScales;
  * on the fly for more, never the whole W. A row of x gets the same bits in any batch. Weights that nothing writes in
  * place (a model's) are repacked once into tiles of one row per lane ({@link AffineTiles}, kept with their storage;
  * 3-, 5- and 6-bit codes widened to 4 and 8 bits) and every later x·Wᵀ over them, of any number of rows, runs on the
- * tiles.
+ * tiles; where they get no tiles (narrower vectors, no room), 3-, 5- and 6-bit codes are copied once at 4 and 8 bits
+ * ({@link WidenedCodes}) for the vector kernels.
  */
 final class QuantMatmul {
     private QuantMatmul() {
@@ -86,6 +88,9 @@ final class QuantMatmul {
             boolean vectorKernel = transpose && QuantMatVec.supports(bits, k, groupSize);
             boolean tiled = transpose && stable && AffineTiles.supports(bits, k, groupSize) && packed.storage.neverWritten()
                     && scales.storage.neverWritten() && biases.storage.neverWritten();
+            // codes the vector kernels take only widened (3, 5, 6 bits), where the weights get no tiles
+            boolean widenable = transpose && stable && !vectorKernel && WidenedCodes.supports(bits, k, groupSize)
+                    && packed.storage.neverWritten();
             boolean defer = matrices == 1;
             Parallel.Range body = (from, to) -> {
                 for (int i = from; i < to; i++) {
@@ -96,10 +101,13 @@ final class QuantMatmul {
                     AffineTiles tiles = tiled
                             ? tiles(backend.parallel, packed, scales, biases, base, sOff, bOff, rowBytes, n, k, bits, groupSize, scalesAt) : null;
                     RowScales params = scalesAt.at(sOff, bOff);
+                    WidenedCodes widened = tiles == null && widenable ? widened(backend.parallel, packed, base, rowBytes, n, k, bits) : null;
                     // several matrices run on several threads: each places its own x (placed is one thread's)
                     ProductWork work = tiles != null ? tilesWork(backend.parallel, xv, xOff, tiles, groupSize, m, k, n, out, (long) i * m * n,
                             defer ? placed : new PlacedInputs())
                             : vectorKernel ? vectorWork(backend.parallel, xv, xOff, ps, base, rowBytes, bits, groupSize, params, m, k, n, out, (long) i * m * n)
+                            : widened != null ? vectorWork(backend.parallel, xv, xOff, widened.codes(), 0, widened.rowBytes(), widened.bits(), groupSize,
+                                    params, m, k, n, out, (long) i * m * n)
                             : null;
                     if (work != null) {
                         if (defer) deferred.add(work);
@@ -151,6 +159,20 @@ final class QuantMatmul {
             return MemoryHeadroom.fits(AffineTiles.matrixBytes(n, k, bits, gs, params.bf16()))
                     ? AffineTiles.repack(par, ps, base, rowBytes, n, k, bits, gs, params) : null;
         });
+    }
+
+    /** What a widened copy of codes was made from: the codes' place in their storage, their width, the matrix's shape. */
+    private record WidenedKey(long base, long rowBytes, int n, int k, int bits) {
+    }
+
+    /**
+     * The codes of the matrix at byte {@code base} of packed's storage widened for the vector kernels ({@link WidenedCodes}),
+     * made on first use; null where they would not fit in memory (decided once per matrix, as tiles are).
+     */
+    private static WidenedCodes widened(Parallel par, JavaTensor packed, long base, long rowBytes, int n, int k, int bits) {
+        MemorySegment ps = packed.segment();
+        return packed.storage.derived(new WidenedKey(base, rowBytes, n, k, bits),
+                () -> MemoryHeadroom.fits(WidenedCodes.bytes(n, k, bits)) ? WidenedCodes.widen(par, ps, base, rowBytes, n, k, bits) : null);
     }
 
     /**

@@ -7,7 +7,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
-import panamax.backend.java.kernel.LaneTiles;
+import panamax.backend.java.kernel.DerivedForm;
 
 /**
  * Reference-counted bytes behind one or more {@link JavaTensor} handles. Owned storage is a buffer
@@ -17,7 +17,7 @@ import panamax.backend.java.kernel.LaneTiles;
  * frees it. Thread-safe.
  *
  * <p>Storage never written in place ({@link #written}) may hold derived forms of its bytes: weights repacked into
- * tiles ({@link #derived}), built once, counted as mapped bytes (weights, not activations), and closed when the storage
+ * tiles or their codes widened ({@link #derived}), built once, counted as mapped bytes (weights, not activations), and closed when the storage
  * is freed or first written in place. A form declined once (no room, not worth it) stays declined.
  */
 final class Storage {
@@ -30,7 +30,7 @@ final class Storage {
     private final Map<Object, Derived> derived = new ConcurrentHashMap<>();
 
     /** A form derived from the bytes, with the bytes it holds; a null value records a form declined. */
-    private record Derived(LaneTiles value, long bytes) {
+    private record Derived(DerivedForm value, long bytes) {
     }
 
     private Storage(MemoryCounter accounting, MemorySegment segment, SegmentPool pool, SegmentPool.Buffer buffer) {
@@ -88,7 +88,7 @@ final class Storage {
      * its rows' bits, later in the process. Callers check {@link #neverWritten} first.
      */
     @SuppressWarnings("unchecked")
-    <T extends LaneTiles> T derived(Object key, Supplier<T> make) {
+    <T extends DerivedForm> T derived(Object key, Supplier<T> make) {
         Derived d = derived.computeIfAbsent(key, k -> {
             T value = make.get();
             long held = value == null ? 0 : value.bytes();

@@ -8,7 +8,7 @@ import jdk.incubator.vector.FloatVector;
  * tile t holds rows {@code [t·V, t·V + V)}, the last one padded, their 32-bit words stored word by word, each word of
  * all V rows one vector ({@link TileBlocks#layTile}), in a {@link TileRegion} released when these tiles close.
  */
-public abstract class LaneTiles implements AutoCloseable {
+public abstract class LaneTiles implements DerivedForm {
     static final int V = FloatVector.SPECIES_PREFERRED.length();
 
     final int n;
@@ -64,6 +64,7 @@ public abstract class LaneTiles implements AutoCloseable {
     }
 
     /** Bytes these tiles hold off-heap. */
+    @Override
     public abstract long bytes();
 
     @Override
