@@ -73,6 +73,18 @@ public final class AffineCodes {
         for (int i = 0; i < words; i++) dst.setAtIndex(U32, wordBase + i, out[i]);
     }
 
+    /**
+     * The k codes of the row whose first word is at byte {@code rowBytes} ({@code bits} wide, MLX's packing) packed again
+     * {@code wideBits} wide (2, 4 or 8: no code straddles a word) into {@code words[0, k·wideBits/32)}, each code's value
+     * unchanged; {@code codes} is scratch of at least k.
+     */
+    public static void widenRow(MemorySegment packed, long rowBytes, int bits, int k, int wideBits, int[] codes, int[] words) {
+        unpack(packed, rowBytes, bits, 0, k, codes);
+        int perWord = 32 / wideBits;
+        java.util.Arrays.fill(words, 0, k / perWord, 0);
+        for (int i = 0; i < k; i++) words[i / perWord] |= codes[i] << (i % perWord * wideBits);
+    }
+
     /** Reads codes {@code [from, to)} of the row whose first word is at byte {@code rowBytes}. */
     public static void unpack(MemorySegment packed, long rowBytes, int bits, int from, int to, int[] dst) {
         if (to <= from) return;

@@ -175,18 +175,14 @@ public final class AffineTiles extends LaneTiles {
     }
 
     /**
-     * Tile t of codes narrower than the tiles' ({@link #tileBits}): each row's codes read through MLX's packing
-     * ({@link AffineCodes#unpack}) and packed again at {@link #bits} (code i at bit {@code (i mod 32/bits)·bits} of word
-     * {@code i·bits/32}, MLX's order for the kernels' widths), then laid out as {@link TileBlocks#layTile} lays them.
+     * Tile t of codes narrower than the tiles' ({@link #tileBits}): each row's codes packed again at {@link #bits}
+     * ({@link AffineCodes#widenRow}), then laid out as {@link TileBlocks#layTile} lays them.
      */
     private void layWidenedTile(MemorySegment packed, long base, long rowBytes, int t, int rows, int words, int[] rowCodes, int[] row,
                                 int[] tile) {
         Arrays.fill(tile, 0);
-        int perWord = 32 / bits;
         for (int l = 0; l < rows; l++) {
-            AffineCodes.unpack(packed, base + (long) (t * V + l) * rowBytes, codeBits, 0, k, rowCodes);
-            Arrays.fill(row, 0);
-            for (int i = 0; i < k; i++) row[i / perWord] |= rowCodes[i] << (i % perWord * bits);
+            AffineCodes.widenRow(packed, base + (long) (t * V + l) * rowBytes, codeBits, k, bits, rowCodes, row);
             for (int w = 0; w < words; w++) tile[w * V + l] = row[w];
         }
         MemorySegment.copy(tile, 0, codes, PACKED, t * tileInts * 4, tile.length);

@@ -45,17 +45,14 @@ public final class WidenedCodes implements DerivedForm {
             throw new IllegalArgumentException("no widened form for " + bits + "-bit codes");
         }
         WidenedCodes w = new WidenedCodes(n, k, AffineTiles.tileBits(bits));
-        int perWord = 32 / w.bits;
-        int words = k / perWord;
+        int words = k * w.bits / 32;
         try {
             par.forRange(n, Math.max(1, 65536 / Math.max(k, 1)), (r0, r1) -> {
-                int[] row = new int[k];
-                int[] out = new int[words];
+                int[] codes = new int[k];
+                int[] row = new int[words];
                 for (int r = r0; r < r1; r++) {
-                    AffineCodes.unpack(packed, base + r * rowBytes, bits, 0, k, row);
-                    java.util.Arrays.fill(out, 0);
-                    for (int i = 0; i < k; i++) out[i / perWord] |= row[i] << (i % perWord * w.bits);
-                    MemorySegment.copy(out, 0, w.codes, WORD, r * w.rowBytes, words);
+                    AffineCodes.widenRow(packed, base + r * rowBytes, bits, k, w.bits, codes, row);
+                    MemorySegment.copy(row, 0, w.codes, WORD, r * w.rowBytes, words);
                 }
             });
         } catch (RuntimeException | Error e) {
