@@ -80,7 +80,7 @@ public final class AffineTiles extends LaneTiles {
      * The width the tiles store {@code bits}-bit codes in: 2, 4 and 8 as they are; 3 as 4, and 5 and 6 as 8, the
      * narrowest word-aligned width that holds them (0: none). A 3-bit matrix's tiles take the bytes of a 4-bit one and
      * its products their speed: through MLX's packing, where codes straddle words, the products dequantized every code
-     * and ran about three times slower than 4-bit ones (docs/backend-java.md, "Affine weights in tiles").
+     * and ran three to six times slower than 4-bit ones (docs/backend-java.md, "Affine weights in tiles").
      */
     public static int tileBits(int bits) {
         return switch (bits) {
