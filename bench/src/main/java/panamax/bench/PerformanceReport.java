@@ -159,7 +159,7 @@ public final class PerformanceReport {
     }
 
     /**
-     * {@link MatVecQuantized}'s rows: the 1B model's decode products over 4- and 8-bit weights, one x row
+     * {@link MatVecQuantized}'s rows: the 1B model's decode products over 3-, 4- and 8-bit weights, one x row
      * (GB/s of weight bytes and their share of the read bandwidth) and eight (time against one row's).
      */
     static String quantizedTable(Map<String, Score> scores, double readRate) {
@@ -168,7 +168,7 @@ public final class PerformanceReport {
         boolean any = false;
         for (String shape : new String[] {"2048:8192", "8192:2048"}) {
             int k = MatVecQuantized.k(shape), n = MatVecQuantized.n(shape);
-            for (String bits : new String[] {"4", "8"}) {
+            for (String bits : new String[] {"3", "4", "8"}) {
                 Score one = scores.get("MatVecQuantized:" + bits + ":" + shape + ":1");
                 Score eight = scores.get("MatVecQuantized:" + bits + ":" + shape + ":8");
                 long bytes = MatVecQuantized.bytes(k, n, Integer.parseInt(bits));

@@ -81,8 +81,11 @@ public final class AffineCodes {
     public static void widenRow(MemorySegment packed, long rowBytes, int bits, int k, int wideBits, int[] codes, int[] words) {
         unpack(packed, rowBytes, bits, 0, k, codes);
         int perWord = 32 / wideBits;
-        java.util.Arrays.fill(words, 0, k / perWord, 0);
-        for (int i = 0; i < k; i++) words[i / perWord] |= codes[i] << (i % perWord * wideBits);
+        for (int w = 0, i = 0; w < k / perWord; w++) {
+            int word = 0;
+            for (int j = 0; j < perWord; j++, i++) word |= codes[i] << (j * wideBits);
+            words[w] = word;
+        }
     }
 
     /** Reads codes {@code [from, to)} of the row whose first word is at byte {@code rowBytes}. */
