@@ -95,7 +95,7 @@ class MlxAffineFixturesTest {
 
     @Test
     void quantizedMatmulMatchesMlxInAll24CasesThroughBothKernels() throws Exception {
-        int cases = 0, tiled = 0;
+        int cases = 0, repacked = 0;
         try (Safetensors f = new Safetensors(fixture("quantized_matmul.safetensors"))) {
             List<String> names = List.of(f.metadata("cases").split(","));
             assertEquals(24, names.size());
@@ -145,14 +145,14 @@ class MlxAffineFixturesTest {
                         try (Tensor x0 = ops.slice(x, 0, 0, 1); Tensor y = ops.quantizedMatmul(x0, mlx, true)) {
                             assertClose(Arrays.copyOf(want, n), backend.toFloats(y), Arrays.copyOf(magnitude, n), tolerance, c + " (tiles or widened codes, one row)");
                         }
-                        tiled++;
+                        repacked++;
                     }
                     cases++;
                 }
             }
         }
         assertEquals(24, cases);
-        if (AffineTiles.supports(8, 64, 64)) assertEquals(24, tiled, "cases through the tiles");
+        if (AffineTiles.supports(8, 64, 64)) assertEquals(24, repacked, "cases through the tiles");
     }
 
     /** Σ_k |x[m,k]·w[n,k]| per output: the scale against which summation-order differences are judged. */

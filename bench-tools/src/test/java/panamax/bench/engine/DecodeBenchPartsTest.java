@@ -1,6 +1,7 @@
 package panamax.bench.engine;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
@@ -103,7 +104,7 @@ class DecodeBenchPartsTest {
         assertEquals(0.75, WeightFormat.Q4.batchOneTarget());
         assertEquals(0, WeightFormat.Q3.batchOneTarget());
         assertEquals(WeightFormat.Q3, WeightFormat.ofBits(3));
-        assertEquals(null, WeightFormat.ofBits(7));
+        assertNull(WeightFormat.ofBits(7));
     }
 
     @Test

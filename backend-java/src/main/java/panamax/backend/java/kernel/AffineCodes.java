@@ -63,6 +63,13 @@ public final class AffineCodes {
     public static void packRow(int[] codes, int cols, int bits, MemorySegment dst, long wordBase) {
         int words = cols * bits / 32;
         int[] out = new int[words];
+        pack(codes, cols, bits, out);
+        for (int i = 0; i < words; i++) dst.setAtIndex(U32, wordBase + i, out[i]);
+    }
+
+    /** MLX's packing of {@code codes[0, cols)} into {@code out[0, cols·bits/32)} (overwritten): code i from bit i·bits on. */
+    static void pack(int[] codes, int cols, int bits, int[] out) {
+        java.util.Arrays.fill(out, 0, cols * bits / 32, 0);
         for (int i = 0; i < cols; i++) {
             long bit = (long) i * bits;
             int word = (int) (bit >>> 5);
@@ -70,22 +77,16 @@ public final class AffineCodes {
             out[word] |= codes[i] << shift;
             if (shift + bits > 32) out[word + 1] |= codes[i] >>> (32 - shift);
         }
-        for (int i = 0; i < words; i++) dst.setAtIndex(U32, wordBase + i, out[i]);
     }
 
     /**
      * The k codes of the row whose first word is at byte {@code rowBytes} ({@code bits} wide, MLX's packing) packed again
-     * {@code wideBits} wide (2, 4 or 8: no code straddles a word) into {@code words[0, k·wideBits/32)}, each code's value
-     * unchanged; {@code codes} is scratch of at least k.
+     * {@code wideBits} wide into {@code words[0, k·wideBits/32)}, each code's value unchanged; {@code codes} is scratch
+     * of at least k.
      */
     public static void widenRow(MemorySegment packed, long rowBytes, int bits, int k, int wideBits, int[] codes, int[] words) {
         unpack(packed, rowBytes, bits, 0, k, codes);
-        int perWord = 32 / wideBits;
-        for (int w = 0, i = 0; w < k / perWord; w++) {
-            int word = 0;
-            for (int j = 0; j < perWord; j++, i++) word |= codes[i] << (j * wideBits);
-            words[w] = word;
-        }
+        pack(codes, k, wideBits, words);
     }
 
     /** Reads codes {@code [from, to)} of the row whose first word is at byte {@code rowBytes}. */
