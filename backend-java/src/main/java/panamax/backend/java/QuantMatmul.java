@@ -89,7 +89,7 @@ final class QuantMatmul {
             boolean tiled = transpose && stable && AffineTiles.supports(bits, k, groupSize) && packed.storage.neverWritten()
                     && scales.storage.neverWritten() && biases.storage.neverWritten();
             // codes the vector kernels take only widened (3, 5, 6 bits), where the weights get no tiles
-            boolean widenable = transpose && stable && !vectorKernel && WidenedCodes.supports(bits, k, groupSize)
+            boolean widenable = transpose && stable && WidenedCodes.supports(bits, k, groupSize)
                     && packed.storage.neverWritten();
             boolean defer = matrices == 1;
             Parallel.Range body = (from, to) -> {

@@ -41,10 +41,9 @@ public final class WidenedCodes implements DerivedForm {
 
     /** W's rows {@code [0, n)} (row r's codes from byte {@code base + r·rowBytes} of {@code packed}) widened, on every thread of {@code par}. */
     public static WidenedCodes widen(Parallel par, MemorySegment packed, long base, long rowBytes, int n, int k, int bits) {
-        if (AffineTiles.tileBits(bits) == 0 || AffineTiles.tileBits(bits) == bits) {
-            throw new IllegalArgumentException("no widened form for " + bits + "-bit codes");
-        }
-        WidenedCodes w = new WidenedCodes(n, k, AffineTiles.tileBits(bits));
+        int wide = AffineTiles.tileBits(bits);
+        if (wide == 0 || wide == bits) throw new IllegalArgumentException("no widened form for " + bits + "-bit codes");
+        WidenedCodes w = new WidenedCodes(n, k, wide);
         int words = k * w.bits / 32;
         try {
             par.forRange(n, Math.max(1, 65536 / Math.max(k, 1)), (r0, r1) -> {
