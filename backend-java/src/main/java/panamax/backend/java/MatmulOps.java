@@ -242,7 +242,7 @@ final class MatmulOps {
      * part of the tiles (whole groups of four) computes its columns for every x row and stores them.
      */
     private ProductWork tilesWork(JavaTensor x, long xOff, int m, int k, int n, Bf16Tiles tiles, JavaTensor out, long at, PlacedInputs placed) {
-        float[] xr = placed.rows(x, xOff, m, k, tiles.widestBlock(), 0, () -> {
+        float[] xr = placed.rows(x, xOff, m, k, tiles.widestBlock(), tiles.passRows(), 0, () -> {
             float[] rows = new float[m * k];
             prepareRows(backend.parallel, x, xOff, m, k, (r, row) -> tiles.placeRow(row, r, m, rows));
             return new PlacedInputs.Rows(rows, null);

@@ -227,7 +227,7 @@ final class QuantMatmul {
     private static ProductWork tilesWork(Parallel par, JavaTensor x, long xOff, AffineTiles tiles, int gs, int m, int k, int n,
                                          JavaTensor out, long at, PlacedInputs placed) {
         int groups = k / gs;
-        PlacedInputs.Rows rows = placed.rows(x, xOff, m, k, tiles.widestBlock(), gs, () -> {
+        PlacedInputs.Rows rows = placed.rows(x, xOff, m, k, tiles.widestBlock(), tiles.passRows(), gs, () -> {
             float[] xp = new float[m * k];
             float[] sums = new float[m * groups];
             MatmulOps.prepareRows(par, x, xOff, m, k, (r, row) -> {

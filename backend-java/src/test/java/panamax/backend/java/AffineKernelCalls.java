@@ -8,7 +8,7 @@ import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.VectorShuffle;
 
 /**
- * Calls every written-out kernel of {@code AffineDots} and {@code AffineTileDots} once (by reflection, so that
+ * Calls every written-out kernel of {@code AffineDots}, {@code AffineTileDots} and {@code DecodedTileDots} once (by reflection, so that
  * kernels the generators add are called too) and prints how many it called. {@link AffineKernelCompilationTest} runs it in a JVM
  * that compiles each method at C1's profiling tier before its first call.
  */
@@ -68,6 +68,17 @@ public final class AffineKernelCalls {
             for (int call = 0; call < 1; call++) {
                 m.invoke(null, p, 0L, 4L * v, words, xa, 0, new float[1 << 14], 0, 4 * v);
             }
+            called++;
+        }
+        Class<?> decoded = Class.forName("panamax.backend.java.kernel.DecodedTileDots");
+        for (Method m : decoded.getDeclaredMethods()) {
+            String name = m.getName();
+            if (!name.matches("d\\dr\\d+|decode\\d")) continue;
+            m.setAccessible(true);
+            // long loops: a group of 1 024 k steps (the kernels), 256 words (the decoders)
+            int gk = longLoops ? 1024 : 8, words = longLoops ? 256 : 2;
+            if (name.startsWith("decode")) m.invoke(null, p, 0L, 0, words, new float[words * 16 * 2 * v], 2, 1); // 2-bit words hold 16 codes
+            else m.invoke(null, new float[2 * gk * v], new float[4 * v], gk, xa, 0, sums, 0, 2, 1, new float[1 << 14], 0, 4 * v);
             called++;
         }
         System.out.println("called " + called + " kernels");

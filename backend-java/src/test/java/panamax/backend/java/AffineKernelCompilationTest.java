@@ -7,7 +7,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * C1 compiles every written-out affine kernel ({@code AffineDots}, {@code AffineTileDots}) at its profiling tier. A kernel C1 gives up on ("out of
+ * C1 compiles every written-out affine kernel ({@code AffineDots}, {@code AffineTileDots}, {@code DecodedTileDots}) at its profiling tier. A kernel C1 gives up on ("out of
  * virtual registers") can stay at tier 2, where the Vector API is not intrinsified and products run 10–100×
  * slower for the life of the JVM, whenever its first compilation came while C2 was busy. Runs
  * {@link AffineKernelCalls} in a JVM with {@code -Xcomp -XX:TieredStopAtLevel=3} and reads its
@@ -18,7 +18,8 @@ class AffineKernelCompilationTest {
     @Test
     void everyAffineKernelCompilesAtC1sProfilingTier() throws IOException, InterruptedException {
         String log = AffineKernelJvm.run("-Xcomp", "-XX:TieredStopAtLevel=3", "-XX:+PrintCompilation");
-        List<String> kernels = log.lines().filter(l -> l.contains("AffineDots::row") || l.contains("AffineTileDots::t")).toList();
+        List<String> kernels = log.lines().filter(l -> l.contains("AffineDots::row") || l.contains("AffineTileDots::t")
+                || l.contains("DecodedTileDots::d")).toList();
         assertTrue(!kernels.isEmpty(), "the log shows no compiled kernel:\n" + log);
         List<String> skipped = kernels.stream().filter(l -> l.contains("COMPILE SKIPPED")).toList();
         assertTrue(skipped.isEmpty(), "C1 could not compile:\n" + String.join("\n", skipped));
@@ -35,7 +36,7 @@ class AffineKernelCompilationTest {
         // low loop thresholds: at C1's tiers the Vector API is not intrinsified, so a run to the default ones takes minutes
         String log = AffineKernelJvm.run(List.of("-XX:TieredStopAtLevel=3", "-XX:-BackgroundCompilation", "-XX:+PrintCompilation",
                 "-XX:Tier3BackEdgeThreshold=200", "-XX:Tier0BackedgeNotifyFreqLog=2"), "long-loops");
-        List<String> kernels = log.lines().filter(l -> l.contains("AffineTileDots::t")).toList();
+        List<String> kernels = log.lines().filter(l -> l.contains("AffineTileDots::t") || l.contains("DecodedTileDots::d")).toList();
         assertTrue(kernels.stream().anyMatch(l -> l.contains(" % ")), "the log shows no compilation of a running loop:\n" + log);
         List<String> skipped = kernels.stream().filter(l -> l.contains("COMPILE SKIPPED")).toList();
         assertTrue(skipped.isEmpty(), "C1 could not compile:\n" + String.join("\n", skipped));

@@ -44,11 +44,12 @@ class AffineTilesTest {
         VectorWidth.requirePath(AffineTiles.supports(8, 256, 64), "the repacked affine tiles", 512);
         int checked = 0;
         try (Arena arena = Arena.ofConfined(); Parallel one = new Parallel(1)) {
-            // n = 37 leaves a partial last tile (and, at 16 lanes, tiles that are not a multiple of four);
-            // 19 x rows reach every block: eight, four, two and one rows against one or two tiles
+            // n = 37 leaves a partial last tile (and, at 16 lanes, tiles that are not a multiple of four); 21 x rows take
+            // decoded groups (twelve, eight and one rows), the batches below the register blocks (eight, four, two, one
+            // rows) or decoded groups again (12, 14 and 19 rows: twelve, four, two and one), against one or two tiles
             for (int bits : new int[] {2, 3, 4, 5, 6, 8}) {
                 for (int gs : new int[] {32, 64, 128}) {
-                    int k = 512, n = 37, rows = 19;
+                    int k = 512, n = 37, rows = 21;
                     if (!AffineTiles.supports(bits, k, gs)) continue;
                     QuantizedRows q = QuantizedRows.of(arena, n, k, bits, gs, this::gaussian);
                     float[] x = gaussian(rows * k);
@@ -67,7 +68,7 @@ class AffineTilesTest {
                                 assertEquals(want, got, 1e-5 * Math.sqrt(k) * (8 + Math.abs(want)), what + ", x row " + r + ", column " + j);
                             }
                         }
-                        for (int m : new int[] {1, 2, 3, 5, 8, 11}) {
+                        for (int m : new int[] {1, 2, 3, 5, 8, 11, 12, 14, 19}) {
                             // the first m rows as a batch of their own, and cut into single tiles
                             float[] alone = new float[m * width];
                             float[] placed = tiles.place(x, m);
@@ -95,6 +96,44 @@ class AffineTilesTest {
             }
         }
         assertTrue(checked >= 18, "formats checked: " + checked);
+    }
+
+    @Test
+    void aPrefillsPassesTheLastOneShortGiveEachRowTheBitsItGetsAlone() {
+        VectorWidth.requirePath(AffineTiles.supports(8, 256, 64), "the repacked affine tiles", 512);
+        try (Arena arena = Arena.ofConfined(); Parallel one = new Parallel(1)) {
+            for (int bits : new int[] {2, 4, 8}) {
+                int k = 256, n = 40, gs = 64;
+                QuantizedRows q = QuantizedRows.of(arena, n, k, bits, gs, this::gaussian);
+                try (AffineTiles tiles = AffineTiles.repack(one, q.packed(), 0, q.rowBytes(), n, k, bits, gs, q.params())) {
+                    // two whole passes and a third of five rows: decoded groups, then the register blocks
+                    int pass = tiles.passRows(), rows = 2 * pass + 5, width = tiles.tiles() * AffineTiles.rowsPerTile();
+                    float[] x = gaussian(rows * k);
+                    float[] sums = QuantMatVec.groupSums(x, rows, k, gs);
+                    float[] batch = new float[rows * width];
+                    tiles.multiply(tiles.place(x, rows), sums, rows, 0, tiles.tiles(), batch, width);
+                    // the same rows a pass at a time, as a product's threads take them
+                    float[] byPass = new float[rows * width];
+                    float[] placed = tiles.place(x, rows);
+                    for (int r0 = 0; r0 < rows; r0 += pass) {
+                        int r1 = Math.min(rows, r0 + pass);
+                        float[] part = new float[(r1 - r0) * width];
+                        tiles.multiply(placed, sums, rows, r0, r1, 0, tiles.tiles(), part, width);
+                        System.arraycopy(part, 0, byPass, r0 * width, part.length);
+                    }
+                    for (int r = 0; r < rows; r++) {
+                        float[] alone = new float[width];
+                        tiles.multiply(Arrays.copyOfRange(x, r * k, (r + 1) * k), Arrays.copyOfRange(sums, r * (k / gs), (r + 1) * (k / gs)), 1, 0,
+                                tiles.tiles(), alone, width);
+                        for (int j = 0; j < n; j++) {
+                            int want = Float.floatToRawIntBits(alone[j]);
+                            assertEquals(want, Float.floatToRawIntBits(batch[r * width + j]), bits + "-bit: x row " + r + " of " + rows + ", column " + j);
+                            assertEquals(want, Float.floatToRawIntBits(byPass[r * width + j]), bits + "-bit: x row " + r + ", its pass alone, column " + j);
+                        }
+                    }
+                }
+            }
+        }
     }
 
     @Test

@@ -4,6 +4,10 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
 import java.util.Arrays;
+import jdk.incubator.vector.FloatVector;
+import jdk.incubator.vector.IntVector;
+import jdk.incubator.vector.VectorOperators;
+import jdk.incubator.vector.VectorSpecies;
 
 /**
  * An affine-quantized matrix W [n, k] (MLX's 2- to 8-bit codes) repacked for x·Wᵀ with one weight row per vector
@@ -23,11 +27,21 @@ import java.util.Arrays;
 public final class AffineTiles extends LaneTiles {
     private static final ValueLayout.OfFloat PARAM = ValueLayout.JAVA_FLOAT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
     private static final ValueLayout.OfInt PACKED = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+    private static final VectorSpecies<Float> FS = FloatVector.SPECIES_PREFERRED;
+    private static final VectorSpecies<Integer> IS = IntVector.SPECIES_PREFERRED;
+    private static final ByteOrder LE = ByteOrder.LITTLE_ENDIAN;
     /**
      * Whether x·Wᵀ over affine weights takes repacked tiles: with 32 vector registers (AVX-512), where a block's group
      * chains fit in registers (the widest keeps its totals in the output). {@code -Dpanamax.affine.tiles=false} turns it off for A/B runs.
      */
     public static final boolean ENABLED = Boolean.parseBoolean(System.getProperty("panamax.affine.tiles", String.valueOf(V >= 16)));
+    /**
+     * Whether a pass of twelve x rows or more (a prefill) decodes each group's codes once into an f32 scratch and runs
+     * {@link DecodedTileDots}' blocks of up to twelve rows over it, where the register kernels decode every code once per
+     * block of eight rows and spend three of every eleven vector operations on it. {@code -Dpanamax.affine.decodedGroups=false}
+     * turns it off for A/B runs (eight rows are then the widest block).
+     */
+    static final boolean DECODED_GROUPS = Boolean.parseBoolean(System.getProperty("panamax.affine.decodedGroups", "true"));
 
     /** The width of the codes in the tiles (2, 4 or 8), which the kernels take. */
     private final int bits;
@@ -44,7 +58,7 @@ public final class AffineTiles extends LaneTiles {
 
     /** Tiles in {@code memory} ({@link #matrixBytes}), a part of {@code region} (which the last of its tiles to close frees). */
     private AffineTiles(int n, int k, int codeBits, int groupSize, boolean packedParams, TileRegion region, MemorySegment memory) {
-        super(n, k, (long) k * tileBits(codeBits) / 32, 8, region);
+        super(n, k, (long) k * tileBits(codeBits) / 32, DECODED_GROUPS ? 12 : 8, DECODED_GROUPS ? 1024 * 1024 : 256 * 1024, region);
         this.bits = tileBits(codeBits);
         this.codeBits = codeBits;
         this.packedParams = packedParams;
@@ -218,7 +232,68 @@ public final class AffineTiles extends LaneTiles {
      * ({@link #passRows}), row r's results from {@code out[(r − r0)·ldo]}.
      */
     public void multiply(float[] x, float[] xsums, int m, int r0, int r1, int t0, int t1, float[] out, int ldo) {
-        TileBlocks.run(m, r0, r1, t0, t1, k, widest, ldo, V, (tilesHere, rows, t, r, o) -> block(tilesHere, rows, t, r, x, xsums, out, o, ldo));
+        int pass = passRows;
+        if (DECODED_GROUPS && Math.min(m, r0 + pass) - r0 >= widest) {
+            // passes of a prefill: the whole ones through decoded groups, a last short one (fewer than twelve rows) as a batch
+            for (int m0 = r0; m0 < r1; m0 += pass) {
+                int m1 = Math.min(m, m0 + pass);
+                if (m1 - m0 >= widest) multiplyDecoded(x, xsums, m0, m1, t0, t1, out, (m0 - r0) * ldo, ldo);
+                else {
+                    int shift = (m0 - r0) * ldo;
+                    TileBlocks.run(m, m0, m1, t0, t1, passRows, widest, ldo, V, (tilesHere, rows, t, r, o) ->
+                            block(tilesHere, rows, t, r, x, xsums, out, shift + o, ldo));
+                }
+            }
+            return;
+        }
+        TileBlocks.run(m, r0, r1, t0, t1, passRows, widest, ldo, V, (tilesHere, rows, t, r, o) -> block(tilesHere, rows, t, r, x, xsums, out, o, ldo));
+    }
+
+    /**
+     * One pass, x rows {@code [m0, m1)}, through decoded groups: per pair of tiles and group, the group's codes decoded
+     * once into {@code d} and its parameters into {@code sb}, then every block of the pass's rows over them
+     * ({@link DecodedTileDots}); the totals live in {@code out} (row m0's from {@code oo}), zeroed before group 0.
+     */
+    private void multiplyDecoded(float[] x, float[] xsums, int m0, int m1, int t0, int t1, float[] out, int oo, int ldo) {
+        int gk = k / groups;
+        float[] d = new float[2 * gk * V];
+        float[] sb = new float[4 * V];
+        for (int t = t0; t < t1; t += 2) {
+            int tilesHere = Math.min(2, t1 - t);
+            int lanes = tilesHere * V, at = oo + (t - t0) * V;
+            for (int r = m0; r < m1; r++) Arrays.fill(out, at + (r - m0) * ldo, at + (r - m0) * ldo + lanes, 0f);
+            for (int g = 0; g < groups; g++) {
+                decodeGroup(t, tilesHere, g, d, sb);
+                for (int r = m0; r < m1; ) {
+                    int rows = TileBlocks.blockRows(m1 - r, widest);
+                    DecodedTileDots.run(tilesHere, rows, d, sb, gk, x, r * k + g * gk * rows, xsums, r * groups, groups, g, out,
+                            at + (r - m0) * ldo, ldo);
+                    r += rows;
+                }
+            }
+        }
+    }
+
+    /**
+     * Group g of tiles {@code [t, t + tilesHere)}: its codes as {@code 1 + q·2^-bits} (as the register kernels make them),
+     * k step kk of tile i at {@code d[(kk·tilesHere + i)·V]}, and its s', b' at {@code sb[2i·V]}, {@code sb[(2i + 1)·V]}.
+     */
+    private void decodeGroup(int t, int tilesHere, int g, float[] d, float[] sb) {
+        for (int i = 0; i < tilesHere; i++) {
+            DecodedTileDots.decode(bits, codes, (t + i) * tileInts, g * wordsPerGroup, wordsPerGroup, d, tilesHere, i);
+            long so = ((long) (t + i) * V * groups + (long) g * V) * 4;
+            FloatVector s, b;
+            if (packedParams) {
+                IntVector p = IntVector.fromMemorySegment(IS, groupParams, so, LE);
+                s = ((FloatVector) p.lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats()).mul(1 << bits);
+                b = ((FloatVector) p.and(0xffff0000).reinterpretAsFloats()).sub(s);
+            } else {
+                s = FloatVector.fromMemorySegment(FS, groupParams, so, LE);
+                b = FloatVector.fromMemorySegment(FS, groupParams, biasesAt + so, LE);
+            }
+            s.intoArray(sb, 2 * i * V);
+            b.intoArray(sb, (2 * i + 1) * V);
+        }
     }
 
     /**

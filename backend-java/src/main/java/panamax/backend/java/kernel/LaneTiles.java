@@ -18,12 +18,16 @@ public abstract class LaneTiles implements DerivedForm {
     final long tileInts;
     /** The most x rows one of these tiles' kernels takes at once ({@link TileBlocks#blockRows}). */
     final int widest;
+    /** x rows of one pass over the tiles ({@link TileBlocks#pass}). */
+    final int passRows;
     private final TileRegion region;
     private final AtomicBoolean closed = new AtomicBoolean();
 
-    LaneTiles(int n, int k, long wordsPerRow, int widest, TileRegion region) {
+    /** {@code passBytes}: the most bytes of x values a pass of rows takes (at least one block of {@code widest}). */
+    LaneTiles(int n, int k, long wordsPerRow, int widest, int passBytes, TileRegion region) {
         this.n = n;
         this.widest = widest;
+        this.passRows = TileBlocks.pass(k, widest, passBytes);
         this.k = k;
         this.tiles = (n + V - 1) / V;
         this.tileInts = wordsPerRow * V;
@@ -42,17 +46,17 @@ public abstract class LaneTiles implements DerivedForm {
 
     /** Puts x row {@code r} of m where the products read it in {@code xi} ({@link TileBlocks#placeRow}). */
     public final void placeRow(float[] row, int r, int m, float[] xi) {
-        TileBlocks.placeRow(row, r, m, k, widest, xi);
+        TileBlocks.placeRow(row, r, m, k, passRows, widest, xi);
     }
 
     /** x rows {@code [0, m)} in natural order (row stride k) placed for the products. */
     public final float[] place(float[] x, int m) {
-        return TileBlocks.place(x, m, k, widest);
+        return TileBlocks.place(x, m, k, passRows, widest);
     }
 
     /**
-     * The most x rows one of these tiles' kernels takes at once: tiles that agree on it (and on k) read x rows placed
-     * the same way, so one placed copy serves them all.
+     * The most x rows one of these tiles' kernels takes at once: tiles that agree on it and on {@link #passRows} (and on k)
+     * read x rows placed the same way, so one placed copy serves them all.
      */
     public final int widestBlock() {
         return widest;
@@ -60,7 +64,7 @@ public abstract class LaneTiles implements DerivedForm {
 
     /** x rows of one pass over the tiles ({@link TileBlocks#pass}): a product may run its rows a pass at a time. */
     public final int passRows() {
-        return TileBlocks.pass(k, widest);
+        return passRows;
     }
 
     /** Bytes these tiles hold off-heap. */

@@ -10,8 +10,6 @@ import java.nio.ByteOrder;
  */
 final class TileBlocks {
     private static final ValueLayout.OfInt WORD = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
-    /** x rows of one pass over a part's tiles: their values stay in L2 (256 KiB) while the tiles stream past. */
-    private static final int X_TILE_BYTES = 256 * 1024;
 
     private TileBlocks() {
     }
@@ -22,9 +20,9 @@ final class TileBlocks {
         void run(int tiles, int rows, int t, int r, int o);
     }
 
-    /** x rows per pass: a multiple of the widest block. */
-    static int pass(int k, int widest) {
-        return Math.max(widest, X_TILE_BYTES / (4 * k) / widest * widest);
+    /** x rows per pass whose k values take at most {@code xBytes} (at least one block): a multiple of the widest block. */
+    static int pass(int k, int widest, int xBytes) {
+        return Math.max(widest, xBytes / (4 * k) / widest * widest);
     }
 
     /**
@@ -37,12 +35,11 @@ final class TileBlocks {
 
     /**
      * Runs tiles {@code [t0, t1)} against x rows {@code [r0, r1)} of m ({@code r0} where a pass starts): x rows in
-     * L2-sized passes; one x row against four tiles at a time (streams far enough apart for the prefetchers), else one
+     * passes of {@code pass} rows, which stay in L2 while the tiles stream past; one x row against four tiles at a time (streams far enough apart for the prefetchers), else one
      * or two tiles against {@link #blockRows} x rows at a time (the blocks {@link #placeRow} lays out). Results of tile
      * t, row r from {@code (r − r0)·ldo + (t − t0)·lanes}.
      */
-    static void run(int m, int r0, int r1, int t0, int t1, int k, int widest, int ldo, int lanes, Block block) {
-        int pass = pass(k, widest);
+    static void run(int m, int r0, int r1, int t0, int t1, int pass, int widest, int ldo, int lanes, Block block) {
         if (r0 % pass != 0) throw new IllegalArgumentException("rows from " + r0 + " do not start a pass of " + pass);
         for (int m0 = r0; m0 < r1; m0 += pass) {
             int m1 = Math.min(m, m0 + pass);
@@ -71,8 +68,7 @@ final class TileBlocks {
      * row i at {@code kk·R + i}, so the broadcasts of one word read one run. Rows may be placed in any order, on any
      * thread; one row alone stays as it is.
      */
-    static void placeRow(float[] row, int r, int m, int k, int widest, float[] xi) {
-        int pass = pass(k, widest);
+    static void placeRow(float[] row, int r, int m, int k, int pass, int widest, float[] xi) {
         int m0 = r / pass * pass, m1 = Math.min(m, m0 + pass);
         int b0 = m0, size = blockRows(m1 - b0, widest);
         while (r >= b0 + size) {
@@ -84,12 +80,12 @@ final class TileBlocks {
     }
 
     /** x rows {@code [0, m)} in natural order (row stride k), placed as {@link #placeRow} places them. */
-    static float[] place(float[] x, int m, int k, int widest) {
+    static float[] place(float[] x, int m, int k, int pass, int widest) {
         float[] xi = new float[m * k];
         float[] row = new float[k];
         for (int r = 0; r < m; r++) {
             System.arraycopy(x, r * k, row, 0, k);
-            placeRow(row, r, m, k, widest, xi);
+            placeRow(row, r, m, k, pass, widest, xi);
         }
         return xi;
     }
