@@ -44,12 +44,13 @@ class AffineTilesTest {
         VectorWidth.requirePath(AffineTiles.supports(8, 256, 64), "the repacked affine tiles", 512);
         int checked = 0;
         try (Arena arena = Arena.ofConfined(); Parallel one = new Parallel(1)) {
-            // n = 37 leaves a partial last tile (and, at 16 lanes, tiles that are not a multiple of four); 21 x rows take
-            // decoded groups (twelve, eight and one rows), the batches below the register blocks (eight, four, two, one
-            // rows) or decoded groups again (12, 14 and 19 rows: twelve, four, two and one), against one or two tiles
+            // n = 37 leaves a partial last tile (and, at 16 lanes, tiles that are not a multiple of four); 71 x rows take
+            // decoded groups (five blocks of twelve rows, then eight, two and one), the batches below the register blocks
+            // (eight, four, two and one rows: up to 63) or decoded groups again (67: twelve, then four, two, one), against
+            // one or two tiles
             for (int bits : new int[] {2, 3, 4, 5, 6, 8}) {
                 for (int gs : new int[] {32, 64, 128}) {
-                    int k = 512, n = 37, rows = 21;
+                    int k = 512, n = 37, rows = 71;
                     if (!AffineTiles.supports(bits, k, gs)) continue;
                     QuantizedRows q = QuantizedRows.of(arena, n, k, bits, gs, this::gaussian);
                     float[] x = gaussian(rows * k);
@@ -68,7 +69,7 @@ class AffineTilesTest {
                                 assertEquals(want, got, 1e-5 * Math.sqrt(k) * (8 + Math.abs(want)), what + ", x row " + r + ", column " + j);
                             }
                         }
-                        for (int m : new int[] {1, 2, 3, 5, 8, 11, 12, 14, 19}) {
+                        for (int m : new int[] {1, 2, 3, 5, 8, 11, 12, 19, 63, 67}) {
                             // the first m rows as a batch of their own, and cut into single tiles
                             float[] alone = new float[m * width];
                             float[] placed = tiles.place(x, m);
@@ -202,7 +203,7 @@ class AffineTilesTest {
         try (Arena arena = Arena.ofConfined(); Parallel one = new Parallel(1)) {
             for (int bits : new int[] {2, 3, 4, 5, 6, 8}) {
                 for (int gs : new int[] {32, 64}) {
-                    int k = 512, n = 37, rows = 19, groups = k / gs;
+                    int k = 512, n = 37, rows = 71, groups = k / gs;
                     if (!AffineTiles.supports(bits, k, gs)) continue;
                     QuantizedRows q = QuantizedRows.of(arena, n, k, bits, gs, this::gaussian);
                     for (int i = 0; i < q.scales().length; i++) {
@@ -220,7 +221,7 @@ class AffineTilesTest {
                         assertEquals(AffineTiles.matrixBytes(n, k, bits, gs, false), wide.bytes(), what + ": f32 parameters' bytes");
                         assertEquals(wide.bytes() - 4 * tileRows * groups, half.bytes(), what + ": bf16 parameters take half the parameter bytes");
                         int width = wide.tiles() * lanes;
-                        for (int m : new int[] {1, 2, 3, 8, 19}) {
+                        for (int m : new int[] {1, 2, 3, 8, 19, 71}) {
                             float[] placed = wide.place(x, m);
                             float[] want = new float[m * width];
                             float[] got = new float[m * width];

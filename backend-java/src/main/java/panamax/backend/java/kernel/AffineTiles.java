@@ -36,12 +36,25 @@ public final class AffineTiles extends LaneTiles {
      */
     public static final boolean ENABLED = Boolean.parseBoolean(System.getProperty("panamax.affine.tiles", String.valueOf(V >= 16)));
     /**
-     * Whether a pass of twelve x rows or more (a prefill) decodes each group's codes once into an f32 scratch and runs
-     * {@link DecodedTileDots}' blocks of up to twelve rows over it, where the register kernels decode every code once per
-     * block of eight rows and spend three of every eleven vector operations on it. {@code -Dpanamax.affine.decodedGroups=false}
-     * turns it off for A/B runs (eight rows are then the widest block).
+     * Whether a pass of {@link #DECODED_MIN_ROWS} x rows or more (a prefill) decodes each group's codes once into an f32
+     * scratch and runs {@link DecodedTileDots}' blocks of up to twelve rows over it, where the register kernels decode
+     * every code once per block of eight rows and spend three of every eleven vector operations on it.
+     * {@code -Dpanamax.affine.decodedGroups=false} turns it off for A/B runs.
      */
     static final boolean DECODED_GROUPS = Boolean.parseBoolean(System.getProperty("panamax.affine.decodedGroups", "true"));
+    /**
+     * Rows a pass needs for decoded groups: with fewer, the decoding (codes read from memory in a loop of its own) costs
+     * more than the register kernels' (two threads, weights from DRAM: 12–32 rows 1.02–1.31× their time, 64 rows
+     * 0.95–1.06×, 96 rows 0.88–1.02×; docs/backend-java.md).
+     */
+    static final int DECODED_MIN_ROWS = 64;
+    private static final int DECODED_WIDEST = 12;
+    private static final int REGISTER_WIDEST = 8;
+    /**
+     * x bytes of a pass: 1 MiB where passes go through decoded groups (L2 is 2 MiB a core on the reference VM; a larger
+     * pass decodes each group for more rows), else 256 KiB, where the register blocks ran best.
+     */
+    private static final int DECODED_PASS_BYTES = 1 << 20, REGISTER_PASS_BYTES = 1 << 18;
 
     /** The width of the codes in the tiles (2, 4 or 8), which the kernels take. */
     private final int bits;
@@ -58,7 +71,8 @@ public final class AffineTiles extends LaneTiles {
 
     /** Tiles in {@code memory} ({@link #matrixBytes}), a part of {@code region} (which the last of its tiles to close frees). */
     private AffineTiles(int n, int k, int codeBits, int groupSize, boolean packedParams, TileRegion region, MemorySegment memory) {
-        super(n, k, (long) k * tileBits(codeBits) / 32, DECODED_GROUPS ? 12 : 8, DECODED_GROUPS ? 1024 * 1024 : 256 * 1024, region);
+        super(n, k, (long) k * tileBits(codeBits) / 32, decodes(k) ? DECODED_WIDEST : REGISTER_WIDEST,
+                decodes(k) ? DECODED_PASS_BYTES : REGISTER_PASS_BYTES, region);
         this.bits = tileBits(codeBits);
         this.codeBits = codeBits;
         this.packedParams = packedParams;
@@ -232,21 +246,27 @@ public final class AffineTiles extends LaneTiles {
      * ({@link #passRows}), row r's results from {@code out[(r − r0)·ldo]}.
      */
     public void multiply(float[] x, float[] xsums, int m, int r0, int r1, int t0, int t1, float[] out, int ldo) {
-        int pass = passRows;
-        if (DECODED_GROUPS && Math.min(m, r0 + pass) - r0 >= widest) {
-            // passes of a prefill: the whole ones through decoded groups, a last short one (fewer than twelve rows) as a batch
-            for (int m0 = r0; m0 < r1; m0 += pass) {
-                int m1 = Math.min(m, m0 + pass);
-                if (m1 - m0 >= widest) multiplyDecoded(x, xsums, m0, m1, t0, t1, out, (m0 - r0) * ldo, ldo);
-                else {
-                    int shift = (m0 - r0) * ldo;
-                    TileBlocks.run(m, m0, m1, t0, t1, passRows, widest, ldo, V, (tilesHere, rows, t, r, o) ->
-                            block(tilesHere, rows, t, r, x, xsums, out, shift + o, ldo));
-                }
-            }
-            return;
+        for (int m0 = r0; m0 < r1; m0 += passRows) {
+            int m1 = Math.min(m, m0 + passRows), shift = (m0 - r0) * ldo;
+            int widestHere = widestIn(m1 - m0);
+            if (widestHere == DECODED_WIDEST) multiplyDecoded(x, xsums, m0, m1, t0, t1, out, shift, ldo);
+            else TileBlocks.run(m, m0, m1, t0, t1, passRows, widestHere, ldo, V, (tilesHere, rows, t, r, o) ->
+                    block(tilesHere, rows, t, r, x, xsums, out, shift + o, ldo));
         }
-        TileBlocks.run(m, r0, r1, t0, t1, passRows, widest, ldo, V, (tilesHere, rows, t, r, o) -> block(tilesHere, rows, t, r, x, xsums, out, o, ldo));
+    }
+
+    /**
+     * Whether rows of k codes take decoded groups: where a pass of 1 MiB holds {@link #DECODED_MIN_ROWS} rows (k up to 4096;
+     * longer rows keep the register blocks, whose passes of 256 KiB read level with decoded passes of 24 rows at k = 8192).
+     */
+    private static boolean decodes(int k) {
+        return DECODED_GROUPS && TileBlocks.pass(k, DECODED_WIDEST, DECODED_PASS_BYTES) >= DECODED_MIN_ROWS;
+    }
+
+    /** Passes of {@link #DECODED_MIN_ROWS} rows or more run through decoded groups in blocks of twelve, others eight. */
+    @Override
+    int widestIn(int rows) {
+        return widest == DECODED_WIDEST && rows >= DECODED_MIN_ROWS ? DECODED_WIDEST : REGISTER_WIDEST;
     }
 
     /**
@@ -265,7 +285,7 @@ public final class AffineTiles extends LaneTiles {
             for (int g = 0; g < groups; g++) {
                 decodeGroup(t, tilesHere, g, d, sb);
                 for (int r = m0; r < m1; ) {
-                    int rows = TileBlocks.blockRows(m1 - r, widest);
+                    int rows = TileBlocks.blockRows(m1 - r, DECODED_WIDEST);
                     DecodedTileDots.run(tilesHere, rows, d, sb, gk, x, r * k + g * gk * rows, xsums, r * groups, groups, g, out,
                             at + (r - m0) * ldo, ldo);
                     r += rows;

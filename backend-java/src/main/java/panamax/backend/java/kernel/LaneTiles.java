@@ -46,12 +46,27 @@ public abstract class LaneTiles implements DerivedForm {
 
     /** Puts x row {@code r} of m where the products read it in {@code xi} ({@link TileBlocks#placeRow}). */
     public final void placeRow(float[] row, int r, int m, float[] xi) {
-        TileBlocks.placeRow(row, r, m, k, passRows, widest, xi);
+        int m0 = r / passRows * passRows;
+        TileBlocks.placeRow(row, r, m, k, passRows, widestIn(Math.min(m, m0 + passRows) - m0), xi);
     }
 
     /** x rows {@code [0, m)} in natural order (row stride k) placed for the products. */
     public final float[] place(float[] x, int m) {
-        return TileBlocks.place(x, m, k, passRows, widest);
+        float[] xi = new float[m * k];
+        float[] row = new float[k];
+        for (int r = 0; r < m; r++) {
+            System.arraycopy(x, r * k, row, 0, k);
+            placeRow(row, r, m, xi);
+        }
+        return xi;
+    }
+
+    /**
+     * The most x rows one block takes in a pass of {@code rows} rows ({@link TileBlocks#blockRows}): {@link #widest}
+     * unless a kind of tiles blocks short passes narrower.
+     */
+    int widestIn(int rows) {
+        return widest;
     }
 
     /**

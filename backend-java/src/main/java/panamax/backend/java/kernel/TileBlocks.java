@@ -79,17 +79,6 @@ final class TileBlocks {
         for (int kk = 0; kk < k; kk++) xi[at + kk * size] = row[kk];
     }
 
-    /** x rows {@code [0, m)} in natural order (row stride k), placed as {@link #placeRow} places them. */
-    static float[] place(float[] x, int m, int k, int pass, int widest) {
-        float[] xi = new float[m * k];
-        float[] row = new float[k];
-        for (int r = 0; r < m; r++) {
-            System.arraycopy(x, r * k, row, 0, k);
-            placeRow(row, r, m, k, pass, widest, xi);
-        }
-        return xi;
-    }
-
     /**
      * Lays rows {@code [t·lanes, t·lanes + rows)} of a matrix (row i's {@code words} 32-bit words from byte
      * {@code base + i·rowBytes} of {@code src}) into tile t at byte {@code dstAt} of {@code dst}: word w of lane l at int
