@@ -25,6 +25,8 @@ public final class Warmup {
     private static final int CODEC_ROUNDS = 1_500;
     /** Up to 16 x rows (decode batches), as the row-blocked matmul kernels take them. */
     private static final int MULTI_ROWS = 16;
+    /** x rows of a prefill's pass, which the affine tiles run through decoded groups ({@link AffineTiles#DECODED_MIN_ROWS}). */
+    private static final int PREFILL_ROWS = AffineTiles.DECODED_MIN_ROWS;
 
     private Warmup() {
     }
@@ -87,7 +89,9 @@ public final class Warmup {
             int[] bookBits = new int[16];
             float[] rowScales = new float[k];
             MemorySegment tileCodes = arena.allocate(64L * k, 64); // 64 rows of 8-bit codes, of 4-bit ones twice over, or 32 bf16 rows
-            float[] tileOut = new float[MULTI_ROWS * 64];
+            float[] tileOut = new float[PREFILL_ROWS * 64];
+            float[] prefillRows = new float[PREFILL_ROWS * k];
+            float[] prefillSums = new float[PREFILL_ROWS * (k / 64)];
             try (Parallel one = new Parallel(1);
                  AffineTiles tiles8 = AffineTiles.supports(8, k, 64) ? AffineTiles.repack(one, tileCodes, 0, k, 64, k, 8, 64, params) : null;
                  AffineTiles tiles4 = AffineTiles.supports(4, k, 64) ? AffineTiles.repack(one, tileCodes, 0, k / 2, 64, k, 4, 64, params) : null;
@@ -117,6 +121,8 @@ public final class Warmup {
                     QuantMatVec.vector(w, 0, (long) k * bits / 8, bits, 64, k, params, xRows, xRowSums, rows, 0, n, outRows, n);
                     AffineTiles tiles = bits == 8 ? tiles8 : tiles4;
                     if (tiles != null) tiles.multiply(xRows, xRowSums, rows, 0, tiles.tiles(), tileOut, 64); // any x values do
+                    // a prefill's pass: decoded groups (AffineTiles.multiplyDecoded)
+                    if (tiles != null && i % 16 == 0) tiles.multiply(prefillRows, prefillSums, PREFILL_ROWS, 0, tiles.tiles(), tileOut, 64);
                     if (bf16Tiles != null) bf16Tiles.multiply(xRows, rows, 0, bf16Tiles.tiles(), tileOut, 64);
                 }
             }
