@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Regenerates backend-java's AffineTileDots: x·Wᵀ kernels over MLX-affine weights (2, 4 and 8-bit codes) repacked
-into tiles of V weight rows (AffineTiles), one weight row per vector lane.
+into tiles of V weight rows (AffineTiles), one weight row per vector lane; and DecodedTileDots: the same steps for one
+group whose codes a prefill's pass decoded once into an f32 scratch (blocks of up to twelve x rows), with the decoders.
 
 Every (weight row, x row) output is summed in one order whichever kernel runs it: per group g, one FMA chain
 a = Σ_k (1 + q·2^-bits)·x_k over the group's k in order (the code at the top of 1.0's mantissa: a shift and one
@@ -14,7 +15,7 @@ merged from two branches (see tools/gen-affine-dot-kernels.py). For one x row, w
 words in one straight block, 4- and 2-bit words shifted right between parts of 4); blocks of several x rows over 2-
 and 4-bit codes, and the widest blocks, take one code at a time from the word's low bits, the word shifted on (see
 kernel()). Every way is the same arithmetic.
-Run from anywhere: python3 tools/gen-affine-tile-kernels.py [--check: only compare with the committed file]
+Run from anywhere: python3 tools/gen-affine-tile-kernels.py [--check: only compare with the committed files]
 """
 import os
 import sys

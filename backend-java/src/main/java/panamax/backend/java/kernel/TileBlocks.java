@@ -35,9 +35,9 @@ final class TileBlocks {
 
     /**
      * Runs tiles {@code [t0, t1)} against x rows {@code [r0, r1)} of m ({@code r0} where a pass starts): x rows in
-     * passes of {@code pass} rows, which stay in L2 while the tiles stream past; one x row against four tiles at a time (streams far enough apart for the prefetchers), else one
-     * or two tiles against {@link #blockRows} x rows at a time (the blocks {@link #placeRow} lays out). Results of tile
-     * t, row r from {@code (r − r0)·ldo + (t − t0)·lanes}.
+     * passes of {@code pass} rows, which stay in L2 while the tiles stream past; one x row against four tiles at a time
+     * (streams far enough apart for the prefetchers), else one or two tiles against {@link #blockRows} x rows at a time
+     * (the blocks {@link #placeRow} lays out). Results of tile t, row r from {@code (r − r0)·ldo + (t − t0)·lanes}.
      */
     static void run(int m, int r0, int r1, int t0, int t1, int pass, int widest, int ldo, int lanes, Block block) {
         if (r0 % pass != 0) throw new IllegalArgumentException("rows from " + r0 + " do not start a pass of " + pass);
