@@ -3,6 +3,7 @@ package panamax.backend.java.kernel;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
+import java.util.Arrays;
 
 /**
  * MLX affine codes: each row is a little-endian uint32 bit stream, element {@code i} in bits
@@ -69,7 +70,7 @@ public final class AffineCodes {
 
     /** MLX's packing of {@code codes[0, cols)} into {@code out[0, cols·bits/32)} (overwritten): code i from bit i·bits on. */
     static void pack(int[] codes, int cols, int bits, int[] out) {
-        java.util.Arrays.fill(out, 0, cols * bits / 32, 0);
+        Arrays.fill(out, 0, cols * bits / 32, 0);
         for (int i = 0; i < cols; i++) {
             long bit = (long) i * bits;
             int word = (int) (bit >>> 5);

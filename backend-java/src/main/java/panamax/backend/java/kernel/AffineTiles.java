@@ -4,10 +4,6 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
 import java.util.Arrays;
-import jdk.incubator.vector.FloatVector;
-import jdk.incubator.vector.IntVector;
-import jdk.incubator.vector.VectorOperators;
-import jdk.incubator.vector.VectorSpecies;
 
 /**
  * An affine-quantized matrix W [n, k] (MLX's 2- to 8-bit codes) repacked for x·Wᵀ with one weight row per vector
@@ -27,9 +23,6 @@ import jdk.incubator.vector.VectorSpecies;
 public final class AffineTiles extends LaneTiles {
     private static final ValueLayout.OfFloat PARAM = ValueLayout.JAVA_FLOAT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
     private static final ValueLayout.OfInt PACKED = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
-    private static final VectorSpecies<Float> FS = FloatVector.SPECIES_PREFERRED;
-    private static final VectorSpecies<Integer> IS = IntVector.SPECIES_PREFERRED;
-    private static final ByteOrder LE = ByteOrder.LITTLE_ENDIAN;
     /**
      * Whether x·Wᵀ over affine weights takes repacked tiles: with 32 vector registers (AVX-512), where a block's group
      * chains fit in registers (the widest keeps its totals in the output). {@code -Dpanamax.affine.tiles=false} turns it off for A/B runs.
@@ -302,17 +295,7 @@ public final class AffineTiles extends LaneTiles {
         for (int i = 0; i < tilesHere; i++) {
             DecodedTileDots.decode(bits, codes, (t + i) * tileInts, g * wordsPerGroup, wordsPerGroup, d, tilesHere, i);
             long so = ((long) (t + i) * V * groups + (long) g * V) * 4;
-            FloatVector s, b;
-            if (packedParams) {
-                IntVector p = IntVector.fromMemorySegment(IS, groupParams, so, LE);
-                s = ((FloatVector) p.lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats()).mul(1 << bits);
-                b = ((FloatVector) p.and(0xffff0000).reinterpretAsFloats()).sub(s);
-            } else {
-                s = FloatVector.fromMemorySegment(FS, groupParams, so, LE);
-                b = FloatVector.fromMemorySegment(FS, groupParams, biasesAt + so, LE);
-            }
-            s.intoArray(sb, 2 * i * V);
-            b.intoArray(sb, (2 * i + 1) * V);
+            DecodedTileDots.parameters(bits, packedParams, groupParams, so, biasesAt + so, sb, 2 * i * V);
         }
     }
 

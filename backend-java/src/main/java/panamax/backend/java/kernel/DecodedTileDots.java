@@ -17,8 +17,9 @@ import jdk.incubator.vector.VectorSpecies;
  * {@code xo + kk·R + r}, {@code xo} already at the group), their group sums at {@code xs[xso + r·groups + g]}. The
  * steps are {@link AffineTileDots}' to the bit: per lane and x row one FMA chain over the group's k in order, then
  * {@code o = fma(a, s', o)}, {@code o = fma(b', Σx, o)} with o read from and written to {@code out[oo + r·ldo + t·V]}
- * (which the caller zeroes before group 0), so a row gets the same bits from these kernels as from the register ones, alone or in any batch.
- * {@code dTrR}: T tiles against R x rows.
+ * (which the caller zeroes before group 0), so a row gets the same bits from these kernels as from the register ones,
+ * alone or in any batch. {@code dTrR}: T tiles against R x rows; {@code decodeB}: B-bit codes into the scratch;
+ * {@code parameters}: a group's s' and b' into it, made as the register kernels make them.
  */
 final class DecodedTileDots {
     private static final VectorSpecies<Float> S = FloatVector.SPECIES_PREFERRED;
@@ -28,6 +29,20 @@ final class DecodedTileDots {
     private static final ByteOrder LE = ByteOrder.LITTLE_ENDIAN;
 
     private DecodedTileDots() {
+    }
+
+    /** The group parameters from byte {@code so} (f32 biases from {@code bo}) as s' and b' into {@code sb[to]}, {@code sb[to + V]}. */
+    static void parameters(int bits, boolean packed, MemorySegment pm, long so, long bo, float[] sb, int to) {
+        if (packed) {
+            IntVector p0 = IntVector.fromMemorySegment(IS, pm, so, LE);
+            FloatVector s0 = ((FloatVector) p0.lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats()).mul(1 << bits), b0 = ((FloatVector) p0.and(0xffff0000).reinterpretAsFloats()).sub(s0);
+            s0.intoArray(sb, to);
+            b0.intoArray(sb, to + V);
+        } else {
+            FloatVector s0 = FloatVector.fromMemorySegment(S, pm, so, LE), b0 = FloatVector.fromMemorySegment(S, pm, bo, LE);
+            s0.intoArray(sb, to);
+            b0.intoArray(sb, to + V);
+        }
     }
 
     /** Words {@code [w0, w0 + wpg)} of the tile from int {@code cw} of {@code c} decoded into {@code d} as tile i of T. */
