@@ -85,6 +85,11 @@ def group_parameters(ind, t, at, scale, packed):
             f"b{t} = FloatVector.fromMemorySegment(S, pm, {bo}, LE);"]
 
 
+def zero_chains(T, R, name, ind="        "):
+    """One line declaring every (tile, x row) chain of a block, named by name(t, r), as zero vectors."""
+    return ind + "FloatVector " + ", ".join(f"{name(t, r)} = FloatVector.zero(S)" for t in range(T) for r in range(R)) + ";"
+
+
 def broadcast_fmas(ind, j, r, T, R, acc):
     """Code position j of x row r broadcast once and multiplied into the T tiles' chains of that row."""
     return (f"{ind}{{ FloatVector xv = FloatVector.broadcast(S, x[kx + {j * R + r}]);"
@@ -123,9 +128,9 @@ def kernel(T, R, bits, packed):
         L.append("        FloatVector zero = FloatVector.zero(S);")
         L.extend(f"        zero.intoArray(out, oo + {r} * ldo + {t} * V);" for t in range(T) for r in range(R))
     else:
-        L.append("        FloatVector " + ", ".join(f"{o(t, r)} = FloatVector.zero(S)" for t in range(T) for r in range(R)) + ";")
+        L.append(zero_chains(T, R, o))
     L.append("        for (int g = 0; g < groups; g++) {")
-    L.append("            FloatVector " + ", ".join(f"{a(t, r)} = FloatVector.zero(S)" for t in range(T) for r in range(R)) + ";")
+    L.append(zero_chains(T, R, a, "            "))
     L.append("            int w1 = (g + 1) * wpg;")
     L.append("            for (int w = g * wpg; w < w1; w++) {")
     for t in range(T):
@@ -184,7 +189,7 @@ def half_kernel(T, R):
     """bf16 weights: a word holds k positions 2w (low half) and 2w + 1 (high half) of a row; one chain per output."""
     a = lambda t, r: f"a{t}{r}" if R < 10 else f"a{t}_{r}"
     L = [f"    static void t{T}r{R}h({HALF_ARGS}) {{"]
-    L.append("        FloatVector " + ", ".join(f"{a(t, r)} = FloatVector.zero(S)" for t in range(T) for r in range(R)) + ";")
+    L.append(zero_chains(T, R, a))
     L.append("        for (int w = 0; w < words; w++) {")
     for t in range(T):
         L.append(f"            IntVector c{t} = IntVector.fromMemorySegment(IS, c, (cw + {t} * ts + (long) w * V) * 4, LE);")
@@ -246,7 +251,7 @@ DECODED_DOC = """One group of x·Wᵀ over affine tiles whose codes were decoded
 def decoded_kernel(T, R):
     a = lambda t, r: f"a{t}_{r}"
     L = [f"    static void d{T}r{R}({DECODED_ARGS}) {{"]
-    L.append("        FloatVector " + ", ".join(f"{a(t, r)} = FloatVector.zero(S)" for t in range(T) for r in range(R)) + ";")
+    L.append(zero_chains(T, R, a))
     L.append("        for (int kk = 0; kk < gk; kk++) {")
     for t in range(T):
         L.append(f"            FloatVector d{t} = FloatVector.fromArray(S, d, (kk * {T} + {t}) * V);")
