@@ -138,6 +138,40 @@ class AffineTilesTest {
     }
 
     @Test
+    void longRowsRunTheirGroupsInSlicesAndTheirShortPassesInChunksAndGiveEachRowTheBitsItGetsAlone() {
+        VectorWidth.requirePath(AffineTiles.supports(8, 256, 64), "the repacked affine tiles", 512);
+        try (Arena arena = Arena.ofConfined(); Parallel one = new Parallel(1)) {
+            // k = 4096: a decoded pass holds 120 rows and runs its groups in two slices of 1 MiB of x (34 and 30 groups of
+            // 64, 17 and 15 of 128); 70 rows take decoded groups, 40 rows the register blocks in chunks of 256 KiB (16 rows)
+            for (int bits : new int[] {4, 8}) {
+                for (int gs : new int[] {64, 128}) {
+                    int k = 4096, n = 37;
+                    QuantizedRows q = QuantizedRows.of(arena, n, k, bits, gs, this::gaussian);
+                    try (AffineTiles tiles = AffineTiles.repack(one, q.packed(), 0, q.rowBytes(), n, k, bits, gs, q.params())) {
+                        assertTrue(tiles.passRows() >= 70, "a pass of " + tiles.passRows() + " rows at k = " + k);
+                        int width = tiles.tiles() * AffineTiles.rowsPerTile();
+                        for (int rows : new int[] {70, 40}) {
+                            float[] x = gaussian(rows * k);
+                            float[] sums = QuantMatVec.groupSums(x, rows, k, gs);
+                            float[] batch = new float[rows * width];
+                            tiles.multiply(tiles.place(x, rows), sums, rows, 0, tiles.tiles(), batch, width);
+                            for (int r = 0; r < rows; r++) {
+                                float[] alone = new float[width];
+                                tiles.multiply(Arrays.copyOfRange(x, r * k, (r + 1) * k), Arrays.copyOfRange(sums, r * (k / gs), (r + 1) * (k / gs)),
+                                        1, 0, tiles.tiles(), alone, width);
+                                for (int j = 0; j < n; j++) {
+                                    assertEquals(Float.floatToRawIntBits(alone[j]), Float.floatToRawIntBits(batch[r * width + j]),
+                                            bits + "-bit, group " + gs + ": x row " + r + " of " + rows + ", column " + j);
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    @Test
     void codesNarrowerThanTheirTilesAreWidenedAndGiveTheBitsOfTheWiderCodes() {
         VectorWidth.requirePath(AffineTiles.supports(8, 256, 64), "the repacked affine tiles", 512);
         try (Arena arena = Arena.ofConfined(); Parallel one = new Parallel(1)) {

@@ -44,10 +44,16 @@ public final class AffineTiles extends LaneTiles {
     private static final int DECODED_WIDEST = 12;
     private static final int REGISTER_WIDEST = 8;
     /**
-     * x bytes of a pass: 1 MiB where passes go through decoded groups (L2 is 2 MiB a core on the reference VM; a larger
-     * pass decodes each group for more rows), else 256 KiB, where the register blocks ran best.
+     * x bytes a pass of decoded groups holds: 1 MiB (L2 is 2 MiB a core on the reference VM; a larger pass decodes each
+     * group for more rows); and those of a chunk of rows through the register blocks: 256 KiB, where they ran best.
      */
     private static final int DECODED_PASS_BYTES = 1 << 20, REGISTER_PASS_BYTES = 1 << 18;
+    /**
+     * Row length (x values) that sets the rows of a decoded pass: 1 MiB of rows of 2048 values, 120 rows. Longer rows
+     * keep that many and run their groups in slices of 1 MiB of x ({@link #sliceGroups}), so a down projection
+     * (k = 8192) decodes each group for 120 rows too, where 1 MiB of its whole rows would be 24.
+     */
+    private static final int DECODED_PASS_K = 2048;
 
     /** The width of the codes in the tiles (2, 4 or 8), which the kernels take. */
     private final int bits;
@@ -57,6 +63,10 @@ public final class AffineTiles extends LaneTiles {
     private final boolean packedParams;
     private final int groups;
     private final int wordsPerGroup;
+    /** Groups of a slice of k in a decoded pass: those whose x values of the pass's rows take 1 MiB (all, up to k = 2048). */
+    private final int sliceGroups;
+    /** x rows of a chunk through the register blocks ({@link TileBlocks#run}): 256 KiB of them. */
+    private final int registerChunk;
     private final MemorySegment codes;
     /** The f32 group parameters: scales of tile t, group g from float {@code (t·groups + g)·V}, then the biases alike. */
     private final MemorySegment groupParams;
@@ -64,13 +74,16 @@ public final class AffineTiles extends LaneTiles {
 
     /** Tiles in {@code memory} ({@link #matrixBytes}), a part of {@code region} (which the last of its tiles to close frees). */
     private AffineTiles(int n, int k, int codeBits, int groupSize, boolean packedParams, TileRegion region, MemorySegment memory) {
-        super(n, k, (long) k * tileBits(codeBits) / 32, decodes(k) ? DECODED_WIDEST : REGISTER_WIDEST,
-                decodes(k) ? DECODED_PASS_BYTES : REGISTER_PASS_BYTES, region);
+        super(n, k, (long) k * tileBits(codeBits) / 32, DECODED_GROUPS ? DECODED_WIDEST : REGISTER_WIDEST,
+                DECODED_GROUPS ? TileBlocks.pass(Math.min(k, DECODED_PASS_K), DECODED_WIDEST, DECODED_PASS_BYTES)
+                        : TileBlocks.pass(k, REGISTER_WIDEST, REGISTER_PASS_BYTES), region);
         this.bits = tileBits(codeBits);
         this.codeBits = codeBits;
         this.packedParams = packedParams;
         this.groups = k / groupSize;
         this.wordsPerGroup = groupSize * bits / 32;
+        this.sliceGroups = Math.max(1, DECODED_PASS_BYTES / (4 * passRows * groupSize));
+        this.registerChunk = TileBlocks.pass(k, REGISTER_WIDEST, REGISTER_PASS_BYTES);
         long codeBytes = codeBytes(n, k, bits);
         this.codes = memory.asSlice(0, codeBytes);
         this.groupParams = memory.asSlice(codeBytes, memory.byteSize() - codeBytes);
@@ -243,17 +256,9 @@ public final class AffineTiles extends LaneTiles {
             int m1 = Math.min(m, m0 + passRows), shift = (m0 - r0) * ldo;
             int widestHere = widestIn(m1 - m0);
             if (widestHere == DECODED_WIDEST) multiplyDecoded(x, xsums, m0, m1, t0, t1, out, shift, ldo);
-            else TileBlocks.run(m, m0, m1, t0, t1, passRows, widestHere, ldo, V, (tilesHere, rows, t, r, o) ->
+            else TileBlocks.run(m, m0, m1, t0, t1, passRows, registerChunk, widestHere, ldo, V, (tilesHere, rows, t, r, o) ->
                     block(tilesHere, rows, t, r, x, xsums, out, shift + o, ldo));
         }
-    }
-
-    /**
-     * Whether rows of k codes take decoded groups: where a pass of 1 MiB holds {@link #DECODED_MIN_ROWS} rows (k up to 4096;
-     * longer rows keep the register blocks, whose passes of 256 KiB read level with decoded passes of 24 rows at k = 8192).
-     */
-    private static boolean decodes(int k) {
-        return DECODED_GROUPS && TileBlocks.pass(k, DECODED_WIDEST, DECODED_PASS_BYTES) >= DECODED_MIN_ROWS;
     }
 
     /** Passes of {@link #DECODED_MIN_ROWS} rows or more run through decoded groups in blocks of twelve, others eight. */
@@ -263,25 +268,31 @@ public final class AffineTiles extends LaneTiles {
     }
 
     /**
-     * One pass, x rows {@code [m0, m1)}, through decoded groups: per pair of tiles and group, the group's codes decoded
-     * once into {@code d} and its parameters into {@code sb}, then every block of the pass's rows over them
-     * ({@link DecodedTileDots}); the totals live in {@code out} (row m0's from {@code oo}), zeroed before group 0.
+     * One pass, x rows {@code [m0, m1)}, through decoded groups: per slice of {@link #sliceGroups} groups, pair of tiles
+     * and group, the group's codes decoded once into {@code d} and its parameters into {@code sb}, then every block of
+     * the pass's rows over them ({@link DecodedTileDots}); the totals live in {@code out} (row m0's from {@code oo}),
+     * zeroed before group 0, so each output still adds its groups in order, slices or not.
      */
     private void multiplyDecoded(float[] x, float[] xsums, int m0, int m1, int t0, int t1, float[] out, int oo, int ldo) {
         int gk = k / groups;
         float[] d = new float[2 * gk * V];
         float[] sb = new float[4 * V];
-        for (int t = t0; t < t1; t += 2) {
-            int tilesHere = Math.min(2, t1 - t);
-            int lanes = tilesHere * V, at = oo + (t - t0) * V;
-            for (int r = m0; r < m1; r++) Arrays.fill(out, at + (r - m0) * ldo, at + (r - m0) * ldo + lanes, 0f);
-            for (int g = 0; g < groups; g++) {
-                decodeGroup(t, tilesHere, g, d, sb);
-                for (int r = m0; r < m1; ) {
-                    int rows = TileBlocks.blockRows(m1 - r, DECODED_WIDEST);
-                    DecodedTileDots.run(tilesHere, rows, d, sb, gk, x, r * k + g * gk * rows, xsums, r * groups, groups, g, out,
-                            at + (r - m0) * ldo, ldo);
-                    r += rows;
+        for (int g0 = 0; g0 < groups; g0 += sliceGroups) {
+            int g1 = Math.min(groups, g0 + sliceGroups);
+            for (int t = t0; t < t1; t += 2) {
+                int tilesHere = Math.min(2, t1 - t);
+                int lanes = tilesHere * V, at = oo + (t - t0) * V;
+                if (g0 == 0) {
+                    for (int r = m0; r < m1; r++) Arrays.fill(out, at + (r - m0) * ldo, at + (r - m0) * ldo + lanes, 0f);
+                }
+                for (int g = g0; g < g1; g++) {
+                    decodeGroup(t, tilesHere, g, d, sb);
+                    for (int r = m0; r < m1; ) {
+                        int rows = TileBlocks.blockRows(m1 - r, DECODED_WIDEST);
+                        DecodedTileDots.run(tilesHere, rows, d, sb, gk, x, r * k + g * gk * rows, xsums, r * groups, groups, g, out,
+                                at + (r - m0) * ldo, ldo);
+                        r += rows;
+                    }
                 }
             }
         }

@@ -18,7 +18,7 @@ public final class Bf16Tiles extends LaneTiles {
     private final MemorySegment codes;
 
     private Bf16Tiles(int n, int k, TileRegion region) {
-        super(n, k, k / 2, 12, 256 * 1024, region);
+        super(n, k, k / 2, 12, TileBlocks.pass(k, 12, 256 * 1024), region);
         this.words = k / 2;
         this.codes = region.memory;
     }
@@ -71,7 +71,7 @@ public final class Bf16Tiles extends LaneTiles {
      * ({@link #passRows}), row r's results from {@code out[(r − r0)·ldo]}.
      */
     public void multiply(float[] x, int m, int r0, int r1, int t0, int t1, float[] out, int ldo) {
-        TileBlocks.run(m, r0, r1, t0, t1, passRows, widest, ldo, V, (tilesHere, rows, t, r, o) -> block(tilesHere, rows, t, r, x, out, o, ldo));
+        TileBlocks.run(m, r0, r1, t0, t1, passRows, passRows, widest, ldo, V, (tilesHere, rows, t, r, o) -> block(tilesHere, rows, t, r, x, out, o, ldo));
     }
 
     private void block(int tilesHere, int rows, int t, int r, float[] x, float[] out, int o, int ldo) {

@@ -23,11 +23,12 @@ public abstract class LaneTiles implements DerivedForm {
     private final TileRegion region;
     private final AtomicBoolean closed = new AtomicBoolean();
 
-    /** {@code passBytes}: the most bytes of x values a pass of rows takes (at least one block of {@code widest}). */
-    LaneTiles(int n, int k, long wordsPerRow, int widest, int passBytes, TileRegion region) {
+    /** {@code passRows}: x rows of one pass ({@link TileBlocks#pass}), a multiple of {@code widest}. */
+    LaneTiles(int n, int k, long wordsPerRow, int widest, int passRows, TileRegion region) {
+        if (passRows <= 0 || passRows % widest != 0) throw new IllegalArgumentException("passes of " + passRows + " rows for blocks of " + widest);
         this.n = n;
         this.widest = widest;
-        this.passRows = TileBlocks.pass(k, widest, passBytes);
+        this.passRows = passRows;
         this.k = k;
         this.tiles = (n + V - 1) / V;
         this.tileInts = wordsPerRow * V;

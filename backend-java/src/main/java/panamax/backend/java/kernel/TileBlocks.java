@@ -35,12 +35,15 @@ final class TileBlocks {
 
     /**
      * Runs tiles {@code [t0, t1)} against x rows {@code [r0, r1)} of m ({@code r0} where a pass starts): x rows in
-     * passes of {@code pass} rows, which stay in L2 while the tiles stream past; one x row against four tiles at a time
-     * (streams far enough apart for the prefetchers), else one or two tiles against {@link #blockRows} x rows at a time
-     * (the blocks {@link #placeRow} lays out). Results of tile t, row r from {@code (r − r0)·ldo + (t − t0)·lanes}.
+     * passes of {@code pass} rows (as {@link #placeRow} lays them out); one x row against four tiles at a time
+     * (streams far enough apart for the prefetchers), else the pass's rows in chunks of up to {@code chunk} (a multiple of
+     * {@code widest}), which stay in L2 while the tiles stream past, and per chunk one or two tiles against
+     * {@link #blockRows} x rows at a time. Chunks end where blocks do, so each output takes one block's steps whatever
+     * the chunk. Results of tile t, row r from {@code (r − r0)·ldo + (t − t0)·lanes}.
      */
-    static void run(int m, int r0, int r1, int t0, int t1, int pass, int widest, int ldo, int lanes, Block block) {
+    static void run(int m, int r0, int r1, int t0, int t1, int pass, int chunk, int widest, int ldo, int lanes, Block block) {
         if (r0 % pass != 0) throw new IllegalArgumentException("rows from " + r0 + " do not start a pass of " + pass);
+        if (chunk <= 0 || chunk % widest != 0) throw new IllegalArgumentException("chunks of " + chunk + " rows for blocks of " + widest);
         for (int m0 = r0; m0 < r1; m0 += pass) {
             int m1 = Math.min(m, m0 + pass);
             if (m1 > r1) throw new IllegalArgumentException("rows to " + r1 + " end inside a pass of " + pass);
@@ -50,12 +53,16 @@ final class TileBlocks {
                 for (; t < t1; t++) block.run(1, 1, t, m0, (m0 - r0) * ldo + (t - t0) * lanes);
                 continue;
             }
-            for (; t < t1; t += 2) {
-                int tiles = Math.min(2, t1 - t);
-                for (int r = m0; r < m1; ) {
-                    int rows = blockRows(m1 - r, widest);
-                    block.run(tiles, rows, t, r, (r - r0) * ldo + (t - t0) * lanes);
-                    r += rows;
+            // a chunk boundary before m1 lies a multiple of widest past m0, where blockRows still gives widest blocks
+            for (int c0 = m0; c0 < m1; c0 += chunk) {
+                int c1 = Math.min(m1, c0 + chunk);
+                for (t = t0; t < t1; t += 2) {
+                    int tiles = Math.min(2, t1 - t);
+                    for (int r = c0; r < c1; ) {
+                        int rows = blockRows(m1 - r, widest);
+                        block.run(tiles, rows, t, r, (r - r0) * ldo + (t - t0) * lanes);
+                        r += rows;
+                    }
                 }
             }
         }
