@@ -242,12 +242,12 @@ final class MatmulOps {
      * part of the tiles (whole groups of four) computes its columns for every x row and stores them.
      */
     private ProductWork tilesWork(JavaTensor x, long xOff, int m, int k, int n, Bf16Tiles tiles, JavaTensor out, long at, PlacedInputs placed) {
-        float[] xr = placed.rows(x, xOff, m, k, tiles.widestBlock(), tiles.passRows(), 0, () -> {
+        float[] xr = placed.rows(x, xOff, m, k, tiles.widestBlock(), tiles.passRows(m), 0, () -> {
             float[] rows = new float[m * k];
             prepareRows(backend.parallel, x, xOff, m, k, (r, row) -> tiles.placeRow(row, r, m, rows));
             return new PlacedInputs.Rows(rows, null);
         }).placed();
-        return tileWork(m, n, tiles.tiles(), Bf16Tiles.rowsPerTile(), tiles.passRows(), Math.max(1, 32768 / Math.max(k, 1) / (4 * Bf16Tiles.rowsPerTile())),
+        return tileWork(m, n, tiles.tiles(), Bf16Tiles.rowsPerTile(), tiles.passRows(m), Math.max(1, 32768 / Math.max(k, 1) / (4 * Bf16Tiles.rowsPerTile())),
                 out, at, (r0, r1, t0, t1, c, width) -> tiles.multiply(xr, m, r0, r1, t0, t1, c, width));
     }
 

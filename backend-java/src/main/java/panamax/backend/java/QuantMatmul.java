@@ -227,7 +227,7 @@ final class QuantMatmul {
     private static ProductWork tilesWork(Parallel par, JavaTensor x, long xOff, AffineTiles tiles, int gs, int m, int k, int n,
                                          JavaTensor out, long at, PlacedInputs placed) {
         int groups = k / gs;
-        PlacedInputs.Rows rows = placed.rows(x, xOff, m, k, tiles.widestBlock(), tiles.passRows(), gs, () -> {
+        PlacedInputs.Rows rows = placed.rows(x, xOff, m, k, tiles.widestBlock(), tiles.passRows(m), gs, () -> {
             float[] xp = new float[m * k];
             float[] sums = new float[m * groups];
             MatmulOps.prepareRows(par, x, xOff, m, k, (r, row) -> {
@@ -237,7 +237,7 @@ final class QuantMatmul {
             return new PlacedInputs.Rows(xp, sums);
         });
         float[] xr = rows.placed(), xsums = rows.groupSums();
-        return MatmulOps.tileWork(m, n, tiles.tiles(), AffineTiles.rowsPerTile(), tiles.passRows(),
+        return MatmulOps.tileWork(m, n, tiles.tiles(), AffineTiles.rowsPerTile(), tiles.passRows(m),
                 Math.max(1, 16384 / Math.max(k, 1) / (4 * AffineTiles.rowsPerTile())),
                 out, at, (r0, r1, t0, t1, c, width) -> tiles.multiply(xr, xsums, m, r0, r1, t0, t1, c, width));
     }

@@ -100,36 +100,45 @@ class AffineTilesTest {
     }
 
     @Test
-    void aPrefillsPassesTheLastOneShortGiveEachRowTheBitsItGetsAlone() {
+    void aPrefillsPassesEvenedOutOrTheLastOneShortGiveEachRowTheBitsItGetsAlone() {
         VectorWidth.requirePath(AffineTiles.supports(8, 256, 64), "the repacked affine tiles", 512);
         try (Arena arena = Arena.ofConfined(); Parallel one = new Parallel(1)) {
             for (int bits : new int[] {2, 4, 8}) {
-                int k = 256, n = 40, gs = 64;
+                int k = 2048, n = 40, gs = 64, most = 0; // passes of 120 rows at most
                 QuantizedRows q = QuantizedRows.of(arena, n, k, bits, gs, this::gaussian);
                 try (AffineTiles tiles = AffineTiles.repack(one, q.packed(), 0, q.rowBytes(), n, k, bits, gs, q.params())) {
-                    // two whole passes and a third of five rows: decoded groups, then the register blocks
-                    int pass = tiles.passRows(), rows = 2 * pass + 5, width = tiles.tiles() * AffineTiles.rowsPerTile();
-                    float[] x = gaussian(rows * k);
-                    float[] sums = QuantMatVec.groupSums(x, rows, k, gs);
-                    float[] batch = new float[rows * width];
-                    tiles.multiply(tiles.place(x, rows), sums, rows, 0, tiles.tiles(), batch, width);
-                    // the same rows a pass at a time, as a product's threads take them
-                    float[] byPass = new float[rows * width];
-                    float[] placed = tiles.place(x, rows);
-                    for (int r0 = 0; r0 < rows; r0 += pass) {
-                        int r1 = Math.min(rows, r0 + pass);
-                        float[] part = new float[(r1 - r0) * width];
-                        tiles.multiply(placed, sums, rows, r0, r1, 0, tiles.tiles(), part, width);
-                        System.arraycopy(part, 0, byPass, r0 * width, part.length);
-                    }
-                    for (int r = 0; r < rows; r++) {
-                        float[] alone = new float[width];
-                        tiles.multiply(Arrays.copyOfRange(x, r * k, (r + 1) * k), Arrays.copyOfRange(sums, r * (k / gs), (r + 1) * (k / gs)), 1, 0,
-                                tiles.tiles(), alone, width);
-                        for (int j = 0; j < n; j++) {
-                            int want = Float.floatToRawIntBits(alone[j]);
-                            assertEquals(want, Float.floatToRawIntBits(batch[r * width + j]), bits + "-bit: x row " + r + " of " + rows + ", column " + j);
-                            assertEquals(want, Float.floatToRawIntBits(byPass[r * width + j]), bits + "-bit: x row " + r + ", its pass alone, column " + j);
+                    most = tiles.passRows();
+                    // one whole pass and five rows, which no evening out can spread (decoded groups, then the register
+                    // blocks); two whole passes and five rows, evened out into passes of 64 rows or more, all decoded
+                    assertEquals(120, most, "rows of a pass at k = " + k);
+                    for (int rows : new int[] {most + 5, 2 * most + 5}) {
+                        int pass = tiles.passRows(rows), width = tiles.tiles() * AffineTiles.rowsPerTile();
+                        if (rows == most + 5) assertEquals(most, pass, "passes of " + rows + " rows");
+                        else {
+                            assertTrue(pass < most && (rows % pass == 0 || rows % pass >= 64), "passes of " + pass + " for " + rows + " rows");
+                        }
+                        float[] x = gaussian(rows * k);
+                        float[] sums = QuantMatVec.groupSums(x, rows, k, gs);
+                        float[] batch = new float[rows * width];
+                        float[] placed = tiles.place(x, rows);
+                        tiles.multiply(placed, sums, rows, 0, tiles.tiles(), batch, width);
+                        // the same rows a pass at a time, as a product's threads take them
+                        float[] byPass = new float[rows * width];
+                        for (int r0 = 0; r0 < rows; r0 += pass) {
+                            int r1 = Math.min(rows, r0 + pass);
+                            float[] part = new float[(r1 - r0) * width];
+                            tiles.multiply(placed, sums, rows, r0, r1, 0, tiles.tiles(), part, width);
+                            System.arraycopy(part, 0, byPass, r0 * width, part.length);
+                        }
+                        for (int r = 0; r < rows; r++) {
+                            float[] alone = new float[width];
+                            tiles.multiply(Arrays.copyOfRange(x, r * k, (r + 1) * k), Arrays.copyOfRange(sums, r * (k / gs), (r + 1) * (k / gs)), 1, 0,
+                                    tiles.tiles(), alone, width);
+                            for (int j = 0; j < n; j++) {
+                                int want = Float.floatToRawIntBits(alone[j]);
+                                assertEquals(want, Float.floatToRawIntBits(batch[r * width + j]), bits + "-bit: x row " + r + " of " + rows + ", column " + j);
+                                assertEquals(want, Float.floatToRawIntBits(byPass[r * width + j]), bits + "-bit: x row " + r + " of " + rows + ", its pass alone, column " + j);
+                            }
                         }
                     }
                 }

@@ -252,13 +252,32 @@ public final class AffineTiles extends LaneTiles {
      * ({@link #passRows}), row r's results from {@code out[(r − r0)·ldo]}.
      */
     public void multiply(float[] x, float[] xsums, int m, int r0, int r1, int t0, int t1, float[] out, int ldo) {
-        for (int m0 = r0; m0 < r1; m0 += passRows) {
-            int m1 = Math.min(m, m0 + passRows), shift = (m0 - r0) * ldo;
+        int pass = passRows(m);
+        for (int m0 = r0; m0 < r1; m0 += pass) {
+            int m1 = Math.min(m, m0 + pass), shift = (m0 - r0) * ldo;
             int widestHere = widestIn(m1 - m0);
             if (widestHere == DECODED_WIDEST) multiplyDecoded(x, xsums, m0, m1, t0, t1, out, shift, ldo);
-            else TileBlocks.run(m, m0, m1, t0, t1, passRows, registerChunk, widestHere, ldo, V, (tilesHere, rows, t, r, o) ->
+            else TileBlocks.run(m, m0, m1, t0, t1, pass, registerChunk, widestHere, ldo, V, (tilesHere, rows, t, r, o) ->
                     block(tilesHere, rows, t, r, x, xsums, out, shift + o, ldo));
         }
+    }
+
+    /**
+     * Passes of m rows evened out where they go through decoded groups: the most rows, up to {@link #passRows}, that leave
+     * no pass short of {@link #DECODED_MIN_ROWS} (whole blocks of twelve first, then of four, then any), so a prompt's
+     * last rows do not fall to the register blocks (512 rows: 4 × 108 + 80, not 4 × 120 + 32); {@link #passRows} where
+     * no such size exists or one pass holds them all.
+     */
+    @Override
+    public int passRows(int m) {
+        if (widest != DECODED_WIDEST || m <= passRows) return passRows;
+        for (int step : new int[] {DECODED_WIDEST, 4, 1}) {
+            for (int p = passRows / step * step; p >= DECODED_MIN_ROWS; p -= step) {
+                int last = m % p;
+                if (last == 0 || last >= DECODED_MIN_ROWS) return p;
+            }
+        }
+        return passRows;
     }
 
     /** Passes of {@link #DECODED_MIN_ROWS} rows or more run through decoded groups in blocks of twelve, others eight. */

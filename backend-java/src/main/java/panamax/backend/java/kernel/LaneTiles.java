@@ -18,7 +18,7 @@ public abstract class LaneTiles implements DerivedForm {
     final long tileInts;
     /** The most x rows one of these tiles' kernels takes at once ({@link TileBlocks#blockRows}). */
     final int widest;
-    /** x rows of one pass over the tiles ({@link TileBlocks#pass}). */
+    /** The most x rows of one pass over the tiles ({@link TileBlocks#pass}). */
     final int passRows;
     private final TileRegion region;
     private final AtomicBoolean closed = new AtomicBoolean();
@@ -47,8 +47,8 @@ public abstract class LaneTiles implements DerivedForm {
 
     /** Puts x row {@code r} of m where the products read it in {@code xi} ({@link TileBlocks#placeRow}). */
     public final void placeRow(float[] row, int r, int m, float[] xi) {
-        int m0 = r / passRows * passRows;
-        TileBlocks.placeRow(row, r, m, k, passRows, widestIn(Math.min(m, m0 + passRows) - m0), xi);
+        int pass = passRows(m), m0 = r / pass * pass;
+        TileBlocks.placeRow(row, r, m, k, pass, widestIn(Math.min(m, m0 + pass) - m0), xi);
     }
 
     /** x rows {@code [0, m)} in natural order (row stride k) placed for the products. */
@@ -78,8 +78,16 @@ public abstract class LaneTiles implements DerivedForm {
         return widest;
     }
 
-    /** x rows of one pass over the tiles ({@link TileBlocks#pass}): a product may run its rows a pass at a time. */
+    /** The most x rows of one pass over the tiles ({@link TileBlocks#pass}). */
     public final int passRows() {
+        return passRows;
+    }
+
+    /**
+     * x rows of each pass of a product of m rows, the last pass taking what is left: a product may run its rows a pass at
+     * a time, and its rows are placed for these passes. {@link #passRows} unless a kind of tiles evens its passes out.
+     */
+    public int passRows(int m) {
         return passRows;
     }
 
