@@ -249,7 +249,7 @@ public final class AffineTiles extends LaneTiles {
 
     /**
      * As {@link #multiply(float[], float[], int, int, int, float[], int)} for x rows {@code [r0, r1)} only, whole passes
-     * ({@link #passRows}), row r's results from {@code out[(r − r0)·ldo]}.
+     * ({@link #passRows(int)} of m), row r's results from {@code out[(r − r0)·ldo]}.
      */
     public void multiply(float[] x, float[] xsums, int m, int r0, int r1, int t0, int t1, float[] out, int ldo) {
         int pass = passRows(m);
