@@ -115,14 +115,21 @@ final class AffineTileDots {
 
     static void t4r1b8(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, MemorySegment pm, long so, long bo, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
         FloatVector o00 = FloatVector.zero(S), o10 = FloatVector.zero(S), o20 = FloatVector.zero(S), o30 = FloatVector.zero(S);
+        long last = (long) groups * wpg - 1;
+        IntVector n00 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts + 0L * V) * 4, LE), n01 = IntVector.fromMemorySegment(IS, c, (cw + 1 * ts + 0L * V) * 4, LE), n02 = IntVector.fromMemorySegment(IS, c, (cw + 2 * ts + 0L * V) * 4, LE), n03 = IntVector.fromMemorySegment(IS, c, (cw + 3 * ts + 0L * V) * 4, LE);
         for (int g = 0; g < groups; g++) {
             FloatVector a00 = FloatVector.zero(S), a10 = FloatVector.zero(S), a20 = FloatVector.zero(S), a30 = FloatVector.zero(S);
             int w1 = (g + 1) * wpg;
             for (int w = g * wpg; w < w1; w++) {
-                IntVector c0 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts + (long) w * V) * 4, LE);
-                IntVector c1 = IntVector.fromMemorySegment(IS, c, (cw + 1 * ts + (long) w * V) * 4, LE);
-                IntVector c2 = IntVector.fromMemorySegment(IS, c, (cw + 2 * ts + (long) w * V) * 4, LE);
-                IntVector c3 = IntVector.fromMemorySegment(IS, c, (cw + 3 * ts + (long) w * V) * 4, LE);
+                IntVector c0 = n00;
+                IntVector c1 = n01;
+                IntVector c2 = n02;
+                IntVector c3 = n03;
+                long ahead = Math.min(w + 1L, last);
+                n00 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts + ahead * V) * 4, LE);
+                n01 = IntVector.fromMemorySegment(IS, c, (cw + 1 * ts + ahead * V) * 4, LE);
+                n02 = IntVector.fromMemorySegment(IS, c, (cw + 2 * ts + ahead * V) * 4, LE);
+                n03 = IntVector.fromMemorySegment(IS, c, (cw + 3 * ts + ahead * V) * 4, LE);
                 int kx = xo + w * 4;
                 FloatVector d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 15).and(0x7f8000).or(ONE).reinterpretAsFloats();
                 FloatVector d1 = (FloatVector) c1.lanewise(VectorOperators.LSHL, 15).and(0x7f8000).or(ONE).reinterpretAsFloats();
@@ -159,11 +166,15 @@ final class AffineTileDots {
 
     static void t1r1b8(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, MemorySegment pm, long so, long bo, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
         FloatVector o00 = FloatVector.zero(S);
+        long last = (long) groups * wpg - 1;
+        IntVector n00 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts + 0L * V) * 4, LE);
         for (int g = 0; g < groups; g++) {
             FloatVector a00 = FloatVector.zero(S);
             int w1 = (g + 1) * wpg;
             for (int w = g * wpg; w < w1; w++) {
-                IntVector c0 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts + (long) w * V) * 4, LE);
+                IntVector c0 = n00;
+                long ahead = Math.min(w + 1L, last);
+                n00 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts + ahead * V) * 4, LE);
                 int kx = xo + w * 4;
                 FloatVector d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 15).and(0x7f8000).or(ONE).reinterpretAsFloats();
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 0]); a00 = d0.fma(xv, a00); }
@@ -1054,14 +1065,21 @@ final class AffineTileDots {
 
     static void t4r1b8p(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, MemorySegment pm, long so, long bo, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
         FloatVector o00 = FloatVector.zero(S), o10 = FloatVector.zero(S), o20 = FloatVector.zero(S), o30 = FloatVector.zero(S);
+        long last = (long) groups * wpg - 1;
+        IntVector n00 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts + 0L * V) * 4, LE), n01 = IntVector.fromMemorySegment(IS, c, (cw + 1 * ts + 0L * V) * 4, LE), n02 = IntVector.fromMemorySegment(IS, c, (cw + 2 * ts + 0L * V) * 4, LE), n03 = IntVector.fromMemorySegment(IS, c, (cw + 3 * ts + 0L * V) * 4, LE);
         for (int g = 0; g < groups; g++) {
             FloatVector a00 = FloatVector.zero(S), a10 = FloatVector.zero(S), a20 = FloatVector.zero(S), a30 = FloatVector.zero(S);
             int w1 = (g + 1) * wpg;
             for (int w = g * wpg; w < w1; w++) {
-                IntVector c0 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts + (long) w * V) * 4, LE);
-                IntVector c1 = IntVector.fromMemorySegment(IS, c, (cw + 1 * ts + (long) w * V) * 4, LE);
-                IntVector c2 = IntVector.fromMemorySegment(IS, c, (cw + 2 * ts + (long) w * V) * 4, LE);
-                IntVector c3 = IntVector.fromMemorySegment(IS, c, (cw + 3 * ts + (long) w * V) * 4, LE);
+                IntVector c0 = n00;
+                IntVector c1 = n01;
+                IntVector c2 = n02;
+                IntVector c3 = n03;
+                long ahead = Math.min(w + 1L, last);
+                n00 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts + ahead * V) * 4, LE);
+                n01 = IntVector.fromMemorySegment(IS, c, (cw + 1 * ts + ahead * V) * 4, LE);
+                n02 = IntVector.fromMemorySegment(IS, c, (cw + 2 * ts + ahead * V) * 4, LE);
+                n03 = IntVector.fromMemorySegment(IS, c, (cw + 3 * ts + ahead * V) * 4, LE);
                 int kx = xo + w * 4;
                 FloatVector d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 15).and(0x7f8000).or(ONE).reinterpretAsFloats();
                 FloatVector d1 = (FloatVector) c1.lanewise(VectorOperators.LSHL, 15).and(0x7f8000).or(ONE).reinterpretAsFloats();
@@ -1102,11 +1120,15 @@ final class AffineTileDots {
 
     static void t1r1b8p(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, MemorySegment pm, long so, long bo, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
         FloatVector o00 = FloatVector.zero(S);
+        long last = (long) groups * wpg - 1;
+        IntVector n00 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts + 0L * V) * 4, LE);
         for (int g = 0; g < groups; g++) {
             FloatVector a00 = FloatVector.zero(S);
             int w1 = (g + 1) * wpg;
             for (int w = g * wpg; w < w1; w++) {
-                IntVector c0 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts + (long) w * V) * 4, LE);
+                IntVector c0 = n00;
+                long ahead = Math.min(w + 1L, last);
+                n00 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts + ahead * V) * 4, LE);
                 int kx = xo + w * 4;
                 FloatVector d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 15).and(0x7f8000).or(ONE).reinterpretAsFloats();
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 0]); a00 = d0.fma(xv, a00); }
