@@ -25,12 +25,13 @@ OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..',
 SHAPES = [(4, 1), (1, 1), (2, 2), (1, 2), (2, 4), (1, 4), (1, 8), (2, 8)]
 # code positions per part where a kernel shifts its words on (see kernel)
 IN_MEMORY_PART = 1
-# words the 8-bit kernels of one to four x rows load ahead of their use. A product of few rows streams its tiles from
+# words the 8-bit kernels of one and two x rows load ahead of their use. A product of few rows streams its tiles from
 # DRAM, and a word's loads are issued only when the out-of-order window reaches them, behind the previous word's decoding
 # and FMAs; loaded a word earlier, more lines are in flight. BackendAb, two threads, weights from DRAM, 8-bit, against the
-# kernels before (2026-12-06): one x row 0.90-0.95x the time on 2048 x 8192, 8192 x 2048, 2048 x 768 and 768 x 2048 (two
-# or three words ahead read the same), two rows 0.83-0.91x, three 0.88-0.93x, four 0.87-0.99x; eight rows (t2r8, its
-# totals in memory) 0.94-1.08x, and 4-bit kernels 0.95-1.09x, so those stay as they were.
+# kernels before (2026-12-06): one x row 0.90-0.98x the time on 2048 x 8192, 8192 x 2048, 2048 x 2048, 2048 x 768,
+# 768 x 2048 and 2048 x 128256 (two or three words ahead read the same), two rows 0.79-0.91x. Four rows read 0.85-1.04x,
+# but 2048 x 2048 at four rows 0.64-1.78x from one JVM to the next (and the 1B preset's batch 4 slower in two runs of
+# five); eight rows (t2r8, its totals in memory) 0.94-1.08x; 4-bit kernels 0.95-1.09x: those stay as they were.
 PIPELINE = 1
 BITS = [8, 4, 2]
 ARGS = "MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, " \
@@ -136,8 +137,8 @@ def kernel(T, R, bits, packed):
         L.extend(f"        zero.intoArray(out, oo + {r} * ldo + {t} * V);" for t in range(T) for r in range(R))
     else:
         L.append(zero_chains(T, R, o))
-    # blocks of few x rows stream their 8-bit words from memory: loaded PIPELINE words ahead of their use (see PIPELINE)
-    pipelined = bits == 8 and R < 8
+    # one or two x rows stream their 8-bit words from memory: loaded PIPELINE words ahead of their use (see PIPELINE)
+    pipelined = bits == 8 and R <= 2
     load = lambda t, word: f"IntVector.fromMemorySegment(IS, c, (cw + {t} * ts + {word} * V) * 4, LE)"
     if pipelined:
         L.append("        long last = (long) groups * wpg - 1;")

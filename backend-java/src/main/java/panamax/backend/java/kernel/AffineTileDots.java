@@ -268,17 +268,12 @@ final class AffineTileDots {
 
     static void t2r4b8(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, MemorySegment pm, long so, long bo, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
         FloatVector o00 = FloatVector.zero(S), o01 = FloatVector.zero(S), o02 = FloatVector.zero(S), o03 = FloatVector.zero(S), o10 = FloatVector.zero(S), o11 = FloatVector.zero(S), o12 = FloatVector.zero(S), o13 = FloatVector.zero(S);
-        long last = (long) groups * wpg - 1;
-        IntVector n00 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts + 0L * V) * 4, LE), n01 = IntVector.fromMemorySegment(IS, c, (cw + 1 * ts + 0L * V) * 4, LE);
         for (int g = 0; g < groups; g++) {
             FloatVector a00 = FloatVector.zero(S), a01 = FloatVector.zero(S), a02 = FloatVector.zero(S), a03 = FloatVector.zero(S), a10 = FloatVector.zero(S), a11 = FloatVector.zero(S), a12 = FloatVector.zero(S), a13 = FloatVector.zero(S);
             int w1 = (g + 1) * wpg;
             for (int w = g * wpg; w < w1; w++) {
-                IntVector c0 = n00;
-                IntVector c1 = n01;
-                long ahead = Math.min(w + 1L, last);
-                n00 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts + ahead * V) * 4, LE);
-                n01 = IntVector.fromMemorySegment(IS, c, (cw + 1 * ts + ahead * V) * 4, LE);
+                IntVector c0 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts + (long) w * V) * 4, LE);
+                IntVector c1 = IntVector.fromMemorySegment(IS, c, (cw + 1 * ts + (long) w * V) * 4, LE);
                 int kx = xo + w * 16;
                 FloatVector d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 15).and(0x7f8000).or(ONE).reinterpretAsFloats();
                 FloatVector d1 = (FloatVector) c1.lanewise(VectorOperators.LSHL, 15).and(0x7f8000).or(ONE).reinterpretAsFloats();
@@ -324,15 +319,11 @@ final class AffineTileDots {
 
     static void t1r4b8(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, MemorySegment pm, long so, long bo, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
         FloatVector o00 = FloatVector.zero(S), o01 = FloatVector.zero(S), o02 = FloatVector.zero(S), o03 = FloatVector.zero(S);
-        long last = (long) groups * wpg - 1;
-        IntVector n00 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts + 0L * V) * 4, LE);
         for (int g = 0; g < groups; g++) {
             FloatVector a00 = FloatVector.zero(S), a01 = FloatVector.zero(S), a02 = FloatVector.zero(S), a03 = FloatVector.zero(S);
             int w1 = (g + 1) * wpg;
             for (int w = g * wpg; w < w1; w++) {
-                IntVector c0 = n00;
-                long ahead = Math.min(w + 1L, last);
-                n00 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts + ahead * V) * 4, LE);
+                IntVector c0 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts + (long) w * V) * 4, LE);
                 int kx = xo + w * 16;
                 FloatVector d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 15).and(0x7f8000).or(ONE).reinterpretAsFloats();
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 0]); a00 = d0.fma(xv, a00); }
@@ -1244,17 +1235,12 @@ final class AffineTileDots {
 
     static void t2r4b8p(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, MemorySegment pm, long so, long bo, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
         FloatVector o00 = FloatVector.zero(S), o01 = FloatVector.zero(S), o02 = FloatVector.zero(S), o03 = FloatVector.zero(S), o10 = FloatVector.zero(S), o11 = FloatVector.zero(S), o12 = FloatVector.zero(S), o13 = FloatVector.zero(S);
-        long last = (long) groups * wpg - 1;
-        IntVector n00 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts + 0L * V) * 4, LE), n01 = IntVector.fromMemorySegment(IS, c, (cw + 1 * ts + 0L * V) * 4, LE);
         for (int g = 0; g < groups; g++) {
             FloatVector a00 = FloatVector.zero(S), a01 = FloatVector.zero(S), a02 = FloatVector.zero(S), a03 = FloatVector.zero(S), a10 = FloatVector.zero(S), a11 = FloatVector.zero(S), a12 = FloatVector.zero(S), a13 = FloatVector.zero(S);
             int w1 = (g + 1) * wpg;
             for (int w = g * wpg; w < w1; w++) {
-                IntVector c0 = n00;
-                IntVector c1 = n01;
-                long ahead = Math.min(w + 1L, last);
-                n00 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts + ahead * V) * 4, LE);
-                n01 = IntVector.fromMemorySegment(IS, c, (cw + 1 * ts + ahead * V) * 4, LE);
+                IntVector c0 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts + (long) w * V) * 4, LE);
+                IntVector c1 = IntVector.fromMemorySegment(IS, c, (cw + 1 * ts + (long) w * V) * 4, LE);
                 int kx = xo + w * 16;
                 FloatVector d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 15).and(0x7f8000).or(ONE).reinterpretAsFloats();
                 FloatVector d1 = (FloatVector) c1.lanewise(VectorOperators.LSHL, 15).and(0x7f8000).or(ONE).reinterpretAsFloats();
@@ -1302,15 +1288,11 @@ final class AffineTileDots {
 
     static void t1r4b8p(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, MemorySegment pm, long so, long bo, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
         FloatVector o00 = FloatVector.zero(S), o01 = FloatVector.zero(S), o02 = FloatVector.zero(S), o03 = FloatVector.zero(S);
-        long last = (long) groups * wpg - 1;
-        IntVector n00 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts + 0L * V) * 4, LE);
         for (int g = 0; g < groups; g++) {
             FloatVector a00 = FloatVector.zero(S), a01 = FloatVector.zero(S), a02 = FloatVector.zero(S), a03 = FloatVector.zero(S);
             int w1 = (g + 1) * wpg;
             for (int w = g * wpg; w < w1; w++) {
-                IntVector c0 = n00;
-                long ahead = Math.min(w + 1L, last);
-                n00 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts + ahead * V) * 4, LE);
+                IntVector c0 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts + (long) w * V) * 4, LE);
                 int kx = xo + w * 16;
                 FloatVector d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 15).and(0x7f8000).or(ONE).reinterpretAsFloats();
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 0]); a00 = d0.fma(xv, a00); }
