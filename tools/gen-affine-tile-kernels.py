@@ -25,14 +25,14 @@ OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..',
 SHAPES = [(4, 1), (1, 1), (2, 2), (1, 2), (2, 4), (1, 4), (1, 8), (2, 8)]
 # code positions per part where a kernel shifts its words on (see kernel)
 IN_MEMORY_PART = 1
-# words the 8-bit kernels of one and two x rows load ahead of their use. A product of few rows streams its tiles from
+# whether the 8-bit kernels of one and two x rows load each word a word ahead of its use. A product of few rows streams its tiles from
 # DRAM, and a word's loads are issued only when the out-of-order window reaches them, behind the previous word's decoding
 # and FMAs; loaded a word earlier, more lines are in flight. BackendAb, two threads, weights from DRAM, 8-bit, against the
 # kernels before (2026-12-06): one x row 0.90-0.98x the time on 2048 x 8192, 8192 x 2048, 2048 x 2048, 2048 x 768,
 # 768 x 2048 and 2048 x 128256 (two or three words ahead read the same), two rows 0.79-0.91x. Four rows read 0.85-1.04x,
 # but 2048 x 2048 at four rows 0.64-1.78x from one JVM to the next (and the 1B preset's batch 4 slower in two runs of
 # five); eight rows (t2r8, its totals in memory) 0.94-1.08x; 4-bit kernels 0.95-1.09x: those stay as they were.
-PIPELINE = 1
+LOAD_AHEAD = True
 BITS = [8, 4, 2]
 ARGS = "MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, " \
        "MemorySegment pm, long so, long bo, int pts, float[] xs, int xso, float[] out, int oo, int ldo"
@@ -137,28 +137,21 @@ def kernel(T, R, bits, packed):
         L.extend(f"        zero.intoArray(out, oo + {r} * ldo + {t} * V);" for t in range(T) for r in range(R))
     else:
         L.append(zero_chains(T, R, o))
-    # one or two x rows stream their 8-bit words from memory: loaded PIPELINE words ahead of their use (see PIPELINE)
-    pipelined = bits == 8 and R <= 2
+    # one or two x rows stream their 8-bit words from memory: each loaded a word ahead of its use (see LOAD_AHEAD)
+    ahead = LOAD_AHEAD and bits == 8 and R <= 2
     load = lambda t, word: f"IntVector.fromMemorySegment(IS, c, (cw + {t} * ts + {word} * V) * 4, LE)"
-    if pipelined:
+    if ahead:
         L.append("        long last = (long) groups * wpg - 1;")
-        for p in range(PIPELINE):
-            L.append("        IntVector " + ", ".join(f"n{p}{t} = {load(t, f'Math.min({p}L, last)' if p else '0L')}" for t in range(T)) + ";")
+        L.append("        IntVector " + ", ".join(f"n{t} = IntVector.fromMemorySegment(IS, c, (cw + {t} * ts) * 4, LE)" for t in range(T)) + ";")
     L.append("        for (int g = 0; g < groups; g++) {")
     L.append(zero_chains(T, R, a, "            "))
     L.append("            int w1 = (g + 1) * wpg;")
     L.append("            for (int w = g * wpg; w < w1; w++) {")
-    if pipelined:
-        for t in range(T):
-            L.append(f"                IntVector c{t} = n0{t};")
-        for p in range(PIPELINE - 1):
-            L.append("                " + " ".join(f"n{p}{t} = n{p + 1}{t};" for t in range(T)))
-        L.append(f"                long ahead = Math.min(w + {PIPELINE}L, last);")
-        for t in range(T):
-            L.append(f"                n{PIPELINE - 1}{t} = {load(t, 'ahead')};")
-    else:
-        for t in range(T):
-            L.append(f"                IntVector c{t} = {load(t, '(long) w')};")
+    for t in range(T):
+        L.append(f"                IntVector c{t} = {f'n{t}' if ahead else load(t, '(long) w')};")
+    if ahead:  # the last word is loaded again at the end: a clamp, not a branch
+        L.append("                long next = Math.min(w + 1L, last);")
+        L.append("                " + " ".join(f"n{t} = {load(t, 'next')};" for t in range(T)))
     ind = "                "
     if straight:
         L.append(f"{ind}int kx = xo + w * {cpw * R};")

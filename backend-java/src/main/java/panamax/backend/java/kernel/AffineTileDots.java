@@ -116,20 +116,17 @@ final class AffineTileDots {
     static void t4r1b8(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, MemorySegment pm, long so, long bo, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
         FloatVector o00 = FloatVector.zero(S), o10 = FloatVector.zero(S), o20 = FloatVector.zero(S), o30 = FloatVector.zero(S);
         long last = (long) groups * wpg - 1;
-        IntVector n00 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts + 0L * V) * 4, LE), n01 = IntVector.fromMemorySegment(IS, c, (cw + 1 * ts + 0L * V) * 4, LE), n02 = IntVector.fromMemorySegment(IS, c, (cw + 2 * ts + 0L * V) * 4, LE), n03 = IntVector.fromMemorySegment(IS, c, (cw + 3 * ts + 0L * V) * 4, LE);
+        IntVector n0 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts) * 4, LE), n1 = IntVector.fromMemorySegment(IS, c, (cw + 1 * ts) * 4, LE), n2 = IntVector.fromMemorySegment(IS, c, (cw + 2 * ts) * 4, LE), n3 = IntVector.fromMemorySegment(IS, c, (cw + 3 * ts) * 4, LE);
         for (int g = 0; g < groups; g++) {
             FloatVector a00 = FloatVector.zero(S), a10 = FloatVector.zero(S), a20 = FloatVector.zero(S), a30 = FloatVector.zero(S);
             int w1 = (g + 1) * wpg;
             for (int w = g * wpg; w < w1; w++) {
-                IntVector c0 = n00;
-                IntVector c1 = n01;
-                IntVector c2 = n02;
-                IntVector c3 = n03;
-                long ahead = Math.min(w + 1L, last);
-                n00 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts + ahead * V) * 4, LE);
-                n01 = IntVector.fromMemorySegment(IS, c, (cw + 1 * ts + ahead * V) * 4, LE);
-                n02 = IntVector.fromMemorySegment(IS, c, (cw + 2 * ts + ahead * V) * 4, LE);
-                n03 = IntVector.fromMemorySegment(IS, c, (cw + 3 * ts + ahead * V) * 4, LE);
+                IntVector c0 = n0;
+                IntVector c1 = n1;
+                IntVector c2 = n2;
+                IntVector c3 = n3;
+                long next = Math.min(w + 1L, last);
+                n0 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts + next * V) * 4, LE); n1 = IntVector.fromMemorySegment(IS, c, (cw + 1 * ts + next * V) * 4, LE); n2 = IntVector.fromMemorySegment(IS, c, (cw + 2 * ts + next * V) * 4, LE); n3 = IntVector.fromMemorySegment(IS, c, (cw + 3 * ts + next * V) * 4, LE);
                 int kx = xo + w * 4;
                 FloatVector d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 15).and(0x7f8000).or(ONE).reinterpretAsFloats();
                 FloatVector d1 = (FloatVector) c1.lanewise(VectorOperators.LSHL, 15).and(0x7f8000).or(ONE).reinterpretAsFloats();
@@ -167,14 +164,14 @@ final class AffineTileDots {
     static void t1r1b8(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, MemorySegment pm, long so, long bo, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
         FloatVector o00 = FloatVector.zero(S);
         long last = (long) groups * wpg - 1;
-        IntVector n00 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts + 0L * V) * 4, LE);
+        IntVector n0 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts) * 4, LE);
         for (int g = 0; g < groups; g++) {
             FloatVector a00 = FloatVector.zero(S);
             int w1 = (g + 1) * wpg;
             for (int w = g * wpg; w < w1; w++) {
-                IntVector c0 = n00;
-                long ahead = Math.min(w + 1L, last);
-                n00 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts + ahead * V) * 4, LE);
+                IntVector c0 = n0;
+                long next = Math.min(w + 1L, last);
+                n0 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts + next * V) * 4, LE);
                 int kx = xo + w * 4;
                 FloatVector d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 15).and(0x7f8000).or(ONE).reinterpretAsFloats();
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 0]); a00 = d0.fma(xv, a00); }
@@ -194,16 +191,15 @@ final class AffineTileDots {
     static void t2r2b8(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, MemorySegment pm, long so, long bo, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
         FloatVector o00 = FloatVector.zero(S), o01 = FloatVector.zero(S), o10 = FloatVector.zero(S), o11 = FloatVector.zero(S);
         long last = (long) groups * wpg - 1;
-        IntVector n00 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts + 0L * V) * 4, LE), n01 = IntVector.fromMemorySegment(IS, c, (cw + 1 * ts + 0L * V) * 4, LE);
+        IntVector n0 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts) * 4, LE), n1 = IntVector.fromMemorySegment(IS, c, (cw + 1 * ts) * 4, LE);
         for (int g = 0; g < groups; g++) {
             FloatVector a00 = FloatVector.zero(S), a01 = FloatVector.zero(S), a10 = FloatVector.zero(S), a11 = FloatVector.zero(S);
             int w1 = (g + 1) * wpg;
             for (int w = g * wpg; w < w1; w++) {
-                IntVector c0 = n00;
-                IntVector c1 = n01;
-                long ahead = Math.min(w + 1L, last);
-                n00 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts + ahead * V) * 4, LE);
-                n01 = IntVector.fromMemorySegment(IS, c, (cw + 1 * ts + ahead * V) * 4, LE);
+                IntVector c0 = n0;
+                IntVector c1 = n1;
+                long next = Math.min(w + 1L, last);
+                n0 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts + next * V) * 4, LE); n1 = IntVector.fromMemorySegment(IS, c, (cw + 1 * ts + next * V) * 4, LE);
                 int kx = xo + w * 8;
                 FloatVector d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 15).and(0x7f8000).or(ONE).reinterpretAsFloats();
                 FloatVector d1 = (FloatVector) c1.lanewise(VectorOperators.LSHL, 15).and(0x7f8000).or(ONE).reinterpretAsFloats();
@@ -236,14 +232,14 @@ final class AffineTileDots {
     static void t1r2b8(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, MemorySegment pm, long so, long bo, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
         FloatVector o00 = FloatVector.zero(S), o01 = FloatVector.zero(S);
         long last = (long) groups * wpg - 1;
-        IntVector n00 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts + 0L * V) * 4, LE);
+        IntVector n0 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts) * 4, LE);
         for (int g = 0; g < groups; g++) {
             FloatVector a00 = FloatVector.zero(S), a01 = FloatVector.zero(S);
             int w1 = (g + 1) * wpg;
             for (int w = g * wpg; w < w1; w++) {
-                IntVector c0 = n00;
-                long ahead = Math.min(w + 1L, last);
-                n00 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts + ahead * V) * 4, LE);
+                IntVector c0 = n0;
+                long next = Math.min(w + 1L, last);
+                n0 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts + next * V) * 4, LE);
                 int kx = xo + w * 8;
                 FloatVector d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 15).and(0x7f8000).or(ONE).reinterpretAsFloats();
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 0]); a00 = d0.fma(xv, a00); }
@@ -1075,20 +1071,17 @@ final class AffineTileDots {
     static void t4r1b8p(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, MemorySegment pm, long so, long bo, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
         FloatVector o00 = FloatVector.zero(S), o10 = FloatVector.zero(S), o20 = FloatVector.zero(S), o30 = FloatVector.zero(S);
         long last = (long) groups * wpg - 1;
-        IntVector n00 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts + 0L * V) * 4, LE), n01 = IntVector.fromMemorySegment(IS, c, (cw + 1 * ts + 0L * V) * 4, LE), n02 = IntVector.fromMemorySegment(IS, c, (cw + 2 * ts + 0L * V) * 4, LE), n03 = IntVector.fromMemorySegment(IS, c, (cw + 3 * ts + 0L * V) * 4, LE);
+        IntVector n0 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts) * 4, LE), n1 = IntVector.fromMemorySegment(IS, c, (cw + 1 * ts) * 4, LE), n2 = IntVector.fromMemorySegment(IS, c, (cw + 2 * ts) * 4, LE), n3 = IntVector.fromMemorySegment(IS, c, (cw + 3 * ts) * 4, LE);
         for (int g = 0; g < groups; g++) {
             FloatVector a00 = FloatVector.zero(S), a10 = FloatVector.zero(S), a20 = FloatVector.zero(S), a30 = FloatVector.zero(S);
             int w1 = (g + 1) * wpg;
             for (int w = g * wpg; w < w1; w++) {
-                IntVector c0 = n00;
-                IntVector c1 = n01;
-                IntVector c2 = n02;
-                IntVector c3 = n03;
-                long ahead = Math.min(w + 1L, last);
-                n00 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts + ahead * V) * 4, LE);
-                n01 = IntVector.fromMemorySegment(IS, c, (cw + 1 * ts + ahead * V) * 4, LE);
-                n02 = IntVector.fromMemorySegment(IS, c, (cw + 2 * ts + ahead * V) * 4, LE);
-                n03 = IntVector.fromMemorySegment(IS, c, (cw + 3 * ts + ahead * V) * 4, LE);
+                IntVector c0 = n0;
+                IntVector c1 = n1;
+                IntVector c2 = n2;
+                IntVector c3 = n3;
+                long next = Math.min(w + 1L, last);
+                n0 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts + next * V) * 4, LE); n1 = IntVector.fromMemorySegment(IS, c, (cw + 1 * ts + next * V) * 4, LE); n2 = IntVector.fromMemorySegment(IS, c, (cw + 2 * ts + next * V) * 4, LE); n3 = IntVector.fromMemorySegment(IS, c, (cw + 3 * ts + next * V) * 4, LE);
                 int kx = xo + w * 4;
                 FloatVector d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 15).and(0x7f8000).or(ONE).reinterpretAsFloats();
                 FloatVector d1 = (FloatVector) c1.lanewise(VectorOperators.LSHL, 15).and(0x7f8000).or(ONE).reinterpretAsFloats();
@@ -1130,14 +1123,14 @@ final class AffineTileDots {
     static void t1r1b8p(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, MemorySegment pm, long so, long bo, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
         FloatVector o00 = FloatVector.zero(S);
         long last = (long) groups * wpg - 1;
-        IntVector n00 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts + 0L * V) * 4, LE);
+        IntVector n0 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts) * 4, LE);
         for (int g = 0; g < groups; g++) {
             FloatVector a00 = FloatVector.zero(S);
             int w1 = (g + 1) * wpg;
             for (int w = g * wpg; w < w1; w++) {
-                IntVector c0 = n00;
-                long ahead = Math.min(w + 1L, last);
-                n00 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts + ahead * V) * 4, LE);
+                IntVector c0 = n0;
+                long next = Math.min(w + 1L, last);
+                n0 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts + next * V) * 4, LE);
                 int kx = xo + w * 4;
                 FloatVector d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 15).and(0x7f8000).or(ONE).reinterpretAsFloats();
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 0]); a00 = d0.fma(xv, a00); }
@@ -1158,16 +1151,15 @@ final class AffineTileDots {
     static void t2r2b8p(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, MemorySegment pm, long so, long bo, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
         FloatVector o00 = FloatVector.zero(S), o01 = FloatVector.zero(S), o10 = FloatVector.zero(S), o11 = FloatVector.zero(S);
         long last = (long) groups * wpg - 1;
-        IntVector n00 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts + 0L * V) * 4, LE), n01 = IntVector.fromMemorySegment(IS, c, (cw + 1 * ts + 0L * V) * 4, LE);
+        IntVector n0 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts) * 4, LE), n1 = IntVector.fromMemorySegment(IS, c, (cw + 1 * ts) * 4, LE);
         for (int g = 0; g < groups; g++) {
             FloatVector a00 = FloatVector.zero(S), a01 = FloatVector.zero(S), a10 = FloatVector.zero(S), a11 = FloatVector.zero(S);
             int w1 = (g + 1) * wpg;
             for (int w = g * wpg; w < w1; w++) {
-                IntVector c0 = n00;
-                IntVector c1 = n01;
-                long ahead = Math.min(w + 1L, last);
-                n00 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts + ahead * V) * 4, LE);
-                n01 = IntVector.fromMemorySegment(IS, c, (cw + 1 * ts + ahead * V) * 4, LE);
+                IntVector c0 = n0;
+                IntVector c1 = n1;
+                long next = Math.min(w + 1L, last);
+                n0 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts + next * V) * 4, LE); n1 = IntVector.fromMemorySegment(IS, c, (cw + 1 * ts + next * V) * 4, LE);
                 int kx = xo + w * 8;
                 FloatVector d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 15).and(0x7f8000).or(ONE).reinterpretAsFloats();
                 FloatVector d1 = (FloatVector) c1.lanewise(VectorOperators.LSHL, 15).and(0x7f8000).or(ONE).reinterpretAsFloats();
@@ -1202,14 +1194,14 @@ final class AffineTileDots {
     static void t1r2b8p(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, MemorySegment pm, long so, long bo, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
         FloatVector o00 = FloatVector.zero(S), o01 = FloatVector.zero(S);
         long last = (long) groups * wpg - 1;
-        IntVector n00 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts + 0L * V) * 4, LE);
+        IntVector n0 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts) * 4, LE);
         for (int g = 0; g < groups; g++) {
             FloatVector a00 = FloatVector.zero(S), a01 = FloatVector.zero(S);
             int w1 = (g + 1) * wpg;
             for (int w = g * wpg; w < w1; w++) {
-                IntVector c0 = n00;
-                long ahead = Math.min(w + 1L, last);
-                n00 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts + ahead * V) * 4, LE);
+                IntVector c0 = n0;
+                long next = Math.min(w + 1L, last);
+                n0 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts + next * V) * 4, LE);
                 int kx = xo + w * 8;
                 FloatVector d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 15).and(0x7f8000).or(ONE).reinterpretAsFloats();
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 0]); a00 = d0.fma(xv, a00); }

@@ -54,6 +54,8 @@ public final class AffineTiles extends LaneTiles {
      * (k = 8192) decodes each group for 120 rows too, where 1 MiB of its whole rows would be 24.
      */
     private static final int DECODED_PASS_K = 2048;
+    /** Pass sizes {@link #passRows(int)} tries, in order: whole blocks of twelve rows, of four, then any row count. */
+    private static final int[] PASS_STEPS = {DECODED_WIDEST, 4, 1};
 
     /** The width of the codes in the tiles (2, 4 or 8), which the kernels take. */
     private final int bits;
@@ -271,7 +273,7 @@ public final class AffineTiles extends LaneTiles {
     @Override
     public int passRows(int m) {
         if (widest != DECODED_WIDEST || m <= passRows) return passRows;
-        for (int step : new int[] {DECODED_WIDEST, 4, 1}) {
+        for (int step : PASS_STEPS) {
             for (int p = passRows / step * step; p >= DECODED_MIN_ROWS; p -= step) {
                 int last = m % p;
                 if (last == 0 || last >= DECODED_MIN_ROWS) return p;

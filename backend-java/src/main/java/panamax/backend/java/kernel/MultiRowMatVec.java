@@ -207,27 +207,22 @@ public final class MultiRowMatVec {
         FloatVector a0 = FloatVector.zero(S), a1 = FloatVector.zero(S), a2 = FloatVector.zero(S), a3 = FloatVector.zero(S);
         long r1 = r0 + ld, r2 = r1 + ld, r3 = r2 + ld;
         int bound = k - k % B;
-        if (bound == 0) {
-            out[o] = tail(w, r0, k, 0, xi, x0, 0f);
-            out[o + ldOut] = tail(w, r1, k, 0, xi, x0, 0f);
-            out[o + 2 * ldOut] = tail(w, r2, k, 0, xi, x0, 0f);
-            out[o + 3 * ldOut] = tail(w, r3, k, 0, xi, x0, 0f);
-            return;
-        }
         // Each block's values are loaded one block ahead of their use: a stream's next lines are requested before the
         // current block's widening and FMAs, behind which the out-of-order window would otherwise reach them. BackendAb,
         // two threads, weights from DRAM, one x row (2026-12-06): 0.93-0.97x the time at k = 2048 and 4096 (same bits);
         // the eight-row block of short rows (bf16Block8) read 1.01-1.05x so, and stays as it was.
-        long lastBlock = 2L * (bound - B);
-        IntVector n0 = ShortVector.fromMemorySegment(SS, w, r0, LE).reinterpretAsInts(), n1 = ShortVector.fromMemorySegment(SS, w, r1, LE).reinterpretAsInts(), n2 = ShortVector.fromMemorySegment(SS, w, r2, LE).reinterpretAsInts(), n3 = ShortVector.fromMemorySegment(SS, w, r3, LE).reinterpretAsInts();
-        for (int i = 0; i < bound; i += B) {
-            IntVector v0 = n0, v1 = n1, v2 = n2, v3 = n3;
-            long ahead = Math.min(2L * (i + B), lastBlock);
-            n0 = ShortVector.fromMemorySegment(SS, w, r0 + ahead, LE).reinterpretAsInts(); n1 = ShortVector.fromMemorySegment(SS, w, r1 + ahead, LE).reinterpretAsInts(); n2 = ShortVector.fromMemorySegment(SS, w, r2 + ahead, LE).reinterpretAsInts(); n3 = ShortVector.fromMemorySegment(SS, w, r3 + ahead, LE).reinterpretAsInts();
-            FloatVector x = FloatVector.fromArray(S, xi, x0 + i);
-            a0 = v0.lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats().fma(x, a0); a1 = v1.lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats().fma(x, a1); a2 = v2.lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats().fma(x, a2); a3 = v3.lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats().fma(x, a3);
-            x = FloatVector.fromArray(S, xi, x0 + i + F);
-            a0 = v0.and(0xffff0000).reinterpretAsFloats().fma(x, a0); a1 = v1.and(0xffff0000).reinterpretAsFloats().fma(x, a1); a2 = v2.and(0xffff0000).reinterpretAsFloats().fma(x, a2); a3 = v3.and(0xffff0000).reinterpretAsFloats().fma(x, a3);
+        if (bound > 0) { // the first block is loaded before the loop
+            long lastBlock = 2L * (bound - B);
+            IntVector n0 = ShortVector.fromMemorySegment(SS, w, r0, LE).reinterpretAsInts(), n1 = ShortVector.fromMemorySegment(SS, w, r1, LE).reinterpretAsInts(), n2 = ShortVector.fromMemorySegment(SS, w, r2, LE).reinterpretAsInts(), n3 = ShortVector.fromMemorySegment(SS, w, r3, LE).reinterpretAsInts();
+            for (int i = 0; i < bound; i += B) {
+                IntVector v0 = n0, v1 = n1, v2 = n2, v3 = n3;
+                long ahead = Math.min(2L * (i + B), lastBlock);
+                n0 = ShortVector.fromMemorySegment(SS, w, r0 + ahead, LE).reinterpretAsInts(); n1 = ShortVector.fromMemorySegment(SS, w, r1 + ahead, LE).reinterpretAsInts(); n2 = ShortVector.fromMemorySegment(SS, w, r2 + ahead, LE).reinterpretAsInts(); n3 = ShortVector.fromMemorySegment(SS, w, r3 + ahead, LE).reinterpretAsInts();
+                FloatVector x = FloatVector.fromArray(S, xi, x0 + i);
+                a0 = v0.lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats().fma(x, a0); a1 = v1.lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats().fma(x, a1); a2 = v2.lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats().fma(x, a2); a3 = v3.lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats().fma(x, a3);
+                x = FloatVector.fromArray(S, xi, x0 + i + F);
+                a0 = v0.and(0xffff0000).reinterpretAsFloats().fma(x, a0); a1 = v1.and(0xffff0000).reinterpretAsFloats().fma(x, a1); a2 = v2.and(0xffff0000).reinterpretAsFloats().fma(x, a2); a3 = v3.and(0xffff0000).reinterpretAsFloats().fma(x, a3);
+            }
         }
         out[o] = tail(w, r0, k, bound, xi, x0, Lanes.sum(a0));
         out[o + ldOut] = tail(w, r1, k, bound, xi, x0, Lanes.sum(a1));
