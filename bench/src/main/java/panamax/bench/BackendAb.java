@@ -158,9 +158,11 @@ public final class BackendAb {
                     }
                     double diff = 0;
                     for (int i = 0; i < ya.length; i++) diff = Math.max(diff, Math.abs(ya[i] - yb[i]));
-                    // until C2 has compiled both sides' kernels (on a busy machine its thread gets little time)
+                    // until C2 has compiled both sides' kernels (on a busy machine its thread gets little time), and at least once
+                    // over every copy: a copy's first product repacks it into tiles, which must not fall into the timed calls
                     long warmEnd = System.nanoTime() + warmupMillis * 1_000_000L;
-                    for (int w = 0; System.nanoTime() < warmEnd; w++) {
+                    int everyCopy = Math.max(sa.copies(), sb.copies());
+                    for (int w = 0; w < everyCopy || System.nanoTime() < warmEnd; w++) {
                         run(sa, w);
                         run(sb, w);
                     }

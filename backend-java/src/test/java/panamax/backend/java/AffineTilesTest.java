@@ -47,10 +47,10 @@ class AffineTilesTest {
             // n = 37 leaves a partial last tile (and, at 16 lanes, tiles that are not a multiple of four); 71 x rows take
             // decoded groups (five blocks of twelve rows, then eight, two and one), the batches below the register blocks
             // (eight, four, two and one rows: up to 63) or decoded groups again (67: twelve, then four, two, one), against
-            // one or two tiles
+            // one or two tiles; k = 96 at group 32: three groups, and 2-bit tiles of six words
             for (int bits : new int[] {2, 3, 4, 5, 6, 8}) {
-                for (int gs : new int[] {32, 64, 128}) {
-                    int k = 512, n = 37, rows = 71;
+                for (int[] kg : new int[][] {{512, 32}, {512, 64}, {512, 128}, {96, 32}}) {
+                    int k = kg[0], gs = kg[1], n = 37, rows = 71;
                     if (!AffineTiles.supports(bits, k, gs)) continue;
                     QuantizedRows q = QuantizedRows.of(arena, n, k, bits, gs, this::gaussian);
                     float[] x = gaussian(rows * k);
@@ -61,7 +61,7 @@ class AffineTilesTest {
                         tiles.multiply(tiles.place(x, rows), sums, rows, 0, tiles.tiles(), batch, width);
                         float[] slow = new float[rows * n];
                         QuantMatVec.generic(q.packed(), 0, q.rowBytes(), bits, gs, k, q.params(), x, rows, 0, n, slow, n);
-                        String what = bits + "-bit, group " + gs;
+                        String what = bits + "-bit, group " + gs + ", k " + k;
                         for (int r = 0; r < rows; r++) {
                             for (int j = 0; j < n; j++) {
                                 float want = slow[r * n + j];

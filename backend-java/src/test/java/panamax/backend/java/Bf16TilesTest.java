@@ -47,7 +47,11 @@ class Bf16TilesTest {
     @Test
     void tilesMatchAFloat64ProductAndGiveEachRowTheSameBitsInAnyBatch() {
         VectorWidth.requirePath(Bf16Tiles.supports(256), "the repacked bf16 tiles", 512);
-        int n = 53, k = 384, rows = 21;
+        // k = 262: rows of an odd number of words (131)
+        for (int k : new int[] {384, 262}) checkTiles(53, k, 21);
+    }
+
+    private void checkTiles(int n, int k, int rows) {
         try (Arena arena = Arena.ofConfined(); Parallel one = new Parallel(1)) {
             float[] w = gaussian(n * k);
             MemorySegment ws = bf16Rows(arena, w);
@@ -63,7 +67,7 @@ class Bf16TilesTest {
                             want += (double) x[r * k + i] * w[j * k + i];
                             size += Math.abs((double) x[r * k + i] * w[j * k + i]);
                         }
-                        assertEquals(want, batch[r * width + j], 1e-6 * size + 1e-6, "x row " + r + ", column " + j);
+                        assertEquals(want, batch[r * width + j], 1e-6 * size + 1e-6, "k " + k + ": x row " + r + ", column " + j);
                     }
                 }
                 for (int m : new int[] {1, 2, 3, 6, 9, 12, 16, 21}) {
@@ -77,8 +81,8 @@ class Bf16TilesTest {
                         for (int r = 0; r < m; r++) {
                             for (int l = 0; l < lanes && t * lanes + l < n; l++) {
                                 int want = Float.floatToRawIntBits(batch[r * width + t * lanes + l]);
-                                assertEquals(want, Float.floatToRawIntBits(alone[r * width + t * lanes + l]), "x row " + r + " in a batch of " + m);
-                                assertEquals(want, Float.floatToRawIntBits(part[r * lanes + l]), "x row " + r + ", one tile at a time");
+                                assertEquals(want, Float.floatToRawIntBits(alone[r * width + t * lanes + l]), "k " + k + ": x row " + r + " in a batch of " + m);
+                                assertEquals(want, Float.floatToRawIntBits(part[r * lanes + l]), "k " + k + ": x row " + r + ", one tile at a time");
                             }
                         }
                     }
