@@ -4,6 +4,7 @@ import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
 import java.net.URL;
 import java.net.URLClassLoader;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -48,12 +49,16 @@ public final class BackendAb {
      * ({@code /sys/devices/system/cpu/cpu0/cache/index*}), at least 256, so the copies cycle from DRAM.
      */
     static int defaultPoolMib() {
+        return poolMib(Path.of("/sys/devices/system/cpu/cpu0/cache"));
+    }
+
+    /** {@link #defaultPoolMib} from the cache descriptions ({@code index*}/{@code size}) under {@code caches}. */
+    static int poolMib(Path caches) {
         long largest = 0;
-        Path caches = Path.of("/sys/devices/system/cpu/cpu0/cache");
-        try (var dirs = java.nio.file.Files.list(caches)) {
+        try (var dirs = Files.list(caches)) {
             for (Path dir : (Iterable<Path>) dirs::iterator) {
                 if (!dir.getFileName().toString().startsWith("index")) continue;
-                largest = Math.max(largest, cacheBytes(java.nio.file.Files.readString(dir.resolve("size")).trim()));
+                largest = Math.max(largest, cacheBytes(Files.readString(dir.resolve("size")).trim()));
             }
         } catch (java.io.IOException | RuntimeException e) {
             return 256; // no sysfs (not Linux): the size that served before

@@ -2,9 +2,12 @@ package panamax.bench;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** How BackendAb sizes its weight pool from the machine's caches (no products are run). */
 class BackendAbTest {
@@ -18,8 +21,18 @@ class BackendAbTest {
     }
 
     @Test
-    void poolIsAtLeastTwiceTheLargestCacheAndNeverSmallerThanBefore() {
-        int mib = BackendAb.defaultPoolMib();
-        assertTrue(mib >= 256, "pool of " + mib + " MiB");
+    void poolIsTwiceTheLargestCacheAndNeverUnder256MiB(@TempDir Path caches) throws IOException {
+        assertEquals(256, BackendAb.poolMib(caches.resolve("missing")), "no cache descriptions");
+        cache(caches, "index0", "48K");
+        cache(caches, "index2", "2048K");
+        assertEquals(256, BackendAb.poolMib(caches), "caches under 128 MiB");
+        cache(caches, "index3", "491520K");
+        Files.createDirectories(caches.resolve("power")); // not a cache: skipped
+        assertEquals(960, BackendAb.poolMib(caches), "this VM's 480 MiB L3");
+    }
+
+    private static void cache(Path caches, String index, String size) throws IOException {
+        Files.createDirectories(caches.resolve(index));
+        Files.writeString(caches.resolve(index).resolve("size"), size + "\n");
     }
 }
