@@ -142,7 +142,7 @@ def kernel(T, R, bits, packed):
     load = lambda t, word: f"IntVector.fromMemorySegment(IS, c, (cw + {t} * ts + {word} * V) * 4, LE)"
     if ahead:
         L.append("        long last = (long) groups * wpg - 1;")
-        L.append("        IntVector " + ", ".join(f"n{t} = IntVector.fromMemorySegment(IS, c, (cw + {t} * ts) * 4, LE)" for t in range(T)) + ";")
+        L.append("        IntVector " + ", ".join(f"n{t} = {load(t, '0L')}" for t in range(T)) + ";")
     L.append("        for (int g = 0; g < groups; g++) {")
     L.append(zero_chains(T, R, a, "            "))
     L.append("            int w1 = (g + 1) * wpg;")

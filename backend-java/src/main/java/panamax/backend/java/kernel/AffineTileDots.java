@@ -116,7 +116,7 @@ final class AffineTileDots {
     static void t4r1b8(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, MemorySegment pm, long so, long bo, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
         FloatVector o00 = FloatVector.zero(S), o10 = FloatVector.zero(S), o20 = FloatVector.zero(S), o30 = FloatVector.zero(S);
         long last = (long) groups * wpg - 1;
-        IntVector n0 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts) * 4, LE), n1 = IntVector.fromMemorySegment(IS, c, (cw + 1 * ts) * 4, LE), n2 = IntVector.fromMemorySegment(IS, c, (cw + 2 * ts) * 4, LE), n3 = IntVector.fromMemorySegment(IS, c, (cw + 3 * ts) * 4, LE);
+        IntVector n0 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts + 0L * V) * 4, LE), n1 = IntVector.fromMemorySegment(IS, c, (cw + 1 * ts + 0L * V) * 4, LE), n2 = IntVector.fromMemorySegment(IS, c, (cw + 2 * ts + 0L * V) * 4, LE), n3 = IntVector.fromMemorySegment(IS, c, (cw + 3 * ts + 0L * V) * 4, LE);
         for (int g = 0; g < groups; g++) {
             FloatVector a00 = FloatVector.zero(S), a10 = FloatVector.zero(S), a20 = FloatVector.zero(S), a30 = FloatVector.zero(S);
             int w1 = (g + 1) * wpg;
@@ -164,7 +164,7 @@ final class AffineTileDots {
     static void t1r1b8(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, MemorySegment pm, long so, long bo, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
         FloatVector o00 = FloatVector.zero(S);
         long last = (long) groups * wpg - 1;
-        IntVector n0 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts) * 4, LE);
+        IntVector n0 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts + 0L * V) * 4, LE);
         for (int g = 0; g < groups; g++) {
             FloatVector a00 = FloatVector.zero(S);
             int w1 = (g + 1) * wpg;
@@ -191,7 +191,7 @@ final class AffineTileDots {
     static void t2r2b8(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, MemorySegment pm, long so, long bo, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
         FloatVector o00 = FloatVector.zero(S), o01 = FloatVector.zero(S), o10 = FloatVector.zero(S), o11 = FloatVector.zero(S);
         long last = (long) groups * wpg - 1;
-        IntVector n0 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts) * 4, LE), n1 = IntVector.fromMemorySegment(IS, c, (cw + 1 * ts) * 4, LE);
+        IntVector n0 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts + 0L * V) * 4, LE), n1 = IntVector.fromMemorySegment(IS, c, (cw + 1 * ts + 0L * V) * 4, LE);
         for (int g = 0; g < groups; g++) {
             FloatVector a00 = FloatVector.zero(S), a01 = FloatVector.zero(S), a10 = FloatVector.zero(S), a11 = FloatVector.zero(S);
             int w1 = (g + 1) * wpg;
@@ -232,7 +232,7 @@ final class AffineTileDots {
     static void t1r2b8(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, MemorySegment pm, long so, long bo, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
         FloatVector o00 = FloatVector.zero(S), o01 = FloatVector.zero(S);
         long last = (long) groups * wpg - 1;
-        IntVector n0 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts) * 4, LE);
+        IntVector n0 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts + 0L * V) * 4, LE);
         for (int g = 0; g < groups; g++) {
             FloatVector a00 = FloatVector.zero(S), a01 = FloatVector.zero(S);
             int w1 = (g + 1) * wpg;
@@ -1071,7 +1071,7 @@ final class AffineTileDots {
     static void t4r1b8p(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, MemorySegment pm, long so, long bo, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
         FloatVector o00 = FloatVector.zero(S), o10 = FloatVector.zero(S), o20 = FloatVector.zero(S), o30 = FloatVector.zero(S);
         long last = (long) groups * wpg - 1;
-        IntVector n0 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts) * 4, LE), n1 = IntVector.fromMemorySegment(IS, c, (cw + 1 * ts) * 4, LE), n2 = IntVector.fromMemorySegment(IS, c, (cw + 2 * ts) * 4, LE), n3 = IntVector.fromMemorySegment(IS, c, (cw + 3 * ts) * 4, LE);
+        IntVector n0 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts + 0L * V) * 4, LE), n1 = IntVector.fromMemorySegment(IS, c, (cw + 1 * ts + 0L * V) * 4, LE), n2 = IntVector.fromMemorySegment(IS, c, (cw + 2 * ts + 0L * V) * 4, LE), n3 = IntVector.fromMemorySegment(IS, c, (cw + 3 * ts + 0L * V) * 4, LE);
         for (int g = 0; g < groups; g++) {
             FloatVector a00 = FloatVector.zero(S), a10 = FloatVector.zero(S), a20 = FloatVector.zero(S), a30 = FloatVector.zero(S);
             int w1 = (g + 1) * wpg;
@@ -1123,7 +1123,7 @@ final class AffineTileDots {
     static void t1r1b8p(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, MemorySegment pm, long so, long bo, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
         FloatVector o00 = FloatVector.zero(S);
         long last = (long) groups * wpg - 1;
-        IntVector n0 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts) * 4, LE);
+        IntVector n0 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts + 0L * V) * 4, LE);
         for (int g = 0; g < groups; g++) {
             FloatVector a00 = FloatVector.zero(S);
             int w1 = (g + 1) * wpg;
@@ -1151,7 +1151,7 @@ final class AffineTileDots {
     static void t2r2b8p(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, MemorySegment pm, long so, long bo, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
         FloatVector o00 = FloatVector.zero(S), o01 = FloatVector.zero(S), o10 = FloatVector.zero(S), o11 = FloatVector.zero(S);
         long last = (long) groups * wpg - 1;
-        IntVector n0 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts) * 4, LE), n1 = IntVector.fromMemorySegment(IS, c, (cw + 1 * ts) * 4, LE);
+        IntVector n0 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts + 0L * V) * 4, LE), n1 = IntVector.fromMemorySegment(IS, c, (cw + 1 * ts + 0L * V) * 4, LE);
         for (int g = 0; g < groups; g++) {
             FloatVector a00 = FloatVector.zero(S), a01 = FloatVector.zero(S), a10 = FloatVector.zero(S), a11 = FloatVector.zero(S);
             int w1 = (g + 1) * wpg;
@@ -1194,7 +1194,7 @@ final class AffineTileDots {
     static void t1r2b8p(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, MemorySegment pm, long so, long bo, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
         FloatVector o00 = FloatVector.zero(S), o01 = FloatVector.zero(S);
         long last = (long) groups * wpg - 1;
-        IntVector n0 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts) * 4, LE);
+        IntVector n0 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts + 0L * V) * 4, LE);
         for (int g = 0; g < groups; g++) {
             FloatVector a00 = FloatVector.zero(S), a01 = FloatVector.zero(S);
             int w1 = (g + 1) * wpg;
