@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentSkipListSet;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -21,7 +22,7 @@ import org.junit.jupiter.api.Test;
 import panamax.backend.java.kernel.Parallel;
 
 /**
- * The backend's worker pool: every index once, full ranges tapered at their end, failures to the caller, helpers woken
+ * The backend's worker pool: every index once, full ranges cut into shrinking chunks, failures to the caller, helpers woken
  * after they park, threads ended by close.
  */
 class ParallelTest {
@@ -36,7 +37,7 @@ class ParallelTest {
                 int n = random.nextInt(5000);
                 int grain = 1 + random.nextInt(64);
                 assertEachIndexOnce(n, "call " + call + ", grain " + grain, range -> parallel.forRange(n, grain, range));
-                int min = 1 + random.nextInt(100); // even splits, tapered where their ends still hold min
+                int min = 1 + random.nextInt(100); // even splits, shrinking chunks where they still hold min
                 assertEachIndexOnce(n, "call " + call + ", even split, min " + min, range -> parallel.forEvenSplit(n, min, range));
                 if (call % 50 == 49) awaitParked(parallel.threadNamePrefix()); // the next call wakes them
             }
@@ -44,22 +45,29 @@ class ParallelTest {
     }
 
     @Test
-    void aFullRangeEndsOnChunksAThirdTheSizeOfItsFirstAndASmallOneIsCutEvenly() {
+    void aFullRangeShrinksItsChunksToTheMinimumAndASmallOneIsCutEvenly() {
         try (Parallel parallel = new Parallel(2)) {
+            // each chunk a quarter (1 / (2 · threads)) of what is left, rounded up, down to chunks of one
+            assertEquals(List.of(0, 100, 175, 232, 274, 306, 330, 348, 361, 371, 379, 385, 389, 392, 394, 396, 397, 398, 399, 400),
+                    bounds(parallel, 400, 1));
+            // never under minPerChunk: the chunk that would leave less than 10 behind takes the rest
+            assertEquals(List.of(0, 100, 175, 232, 274, 306, 330, 348, 361, 371, 381, 400), bounds(parallel, 400, 10));
+            // the shrinking chunks would hold fewer than minPerChunk (400 / 16 = 25 < 30): eight equal chunks
+            assertEquals(List.of(0, 50, 100, 150, 200, 250, 300, 350, 400), bounds(parallel, 400, 30));
             Set<List<Integer>> chunks = ConcurrentHashMap.newKeySet();
-            parallel.forEvenSplit(8000, 1, (from, to) -> chunks.add(List.of(from, to)));
-            assertEquals(Set.of(List.of(0, 1500), List.of(1500, 3000), List.of(3000, 4500), List.of(4500, 6000),
-                    List.of(6000, 6500), List.of(6500, 7000), List.of(7000, 7500), List.of(7500, 8000)), chunks,
-                    "four chunks share three quarters, four the last quarter");
-            chunks.clear();
-            // the tapered ends would hold fewer than minPerChunk (400 / 16 = 25 < 30): equal chunks
-            parallel.forEvenSplit(400, 30, (from, to) -> chunks.add(List.of(from, to)));
-            assertEquals(Set.of(List.of(0, 50), List.of(50, 100), List.of(100, 150), List.of(150, 200),
-                    List.of(200, 250), List.of(250, 300), List.of(300, 350), List.of(350, 400)), chunks);
-            chunks.clear();
             parallel.forRange(90, 30, (from, to) -> chunks.add(List.of(from, to))); // three chunks, not the full eight
             assertEquals(Set.of(List.of(0, 30), List.of(30, 60), List.of(60, 90)), chunks);
         }
+    }
+
+    /** The chunk bounds {@code forEvenSplit(n, minPerChunk)} ran, in order. */
+    private static List<Integer> bounds(Parallel parallel, int n, int minPerChunk) {
+        Set<Integer> starts = new ConcurrentSkipListSet<>();
+        parallel.forEvenSplit(n, minPerChunk, (from, to) -> {
+            starts.add(from);
+            starts.add(to);
+        });
+        return List.copyOf(starts);
     }
 
     /** Runs {@code call} with a range that counts the indices it is given, and checks each of {@code [0, n)} came once. */

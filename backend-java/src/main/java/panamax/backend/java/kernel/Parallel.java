@@ -1,7 +1,9 @@
 package panamax.backend.java.kernel;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
@@ -11,8 +13,9 @@ import java.util.function.Supplier;
  * The worker pool of one backend: {@code threads − 1} helper threads plus the calling thread, so
  * exactly {@code threads} threads compute. A range is cut into chunks that the participants claim
  * one by one from a shared counter, which keeps them balanced when other processes steal a core. A
- * range cut into the full {@code 4·threads} chunks has its last chunks a third the size of its first
- * ({@link #chunkStart}), so a participant that finishes early waits less for another's last chunk.
+ * range that would make the full {@code 4·threads} chunks is cut into shrinking ones instead, each
+ * {@code 1/(2·threads)} of what is left down to the caller's minimum ({@link #guidedBounds}), so a
+ * participant that finishes early waits for at most a minimum-sized chunk of another's.
  * Calls made while a range is running on the same thread (from a helper or from the caller inside a
  * chunk) run inline. Owned by the backend, shut down by {@link #close()}.
  *
@@ -56,11 +59,26 @@ public final class Parallel implements AutoCloseable {
     /** How long a helper stays parked without work before its thread ends. */
     static final long IDLE_EXIT_NANOS = 30_000_000_000L;
 
-    /**
-     * Whether full ranges take smaller chunks at their end ({@link #chunkStart}). {@code -Dpanamax.parallel.tapered=false}
-     * cuts every range into equal chunks, for A/B runs.
-     */
-    static final boolean TAPERED = Boolean.parseBoolean(System.getProperty("panamax.parallel.tapered", "true"));
+    /** How a range that would make the full {@code 4·threads} chunks is cut ({@link #CHUNKING}). */
+    enum Chunking {
+        /** Each chunk {@code 1/(2·threads)} of what is left, down to the minimum ({@link #guidedBounds}). */
+        GUIDED,
+        /** Half the chunks share three quarters of the range, the other half the last quarter ({@link #chunkStart}). */
+        QUARTERS,
+        /** Equal chunks. */
+        EVEN
+    }
+
+    /** How full ranges are cut: {@code -Dpanamax.parallel.chunks=guided|quarters|even} picks one for A/B runs. */
+    static final Chunking CHUNKING = chunking(System.getProperty("panamax.parallel.chunks", "guided"));
+
+    static Chunking chunking(String name) {
+        try {
+            return Chunking.valueOf(name.strip().toUpperCase(Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("panamax.parallel.chunks: expected guided, quarters or even, found '" + name + "'");
+        }
+    }
 
     private static final ThreadLocal<Boolean> INSIDE = ThreadLocal.withInitial(() -> Boolean.FALSE);
 
@@ -185,15 +203,19 @@ public final class Parallel implements AutoCloseable {
         run(n, grain, Math.max(grain, 1), state, body);
     }
 
-    /** {@link #forRange} in chunks of at least {@code grain}, tapered where the smallest still holds {@code minChunk}. */
+    /** {@link #forRange} in chunks of at least {@code grain}, shrinking ({@link #CHUNKING}) where the smallest still holds {@code minChunk}. */
     private <S> void run(int n, int grain, int minChunk, Supplier<S> state, StatefulRange<S> body) {
         Warmup.realWork(); // the warm-up gives way to the first real op
-        int chunks = (int) Math.min((long) threads * 4, (n + (long) grain - 1) / Math.max(grain, 1));
-        boolean tapered = TAPERED && chunks == threads * 4 && n / (2L * chunks) >= minChunk;
-        if (helpers.isEmpty() || chunks <= 1 || INSIDE.get()) {
+        int even = (int) Math.min((long) threads * 4, (n + (long) grain - 1) / Math.max(grain, 1));
+        if (helpers.isEmpty() || even <= 1 || INSIDE.get()) {
             if (n > 0) body.run(0, n, state.get());
             return;
         }
+        boolean full = even == threads * 4 && n / (2L * even) >= minChunk;
+        // chunk c is [bounds[c], bounds[c + 1]): the cut depends on n alone, never on which thread claims what
+        int[] bounds = full && CHUNKING == Chunking.GUIDED ? guidedBounds(n, threads, minChunk) : null;
+        boolean quarters = full && CHUNKING == Chunking.QUARTERS;
+        int chunks = bounds == null ? even : bounds.length - 1;
         AtomicInteger next = new AtomicInteger();
         AtomicInteger completed = new AtomicInteger();
         AtomicReference<Throwable> failure = new AtomicReference<>();
@@ -203,8 +225,8 @@ public final class Parallel implements AutoCloseable {
             try {
                 S mine = null;
                 for (int c; (c = next.getAndIncrement()) < chunks; ) {
-                    int from = chunkStart(n, c, chunks, tapered);
-                    int to = chunkStart(n, c + 1, chunks, tapered);
+                    int from = bounds != null ? bounds[c] : chunkStart(n, c, chunks, quarters);
+                    int to = bounds != null ? bounds[c + 1] : chunkStart(n, c + 1, chunks, quarters);
                     try {
                         if (mine == null) mine = state.get();
                         body.run(from, to, mine);
@@ -247,7 +269,29 @@ public final class Parallel implements AutoCloseable {
     }
 
     /**
-     * Where chunk {@code c} of {@code chunks} starts in {@code [0, n)}: equal chunks, or tapered ones, the first half of
+     * The chunks of a full range {@code [0, n)} as their bounds (chunk c is {@code [b[c], b[c + 1])}): each one
+     * {@code 1/(2·threads)} of what is left (rounded up), never under {@code minChunk}, the last one whatever remains. The
+     * participants claim them in order, so they start on large chunks and end on chunks of about {@code minChunk}: one
+     * that finishes first waits for at most such a chunk of another's. With two threads and {@code minChunk} 1, 192
+     * indices (a mixture-of-experts step's 16 expert projections in fours of tiles) make 16 chunks, from 48 down to four of one.
+     */
+    static int[] guidedBounds(int n, int threads, int minChunk) {
+        int min = Math.max(1, minChunk);
+        int[] b = new int[16];
+        int count = 0;
+        for (int at = 0; at < n; ) {
+            if (count + 2 > b.length) b = Arrays.copyOf(b, b.length * 2);
+            b[count++] = at;
+            int left = n - at;
+            int size = Math.max(min, (int) ((left + 2L * threads - 1) / (2L * threads)));
+            at = left - size < min ? n : at + size; // no last chunk under the minimum
+        }
+        b[count++] = n;
+        return Arrays.copyOf(b, count);
+    }
+
+    /**
+     * Where chunk {@code c} of {@code chunks} starts in {@code [0, n)}: equal chunks, or ({@link Chunking#QUARTERS}) tapered ones, the first half of
      * the chunks sharing three quarters of the range and the second half the last quarter. Claimed in order, the
      * participants end on small chunks, so the one that finishes first waits for at most a small one of the other's
      * (docs/backend-java.md, "Full ranges end on small chunks", has the A/B).
