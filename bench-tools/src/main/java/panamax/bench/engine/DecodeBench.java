@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
@@ -159,17 +160,26 @@ public final class DecodeBench {
     private static List<PendingRow> runFormat(DecodeOptions o, WeightFormat f, Engine engine, Backend backend,
                                               PrintWriter err, List<OpShare> shares, List<KvComparison> comparisons) throws IOException {
         boolean random = o.model().isEmpty();
+        Optional<Path> kept = random ? o.savedCheckpoint(f) : Optional.empty();
         Path dir = o.model().orElse(null);
         if (random) {
-            Files.createDirectories(o.tmp());
-            dir = Files.createTempDirectory(o.tmp(), "panamax-bench-decode-");
+            Path parent = kept.map(Path::getParent).orElse(o.tmp());
+            Files.createDirectories(parent);
+            dir = Files.createTempDirectory(parent, kept.isPresent() ? "." + kept.get().getFileName() + ".partial-" : "panamax-bench-decode-");
         }
+        boolean keep = false;
         try {
             if (random) {
                 long start = System.nanoTime();
                 long bytes = RandomCheckpoint.write(dir, o.shape(), f, o.seed(), backend);
-                err.printf(Locale.ROOT, "%s: wrote %.2f GB of random weights to %s in %.1f s%n", f.label, bytes / 1e9, dir,
-                        (System.nanoTime() - start) / 1e9);
+                if (kept.isPresent()) {
+                    // written whole under a hidden name first, so an interrupted run leaves no checkpoint that looks complete
+                    Files.move(dir, kept.get(), StandardCopyOption.ATOMIC_MOVE);
+                    dir = kept.get();
+                    keep = true;
+                }
+                err.printf(Locale.ROOT, "%s: wrote %.2f GB of random weights to %s in %.1f s%s%n", f.label, bytes / 1e9, dir,
+                        (System.nanoTime() - start) / 1e9, keep ? " (kept: measure it again with --model " + dir + ")" : "");
             }
             ModelResolver resolved = ModelResolver.resolve(dir, engine.models());
             ModelPlugin plugin = engine.models().get(resolved.plugin());
@@ -200,7 +210,7 @@ public final class DecodeBench {
             }
             return rows;
         } finally {
-            if (random) deleteRecursively(dir);
+            if (random && !keep) deleteRecursively(dir);
         }
     }
 

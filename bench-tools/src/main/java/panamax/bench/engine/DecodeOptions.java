@@ -1,5 +1,6 @@
 package panamax.bench.engine;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -35,17 +36,21 @@ import panamax.engine.plan.KvSchemeFlags;
  *                      config gives the shape and its quantization the one weight format
  * @param kvBaseline    the identity cache to measure beside {@link #kv} for the KV comparison rows, or
  *                      empty ({@code --kv-baseline none}, or when kv is the identity cache itself)
+ * @param save          where to keep the random checkpoints ({@code --save DIR}: one folder per format, named
+ *                      {@link #savedCheckpoint}), so a later run, or another engine, reads the same weights; empty: they
+ *                      go under {@link #tmp} and are deleted
  */
 record DecodeOptions(ModelShape shape, String presetName, List<WeightFormat> weights, List<Integer> batches, int context,
                      int steps, int warmup, int prefillTokens, boolean realPrefill, KvScheme kv, int threads,
                      long probeBytes, boolean json, long seed, Path tmp, boolean breakdown,
-                     List<LoadOptions.Weights> memories, String backend, Optional<Path> model, Optional<KvScheme> kvBaseline) {
+                     List<LoadOptions.Weights> memories, String backend, Optional<Path> model, Optional<KvScheme> kvBaseline,
+                     Optional<Path> save) {
 
     static final String USAGE = """
             usage: panamax bench decode [--preset 1b|125m|tiny|moe|moe-tiny] [--layers N --hidden N --heads N --kv-heads N
                    --head-dim N --intermediate N --vocab N --experts N --top-k K] [--weights bf16,q8,q4 (also q6, q5, q3, q2)] [--model DIR] [--batches 1,4,8] [--context 512]
                    [--steps 16] [--warmup 3] [--prefill-tokens 512] [--fill random|prefill] [--threads N] [--probe-mib 1024]
-                   [--seed S] [--tmp DIR] [--json] [--breakdown] [--weights-memory auto|map|copy[,...]] [--backend java|mlx|ID]
+                   [--seed S] [--tmp DIR] [--save DIR] [--json] [--breakdown] [--weights-memory auto|map|copy[,...]] [--backend java|mlx|ID]
                    [KV flags, as for panamax generate: %s]
                    [--kv-baseline identity|none]  (identity, the default with a KV scheme other than identity: also decodes
                    with the identity cache, batch by batch, and prints the scheme's rate against it, target >= 1.00x)
@@ -98,6 +103,7 @@ record DecodeOptions(ModelShape shape, String presetName, List<WeightFormat> wei
                 "--vocab", "--experts", "--top-k", "--weights")) {
             if (values.containsKey(flag)) throw new IllegalArgumentException(flag + ": not with --model (the model's config.json decides)");
         }
+        if (values.containsKey("--save")) throw new IllegalArgumentException("--save: not with --model (it keeps the random checkpoints a preset writes)");
         Path dir = Path.of(values.get("--model"));
         ModelConfigShape read = ModelConfigShape.read(dir);
         return common(values, read.shape(), dir.toAbsolutePath().normalize().getFileName().toString(), List.of(read.format()),
@@ -120,12 +126,24 @@ record DecodeOptions(ModelShape shape, String presetName, List<WeightFormat> wei
         }
         // the same window, so a rotating scheme is compared with a rotating identity cache
         Optional<KvScheme> kvBaseline = baseline.equals("none") || kv.codec().equals("identity") ? Optional.empty() : Optional.of(identityLike(kv));
-        return new DecodeOptions(shape, name, List.copyOf(weights), List.copyOf(batches), intOr(values, "--context", 512),
+        DecodeOptions o = new DecodeOptions(shape, name, List.copyOf(weights), List.copyOf(batches), intOr(values, "--context", 512),
                 intOr(values, "--steps", 16), nonNegative(values, "--warmup", 3), nonNegative(values, "--prefill-tokens", 512),
                 fill.equals("prefill"), kv, threads, probeMib << 20, json,
                 Long.parseLong(values.getOrDefault("--seed", "42")),
                 Path.of(values.getOrDefault("--tmp", System.getProperty("java.io.tmpdir"))), breakdown, memories(values),
-                values.getOrDefault("--backend", "java"), model, kvBaseline);
+                values.getOrDefault("--backend", "java"), model, kvBaseline, Optional.ofNullable(values.get("--save")).map(Path::of));
+        for (WeightFormat f : o.weights) {
+            // a kept checkpoint is never overwritten; say so before minutes of probing and writing
+            o.savedCheckpoint(f).filter(Files::exists).ifPresent(target -> {
+                throw new IllegalArgumentException("--save: " + target + " already exists; remove it, or measure it with --model " + target);
+            });
+        }
+        return o;
+    }
+
+    /** The folder {@code --save} keeps format f's checkpoint in: {@code DIR/<preset>-<format>}, e.g. {@code moe-q8}. */
+    Optional<Path> savedCheckpoint(WeightFormat f) {
+        return save.map(dir -> dir.resolve(presetName + "-" + f.label));
     }
 
     /** The identity cache with the scheme's window ({@code --max-kv-size}), planner-chosen layout. */
@@ -135,7 +153,7 @@ record DecodeOptions(ModelShape shape, String presetName, List<WeightFormat> wei
 
     private static final java.util.Set<String> KNOWN = java.util.Set.of("--preset", "--layers", "--hidden", "--heads",
             "--kv-heads", "--head-dim", "--intermediate", "--vocab", "--weights", "--batches", "--context", "--steps", "--warmup",
-            "--prefill-tokens", "--fill", "--threads", "--probe-mib", "--seed", "--tmp",
+            "--prefill-tokens", "--fill", "--threads", "--probe-mib", "--seed", "--tmp", "--save",
             "--weights-memory", "--backend", "--model", "--experts", "--top-k", "--kv-baseline");
 
     private static List<LoadOptions.Weights> memories(Map<String, String> values) {

@@ -157,4 +157,47 @@ class BenchDecodeTest {
         assertEquals(2, exit);
         assertTrue(err.toString(StandardCharsets.UTF_8).contains("--weights: not with --model"), err.toString(StandardCharsets.UTF_8));
     }
+
+    @Test
+    void saveKeepsEachFormatsCheckpointWholeForALaterRunAndNeverOverwritesIt(@TempDir Path tmp) throws IOException {
+        Path saved = tmp.resolve("checkpoints");
+        ByteArrayOutputStream out = new ByteArrayOutputStream(), err = new ByteArrayOutputStream();
+        int exit = run(out, err, "--preset", "tiny", "--weights", "q8,q4", "--json", "--probe-mib", "16", "--context", "32", "--steps", "2",
+                "--warmup", "1", "--prefill-tokens", "0", "--batches", "1", "--save", saved.toString());
+        assertEquals(0, exit, err.toString(StandardCharsets.UTF_8));
+        try (Stream<Path> kept = Files.list(saved)) {
+            assertEquals(List.of("tiny-q4", "tiny-q8"), kept.map(p -> p.getFileName().toString()).sorted().toList(),
+                    "one folder per format, no partial ones");
+        }
+        for (String format : List.of("q8", "q4")) {
+            Path dir = saved.resolve("tiny-" + format);
+            assertTrue(Files.isRegularFile(dir.resolve("config.json")) && Files.isRegularFile(dir.resolve("model.safetensors")), dir.toString());
+            assertTrue(err.toString(StandardCharsets.UTF_8).contains("(kept: measure it again with --model " + dir + ")"), err.toString(StandardCharsets.UTF_8));
+        }
+
+        // the kept checkpoint measures as a model directory, in its own format
+        out.reset();
+        exit = run(out, err, "--model", saved.resolve("tiny-q4").toString(), "--json", "--probe-mib", "16", "--context", "32", "--steps", "2",
+                "--warmup", "1", "--prefill-tokens", "0", "--batches", "1");
+        assertEquals(0, exit, err.toString(StandardCharsets.UTF_8));
+        JsonNode row = new ObjectMapper().readTree(out.toString(StandardCharsets.UTF_8).lines().toList().get(1));
+        assertEquals("q4", row.get("weights").asText(), row.toString());
+
+        // a second --save to the same place is refused before anything runs, and the kept files stay as they were
+        long size = Files.size(saved.resolve("tiny-q8/model.safetensors"));
+        err.reset();
+        exit = run(out, err, "--preset", "tiny", "--weights", "q8", "--save", saved.toString());
+        assertEquals(2, exit);
+        assertTrue(err.toString(StandardCharsets.UTF_8).contains("--save: " + saved.resolve("tiny-q8") + " already exists"),
+                err.toString(StandardCharsets.UTF_8));
+        assertEquals(size, Files.size(saved.resolve("tiny-q8/model.safetensors")));
+        err.reset();
+        exit = run(out, err, "--model", saved.resolve("tiny-q8").toString(), "--save", saved.toString());
+        assertEquals(2, exit);
+        assertTrue(err.toString(StandardCharsets.UTF_8).contains("--save: not with --model"), err.toString(StandardCharsets.UTF_8));
+    }
+
+    private static int run(ByteArrayOutputStream out, ByteArrayOutputStream err, String... args) {
+        return tool().run(new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8), args);
+    }
 }
