@@ -20,6 +20,11 @@ import java.util.List;
  * in the tensors' own pieces (a few hundred KiB at odd offsets) it stayed in 4 KiB pages, and the
  * benchmark's memory-mapped weights then streamed at the rate of 4 KiB pages where a downloaded
  * model's would be mapped in 2 MiB ones (Linux 6.18, ext4: {@code FilePmdMapped} in smaps).
+ *
+ * <p>A complete file is forced to the disk before {@link #close} returns. Otherwise the kernel writes its dirty pages
+ * back while the benchmark times its steps (30 s after they were written, at the pace of its background flusher):
+ * 1.7 GB of the MoE preset's 8-bit checkpoint were still dirty during its timed steps, whose tenths then swung from
+ * 15.4 to 22.8 ms where a checkpoint already on disk gave 14.4–15.8.
  */
 final class SafetensorsWriter implements AutoCloseable {
     /** One declared tensor: its safetensors dtype name ("BF16", "U32"), shape and byte length. */
@@ -119,6 +124,7 @@ final class SafetensorsWriter implements AutoCloseable {
                 throw new IllegalStateException("tensor " + entries.get(next).name() + " was not written");
             }
             flush();
+            channel.force(false);
         }
     }
 }
