@@ -52,8 +52,21 @@ AFFINE_DOC = '''x·Wᵀ blocks over affine weights repacked by {@link AffineTile
  * {@code tTrR}: T tiles against R x rows; {@code bB}: B-bit codes; {@code p}: packed parameters.'''
 
 
-def head(name, doc):
-    """The generated file's package, imports, class comment, the constants the kernels share, and its private constructor."""
+def head(name, doc, decode_words=False):
+    """The generated file's package, imports, class comment, the constants the kernels share, and its private constructor
+    (with decode_words, the decoding vectors' DECODE_WORDS too)."""
+    words = f'''    // 1.0's bits, then the {", ".join(f"{b}-bit" for b in BITS)} codes' masks, V lanes each, which the register kernels load as
+    // vectors once a call: see decode_constants in tools/gen-affine-tile-kernels.py
+    private static final int[] DECODE_WORDS = decodeWords();
+''' if decode_words else ""
+    build = f'''
+    private static int[] decodeWords() {{
+        int[] words = new int[{len(BITS) + 1} * V];
+        int[] fill = {{ONE, {", ".join(f"0x{code_mask(b):x}" for b in BITS)}}};
+        for (int i = 0; i < words.length; i++) words[i] = fill[i / V];
+        return words;
+    }}
+''' if decode_words else ""
     return f'''package panamax.backend.java.kernel;
 
 import java.lang.foreign.MemorySegment;
@@ -74,10 +87,10 @@ final class {name} {{
     private static final int V = S.length();
     private static final int ONE = Float.floatToRawIntBits(1f);
     private static final ByteOrder LE = ByteOrder.LITTLE_ENDIAN;
-
+{words}
     private {name}() {{
     }}
-'''
+{build}'''
 
 
 def group_parameters(ind, t, at, scale, packed):
@@ -109,6 +122,23 @@ def stores(T, R, total):
     return [f"        {total(t, r)}.intoArray(out, oo + {r} * ldo + {t} * V);" for t in range(T) for r in range(R)]
 
 
+def code_mask(bits):
+    """The bits of a code placed at the top of 1.0's mantissa."""
+    return ((1 << bits) - 1) << (23 - bits)
+
+
+def decode_constants(bits):
+    """The vectors each code's ternary-logic op takes, 1.0's bits and the code's mask, loaded from DECODE_WORDS once a call.
+    Written as scalar constants (.and(0x7f8000).or(ONE)), C2 compiled the same kernel one of two ways from one JVM to
+    the next: the two vectors held in registers (a copy before each ternary-logic op, which overwrites its first
+    input), or rematerialized at every use as two vpbroadcastd from its constant table, 32 more instructions a trip of
+    t4r1b8p's loop (126 against 111; tools/hot-loop-mix.py). On the MoE preset's 8-bit checkpoint, batch 1 (2026-12-06,
+    Intel VM), 17 JVMs: 5 got registers and stepped in 14.1-14.5 ms, 12 got broadcasts and took 14.6-16.5 ms (mean
+    15.3). Loaded from an array C2 cannot treat them as constants, so it keeps them in registers in every JVM."""
+    return (f"        IntVector one = IntVector.fromArray(IS, DECODE_WORDS, 0), "
+            f"mask = IntVector.fromArray(IS, DECODE_WORDS, {BITS.index(bits) + 1} * V);")
+
+
 def kernel(T, R, bits, packed):
     """tTrRbB, or tTrRbBp where the group parameters are packed: one int per lane and group, the bf16 bias in its high
     half and the bf16 scale in its low half, turned into the f32 s' and b' as QuantMatVec.mantissaParameters makes them
@@ -128,10 +158,10 @@ def kernel(T, R, bits, packed):
     P = IN_MEMORY_PART if shifted else 4 if cpw == 4 or R == 1 else 8
     straight = P == cpw
     top = 23 - bits
-    mask = ((1 << bits) - 1) << top
     a = lambda t, r: f"a{t}{r}"
     o = lambda t, r: f"o{t}{r}"
     L = [f"    static void t{T}r{R}b{bits}{'p' if packed else ''}({ARGS}) {{"]
+    L.append(decode_constants(bits))
     if in_memory:
         L.append("        FloatVector zero = FloatVector.zero(S);")
         L.extend(f"        zero.intoArray(out, oo + {r} * ldo + {t} * V);" for t in range(T) for r in range(R))
@@ -169,7 +199,7 @@ def kernel(T, R, bits, packed):
             s = top - j * bits
             w = f"c{t}" if straight else f"e{t}"
             sh = f"{w}.lanewise(VectorOperators.LSHL, {s})" if s > 0 else f"{w}.lanewise(VectorOperators.LSHR, {-s})"
-            d = f"(FloatVector) {sh}.and(0x{mask:x}).or(ONE).reinterpretAsFloats()"
+            d = f"(FloatVector) {sh}.and(mask).or(one).reinterpretAsFloats()"
             L.append(f"{ind}{'FloatVector ' if j == 0 else ''}d{t} = {d};")
         for r in range(R):
             L.append(broadcast_fmas(ind, j, r, T, R, a))
@@ -225,7 +255,7 @@ def half_kernel(T, R):
 
 
 def generate():
-    parts = [head("AffineTileDots", AFFINE_DOC)]
+    parts = [head("AffineTileDots", AFFINE_DOC, decode_words=True)]
     for T, R in SHAPES:
         parts.append(f"    /** {T} tile{'s' if T > 1 else ''} against {R} x row{'s' if R > 1 else ''}. */")
         parts.append(f"    static void t{T}r{R}(int bits, boolean packed, {ARGS}) {{")

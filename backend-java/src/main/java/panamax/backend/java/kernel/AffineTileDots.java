@@ -29,8 +29,18 @@ final class AffineTileDots {
     private static final int V = S.length();
     private static final int ONE = Float.floatToRawIntBits(1f);
     private static final ByteOrder LE = ByteOrder.LITTLE_ENDIAN;
+    // 1.0's bits, then the 8-bit, 4-bit, 2-bit codes' masks, V lanes each, which the register kernels load as
+    // vectors once a call: see decode_constants in tools/gen-affine-tile-kernels.py
+    private static final int[] DECODE_WORDS = decodeWords();
 
     private AffineTileDots() {
+    }
+
+    private static int[] decodeWords() {
+        int[] words = new int[4 * V];
+        int[] fill = {ONE, 0x7f8000, 0x780000, 0x600000};
+        for (int i = 0; i < words.length; i++) words[i] = fill[i / V];
+        return words;
     }
 
     /** 4 tiles against 1 x row. */
@@ -114,6 +124,7 @@ final class AffineTileDots {
     }
 
     static void t4r1b8(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, MemorySegment pm, long so, long bo, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
+        IntVector one = IntVector.fromArray(IS, DECODE_WORDS, 0), mask = IntVector.fromArray(IS, DECODE_WORDS, 1 * V);
         FloatVector o00 = FloatVector.zero(S), o10 = FloatVector.zero(S), o20 = FloatVector.zero(S), o30 = FloatVector.zero(S);
         long last = (long) groups * wpg - 1;
         IntVector n0 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts + 0L * V) * 4, LE), n1 = IntVector.fromMemorySegment(IS, c, (cw + 1 * ts + 0L * V) * 4, LE), n2 = IntVector.fromMemorySegment(IS, c, (cw + 2 * ts + 0L * V) * 4, LE), n3 = IntVector.fromMemorySegment(IS, c, (cw + 3 * ts + 0L * V) * 4, LE);
@@ -128,25 +139,25 @@ final class AffineTileDots {
                 long next = Math.min(w + 1L, last);
                 n0 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts + next * V) * 4, LE); n1 = IntVector.fromMemorySegment(IS, c, (cw + 1 * ts + next * V) * 4, LE); n2 = IntVector.fromMemorySegment(IS, c, (cw + 2 * ts + next * V) * 4, LE); n3 = IntVector.fromMemorySegment(IS, c, (cw + 3 * ts + next * V) * 4, LE);
                 int kx = xo + w * 4;
-                FloatVector d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 15).and(0x7f8000).or(ONE).reinterpretAsFloats();
-                FloatVector d1 = (FloatVector) c1.lanewise(VectorOperators.LSHL, 15).and(0x7f8000).or(ONE).reinterpretAsFloats();
-                FloatVector d2 = (FloatVector) c2.lanewise(VectorOperators.LSHL, 15).and(0x7f8000).or(ONE).reinterpretAsFloats();
-                FloatVector d3 = (FloatVector) c3.lanewise(VectorOperators.LSHL, 15).and(0x7f8000).or(ONE).reinterpretAsFloats();
+                FloatVector d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 15).and(mask).or(one).reinterpretAsFloats();
+                FloatVector d1 = (FloatVector) c1.lanewise(VectorOperators.LSHL, 15).and(mask).or(one).reinterpretAsFloats();
+                FloatVector d2 = (FloatVector) c2.lanewise(VectorOperators.LSHL, 15).and(mask).or(one).reinterpretAsFloats();
+                FloatVector d3 = (FloatVector) c3.lanewise(VectorOperators.LSHL, 15).and(mask).or(one).reinterpretAsFloats();
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 0]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); a20 = d2.fma(xv, a20); a30 = d3.fma(xv, a30); }
-                d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 7).and(0x7f8000).or(ONE).reinterpretAsFloats();
-                d1 = (FloatVector) c1.lanewise(VectorOperators.LSHL, 7).and(0x7f8000).or(ONE).reinterpretAsFloats();
-                d2 = (FloatVector) c2.lanewise(VectorOperators.LSHL, 7).and(0x7f8000).or(ONE).reinterpretAsFloats();
-                d3 = (FloatVector) c3.lanewise(VectorOperators.LSHL, 7).and(0x7f8000).or(ONE).reinterpretAsFloats();
+                d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 7).and(mask).or(one).reinterpretAsFloats();
+                d1 = (FloatVector) c1.lanewise(VectorOperators.LSHL, 7).and(mask).or(one).reinterpretAsFloats();
+                d2 = (FloatVector) c2.lanewise(VectorOperators.LSHL, 7).and(mask).or(one).reinterpretAsFloats();
+                d3 = (FloatVector) c3.lanewise(VectorOperators.LSHL, 7).and(mask).or(one).reinterpretAsFloats();
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 1]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); a20 = d2.fma(xv, a20); a30 = d3.fma(xv, a30); }
-                d0 = (FloatVector) c0.lanewise(VectorOperators.LSHR, 1).and(0x7f8000).or(ONE).reinterpretAsFloats();
-                d1 = (FloatVector) c1.lanewise(VectorOperators.LSHR, 1).and(0x7f8000).or(ONE).reinterpretAsFloats();
-                d2 = (FloatVector) c2.lanewise(VectorOperators.LSHR, 1).and(0x7f8000).or(ONE).reinterpretAsFloats();
-                d3 = (FloatVector) c3.lanewise(VectorOperators.LSHR, 1).and(0x7f8000).or(ONE).reinterpretAsFloats();
+                d0 = (FloatVector) c0.lanewise(VectorOperators.LSHR, 1).and(mask).or(one).reinterpretAsFloats();
+                d1 = (FloatVector) c1.lanewise(VectorOperators.LSHR, 1).and(mask).or(one).reinterpretAsFloats();
+                d2 = (FloatVector) c2.lanewise(VectorOperators.LSHR, 1).and(mask).or(one).reinterpretAsFloats();
+                d3 = (FloatVector) c3.lanewise(VectorOperators.LSHR, 1).and(mask).or(one).reinterpretAsFloats();
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 2]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); a20 = d2.fma(xv, a20); a30 = d3.fma(xv, a30); }
-                d0 = (FloatVector) c0.lanewise(VectorOperators.LSHR, 9).and(0x7f8000).or(ONE).reinterpretAsFloats();
-                d1 = (FloatVector) c1.lanewise(VectorOperators.LSHR, 9).and(0x7f8000).or(ONE).reinterpretAsFloats();
-                d2 = (FloatVector) c2.lanewise(VectorOperators.LSHR, 9).and(0x7f8000).or(ONE).reinterpretAsFloats();
-                d3 = (FloatVector) c3.lanewise(VectorOperators.LSHR, 9).and(0x7f8000).or(ONE).reinterpretAsFloats();
+                d0 = (FloatVector) c0.lanewise(VectorOperators.LSHR, 9).and(mask).or(one).reinterpretAsFloats();
+                d1 = (FloatVector) c1.lanewise(VectorOperators.LSHR, 9).and(mask).or(one).reinterpretAsFloats();
+                d2 = (FloatVector) c2.lanewise(VectorOperators.LSHR, 9).and(mask).or(one).reinterpretAsFloats();
+                d3 = (FloatVector) c3.lanewise(VectorOperators.LSHR, 9).and(mask).or(one).reinterpretAsFloats();
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 3]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); a20 = d2.fma(xv, a20); a30 = d3.fma(xv, a30); }
             }
             FloatVector s0 = FloatVector.fromMemorySegment(S, pm, so + (0 * pts + g * V) * 4L, LE), b0 = FloatVector.fromMemorySegment(S, pm, bo + (0 * pts + g * V) * 4L, LE);
@@ -162,6 +173,7 @@ final class AffineTileDots {
     }
 
     static void t1r1b8(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, MemorySegment pm, long so, long bo, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
+        IntVector one = IntVector.fromArray(IS, DECODE_WORDS, 0), mask = IntVector.fromArray(IS, DECODE_WORDS, 1 * V);
         FloatVector o00 = FloatVector.zero(S);
         long last = (long) groups * wpg - 1;
         IntVector n0 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts + 0L * V) * 4, LE);
@@ -173,13 +185,13 @@ final class AffineTileDots {
                 long next = Math.min(w + 1L, last);
                 n0 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts + next * V) * 4, LE);
                 int kx = xo + w * 4;
-                FloatVector d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 15).and(0x7f8000).or(ONE).reinterpretAsFloats();
+                FloatVector d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 15).and(mask).or(one).reinterpretAsFloats();
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 0]); a00 = d0.fma(xv, a00); }
-                d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 7).and(0x7f8000).or(ONE).reinterpretAsFloats();
+                d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 7).and(mask).or(one).reinterpretAsFloats();
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 1]); a00 = d0.fma(xv, a00); }
-                d0 = (FloatVector) c0.lanewise(VectorOperators.LSHR, 1).and(0x7f8000).or(ONE).reinterpretAsFloats();
+                d0 = (FloatVector) c0.lanewise(VectorOperators.LSHR, 1).and(mask).or(one).reinterpretAsFloats();
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 2]); a00 = d0.fma(xv, a00); }
-                d0 = (FloatVector) c0.lanewise(VectorOperators.LSHR, 9).and(0x7f8000).or(ONE).reinterpretAsFloats();
+                d0 = (FloatVector) c0.lanewise(VectorOperators.LSHR, 9).and(mask).or(one).reinterpretAsFloats();
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 3]); a00 = d0.fma(xv, a00); }
             }
             FloatVector s0 = FloatVector.fromMemorySegment(S, pm, so + (0 * pts + g * V) * 4L, LE), b0 = FloatVector.fromMemorySegment(S, pm, bo + (0 * pts + g * V) * 4L, LE);
@@ -189,6 +201,7 @@ final class AffineTileDots {
     }
 
     static void t2r2b8(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, MemorySegment pm, long so, long bo, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
+        IntVector one = IntVector.fromArray(IS, DECODE_WORDS, 0), mask = IntVector.fromArray(IS, DECODE_WORDS, 1 * V);
         FloatVector o00 = FloatVector.zero(S), o01 = FloatVector.zero(S), o10 = FloatVector.zero(S), o11 = FloatVector.zero(S);
         long last = (long) groups * wpg - 1;
         IntVector n0 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts + 0L * V) * 4, LE), n1 = IntVector.fromMemorySegment(IS, c, (cw + 1 * ts + 0L * V) * 4, LE);
@@ -201,20 +214,20 @@ final class AffineTileDots {
                 long next = Math.min(w + 1L, last);
                 n0 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts + next * V) * 4, LE); n1 = IntVector.fromMemorySegment(IS, c, (cw + 1 * ts + next * V) * 4, LE);
                 int kx = xo + w * 8;
-                FloatVector d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 15).and(0x7f8000).or(ONE).reinterpretAsFloats();
-                FloatVector d1 = (FloatVector) c1.lanewise(VectorOperators.LSHL, 15).and(0x7f8000).or(ONE).reinterpretAsFloats();
+                FloatVector d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 15).and(mask).or(one).reinterpretAsFloats();
+                FloatVector d1 = (FloatVector) c1.lanewise(VectorOperators.LSHL, 15).and(mask).or(one).reinterpretAsFloats();
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 0]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 1]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
-                d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 7).and(0x7f8000).or(ONE).reinterpretAsFloats();
-                d1 = (FloatVector) c1.lanewise(VectorOperators.LSHL, 7).and(0x7f8000).or(ONE).reinterpretAsFloats();
+                d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 7).and(mask).or(one).reinterpretAsFloats();
+                d1 = (FloatVector) c1.lanewise(VectorOperators.LSHL, 7).and(mask).or(one).reinterpretAsFloats();
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 2]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 3]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
-                d0 = (FloatVector) c0.lanewise(VectorOperators.LSHR, 1).and(0x7f8000).or(ONE).reinterpretAsFloats();
-                d1 = (FloatVector) c1.lanewise(VectorOperators.LSHR, 1).and(0x7f8000).or(ONE).reinterpretAsFloats();
+                d0 = (FloatVector) c0.lanewise(VectorOperators.LSHR, 1).and(mask).or(one).reinterpretAsFloats();
+                d1 = (FloatVector) c1.lanewise(VectorOperators.LSHR, 1).and(mask).or(one).reinterpretAsFloats();
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 4]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 5]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
-                d0 = (FloatVector) c0.lanewise(VectorOperators.LSHR, 9).and(0x7f8000).or(ONE).reinterpretAsFloats();
-                d1 = (FloatVector) c1.lanewise(VectorOperators.LSHR, 9).and(0x7f8000).or(ONE).reinterpretAsFloats();
+                d0 = (FloatVector) c0.lanewise(VectorOperators.LSHR, 9).and(mask).or(one).reinterpretAsFloats();
+                d1 = (FloatVector) c1.lanewise(VectorOperators.LSHR, 9).and(mask).or(one).reinterpretAsFloats();
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 6]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 7]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
             }
@@ -230,6 +243,7 @@ final class AffineTileDots {
     }
 
     static void t1r2b8(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, MemorySegment pm, long so, long bo, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
+        IntVector one = IntVector.fromArray(IS, DECODE_WORDS, 0), mask = IntVector.fromArray(IS, DECODE_WORDS, 1 * V);
         FloatVector o00 = FloatVector.zero(S), o01 = FloatVector.zero(S);
         long last = (long) groups * wpg - 1;
         IntVector n0 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts + 0L * V) * 4, LE);
@@ -241,16 +255,16 @@ final class AffineTileDots {
                 long next = Math.min(w + 1L, last);
                 n0 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts + next * V) * 4, LE);
                 int kx = xo + w * 8;
-                FloatVector d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 15).and(0x7f8000).or(ONE).reinterpretAsFloats();
+                FloatVector d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 15).and(mask).or(one).reinterpretAsFloats();
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 0]); a00 = d0.fma(xv, a00); }
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 1]); a01 = d0.fma(xv, a01); }
-                d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 7).and(0x7f8000).or(ONE).reinterpretAsFloats();
+                d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 7).and(mask).or(one).reinterpretAsFloats();
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 2]); a00 = d0.fma(xv, a00); }
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 3]); a01 = d0.fma(xv, a01); }
-                d0 = (FloatVector) c0.lanewise(VectorOperators.LSHR, 1).and(0x7f8000).or(ONE).reinterpretAsFloats();
+                d0 = (FloatVector) c0.lanewise(VectorOperators.LSHR, 1).and(mask).or(one).reinterpretAsFloats();
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 4]); a00 = d0.fma(xv, a00); }
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 5]); a01 = d0.fma(xv, a01); }
-                d0 = (FloatVector) c0.lanewise(VectorOperators.LSHR, 9).and(0x7f8000).or(ONE).reinterpretAsFloats();
+                d0 = (FloatVector) c0.lanewise(VectorOperators.LSHR, 9).and(mask).or(one).reinterpretAsFloats();
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 6]); a00 = d0.fma(xv, a00); }
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 7]); a01 = d0.fma(xv, a01); }
             }
@@ -263,6 +277,7 @@ final class AffineTileDots {
     }
 
     static void t2r4b8(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, MemorySegment pm, long so, long bo, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
+        IntVector one = IntVector.fromArray(IS, DECODE_WORDS, 0), mask = IntVector.fromArray(IS, DECODE_WORDS, 1 * V);
         FloatVector o00 = FloatVector.zero(S), o01 = FloatVector.zero(S), o02 = FloatVector.zero(S), o03 = FloatVector.zero(S), o10 = FloatVector.zero(S), o11 = FloatVector.zero(S), o12 = FloatVector.zero(S), o13 = FloatVector.zero(S);
         for (int g = 0; g < groups; g++) {
             FloatVector a00 = FloatVector.zero(S), a01 = FloatVector.zero(S), a02 = FloatVector.zero(S), a03 = FloatVector.zero(S), a10 = FloatVector.zero(S), a11 = FloatVector.zero(S), a12 = FloatVector.zero(S), a13 = FloatVector.zero(S);
@@ -271,26 +286,26 @@ final class AffineTileDots {
                 IntVector c0 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts + (long) w * V) * 4, LE);
                 IntVector c1 = IntVector.fromMemorySegment(IS, c, (cw + 1 * ts + (long) w * V) * 4, LE);
                 int kx = xo + w * 16;
-                FloatVector d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 15).and(0x7f8000).or(ONE).reinterpretAsFloats();
-                FloatVector d1 = (FloatVector) c1.lanewise(VectorOperators.LSHL, 15).and(0x7f8000).or(ONE).reinterpretAsFloats();
+                FloatVector d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 15).and(mask).or(one).reinterpretAsFloats();
+                FloatVector d1 = (FloatVector) c1.lanewise(VectorOperators.LSHL, 15).and(mask).or(one).reinterpretAsFloats();
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 0]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 1]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 2]); a02 = d0.fma(xv, a02); a12 = d1.fma(xv, a12); }
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 3]); a03 = d0.fma(xv, a03); a13 = d1.fma(xv, a13); }
-                d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 7).and(0x7f8000).or(ONE).reinterpretAsFloats();
-                d1 = (FloatVector) c1.lanewise(VectorOperators.LSHL, 7).and(0x7f8000).or(ONE).reinterpretAsFloats();
+                d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 7).and(mask).or(one).reinterpretAsFloats();
+                d1 = (FloatVector) c1.lanewise(VectorOperators.LSHL, 7).and(mask).or(one).reinterpretAsFloats();
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 4]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 5]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 6]); a02 = d0.fma(xv, a02); a12 = d1.fma(xv, a12); }
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 7]); a03 = d0.fma(xv, a03); a13 = d1.fma(xv, a13); }
-                d0 = (FloatVector) c0.lanewise(VectorOperators.LSHR, 1).and(0x7f8000).or(ONE).reinterpretAsFloats();
-                d1 = (FloatVector) c1.lanewise(VectorOperators.LSHR, 1).and(0x7f8000).or(ONE).reinterpretAsFloats();
+                d0 = (FloatVector) c0.lanewise(VectorOperators.LSHR, 1).and(mask).or(one).reinterpretAsFloats();
+                d1 = (FloatVector) c1.lanewise(VectorOperators.LSHR, 1).and(mask).or(one).reinterpretAsFloats();
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 8]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 9]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 10]); a02 = d0.fma(xv, a02); a12 = d1.fma(xv, a12); }
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 11]); a03 = d0.fma(xv, a03); a13 = d1.fma(xv, a13); }
-                d0 = (FloatVector) c0.lanewise(VectorOperators.LSHR, 9).and(0x7f8000).or(ONE).reinterpretAsFloats();
-                d1 = (FloatVector) c1.lanewise(VectorOperators.LSHR, 9).and(0x7f8000).or(ONE).reinterpretAsFloats();
+                d0 = (FloatVector) c0.lanewise(VectorOperators.LSHR, 9).and(mask).or(one).reinterpretAsFloats();
+                d1 = (FloatVector) c1.lanewise(VectorOperators.LSHR, 9).and(mask).or(one).reinterpretAsFloats();
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 12]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 13]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 14]); a02 = d0.fma(xv, a02); a12 = d1.fma(xv, a12); }
@@ -314,6 +329,7 @@ final class AffineTileDots {
     }
 
     static void t1r4b8(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, MemorySegment pm, long so, long bo, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
+        IntVector one = IntVector.fromArray(IS, DECODE_WORDS, 0), mask = IntVector.fromArray(IS, DECODE_WORDS, 1 * V);
         FloatVector o00 = FloatVector.zero(S), o01 = FloatVector.zero(S), o02 = FloatVector.zero(S), o03 = FloatVector.zero(S);
         for (int g = 0; g < groups; g++) {
             FloatVector a00 = FloatVector.zero(S), a01 = FloatVector.zero(S), a02 = FloatVector.zero(S), a03 = FloatVector.zero(S);
@@ -321,22 +337,22 @@ final class AffineTileDots {
             for (int w = g * wpg; w < w1; w++) {
                 IntVector c0 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts + (long) w * V) * 4, LE);
                 int kx = xo + w * 16;
-                FloatVector d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 15).and(0x7f8000).or(ONE).reinterpretAsFloats();
+                FloatVector d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 15).and(mask).or(one).reinterpretAsFloats();
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 0]); a00 = d0.fma(xv, a00); }
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 1]); a01 = d0.fma(xv, a01); }
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 2]); a02 = d0.fma(xv, a02); }
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 3]); a03 = d0.fma(xv, a03); }
-                d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 7).and(0x7f8000).or(ONE).reinterpretAsFloats();
+                d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 7).and(mask).or(one).reinterpretAsFloats();
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 4]); a00 = d0.fma(xv, a00); }
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 5]); a01 = d0.fma(xv, a01); }
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 6]); a02 = d0.fma(xv, a02); }
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 7]); a03 = d0.fma(xv, a03); }
-                d0 = (FloatVector) c0.lanewise(VectorOperators.LSHR, 1).and(0x7f8000).or(ONE).reinterpretAsFloats();
+                d0 = (FloatVector) c0.lanewise(VectorOperators.LSHR, 1).and(mask).or(one).reinterpretAsFloats();
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 8]); a00 = d0.fma(xv, a00); }
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 9]); a01 = d0.fma(xv, a01); }
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 10]); a02 = d0.fma(xv, a02); }
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 11]); a03 = d0.fma(xv, a03); }
-                d0 = (FloatVector) c0.lanewise(VectorOperators.LSHR, 9).and(0x7f8000).or(ONE).reinterpretAsFloats();
+                d0 = (FloatVector) c0.lanewise(VectorOperators.LSHR, 9).and(mask).or(one).reinterpretAsFloats();
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 12]); a00 = d0.fma(xv, a00); }
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 13]); a01 = d0.fma(xv, a01); }
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 14]); a02 = d0.fma(xv, a02); }
@@ -355,6 +371,7 @@ final class AffineTileDots {
     }
 
     static void t1r8b8(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, MemorySegment pm, long so, long bo, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
+        IntVector one = IntVector.fromArray(IS, DECODE_WORDS, 0), mask = IntVector.fromArray(IS, DECODE_WORDS, 1 * V);
         FloatVector o00 = FloatVector.zero(S), o01 = FloatVector.zero(S), o02 = FloatVector.zero(S), o03 = FloatVector.zero(S), o04 = FloatVector.zero(S), o05 = FloatVector.zero(S), o06 = FloatVector.zero(S), o07 = FloatVector.zero(S);
         for (int g = 0; g < groups; g++) {
             FloatVector a00 = FloatVector.zero(S), a01 = FloatVector.zero(S), a02 = FloatVector.zero(S), a03 = FloatVector.zero(S), a04 = FloatVector.zero(S), a05 = FloatVector.zero(S), a06 = FloatVector.zero(S), a07 = FloatVector.zero(S);
@@ -362,7 +379,7 @@ final class AffineTileDots {
             for (int w = g * wpg; w < w1; w++) {
                 IntVector c0 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts + (long) w * V) * 4, LE);
                 int kx = xo + w * 32;
-                FloatVector d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 15).and(0x7f8000).or(ONE).reinterpretAsFloats();
+                FloatVector d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 15).and(mask).or(one).reinterpretAsFloats();
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 0]); a00 = d0.fma(xv, a00); }
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 1]); a01 = d0.fma(xv, a01); }
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 2]); a02 = d0.fma(xv, a02); }
@@ -371,7 +388,7 @@ final class AffineTileDots {
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 5]); a05 = d0.fma(xv, a05); }
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 6]); a06 = d0.fma(xv, a06); }
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 7]); a07 = d0.fma(xv, a07); }
-                d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 7).and(0x7f8000).or(ONE).reinterpretAsFloats();
+                d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 7).and(mask).or(one).reinterpretAsFloats();
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 8]); a00 = d0.fma(xv, a00); }
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 9]); a01 = d0.fma(xv, a01); }
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 10]); a02 = d0.fma(xv, a02); }
@@ -380,7 +397,7 @@ final class AffineTileDots {
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 13]); a05 = d0.fma(xv, a05); }
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 14]); a06 = d0.fma(xv, a06); }
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 15]); a07 = d0.fma(xv, a07); }
-                d0 = (FloatVector) c0.lanewise(VectorOperators.LSHR, 1).and(0x7f8000).or(ONE).reinterpretAsFloats();
+                d0 = (FloatVector) c0.lanewise(VectorOperators.LSHR, 1).and(mask).or(one).reinterpretAsFloats();
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 16]); a00 = d0.fma(xv, a00); }
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 17]); a01 = d0.fma(xv, a01); }
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 18]); a02 = d0.fma(xv, a02); }
@@ -389,7 +406,7 @@ final class AffineTileDots {
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 21]); a05 = d0.fma(xv, a05); }
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 22]); a06 = d0.fma(xv, a06); }
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 23]); a07 = d0.fma(xv, a07); }
-                d0 = (FloatVector) c0.lanewise(VectorOperators.LSHR, 9).and(0x7f8000).or(ONE).reinterpretAsFloats();
+                d0 = (FloatVector) c0.lanewise(VectorOperators.LSHR, 9).and(mask).or(one).reinterpretAsFloats();
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 24]); a00 = d0.fma(xv, a00); }
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 25]); a01 = d0.fma(xv, a01); }
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 26]); a02 = d0.fma(xv, a02); }
@@ -420,6 +437,7 @@ final class AffineTileDots {
     }
 
     static void t2r8b8(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, MemorySegment pm, long so, long bo, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
+        IntVector one = IntVector.fromArray(IS, DECODE_WORDS, 0), mask = IntVector.fromArray(IS, DECODE_WORDS, 1 * V);
         FloatVector zero = FloatVector.zero(S);
         zero.intoArray(out, oo + 0 * ldo + 0 * V);
         zero.intoArray(out, oo + 1 * ldo + 0 * V);
@@ -447,8 +465,8 @@ final class AffineTileDots {
                     int kx = xo + w * 32 + q * 8;
                     IntVector e0 = c0;
                     IntVector e1 = c1;
-                    FloatVector d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 15).and(0x7f8000).or(ONE).reinterpretAsFloats();
-                    FloatVector d1 = (FloatVector) e1.lanewise(VectorOperators.LSHL, 15).and(0x7f8000).or(ONE).reinterpretAsFloats();
+                    FloatVector d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 15).and(mask).or(one).reinterpretAsFloats();
+                    FloatVector d1 = (FloatVector) e1.lanewise(VectorOperators.LSHL, 15).and(mask).or(one).reinterpretAsFloats();
                     { FloatVector xv = FloatVector.broadcast(S, x[kx + 0]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
                     { FloatVector xv = FloatVector.broadcast(S, x[kx + 1]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
                     { FloatVector xv = FloatVector.broadcast(S, x[kx + 2]); a02 = d0.fma(xv, a02); a12 = d1.fma(xv, a12); }
@@ -475,6 +493,7 @@ final class AffineTileDots {
     }
 
     static void t4r1b4(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, MemorySegment pm, long so, long bo, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
+        IntVector one = IntVector.fromArray(IS, DECODE_WORDS, 0), mask = IntVector.fromArray(IS, DECODE_WORDS, 2 * V);
         FloatVector o00 = FloatVector.zero(S), o10 = FloatVector.zero(S), o20 = FloatVector.zero(S), o30 = FloatVector.zero(S);
         for (int g = 0; g < groups; g++) {
             FloatVector a00 = FloatVector.zero(S), a10 = FloatVector.zero(S), a20 = FloatVector.zero(S), a30 = FloatVector.zero(S);
@@ -490,25 +509,25 @@ final class AffineTileDots {
                     IntVector e1 = c1.lanewise(VectorOperators.LSHR, q * 16);
                     IntVector e2 = c2.lanewise(VectorOperators.LSHR, q * 16);
                     IntVector e3 = c3.lanewise(VectorOperators.LSHR, q * 16);
-                    FloatVector d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 19).and(0x780000).or(ONE).reinterpretAsFloats();
-                    FloatVector d1 = (FloatVector) e1.lanewise(VectorOperators.LSHL, 19).and(0x780000).or(ONE).reinterpretAsFloats();
-                    FloatVector d2 = (FloatVector) e2.lanewise(VectorOperators.LSHL, 19).and(0x780000).or(ONE).reinterpretAsFloats();
-                    FloatVector d3 = (FloatVector) e3.lanewise(VectorOperators.LSHL, 19).and(0x780000).or(ONE).reinterpretAsFloats();
+                    FloatVector d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 19).and(mask).or(one).reinterpretAsFloats();
+                    FloatVector d1 = (FloatVector) e1.lanewise(VectorOperators.LSHL, 19).and(mask).or(one).reinterpretAsFloats();
+                    FloatVector d2 = (FloatVector) e2.lanewise(VectorOperators.LSHL, 19).and(mask).or(one).reinterpretAsFloats();
+                    FloatVector d3 = (FloatVector) e3.lanewise(VectorOperators.LSHL, 19).and(mask).or(one).reinterpretAsFloats();
                     { FloatVector xv = FloatVector.broadcast(S, x[kx + 0]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); a20 = d2.fma(xv, a20); a30 = d3.fma(xv, a30); }
-                    d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 15).and(0x780000).or(ONE).reinterpretAsFloats();
-                    d1 = (FloatVector) e1.lanewise(VectorOperators.LSHL, 15).and(0x780000).or(ONE).reinterpretAsFloats();
-                    d2 = (FloatVector) e2.lanewise(VectorOperators.LSHL, 15).and(0x780000).or(ONE).reinterpretAsFloats();
-                    d3 = (FloatVector) e3.lanewise(VectorOperators.LSHL, 15).and(0x780000).or(ONE).reinterpretAsFloats();
+                    d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 15).and(mask).or(one).reinterpretAsFloats();
+                    d1 = (FloatVector) e1.lanewise(VectorOperators.LSHL, 15).and(mask).or(one).reinterpretAsFloats();
+                    d2 = (FloatVector) e2.lanewise(VectorOperators.LSHL, 15).and(mask).or(one).reinterpretAsFloats();
+                    d3 = (FloatVector) e3.lanewise(VectorOperators.LSHL, 15).and(mask).or(one).reinterpretAsFloats();
                     { FloatVector xv = FloatVector.broadcast(S, x[kx + 1]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); a20 = d2.fma(xv, a20); a30 = d3.fma(xv, a30); }
-                    d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 11).and(0x780000).or(ONE).reinterpretAsFloats();
-                    d1 = (FloatVector) e1.lanewise(VectorOperators.LSHL, 11).and(0x780000).or(ONE).reinterpretAsFloats();
-                    d2 = (FloatVector) e2.lanewise(VectorOperators.LSHL, 11).and(0x780000).or(ONE).reinterpretAsFloats();
-                    d3 = (FloatVector) e3.lanewise(VectorOperators.LSHL, 11).and(0x780000).or(ONE).reinterpretAsFloats();
+                    d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 11).and(mask).or(one).reinterpretAsFloats();
+                    d1 = (FloatVector) e1.lanewise(VectorOperators.LSHL, 11).and(mask).or(one).reinterpretAsFloats();
+                    d2 = (FloatVector) e2.lanewise(VectorOperators.LSHL, 11).and(mask).or(one).reinterpretAsFloats();
+                    d3 = (FloatVector) e3.lanewise(VectorOperators.LSHL, 11).and(mask).or(one).reinterpretAsFloats();
                     { FloatVector xv = FloatVector.broadcast(S, x[kx + 2]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); a20 = d2.fma(xv, a20); a30 = d3.fma(xv, a30); }
-                    d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 7).and(0x780000).or(ONE).reinterpretAsFloats();
-                    d1 = (FloatVector) e1.lanewise(VectorOperators.LSHL, 7).and(0x780000).or(ONE).reinterpretAsFloats();
-                    d2 = (FloatVector) e2.lanewise(VectorOperators.LSHL, 7).and(0x780000).or(ONE).reinterpretAsFloats();
-                    d3 = (FloatVector) e3.lanewise(VectorOperators.LSHL, 7).and(0x780000).or(ONE).reinterpretAsFloats();
+                    d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 7).and(mask).or(one).reinterpretAsFloats();
+                    d1 = (FloatVector) e1.lanewise(VectorOperators.LSHL, 7).and(mask).or(one).reinterpretAsFloats();
+                    d2 = (FloatVector) e2.lanewise(VectorOperators.LSHL, 7).and(mask).or(one).reinterpretAsFloats();
+                    d3 = (FloatVector) e3.lanewise(VectorOperators.LSHL, 7).and(mask).or(one).reinterpretAsFloats();
                     { FloatVector xv = FloatVector.broadcast(S, x[kx + 3]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); a20 = d2.fma(xv, a20); a30 = d3.fma(xv, a30); }
                 }
             }
@@ -525,6 +544,7 @@ final class AffineTileDots {
     }
 
     static void t1r1b4(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, MemorySegment pm, long so, long bo, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
+        IntVector one = IntVector.fromArray(IS, DECODE_WORDS, 0), mask = IntVector.fromArray(IS, DECODE_WORDS, 2 * V);
         FloatVector o00 = FloatVector.zero(S);
         for (int g = 0; g < groups; g++) {
             FloatVector a00 = FloatVector.zero(S);
@@ -534,13 +554,13 @@ final class AffineTileDots {
                 for (int q = 0; q < 2; q++) {
                     int kx = xo + w * 8 + q * 4;
                     IntVector e0 = c0.lanewise(VectorOperators.LSHR, q * 16);
-                    FloatVector d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 19).and(0x780000).or(ONE).reinterpretAsFloats();
+                    FloatVector d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 19).and(mask).or(one).reinterpretAsFloats();
                     { FloatVector xv = FloatVector.broadcast(S, x[kx + 0]); a00 = d0.fma(xv, a00); }
-                    d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 15).and(0x780000).or(ONE).reinterpretAsFloats();
+                    d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 15).and(mask).or(one).reinterpretAsFloats();
                     { FloatVector xv = FloatVector.broadcast(S, x[kx + 1]); a00 = d0.fma(xv, a00); }
-                    d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 11).and(0x780000).or(ONE).reinterpretAsFloats();
+                    d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 11).and(mask).or(one).reinterpretAsFloats();
                     { FloatVector xv = FloatVector.broadcast(S, x[kx + 2]); a00 = d0.fma(xv, a00); }
-                    d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 7).and(0x780000).or(ONE).reinterpretAsFloats();
+                    d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 7).and(mask).or(one).reinterpretAsFloats();
                     { FloatVector xv = FloatVector.broadcast(S, x[kx + 3]); a00 = d0.fma(xv, a00); }
                 }
             }
@@ -551,6 +571,7 @@ final class AffineTileDots {
     }
 
     static void t2r2b4(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, MemorySegment pm, long so, long bo, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
+        IntVector one = IntVector.fromArray(IS, DECODE_WORDS, 0), mask = IntVector.fromArray(IS, DECODE_WORDS, 2 * V);
         FloatVector o00 = FloatVector.zero(S), o01 = FloatVector.zero(S), o10 = FloatVector.zero(S), o11 = FloatVector.zero(S);
         for (int g = 0; g < groups; g++) {
             FloatVector a00 = FloatVector.zero(S), a01 = FloatVector.zero(S), a10 = FloatVector.zero(S), a11 = FloatVector.zero(S);
@@ -562,8 +583,8 @@ final class AffineTileDots {
                     int kx = xo + w * 16 + q * 2;
                     IntVector e0 = c0;
                     IntVector e1 = c1;
-                    FloatVector d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 19).and(0x780000).or(ONE).reinterpretAsFloats();
-                    FloatVector d1 = (FloatVector) e1.lanewise(VectorOperators.LSHL, 19).and(0x780000).or(ONE).reinterpretAsFloats();
+                    FloatVector d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 19).and(mask).or(one).reinterpretAsFloats();
+                    FloatVector d1 = (FloatVector) e1.lanewise(VectorOperators.LSHL, 19).and(mask).or(one).reinterpretAsFloats();
                     { FloatVector xv = FloatVector.broadcast(S, x[kx + 0]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
                     { FloatVector xv = FloatVector.broadcast(S, x[kx + 1]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
                     c0 = c0.lanewise(VectorOperators.LSHR, 4);
@@ -582,6 +603,7 @@ final class AffineTileDots {
     }
 
     static void t1r2b4(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, MemorySegment pm, long so, long bo, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
+        IntVector one = IntVector.fromArray(IS, DECODE_WORDS, 0), mask = IntVector.fromArray(IS, DECODE_WORDS, 2 * V);
         FloatVector o00 = FloatVector.zero(S), o01 = FloatVector.zero(S);
         for (int g = 0; g < groups; g++) {
             FloatVector a00 = FloatVector.zero(S), a01 = FloatVector.zero(S);
@@ -591,7 +613,7 @@ final class AffineTileDots {
                 for (int q = 0; q < 8; q++) {
                     int kx = xo + w * 16 + q * 2;
                     IntVector e0 = c0;
-                    FloatVector d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 19).and(0x780000).or(ONE).reinterpretAsFloats();
+                    FloatVector d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 19).and(mask).or(one).reinterpretAsFloats();
                     { FloatVector xv = FloatVector.broadcast(S, x[kx + 0]); a00 = d0.fma(xv, a00); }
                     { FloatVector xv = FloatVector.broadcast(S, x[kx + 1]); a01 = d0.fma(xv, a01); }
                     c0 = c0.lanewise(VectorOperators.LSHR, 4);
@@ -606,6 +628,7 @@ final class AffineTileDots {
     }
 
     static void t2r4b4(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, MemorySegment pm, long so, long bo, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
+        IntVector one = IntVector.fromArray(IS, DECODE_WORDS, 0), mask = IntVector.fromArray(IS, DECODE_WORDS, 2 * V);
         FloatVector o00 = FloatVector.zero(S), o01 = FloatVector.zero(S), o02 = FloatVector.zero(S), o03 = FloatVector.zero(S), o10 = FloatVector.zero(S), o11 = FloatVector.zero(S), o12 = FloatVector.zero(S), o13 = FloatVector.zero(S);
         for (int g = 0; g < groups; g++) {
             FloatVector a00 = FloatVector.zero(S), a01 = FloatVector.zero(S), a02 = FloatVector.zero(S), a03 = FloatVector.zero(S), a10 = FloatVector.zero(S), a11 = FloatVector.zero(S), a12 = FloatVector.zero(S), a13 = FloatVector.zero(S);
@@ -617,8 +640,8 @@ final class AffineTileDots {
                     int kx = xo + w * 32 + q * 4;
                     IntVector e0 = c0;
                     IntVector e1 = c1;
-                    FloatVector d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 19).and(0x780000).or(ONE).reinterpretAsFloats();
-                    FloatVector d1 = (FloatVector) e1.lanewise(VectorOperators.LSHL, 19).and(0x780000).or(ONE).reinterpretAsFloats();
+                    FloatVector d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 19).and(mask).or(one).reinterpretAsFloats();
+                    FloatVector d1 = (FloatVector) e1.lanewise(VectorOperators.LSHL, 19).and(mask).or(one).reinterpretAsFloats();
                     { FloatVector xv = FloatVector.broadcast(S, x[kx + 0]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
                     { FloatVector xv = FloatVector.broadcast(S, x[kx + 1]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
                     { FloatVector xv = FloatVector.broadcast(S, x[kx + 2]); a02 = d0.fma(xv, a02); a12 = d1.fma(xv, a12); }
@@ -645,6 +668,7 @@ final class AffineTileDots {
     }
 
     static void t1r4b4(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, MemorySegment pm, long so, long bo, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
+        IntVector one = IntVector.fromArray(IS, DECODE_WORDS, 0), mask = IntVector.fromArray(IS, DECODE_WORDS, 2 * V);
         FloatVector o00 = FloatVector.zero(S), o01 = FloatVector.zero(S), o02 = FloatVector.zero(S), o03 = FloatVector.zero(S);
         for (int g = 0; g < groups; g++) {
             FloatVector a00 = FloatVector.zero(S), a01 = FloatVector.zero(S), a02 = FloatVector.zero(S), a03 = FloatVector.zero(S);
@@ -654,7 +678,7 @@ final class AffineTileDots {
                 for (int q = 0; q < 8; q++) {
                     int kx = xo + w * 32 + q * 4;
                     IntVector e0 = c0;
-                    FloatVector d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 19).and(0x780000).or(ONE).reinterpretAsFloats();
+                    FloatVector d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 19).and(mask).or(one).reinterpretAsFloats();
                     { FloatVector xv = FloatVector.broadcast(S, x[kx + 0]); a00 = d0.fma(xv, a00); }
                     { FloatVector xv = FloatVector.broadcast(S, x[kx + 1]); a01 = d0.fma(xv, a01); }
                     { FloatVector xv = FloatVector.broadcast(S, x[kx + 2]); a02 = d0.fma(xv, a02); }
@@ -675,6 +699,7 @@ final class AffineTileDots {
     }
 
     static void t1r8b4(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, MemorySegment pm, long so, long bo, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
+        IntVector one = IntVector.fromArray(IS, DECODE_WORDS, 0), mask = IntVector.fromArray(IS, DECODE_WORDS, 2 * V);
         FloatVector o00 = FloatVector.zero(S), o01 = FloatVector.zero(S), o02 = FloatVector.zero(S), o03 = FloatVector.zero(S), o04 = FloatVector.zero(S), o05 = FloatVector.zero(S), o06 = FloatVector.zero(S), o07 = FloatVector.zero(S);
         for (int g = 0; g < groups; g++) {
             FloatVector a00 = FloatVector.zero(S), a01 = FloatVector.zero(S), a02 = FloatVector.zero(S), a03 = FloatVector.zero(S), a04 = FloatVector.zero(S), a05 = FloatVector.zero(S), a06 = FloatVector.zero(S), a07 = FloatVector.zero(S);
@@ -684,7 +709,7 @@ final class AffineTileDots {
                 for (int q = 0; q < 8; q++) {
                     int kx = xo + w * 64 + q * 8;
                     IntVector e0 = c0;
-                    FloatVector d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 19).and(0x780000).or(ONE).reinterpretAsFloats();
+                    FloatVector d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 19).and(mask).or(one).reinterpretAsFloats();
                     { FloatVector xv = FloatVector.broadcast(S, x[kx + 0]); a00 = d0.fma(xv, a00); }
                     { FloatVector xv = FloatVector.broadcast(S, x[kx + 1]); a01 = d0.fma(xv, a01); }
                     { FloatVector xv = FloatVector.broadcast(S, x[kx + 2]); a02 = d0.fma(xv, a02); }
@@ -717,6 +742,7 @@ final class AffineTileDots {
     }
 
     static void t2r8b4(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, MemorySegment pm, long so, long bo, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
+        IntVector one = IntVector.fromArray(IS, DECODE_WORDS, 0), mask = IntVector.fromArray(IS, DECODE_WORDS, 2 * V);
         FloatVector zero = FloatVector.zero(S);
         zero.intoArray(out, oo + 0 * ldo + 0 * V);
         zero.intoArray(out, oo + 1 * ldo + 0 * V);
@@ -744,8 +770,8 @@ final class AffineTileDots {
                     int kx = xo + w * 64 + q * 8;
                     IntVector e0 = c0;
                     IntVector e1 = c1;
-                    FloatVector d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 19).and(0x780000).or(ONE).reinterpretAsFloats();
-                    FloatVector d1 = (FloatVector) e1.lanewise(VectorOperators.LSHL, 19).and(0x780000).or(ONE).reinterpretAsFloats();
+                    FloatVector d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 19).and(mask).or(one).reinterpretAsFloats();
+                    FloatVector d1 = (FloatVector) e1.lanewise(VectorOperators.LSHL, 19).and(mask).or(one).reinterpretAsFloats();
                     { FloatVector xv = FloatVector.broadcast(S, x[kx + 0]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
                     { FloatVector xv = FloatVector.broadcast(S, x[kx + 1]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
                     { FloatVector xv = FloatVector.broadcast(S, x[kx + 2]); a02 = d0.fma(xv, a02); a12 = d1.fma(xv, a12); }
@@ -772,6 +798,7 @@ final class AffineTileDots {
     }
 
     static void t4r1b2(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, MemorySegment pm, long so, long bo, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
+        IntVector one = IntVector.fromArray(IS, DECODE_WORDS, 0), mask = IntVector.fromArray(IS, DECODE_WORDS, 3 * V);
         FloatVector o00 = FloatVector.zero(S), o10 = FloatVector.zero(S), o20 = FloatVector.zero(S), o30 = FloatVector.zero(S);
         for (int g = 0; g < groups; g++) {
             FloatVector a00 = FloatVector.zero(S), a10 = FloatVector.zero(S), a20 = FloatVector.zero(S), a30 = FloatVector.zero(S);
@@ -787,25 +814,25 @@ final class AffineTileDots {
                     IntVector e1 = c1.lanewise(VectorOperators.LSHR, q * 8);
                     IntVector e2 = c2.lanewise(VectorOperators.LSHR, q * 8);
                     IntVector e3 = c3.lanewise(VectorOperators.LSHR, q * 8);
-                    FloatVector d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 21).and(0x600000).or(ONE).reinterpretAsFloats();
-                    FloatVector d1 = (FloatVector) e1.lanewise(VectorOperators.LSHL, 21).and(0x600000).or(ONE).reinterpretAsFloats();
-                    FloatVector d2 = (FloatVector) e2.lanewise(VectorOperators.LSHL, 21).and(0x600000).or(ONE).reinterpretAsFloats();
-                    FloatVector d3 = (FloatVector) e3.lanewise(VectorOperators.LSHL, 21).and(0x600000).or(ONE).reinterpretAsFloats();
+                    FloatVector d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 21).and(mask).or(one).reinterpretAsFloats();
+                    FloatVector d1 = (FloatVector) e1.lanewise(VectorOperators.LSHL, 21).and(mask).or(one).reinterpretAsFloats();
+                    FloatVector d2 = (FloatVector) e2.lanewise(VectorOperators.LSHL, 21).and(mask).or(one).reinterpretAsFloats();
+                    FloatVector d3 = (FloatVector) e3.lanewise(VectorOperators.LSHL, 21).and(mask).or(one).reinterpretAsFloats();
                     { FloatVector xv = FloatVector.broadcast(S, x[kx + 0]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); a20 = d2.fma(xv, a20); a30 = d3.fma(xv, a30); }
-                    d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 19).and(0x600000).or(ONE).reinterpretAsFloats();
-                    d1 = (FloatVector) e1.lanewise(VectorOperators.LSHL, 19).and(0x600000).or(ONE).reinterpretAsFloats();
-                    d2 = (FloatVector) e2.lanewise(VectorOperators.LSHL, 19).and(0x600000).or(ONE).reinterpretAsFloats();
-                    d3 = (FloatVector) e3.lanewise(VectorOperators.LSHL, 19).and(0x600000).or(ONE).reinterpretAsFloats();
+                    d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 19).and(mask).or(one).reinterpretAsFloats();
+                    d1 = (FloatVector) e1.lanewise(VectorOperators.LSHL, 19).and(mask).or(one).reinterpretAsFloats();
+                    d2 = (FloatVector) e2.lanewise(VectorOperators.LSHL, 19).and(mask).or(one).reinterpretAsFloats();
+                    d3 = (FloatVector) e3.lanewise(VectorOperators.LSHL, 19).and(mask).or(one).reinterpretAsFloats();
                     { FloatVector xv = FloatVector.broadcast(S, x[kx + 1]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); a20 = d2.fma(xv, a20); a30 = d3.fma(xv, a30); }
-                    d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 17).and(0x600000).or(ONE).reinterpretAsFloats();
-                    d1 = (FloatVector) e1.lanewise(VectorOperators.LSHL, 17).and(0x600000).or(ONE).reinterpretAsFloats();
-                    d2 = (FloatVector) e2.lanewise(VectorOperators.LSHL, 17).and(0x600000).or(ONE).reinterpretAsFloats();
-                    d3 = (FloatVector) e3.lanewise(VectorOperators.LSHL, 17).and(0x600000).or(ONE).reinterpretAsFloats();
+                    d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 17).and(mask).or(one).reinterpretAsFloats();
+                    d1 = (FloatVector) e1.lanewise(VectorOperators.LSHL, 17).and(mask).or(one).reinterpretAsFloats();
+                    d2 = (FloatVector) e2.lanewise(VectorOperators.LSHL, 17).and(mask).or(one).reinterpretAsFloats();
+                    d3 = (FloatVector) e3.lanewise(VectorOperators.LSHL, 17).and(mask).or(one).reinterpretAsFloats();
                     { FloatVector xv = FloatVector.broadcast(S, x[kx + 2]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); a20 = d2.fma(xv, a20); a30 = d3.fma(xv, a30); }
-                    d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 15).and(0x600000).or(ONE).reinterpretAsFloats();
-                    d1 = (FloatVector) e1.lanewise(VectorOperators.LSHL, 15).and(0x600000).or(ONE).reinterpretAsFloats();
-                    d2 = (FloatVector) e2.lanewise(VectorOperators.LSHL, 15).and(0x600000).or(ONE).reinterpretAsFloats();
-                    d3 = (FloatVector) e3.lanewise(VectorOperators.LSHL, 15).and(0x600000).or(ONE).reinterpretAsFloats();
+                    d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 15).and(mask).or(one).reinterpretAsFloats();
+                    d1 = (FloatVector) e1.lanewise(VectorOperators.LSHL, 15).and(mask).or(one).reinterpretAsFloats();
+                    d2 = (FloatVector) e2.lanewise(VectorOperators.LSHL, 15).and(mask).or(one).reinterpretAsFloats();
+                    d3 = (FloatVector) e3.lanewise(VectorOperators.LSHL, 15).and(mask).or(one).reinterpretAsFloats();
                     { FloatVector xv = FloatVector.broadcast(S, x[kx + 3]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); a20 = d2.fma(xv, a20); a30 = d3.fma(xv, a30); }
                 }
             }
@@ -822,6 +849,7 @@ final class AffineTileDots {
     }
 
     static void t1r1b2(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, MemorySegment pm, long so, long bo, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
+        IntVector one = IntVector.fromArray(IS, DECODE_WORDS, 0), mask = IntVector.fromArray(IS, DECODE_WORDS, 3 * V);
         FloatVector o00 = FloatVector.zero(S);
         for (int g = 0; g < groups; g++) {
             FloatVector a00 = FloatVector.zero(S);
@@ -831,13 +859,13 @@ final class AffineTileDots {
                 for (int q = 0; q < 4; q++) {
                     int kx = xo + w * 16 + q * 4;
                     IntVector e0 = c0.lanewise(VectorOperators.LSHR, q * 8);
-                    FloatVector d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 21).and(0x600000).or(ONE).reinterpretAsFloats();
+                    FloatVector d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 21).and(mask).or(one).reinterpretAsFloats();
                     { FloatVector xv = FloatVector.broadcast(S, x[kx + 0]); a00 = d0.fma(xv, a00); }
-                    d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 19).and(0x600000).or(ONE).reinterpretAsFloats();
+                    d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 19).and(mask).or(one).reinterpretAsFloats();
                     { FloatVector xv = FloatVector.broadcast(S, x[kx + 1]); a00 = d0.fma(xv, a00); }
-                    d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 17).and(0x600000).or(ONE).reinterpretAsFloats();
+                    d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 17).and(mask).or(one).reinterpretAsFloats();
                     { FloatVector xv = FloatVector.broadcast(S, x[kx + 2]); a00 = d0.fma(xv, a00); }
-                    d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 15).and(0x600000).or(ONE).reinterpretAsFloats();
+                    d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 15).and(mask).or(one).reinterpretAsFloats();
                     { FloatVector xv = FloatVector.broadcast(S, x[kx + 3]); a00 = d0.fma(xv, a00); }
                 }
             }
@@ -848,6 +876,7 @@ final class AffineTileDots {
     }
 
     static void t2r2b2(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, MemorySegment pm, long so, long bo, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
+        IntVector one = IntVector.fromArray(IS, DECODE_WORDS, 0), mask = IntVector.fromArray(IS, DECODE_WORDS, 3 * V);
         FloatVector o00 = FloatVector.zero(S), o01 = FloatVector.zero(S), o10 = FloatVector.zero(S), o11 = FloatVector.zero(S);
         for (int g = 0; g < groups; g++) {
             FloatVector a00 = FloatVector.zero(S), a01 = FloatVector.zero(S), a10 = FloatVector.zero(S), a11 = FloatVector.zero(S);
@@ -859,8 +888,8 @@ final class AffineTileDots {
                     int kx = xo + w * 32 + q * 2;
                     IntVector e0 = c0;
                     IntVector e1 = c1;
-                    FloatVector d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 21).and(0x600000).or(ONE).reinterpretAsFloats();
-                    FloatVector d1 = (FloatVector) e1.lanewise(VectorOperators.LSHL, 21).and(0x600000).or(ONE).reinterpretAsFloats();
+                    FloatVector d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 21).and(mask).or(one).reinterpretAsFloats();
+                    FloatVector d1 = (FloatVector) e1.lanewise(VectorOperators.LSHL, 21).and(mask).or(one).reinterpretAsFloats();
                     { FloatVector xv = FloatVector.broadcast(S, x[kx + 0]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
                     { FloatVector xv = FloatVector.broadcast(S, x[kx + 1]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
                     c0 = c0.lanewise(VectorOperators.LSHR, 2);
@@ -879,6 +908,7 @@ final class AffineTileDots {
     }
 
     static void t1r2b2(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, MemorySegment pm, long so, long bo, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
+        IntVector one = IntVector.fromArray(IS, DECODE_WORDS, 0), mask = IntVector.fromArray(IS, DECODE_WORDS, 3 * V);
         FloatVector o00 = FloatVector.zero(S), o01 = FloatVector.zero(S);
         for (int g = 0; g < groups; g++) {
             FloatVector a00 = FloatVector.zero(S), a01 = FloatVector.zero(S);
@@ -888,7 +918,7 @@ final class AffineTileDots {
                 for (int q = 0; q < 16; q++) {
                     int kx = xo + w * 32 + q * 2;
                     IntVector e0 = c0;
-                    FloatVector d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 21).and(0x600000).or(ONE).reinterpretAsFloats();
+                    FloatVector d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 21).and(mask).or(one).reinterpretAsFloats();
                     { FloatVector xv = FloatVector.broadcast(S, x[kx + 0]); a00 = d0.fma(xv, a00); }
                     { FloatVector xv = FloatVector.broadcast(S, x[kx + 1]); a01 = d0.fma(xv, a01); }
                     c0 = c0.lanewise(VectorOperators.LSHR, 2);
@@ -903,6 +933,7 @@ final class AffineTileDots {
     }
 
     static void t2r4b2(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, MemorySegment pm, long so, long bo, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
+        IntVector one = IntVector.fromArray(IS, DECODE_WORDS, 0), mask = IntVector.fromArray(IS, DECODE_WORDS, 3 * V);
         FloatVector o00 = FloatVector.zero(S), o01 = FloatVector.zero(S), o02 = FloatVector.zero(S), o03 = FloatVector.zero(S), o10 = FloatVector.zero(S), o11 = FloatVector.zero(S), o12 = FloatVector.zero(S), o13 = FloatVector.zero(S);
         for (int g = 0; g < groups; g++) {
             FloatVector a00 = FloatVector.zero(S), a01 = FloatVector.zero(S), a02 = FloatVector.zero(S), a03 = FloatVector.zero(S), a10 = FloatVector.zero(S), a11 = FloatVector.zero(S), a12 = FloatVector.zero(S), a13 = FloatVector.zero(S);
@@ -914,8 +945,8 @@ final class AffineTileDots {
                     int kx = xo + w * 64 + q * 4;
                     IntVector e0 = c0;
                     IntVector e1 = c1;
-                    FloatVector d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 21).and(0x600000).or(ONE).reinterpretAsFloats();
-                    FloatVector d1 = (FloatVector) e1.lanewise(VectorOperators.LSHL, 21).and(0x600000).or(ONE).reinterpretAsFloats();
+                    FloatVector d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 21).and(mask).or(one).reinterpretAsFloats();
+                    FloatVector d1 = (FloatVector) e1.lanewise(VectorOperators.LSHL, 21).and(mask).or(one).reinterpretAsFloats();
                     { FloatVector xv = FloatVector.broadcast(S, x[kx + 0]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
                     { FloatVector xv = FloatVector.broadcast(S, x[kx + 1]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
                     { FloatVector xv = FloatVector.broadcast(S, x[kx + 2]); a02 = d0.fma(xv, a02); a12 = d1.fma(xv, a12); }
@@ -942,6 +973,7 @@ final class AffineTileDots {
     }
 
     static void t1r4b2(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, MemorySegment pm, long so, long bo, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
+        IntVector one = IntVector.fromArray(IS, DECODE_WORDS, 0), mask = IntVector.fromArray(IS, DECODE_WORDS, 3 * V);
         FloatVector o00 = FloatVector.zero(S), o01 = FloatVector.zero(S), o02 = FloatVector.zero(S), o03 = FloatVector.zero(S);
         for (int g = 0; g < groups; g++) {
             FloatVector a00 = FloatVector.zero(S), a01 = FloatVector.zero(S), a02 = FloatVector.zero(S), a03 = FloatVector.zero(S);
@@ -951,7 +983,7 @@ final class AffineTileDots {
                 for (int q = 0; q < 16; q++) {
                     int kx = xo + w * 64 + q * 4;
                     IntVector e0 = c0;
-                    FloatVector d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 21).and(0x600000).or(ONE).reinterpretAsFloats();
+                    FloatVector d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 21).and(mask).or(one).reinterpretAsFloats();
                     { FloatVector xv = FloatVector.broadcast(S, x[kx + 0]); a00 = d0.fma(xv, a00); }
                     { FloatVector xv = FloatVector.broadcast(S, x[kx + 1]); a01 = d0.fma(xv, a01); }
                     { FloatVector xv = FloatVector.broadcast(S, x[kx + 2]); a02 = d0.fma(xv, a02); }
@@ -972,6 +1004,7 @@ final class AffineTileDots {
     }
 
     static void t1r8b2(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, MemorySegment pm, long so, long bo, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
+        IntVector one = IntVector.fromArray(IS, DECODE_WORDS, 0), mask = IntVector.fromArray(IS, DECODE_WORDS, 3 * V);
         FloatVector o00 = FloatVector.zero(S), o01 = FloatVector.zero(S), o02 = FloatVector.zero(S), o03 = FloatVector.zero(S), o04 = FloatVector.zero(S), o05 = FloatVector.zero(S), o06 = FloatVector.zero(S), o07 = FloatVector.zero(S);
         for (int g = 0; g < groups; g++) {
             FloatVector a00 = FloatVector.zero(S), a01 = FloatVector.zero(S), a02 = FloatVector.zero(S), a03 = FloatVector.zero(S), a04 = FloatVector.zero(S), a05 = FloatVector.zero(S), a06 = FloatVector.zero(S), a07 = FloatVector.zero(S);
@@ -981,7 +1014,7 @@ final class AffineTileDots {
                 for (int q = 0; q < 16; q++) {
                     int kx = xo + w * 128 + q * 8;
                     IntVector e0 = c0;
-                    FloatVector d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 21).and(0x600000).or(ONE).reinterpretAsFloats();
+                    FloatVector d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 21).and(mask).or(one).reinterpretAsFloats();
                     { FloatVector xv = FloatVector.broadcast(S, x[kx + 0]); a00 = d0.fma(xv, a00); }
                     { FloatVector xv = FloatVector.broadcast(S, x[kx + 1]); a01 = d0.fma(xv, a01); }
                     { FloatVector xv = FloatVector.broadcast(S, x[kx + 2]); a02 = d0.fma(xv, a02); }
@@ -1014,6 +1047,7 @@ final class AffineTileDots {
     }
 
     static void t2r8b2(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, MemorySegment pm, long so, long bo, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
+        IntVector one = IntVector.fromArray(IS, DECODE_WORDS, 0), mask = IntVector.fromArray(IS, DECODE_WORDS, 3 * V);
         FloatVector zero = FloatVector.zero(S);
         zero.intoArray(out, oo + 0 * ldo + 0 * V);
         zero.intoArray(out, oo + 1 * ldo + 0 * V);
@@ -1041,8 +1075,8 @@ final class AffineTileDots {
                     int kx = xo + w * 128 + q * 8;
                     IntVector e0 = c0;
                     IntVector e1 = c1;
-                    FloatVector d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 21).and(0x600000).or(ONE).reinterpretAsFloats();
-                    FloatVector d1 = (FloatVector) e1.lanewise(VectorOperators.LSHL, 21).and(0x600000).or(ONE).reinterpretAsFloats();
+                    FloatVector d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 21).and(mask).or(one).reinterpretAsFloats();
+                    FloatVector d1 = (FloatVector) e1.lanewise(VectorOperators.LSHL, 21).and(mask).or(one).reinterpretAsFloats();
                     { FloatVector xv = FloatVector.broadcast(S, x[kx + 0]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
                     { FloatVector xv = FloatVector.broadcast(S, x[kx + 1]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
                     { FloatVector xv = FloatVector.broadcast(S, x[kx + 2]); a02 = d0.fma(xv, a02); a12 = d1.fma(xv, a12); }
@@ -1069,6 +1103,7 @@ final class AffineTileDots {
     }
 
     static void t4r1b8p(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, MemorySegment pm, long so, long bo, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
+        IntVector one = IntVector.fromArray(IS, DECODE_WORDS, 0), mask = IntVector.fromArray(IS, DECODE_WORDS, 1 * V);
         FloatVector o00 = FloatVector.zero(S), o10 = FloatVector.zero(S), o20 = FloatVector.zero(S), o30 = FloatVector.zero(S);
         long last = (long) groups * wpg - 1;
         IntVector n0 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts + 0L * V) * 4, LE), n1 = IntVector.fromMemorySegment(IS, c, (cw + 1 * ts + 0L * V) * 4, LE), n2 = IntVector.fromMemorySegment(IS, c, (cw + 2 * ts + 0L * V) * 4, LE), n3 = IntVector.fromMemorySegment(IS, c, (cw + 3 * ts + 0L * V) * 4, LE);
@@ -1083,25 +1118,25 @@ final class AffineTileDots {
                 long next = Math.min(w + 1L, last);
                 n0 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts + next * V) * 4, LE); n1 = IntVector.fromMemorySegment(IS, c, (cw + 1 * ts + next * V) * 4, LE); n2 = IntVector.fromMemorySegment(IS, c, (cw + 2 * ts + next * V) * 4, LE); n3 = IntVector.fromMemorySegment(IS, c, (cw + 3 * ts + next * V) * 4, LE);
                 int kx = xo + w * 4;
-                FloatVector d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 15).and(0x7f8000).or(ONE).reinterpretAsFloats();
-                FloatVector d1 = (FloatVector) c1.lanewise(VectorOperators.LSHL, 15).and(0x7f8000).or(ONE).reinterpretAsFloats();
-                FloatVector d2 = (FloatVector) c2.lanewise(VectorOperators.LSHL, 15).and(0x7f8000).or(ONE).reinterpretAsFloats();
-                FloatVector d3 = (FloatVector) c3.lanewise(VectorOperators.LSHL, 15).and(0x7f8000).or(ONE).reinterpretAsFloats();
+                FloatVector d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 15).and(mask).or(one).reinterpretAsFloats();
+                FloatVector d1 = (FloatVector) c1.lanewise(VectorOperators.LSHL, 15).and(mask).or(one).reinterpretAsFloats();
+                FloatVector d2 = (FloatVector) c2.lanewise(VectorOperators.LSHL, 15).and(mask).or(one).reinterpretAsFloats();
+                FloatVector d3 = (FloatVector) c3.lanewise(VectorOperators.LSHL, 15).and(mask).or(one).reinterpretAsFloats();
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 0]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); a20 = d2.fma(xv, a20); a30 = d3.fma(xv, a30); }
-                d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 7).and(0x7f8000).or(ONE).reinterpretAsFloats();
-                d1 = (FloatVector) c1.lanewise(VectorOperators.LSHL, 7).and(0x7f8000).or(ONE).reinterpretAsFloats();
-                d2 = (FloatVector) c2.lanewise(VectorOperators.LSHL, 7).and(0x7f8000).or(ONE).reinterpretAsFloats();
-                d3 = (FloatVector) c3.lanewise(VectorOperators.LSHL, 7).and(0x7f8000).or(ONE).reinterpretAsFloats();
+                d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 7).and(mask).or(one).reinterpretAsFloats();
+                d1 = (FloatVector) c1.lanewise(VectorOperators.LSHL, 7).and(mask).or(one).reinterpretAsFloats();
+                d2 = (FloatVector) c2.lanewise(VectorOperators.LSHL, 7).and(mask).or(one).reinterpretAsFloats();
+                d3 = (FloatVector) c3.lanewise(VectorOperators.LSHL, 7).and(mask).or(one).reinterpretAsFloats();
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 1]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); a20 = d2.fma(xv, a20); a30 = d3.fma(xv, a30); }
-                d0 = (FloatVector) c0.lanewise(VectorOperators.LSHR, 1).and(0x7f8000).or(ONE).reinterpretAsFloats();
-                d1 = (FloatVector) c1.lanewise(VectorOperators.LSHR, 1).and(0x7f8000).or(ONE).reinterpretAsFloats();
-                d2 = (FloatVector) c2.lanewise(VectorOperators.LSHR, 1).and(0x7f8000).or(ONE).reinterpretAsFloats();
-                d3 = (FloatVector) c3.lanewise(VectorOperators.LSHR, 1).and(0x7f8000).or(ONE).reinterpretAsFloats();
+                d0 = (FloatVector) c0.lanewise(VectorOperators.LSHR, 1).and(mask).or(one).reinterpretAsFloats();
+                d1 = (FloatVector) c1.lanewise(VectorOperators.LSHR, 1).and(mask).or(one).reinterpretAsFloats();
+                d2 = (FloatVector) c2.lanewise(VectorOperators.LSHR, 1).and(mask).or(one).reinterpretAsFloats();
+                d3 = (FloatVector) c3.lanewise(VectorOperators.LSHR, 1).and(mask).or(one).reinterpretAsFloats();
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 2]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); a20 = d2.fma(xv, a20); a30 = d3.fma(xv, a30); }
-                d0 = (FloatVector) c0.lanewise(VectorOperators.LSHR, 9).and(0x7f8000).or(ONE).reinterpretAsFloats();
-                d1 = (FloatVector) c1.lanewise(VectorOperators.LSHR, 9).and(0x7f8000).or(ONE).reinterpretAsFloats();
-                d2 = (FloatVector) c2.lanewise(VectorOperators.LSHR, 9).and(0x7f8000).or(ONE).reinterpretAsFloats();
-                d3 = (FloatVector) c3.lanewise(VectorOperators.LSHR, 9).and(0x7f8000).or(ONE).reinterpretAsFloats();
+                d0 = (FloatVector) c0.lanewise(VectorOperators.LSHR, 9).and(mask).or(one).reinterpretAsFloats();
+                d1 = (FloatVector) c1.lanewise(VectorOperators.LSHR, 9).and(mask).or(one).reinterpretAsFloats();
+                d2 = (FloatVector) c2.lanewise(VectorOperators.LSHR, 9).and(mask).or(one).reinterpretAsFloats();
+                d3 = (FloatVector) c3.lanewise(VectorOperators.LSHR, 9).and(mask).or(one).reinterpretAsFloats();
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 3]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); a20 = d2.fma(xv, a20); a30 = d3.fma(xv, a30); }
             }
             IntVector p0 = IntVector.fromMemorySegment(IS, pm, so + (0 * pts + g * V) * 4L, LE);
@@ -1121,6 +1156,7 @@ final class AffineTileDots {
     }
 
     static void t1r1b8p(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, MemorySegment pm, long so, long bo, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
+        IntVector one = IntVector.fromArray(IS, DECODE_WORDS, 0), mask = IntVector.fromArray(IS, DECODE_WORDS, 1 * V);
         FloatVector o00 = FloatVector.zero(S);
         long last = (long) groups * wpg - 1;
         IntVector n0 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts + 0L * V) * 4, LE);
@@ -1132,13 +1168,13 @@ final class AffineTileDots {
                 long next = Math.min(w + 1L, last);
                 n0 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts + next * V) * 4, LE);
                 int kx = xo + w * 4;
-                FloatVector d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 15).and(0x7f8000).or(ONE).reinterpretAsFloats();
+                FloatVector d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 15).and(mask).or(one).reinterpretAsFloats();
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 0]); a00 = d0.fma(xv, a00); }
-                d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 7).and(0x7f8000).or(ONE).reinterpretAsFloats();
+                d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 7).and(mask).or(one).reinterpretAsFloats();
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 1]); a00 = d0.fma(xv, a00); }
-                d0 = (FloatVector) c0.lanewise(VectorOperators.LSHR, 1).and(0x7f8000).or(ONE).reinterpretAsFloats();
+                d0 = (FloatVector) c0.lanewise(VectorOperators.LSHR, 1).and(mask).or(one).reinterpretAsFloats();
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 2]); a00 = d0.fma(xv, a00); }
-                d0 = (FloatVector) c0.lanewise(VectorOperators.LSHR, 9).and(0x7f8000).or(ONE).reinterpretAsFloats();
+                d0 = (FloatVector) c0.lanewise(VectorOperators.LSHR, 9).and(mask).or(one).reinterpretAsFloats();
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 3]); a00 = d0.fma(xv, a00); }
             }
             IntVector p0 = IntVector.fromMemorySegment(IS, pm, so + (0 * pts + g * V) * 4L, LE);
@@ -1149,6 +1185,7 @@ final class AffineTileDots {
     }
 
     static void t2r2b8p(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, MemorySegment pm, long so, long bo, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
+        IntVector one = IntVector.fromArray(IS, DECODE_WORDS, 0), mask = IntVector.fromArray(IS, DECODE_WORDS, 1 * V);
         FloatVector o00 = FloatVector.zero(S), o01 = FloatVector.zero(S), o10 = FloatVector.zero(S), o11 = FloatVector.zero(S);
         long last = (long) groups * wpg - 1;
         IntVector n0 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts + 0L * V) * 4, LE), n1 = IntVector.fromMemorySegment(IS, c, (cw + 1 * ts + 0L * V) * 4, LE);
@@ -1161,20 +1198,20 @@ final class AffineTileDots {
                 long next = Math.min(w + 1L, last);
                 n0 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts + next * V) * 4, LE); n1 = IntVector.fromMemorySegment(IS, c, (cw + 1 * ts + next * V) * 4, LE);
                 int kx = xo + w * 8;
-                FloatVector d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 15).and(0x7f8000).or(ONE).reinterpretAsFloats();
-                FloatVector d1 = (FloatVector) c1.lanewise(VectorOperators.LSHL, 15).and(0x7f8000).or(ONE).reinterpretAsFloats();
+                FloatVector d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 15).and(mask).or(one).reinterpretAsFloats();
+                FloatVector d1 = (FloatVector) c1.lanewise(VectorOperators.LSHL, 15).and(mask).or(one).reinterpretAsFloats();
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 0]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 1]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
-                d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 7).and(0x7f8000).or(ONE).reinterpretAsFloats();
-                d1 = (FloatVector) c1.lanewise(VectorOperators.LSHL, 7).and(0x7f8000).or(ONE).reinterpretAsFloats();
+                d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 7).and(mask).or(one).reinterpretAsFloats();
+                d1 = (FloatVector) c1.lanewise(VectorOperators.LSHL, 7).and(mask).or(one).reinterpretAsFloats();
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 2]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 3]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
-                d0 = (FloatVector) c0.lanewise(VectorOperators.LSHR, 1).and(0x7f8000).or(ONE).reinterpretAsFloats();
-                d1 = (FloatVector) c1.lanewise(VectorOperators.LSHR, 1).and(0x7f8000).or(ONE).reinterpretAsFloats();
+                d0 = (FloatVector) c0.lanewise(VectorOperators.LSHR, 1).and(mask).or(one).reinterpretAsFloats();
+                d1 = (FloatVector) c1.lanewise(VectorOperators.LSHR, 1).and(mask).or(one).reinterpretAsFloats();
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 4]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 5]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
-                d0 = (FloatVector) c0.lanewise(VectorOperators.LSHR, 9).and(0x7f8000).or(ONE).reinterpretAsFloats();
-                d1 = (FloatVector) c1.lanewise(VectorOperators.LSHR, 9).and(0x7f8000).or(ONE).reinterpretAsFloats();
+                d0 = (FloatVector) c0.lanewise(VectorOperators.LSHR, 9).and(mask).or(one).reinterpretAsFloats();
+                d1 = (FloatVector) c1.lanewise(VectorOperators.LSHR, 9).and(mask).or(one).reinterpretAsFloats();
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 6]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 7]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
             }
@@ -1192,6 +1229,7 @@ final class AffineTileDots {
     }
 
     static void t1r2b8p(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, MemorySegment pm, long so, long bo, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
+        IntVector one = IntVector.fromArray(IS, DECODE_WORDS, 0), mask = IntVector.fromArray(IS, DECODE_WORDS, 1 * V);
         FloatVector o00 = FloatVector.zero(S), o01 = FloatVector.zero(S);
         long last = (long) groups * wpg - 1;
         IntVector n0 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts + 0L * V) * 4, LE);
@@ -1203,16 +1241,16 @@ final class AffineTileDots {
                 long next = Math.min(w + 1L, last);
                 n0 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts + next * V) * 4, LE);
                 int kx = xo + w * 8;
-                FloatVector d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 15).and(0x7f8000).or(ONE).reinterpretAsFloats();
+                FloatVector d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 15).and(mask).or(one).reinterpretAsFloats();
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 0]); a00 = d0.fma(xv, a00); }
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 1]); a01 = d0.fma(xv, a01); }
-                d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 7).and(0x7f8000).or(ONE).reinterpretAsFloats();
+                d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 7).and(mask).or(one).reinterpretAsFloats();
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 2]); a00 = d0.fma(xv, a00); }
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 3]); a01 = d0.fma(xv, a01); }
-                d0 = (FloatVector) c0.lanewise(VectorOperators.LSHR, 1).and(0x7f8000).or(ONE).reinterpretAsFloats();
+                d0 = (FloatVector) c0.lanewise(VectorOperators.LSHR, 1).and(mask).or(one).reinterpretAsFloats();
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 4]); a00 = d0.fma(xv, a00); }
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 5]); a01 = d0.fma(xv, a01); }
-                d0 = (FloatVector) c0.lanewise(VectorOperators.LSHR, 9).and(0x7f8000).or(ONE).reinterpretAsFloats();
+                d0 = (FloatVector) c0.lanewise(VectorOperators.LSHR, 9).and(mask).or(one).reinterpretAsFloats();
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 6]); a00 = d0.fma(xv, a00); }
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 7]); a01 = d0.fma(xv, a01); }
             }
@@ -1226,6 +1264,7 @@ final class AffineTileDots {
     }
 
     static void t2r4b8p(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, MemorySegment pm, long so, long bo, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
+        IntVector one = IntVector.fromArray(IS, DECODE_WORDS, 0), mask = IntVector.fromArray(IS, DECODE_WORDS, 1 * V);
         FloatVector o00 = FloatVector.zero(S), o01 = FloatVector.zero(S), o02 = FloatVector.zero(S), o03 = FloatVector.zero(S), o10 = FloatVector.zero(S), o11 = FloatVector.zero(S), o12 = FloatVector.zero(S), o13 = FloatVector.zero(S);
         for (int g = 0; g < groups; g++) {
             FloatVector a00 = FloatVector.zero(S), a01 = FloatVector.zero(S), a02 = FloatVector.zero(S), a03 = FloatVector.zero(S), a10 = FloatVector.zero(S), a11 = FloatVector.zero(S), a12 = FloatVector.zero(S), a13 = FloatVector.zero(S);
@@ -1234,26 +1273,26 @@ final class AffineTileDots {
                 IntVector c0 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts + (long) w * V) * 4, LE);
                 IntVector c1 = IntVector.fromMemorySegment(IS, c, (cw + 1 * ts + (long) w * V) * 4, LE);
                 int kx = xo + w * 16;
-                FloatVector d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 15).and(0x7f8000).or(ONE).reinterpretAsFloats();
-                FloatVector d1 = (FloatVector) c1.lanewise(VectorOperators.LSHL, 15).and(0x7f8000).or(ONE).reinterpretAsFloats();
+                FloatVector d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 15).and(mask).or(one).reinterpretAsFloats();
+                FloatVector d1 = (FloatVector) c1.lanewise(VectorOperators.LSHL, 15).and(mask).or(one).reinterpretAsFloats();
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 0]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 1]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 2]); a02 = d0.fma(xv, a02); a12 = d1.fma(xv, a12); }
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 3]); a03 = d0.fma(xv, a03); a13 = d1.fma(xv, a13); }
-                d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 7).and(0x7f8000).or(ONE).reinterpretAsFloats();
-                d1 = (FloatVector) c1.lanewise(VectorOperators.LSHL, 7).and(0x7f8000).or(ONE).reinterpretAsFloats();
+                d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 7).and(mask).or(one).reinterpretAsFloats();
+                d1 = (FloatVector) c1.lanewise(VectorOperators.LSHL, 7).and(mask).or(one).reinterpretAsFloats();
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 4]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 5]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 6]); a02 = d0.fma(xv, a02); a12 = d1.fma(xv, a12); }
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 7]); a03 = d0.fma(xv, a03); a13 = d1.fma(xv, a13); }
-                d0 = (FloatVector) c0.lanewise(VectorOperators.LSHR, 1).and(0x7f8000).or(ONE).reinterpretAsFloats();
-                d1 = (FloatVector) c1.lanewise(VectorOperators.LSHR, 1).and(0x7f8000).or(ONE).reinterpretAsFloats();
+                d0 = (FloatVector) c0.lanewise(VectorOperators.LSHR, 1).and(mask).or(one).reinterpretAsFloats();
+                d1 = (FloatVector) c1.lanewise(VectorOperators.LSHR, 1).and(mask).or(one).reinterpretAsFloats();
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 8]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 9]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 10]); a02 = d0.fma(xv, a02); a12 = d1.fma(xv, a12); }
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 11]); a03 = d0.fma(xv, a03); a13 = d1.fma(xv, a13); }
-                d0 = (FloatVector) c0.lanewise(VectorOperators.LSHR, 9).and(0x7f8000).or(ONE).reinterpretAsFloats();
-                d1 = (FloatVector) c1.lanewise(VectorOperators.LSHR, 9).and(0x7f8000).or(ONE).reinterpretAsFloats();
+                d0 = (FloatVector) c0.lanewise(VectorOperators.LSHR, 9).and(mask).or(one).reinterpretAsFloats();
+                d1 = (FloatVector) c1.lanewise(VectorOperators.LSHR, 9).and(mask).or(one).reinterpretAsFloats();
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 12]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 13]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 14]); a02 = d0.fma(xv, a02); a12 = d1.fma(xv, a12); }
@@ -1279,6 +1318,7 @@ final class AffineTileDots {
     }
 
     static void t1r4b8p(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, MemorySegment pm, long so, long bo, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
+        IntVector one = IntVector.fromArray(IS, DECODE_WORDS, 0), mask = IntVector.fromArray(IS, DECODE_WORDS, 1 * V);
         FloatVector o00 = FloatVector.zero(S), o01 = FloatVector.zero(S), o02 = FloatVector.zero(S), o03 = FloatVector.zero(S);
         for (int g = 0; g < groups; g++) {
             FloatVector a00 = FloatVector.zero(S), a01 = FloatVector.zero(S), a02 = FloatVector.zero(S), a03 = FloatVector.zero(S);
@@ -1286,22 +1326,22 @@ final class AffineTileDots {
             for (int w = g * wpg; w < w1; w++) {
                 IntVector c0 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts + (long) w * V) * 4, LE);
                 int kx = xo + w * 16;
-                FloatVector d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 15).and(0x7f8000).or(ONE).reinterpretAsFloats();
+                FloatVector d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 15).and(mask).or(one).reinterpretAsFloats();
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 0]); a00 = d0.fma(xv, a00); }
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 1]); a01 = d0.fma(xv, a01); }
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 2]); a02 = d0.fma(xv, a02); }
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 3]); a03 = d0.fma(xv, a03); }
-                d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 7).and(0x7f8000).or(ONE).reinterpretAsFloats();
+                d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 7).and(mask).or(one).reinterpretAsFloats();
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 4]); a00 = d0.fma(xv, a00); }
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 5]); a01 = d0.fma(xv, a01); }
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 6]); a02 = d0.fma(xv, a02); }
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 7]); a03 = d0.fma(xv, a03); }
-                d0 = (FloatVector) c0.lanewise(VectorOperators.LSHR, 1).and(0x7f8000).or(ONE).reinterpretAsFloats();
+                d0 = (FloatVector) c0.lanewise(VectorOperators.LSHR, 1).and(mask).or(one).reinterpretAsFloats();
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 8]); a00 = d0.fma(xv, a00); }
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 9]); a01 = d0.fma(xv, a01); }
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 10]); a02 = d0.fma(xv, a02); }
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 11]); a03 = d0.fma(xv, a03); }
-                d0 = (FloatVector) c0.lanewise(VectorOperators.LSHR, 9).and(0x7f8000).or(ONE).reinterpretAsFloats();
+                d0 = (FloatVector) c0.lanewise(VectorOperators.LSHR, 9).and(mask).or(one).reinterpretAsFloats();
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 12]); a00 = d0.fma(xv, a00); }
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 13]); a01 = d0.fma(xv, a01); }
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 14]); a02 = d0.fma(xv, a02); }
@@ -1321,6 +1361,7 @@ final class AffineTileDots {
     }
 
     static void t1r8b8p(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, MemorySegment pm, long so, long bo, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
+        IntVector one = IntVector.fromArray(IS, DECODE_WORDS, 0), mask = IntVector.fromArray(IS, DECODE_WORDS, 1 * V);
         FloatVector o00 = FloatVector.zero(S), o01 = FloatVector.zero(S), o02 = FloatVector.zero(S), o03 = FloatVector.zero(S), o04 = FloatVector.zero(S), o05 = FloatVector.zero(S), o06 = FloatVector.zero(S), o07 = FloatVector.zero(S);
         for (int g = 0; g < groups; g++) {
             FloatVector a00 = FloatVector.zero(S), a01 = FloatVector.zero(S), a02 = FloatVector.zero(S), a03 = FloatVector.zero(S), a04 = FloatVector.zero(S), a05 = FloatVector.zero(S), a06 = FloatVector.zero(S), a07 = FloatVector.zero(S);
@@ -1328,7 +1369,7 @@ final class AffineTileDots {
             for (int w = g * wpg; w < w1; w++) {
                 IntVector c0 = IntVector.fromMemorySegment(IS, c, (cw + 0 * ts + (long) w * V) * 4, LE);
                 int kx = xo + w * 32;
-                FloatVector d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 15).and(0x7f8000).or(ONE).reinterpretAsFloats();
+                FloatVector d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 15).and(mask).or(one).reinterpretAsFloats();
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 0]); a00 = d0.fma(xv, a00); }
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 1]); a01 = d0.fma(xv, a01); }
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 2]); a02 = d0.fma(xv, a02); }
@@ -1337,7 +1378,7 @@ final class AffineTileDots {
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 5]); a05 = d0.fma(xv, a05); }
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 6]); a06 = d0.fma(xv, a06); }
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 7]); a07 = d0.fma(xv, a07); }
-                d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 7).and(0x7f8000).or(ONE).reinterpretAsFloats();
+                d0 = (FloatVector) c0.lanewise(VectorOperators.LSHL, 7).and(mask).or(one).reinterpretAsFloats();
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 8]); a00 = d0.fma(xv, a00); }
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 9]); a01 = d0.fma(xv, a01); }
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 10]); a02 = d0.fma(xv, a02); }
@@ -1346,7 +1387,7 @@ final class AffineTileDots {
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 13]); a05 = d0.fma(xv, a05); }
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 14]); a06 = d0.fma(xv, a06); }
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 15]); a07 = d0.fma(xv, a07); }
-                d0 = (FloatVector) c0.lanewise(VectorOperators.LSHR, 1).and(0x7f8000).or(ONE).reinterpretAsFloats();
+                d0 = (FloatVector) c0.lanewise(VectorOperators.LSHR, 1).and(mask).or(one).reinterpretAsFloats();
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 16]); a00 = d0.fma(xv, a00); }
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 17]); a01 = d0.fma(xv, a01); }
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 18]); a02 = d0.fma(xv, a02); }
@@ -1355,7 +1396,7 @@ final class AffineTileDots {
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 21]); a05 = d0.fma(xv, a05); }
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 22]); a06 = d0.fma(xv, a06); }
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 23]); a07 = d0.fma(xv, a07); }
-                d0 = (FloatVector) c0.lanewise(VectorOperators.LSHR, 9).and(0x7f8000).or(ONE).reinterpretAsFloats();
+                d0 = (FloatVector) c0.lanewise(VectorOperators.LSHR, 9).and(mask).or(one).reinterpretAsFloats();
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 24]); a00 = d0.fma(xv, a00); }
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 25]); a01 = d0.fma(xv, a01); }
                 { FloatVector xv = FloatVector.broadcast(S, x[kx + 26]); a02 = d0.fma(xv, a02); }
@@ -1387,6 +1428,7 @@ final class AffineTileDots {
     }
 
     static void t2r8b8p(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, MemorySegment pm, long so, long bo, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
+        IntVector one = IntVector.fromArray(IS, DECODE_WORDS, 0), mask = IntVector.fromArray(IS, DECODE_WORDS, 1 * V);
         FloatVector zero = FloatVector.zero(S);
         zero.intoArray(out, oo + 0 * ldo + 0 * V);
         zero.intoArray(out, oo + 1 * ldo + 0 * V);
@@ -1414,8 +1456,8 @@ final class AffineTileDots {
                     int kx = xo + w * 32 + q * 8;
                     IntVector e0 = c0;
                     IntVector e1 = c1;
-                    FloatVector d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 15).and(0x7f8000).or(ONE).reinterpretAsFloats();
-                    FloatVector d1 = (FloatVector) e1.lanewise(VectorOperators.LSHL, 15).and(0x7f8000).or(ONE).reinterpretAsFloats();
+                    FloatVector d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 15).and(mask).or(one).reinterpretAsFloats();
+                    FloatVector d1 = (FloatVector) e1.lanewise(VectorOperators.LSHL, 15).and(mask).or(one).reinterpretAsFloats();
                     { FloatVector xv = FloatVector.broadcast(S, x[kx + 0]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
                     { FloatVector xv = FloatVector.broadcast(S, x[kx + 1]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
                     { FloatVector xv = FloatVector.broadcast(S, x[kx + 2]); a02 = d0.fma(xv, a02); a12 = d1.fma(xv, a12); }
@@ -1444,6 +1486,7 @@ final class AffineTileDots {
     }
 
     static void t4r1b4p(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, MemorySegment pm, long so, long bo, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
+        IntVector one = IntVector.fromArray(IS, DECODE_WORDS, 0), mask = IntVector.fromArray(IS, DECODE_WORDS, 2 * V);
         FloatVector o00 = FloatVector.zero(S), o10 = FloatVector.zero(S), o20 = FloatVector.zero(S), o30 = FloatVector.zero(S);
         for (int g = 0; g < groups; g++) {
             FloatVector a00 = FloatVector.zero(S), a10 = FloatVector.zero(S), a20 = FloatVector.zero(S), a30 = FloatVector.zero(S);
@@ -1459,25 +1502,25 @@ final class AffineTileDots {
                     IntVector e1 = c1.lanewise(VectorOperators.LSHR, q * 16);
                     IntVector e2 = c2.lanewise(VectorOperators.LSHR, q * 16);
                     IntVector e3 = c3.lanewise(VectorOperators.LSHR, q * 16);
-                    FloatVector d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 19).and(0x780000).or(ONE).reinterpretAsFloats();
-                    FloatVector d1 = (FloatVector) e1.lanewise(VectorOperators.LSHL, 19).and(0x780000).or(ONE).reinterpretAsFloats();
-                    FloatVector d2 = (FloatVector) e2.lanewise(VectorOperators.LSHL, 19).and(0x780000).or(ONE).reinterpretAsFloats();
-                    FloatVector d3 = (FloatVector) e3.lanewise(VectorOperators.LSHL, 19).and(0x780000).or(ONE).reinterpretAsFloats();
+                    FloatVector d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 19).and(mask).or(one).reinterpretAsFloats();
+                    FloatVector d1 = (FloatVector) e1.lanewise(VectorOperators.LSHL, 19).and(mask).or(one).reinterpretAsFloats();
+                    FloatVector d2 = (FloatVector) e2.lanewise(VectorOperators.LSHL, 19).and(mask).or(one).reinterpretAsFloats();
+                    FloatVector d3 = (FloatVector) e3.lanewise(VectorOperators.LSHL, 19).and(mask).or(one).reinterpretAsFloats();
                     { FloatVector xv = FloatVector.broadcast(S, x[kx + 0]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); a20 = d2.fma(xv, a20); a30 = d3.fma(xv, a30); }
-                    d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 15).and(0x780000).or(ONE).reinterpretAsFloats();
-                    d1 = (FloatVector) e1.lanewise(VectorOperators.LSHL, 15).and(0x780000).or(ONE).reinterpretAsFloats();
-                    d2 = (FloatVector) e2.lanewise(VectorOperators.LSHL, 15).and(0x780000).or(ONE).reinterpretAsFloats();
-                    d3 = (FloatVector) e3.lanewise(VectorOperators.LSHL, 15).and(0x780000).or(ONE).reinterpretAsFloats();
+                    d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 15).and(mask).or(one).reinterpretAsFloats();
+                    d1 = (FloatVector) e1.lanewise(VectorOperators.LSHL, 15).and(mask).or(one).reinterpretAsFloats();
+                    d2 = (FloatVector) e2.lanewise(VectorOperators.LSHL, 15).and(mask).or(one).reinterpretAsFloats();
+                    d3 = (FloatVector) e3.lanewise(VectorOperators.LSHL, 15).and(mask).or(one).reinterpretAsFloats();
                     { FloatVector xv = FloatVector.broadcast(S, x[kx + 1]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); a20 = d2.fma(xv, a20); a30 = d3.fma(xv, a30); }
-                    d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 11).and(0x780000).or(ONE).reinterpretAsFloats();
-                    d1 = (FloatVector) e1.lanewise(VectorOperators.LSHL, 11).and(0x780000).or(ONE).reinterpretAsFloats();
-                    d2 = (FloatVector) e2.lanewise(VectorOperators.LSHL, 11).and(0x780000).or(ONE).reinterpretAsFloats();
-                    d3 = (FloatVector) e3.lanewise(VectorOperators.LSHL, 11).and(0x780000).or(ONE).reinterpretAsFloats();
+                    d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 11).and(mask).or(one).reinterpretAsFloats();
+                    d1 = (FloatVector) e1.lanewise(VectorOperators.LSHL, 11).and(mask).or(one).reinterpretAsFloats();
+                    d2 = (FloatVector) e2.lanewise(VectorOperators.LSHL, 11).and(mask).or(one).reinterpretAsFloats();
+                    d3 = (FloatVector) e3.lanewise(VectorOperators.LSHL, 11).and(mask).or(one).reinterpretAsFloats();
                     { FloatVector xv = FloatVector.broadcast(S, x[kx + 2]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); a20 = d2.fma(xv, a20); a30 = d3.fma(xv, a30); }
-                    d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 7).and(0x780000).or(ONE).reinterpretAsFloats();
-                    d1 = (FloatVector) e1.lanewise(VectorOperators.LSHL, 7).and(0x780000).or(ONE).reinterpretAsFloats();
-                    d2 = (FloatVector) e2.lanewise(VectorOperators.LSHL, 7).and(0x780000).or(ONE).reinterpretAsFloats();
-                    d3 = (FloatVector) e3.lanewise(VectorOperators.LSHL, 7).and(0x780000).or(ONE).reinterpretAsFloats();
+                    d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 7).and(mask).or(one).reinterpretAsFloats();
+                    d1 = (FloatVector) e1.lanewise(VectorOperators.LSHL, 7).and(mask).or(one).reinterpretAsFloats();
+                    d2 = (FloatVector) e2.lanewise(VectorOperators.LSHL, 7).and(mask).or(one).reinterpretAsFloats();
+                    d3 = (FloatVector) e3.lanewise(VectorOperators.LSHL, 7).and(mask).or(one).reinterpretAsFloats();
                     { FloatVector xv = FloatVector.broadcast(S, x[kx + 3]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); a20 = d2.fma(xv, a20); a30 = d3.fma(xv, a30); }
                 }
             }
@@ -1498,6 +1541,7 @@ final class AffineTileDots {
     }
 
     static void t1r1b4p(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, MemorySegment pm, long so, long bo, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
+        IntVector one = IntVector.fromArray(IS, DECODE_WORDS, 0), mask = IntVector.fromArray(IS, DECODE_WORDS, 2 * V);
         FloatVector o00 = FloatVector.zero(S);
         for (int g = 0; g < groups; g++) {
             FloatVector a00 = FloatVector.zero(S);
@@ -1507,13 +1551,13 @@ final class AffineTileDots {
                 for (int q = 0; q < 2; q++) {
                     int kx = xo + w * 8 + q * 4;
                     IntVector e0 = c0.lanewise(VectorOperators.LSHR, q * 16);
-                    FloatVector d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 19).and(0x780000).or(ONE).reinterpretAsFloats();
+                    FloatVector d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 19).and(mask).or(one).reinterpretAsFloats();
                     { FloatVector xv = FloatVector.broadcast(S, x[kx + 0]); a00 = d0.fma(xv, a00); }
-                    d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 15).and(0x780000).or(ONE).reinterpretAsFloats();
+                    d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 15).and(mask).or(one).reinterpretAsFloats();
                     { FloatVector xv = FloatVector.broadcast(S, x[kx + 1]); a00 = d0.fma(xv, a00); }
-                    d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 11).and(0x780000).or(ONE).reinterpretAsFloats();
+                    d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 11).and(mask).or(one).reinterpretAsFloats();
                     { FloatVector xv = FloatVector.broadcast(S, x[kx + 2]); a00 = d0.fma(xv, a00); }
-                    d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 7).and(0x780000).or(ONE).reinterpretAsFloats();
+                    d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 7).and(mask).or(one).reinterpretAsFloats();
                     { FloatVector xv = FloatVector.broadcast(S, x[kx + 3]); a00 = d0.fma(xv, a00); }
                 }
             }
@@ -1525,6 +1569,7 @@ final class AffineTileDots {
     }
 
     static void t2r2b4p(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, MemorySegment pm, long so, long bo, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
+        IntVector one = IntVector.fromArray(IS, DECODE_WORDS, 0), mask = IntVector.fromArray(IS, DECODE_WORDS, 2 * V);
         FloatVector o00 = FloatVector.zero(S), o01 = FloatVector.zero(S), o10 = FloatVector.zero(S), o11 = FloatVector.zero(S);
         for (int g = 0; g < groups; g++) {
             FloatVector a00 = FloatVector.zero(S), a01 = FloatVector.zero(S), a10 = FloatVector.zero(S), a11 = FloatVector.zero(S);
@@ -1536,8 +1581,8 @@ final class AffineTileDots {
                     int kx = xo + w * 16 + q * 2;
                     IntVector e0 = c0;
                     IntVector e1 = c1;
-                    FloatVector d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 19).and(0x780000).or(ONE).reinterpretAsFloats();
-                    FloatVector d1 = (FloatVector) e1.lanewise(VectorOperators.LSHL, 19).and(0x780000).or(ONE).reinterpretAsFloats();
+                    FloatVector d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 19).and(mask).or(one).reinterpretAsFloats();
+                    FloatVector d1 = (FloatVector) e1.lanewise(VectorOperators.LSHL, 19).and(mask).or(one).reinterpretAsFloats();
                     { FloatVector xv = FloatVector.broadcast(S, x[kx + 0]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
                     { FloatVector xv = FloatVector.broadcast(S, x[kx + 1]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
                     c0 = c0.lanewise(VectorOperators.LSHR, 4);
@@ -1558,6 +1603,7 @@ final class AffineTileDots {
     }
 
     static void t1r2b4p(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, MemorySegment pm, long so, long bo, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
+        IntVector one = IntVector.fromArray(IS, DECODE_WORDS, 0), mask = IntVector.fromArray(IS, DECODE_WORDS, 2 * V);
         FloatVector o00 = FloatVector.zero(S), o01 = FloatVector.zero(S);
         for (int g = 0; g < groups; g++) {
             FloatVector a00 = FloatVector.zero(S), a01 = FloatVector.zero(S);
@@ -1567,7 +1613,7 @@ final class AffineTileDots {
                 for (int q = 0; q < 8; q++) {
                     int kx = xo + w * 16 + q * 2;
                     IntVector e0 = c0;
-                    FloatVector d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 19).and(0x780000).or(ONE).reinterpretAsFloats();
+                    FloatVector d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 19).and(mask).or(one).reinterpretAsFloats();
                     { FloatVector xv = FloatVector.broadcast(S, x[kx + 0]); a00 = d0.fma(xv, a00); }
                     { FloatVector xv = FloatVector.broadcast(S, x[kx + 1]); a01 = d0.fma(xv, a01); }
                     c0 = c0.lanewise(VectorOperators.LSHR, 4);
@@ -1583,6 +1629,7 @@ final class AffineTileDots {
     }
 
     static void t2r4b4p(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, MemorySegment pm, long so, long bo, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
+        IntVector one = IntVector.fromArray(IS, DECODE_WORDS, 0), mask = IntVector.fromArray(IS, DECODE_WORDS, 2 * V);
         FloatVector o00 = FloatVector.zero(S), o01 = FloatVector.zero(S), o02 = FloatVector.zero(S), o03 = FloatVector.zero(S), o10 = FloatVector.zero(S), o11 = FloatVector.zero(S), o12 = FloatVector.zero(S), o13 = FloatVector.zero(S);
         for (int g = 0; g < groups; g++) {
             FloatVector a00 = FloatVector.zero(S), a01 = FloatVector.zero(S), a02 = FloatVector.zero(S), a03 = FloatVector.zero(S), a10 = FloatVector.zero(S), a11 = FloatVector.zero(S), a12 = FloatVector.zero(S), a13 = FloatVector.zero(S);
@@ -1594,8 +1641,8 @@ final class AffineTileDots {
                     int kx = xo + w * 32 + q * 4;
                     IntVector e0 = c0;
                     IntVector e1 = c1;
-                    FloatVector d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 19).and(0x780000).or(ONE).reinterpretAsFloats();
-                    FloatVector d1 = (FloatVector) e1.lanewise(VectorOperators.LSHL, 19).and(0x780000).or(ONE).reinterpretAsFloats();
+                    FloatVector d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 19).and(mask).or(one).reinterpretAsFloats();
+                    FloatVector d1 = (FloatVector) e1.lanewise(VectorOperators.LSHL, 19).and(mask).or(one).reinterpretAsFloats();
                     { FloatVector xv = FloatVector.broadcast(S, x[kx + 0]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
                     { FloatVector xv = FloatVector.broadcast(S, x[kx + 1]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
                     { FloatVector xv = FloatVector.broadcast(S, x[kx + 2]); a02 = d0.fma(xv, a02); a12 = d1.fma(xv, a12); }
@@ -1624,6 +1671,7 @@ final class AffineTileDots {
     }
 
     static void t1r4b4p(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, MemorySegment pm, long so, long bo, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
+        IntVector one = IntVector.fromArray(IS, DECODE_WORDS, 0), mask = IntVector.fromArray(IS, DECODE_WORDS, 2 * V);
         FloatVector o00 = FloatVector.zero(S), o01 = FloatVector.zero(S), o02 = FloatVector.zero(S), o03 = FloatVector.zero(S);
         for (int g = 0; g < groups; g++) {
             FloatVector a00 = FloatVector.zero(S), a01 = FloatVector.zero(S), a02 = FloatVector.zero(S), a03 = FloatVector.zero(S);
@@ -1633,7 +1681,7 @@ final class AffineTileDots {
                 for (int q = 0; q < 8; q++) {
                     int kx = xo + w * 32 + q * 4;
                     IntVector e0 = c0;
-                    FloatVector d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 19).and(0x780000).or(ONE).reinterpretAsFloats();
+                    FloatVector d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 19).and(mask).or(one).reinterpretAsFloats();
                     { FloatVector xv = FloatVector.broadcast(S, x[kx + 0]); a00 = d0.fma(xv, a00); }
                     { FloatVector xv = FloatVector.broadcast(S, x[kx + 1]); a01 = d0.fma(xv, a01); }
                     { FloatVector xv = FloatVector.broadcast(S, x[kx + 2]); a02 = d0.fma(xv, a02); }
@@ -1655,6 +1703,7 @@ final class AffineTileDots {
     }
 
     static void t1r8b4p(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, MemorySegment pm, long so, long bo, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
+        IntVector one = IntVector.fromArray(IS, DECODE_WORDS, 0), mask = IntVector.fromArray(IS, DECODE_WORDS, 2 * V);
         FloatVector o00 = FloatVector.zero(S), o01 = FloatVector.zero(S), o02 = FloatVector.zero(S), o03 = FloatVector.zero(S), o04 = FloatVector.zero(S), o05 = FloatVector.zero(S), o06 = FloatVector.zero(S), o07 = FloatVector.zero(S);
         for (int g = 0; g < groups; g++) {
             FloatVector a00 = FloatVector.zero(S), a01 = FloatVector.zero(S), a02 = FloatVector.zero(S), a03 = FloatVector.zero(S), a04 = FloatVector.zero(S), a05 = FloatVector.zero(S), a06 = FloatVector.zero(S), a07 = FloatVector.zero(S);
@@ -1664,7 +1713,7 @@ final class AffineTileDots {
                 for (int q = 0; q < 8; q++) {
                     int kx = xo + w * 64 + q * 8;
                     IntVector e0 = c0;
-                    FloatVector d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 19).and(0x780000).or(ONE).reinterpretAsFloats();
+                    FloatVector d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 19).and(mask).or(one).reinterpretAsFloats();
                     { FloatVector xv = FloatVector.broadcast(S, x[kx + 0]); a00 = d0.fma(xv, a00); }
                     { FloatVector xv = FloatVector.broadcast(S, x[kx + 1]); a01 = d0.fma(xv, a01); }
                     { FloatVector xv = FloatVector.broadcast(S, x[kx + 2]); a02 = d0.fma(xv, a02); }
@@ -1698,6 +1747,7 @@ final class AffineTileDots {
     }
 
     static void t2r8b4p(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, MemorySegment pm, long so, long bo, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
+        IntVector one = IntVector.fromArray(IS, DECODE_WORDS, 0), mask = IntVector.fromArray(IS, DECODE_WORDS, 2 * V);
         FloatVector zero = FloatVector.zero(S);
         zero.intoArray(out, oo + 0 * ldo + 0 * V);
         zero.intoArray(out, oo + 1 * ldo + 0 * V);
@@ -1725,8 +1775,8 @@ final class AffineTileDots {
                     int kx = xo + w * 64 + q * 8;
                     IntVector e0 = c0;
                     IntVector e1 = c1;
-                    FloatVector d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 19).and(0x780000).or(ONE).reinterpretAsFloats();
-                    FloatVector d1 = (FloatVector) e1.lanewise(VectorOperators.LSHL, 19).and(0x780000).or(ONE).reinterpretAsFloats();
+                    FloatVector d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 19).and(mask).or(one).reinterpretAsFloats();
+                    FloatVector d1 = (FloatVector) e1.lanewise(VectorOperators.LSHL, 19).and(mask).or(one).reinterpretAsFloats();
                     { FloatVector xv = FloatVector.broadcast(S, x[kx + 0]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
                     { FloatVector xv = FloatVector.broadcast(S, x[kx + 1]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
                     { FloatVector xv = FloatVector.broadcast(S, x[kx + 2]); a02 = d0.fma(xv, a02); a12 = d1.fma(xv, a12); }
@@ -1755,6 +1805,7 @@ final class AffineTileDots {
     }
 
     static void t4r1b2p(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, MemorySegment pm, long so, long bo, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
+        IntVector one = IntVector.fromArray(IS, DECODE_WORDS, 0), mask = IntVector.fromArray(IS, DECODE_WORDS, 3 * V);
         FloatVector o00 = FloatVector.zero(S), o10 = FloatVector.zero(S), o20 = FloatVector.zero(S), o30 = FloatVector.zero(S);
         for (int g = 0; g < groups; g++) {
             FloatVector a00 = FloatVector.zero(S), a10 = FloatVector.zero(S), a20 = FloatVector.zero(S), a30 = FloatVector.zero(S);
@@ -1770,25 +1821,25 @@ final class AffineTileDots {
                     IntVector e1 = c1.lanewise(VectorOperators.LSHR, q * 8);
                     IntVector e2 = c2.lanewise(VectorOperators.LSHR, q * 8);
                     IntVector e3 = c3.lanewise(VectorOperators.LSHR, q * 8);
-                    FloatVector d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 21).and(0x600000).or(ONE).reinterpretAsFloats();
-                    FloatVector d1 = (FloatVector) e1.lanewise(VectorOperators.LSHL, 21).and(0x600000).or(ONE).reinterpretAsFloats();
-                    FloatVector d2 = (FloatVector) e2.lanewise(VectorOperators.LSHL, 21).and(0x600000).or(ONE).reinterpretAsFloats();
-                    FloatVector d3 = (FloatVector) e3.lanewise(VectorOperators.LSHL, 21).and(0x600000).or(ONE).reinterpretAsFloats();
+                    FloatVector d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 21).and(mask).or(one).reinterpretAsFloats();
+                    FloatVector d1 = (FloatVector) e1.lanewise(VectorOperators.LSHL, 21).and(mask).or(one).reinterpretAsFloats();
+                    FloatVector d2 = (FloatVector) e2.lanewise(VectorOperators.LSHL, 21).and(mask).or(one).reinterpretAsFloats();
+                    FloatVector d3 = (FloatVector) e3.lanewise(VectorOperators.LSHL, 21).and(mask).or(one).reinterpretAsFloats();
                     { FloatVector xv = FloatVector.broadcast(S, x[kx + 0]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); a20 = d2.fma(xv, a20); a30 = d3.fma(xv, a30); }
-                    d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 19).and(0x600000).or(ONE).reinterpretAsFloats();
-                    d1 = (FloatVector) e1.lanewise(VectorOperators.LSHL, 19).and(0x600000).or(ONE).reinterpretAsFloats();
-                    d2 = (FloatVector) e2.lanewise(VectorOperators.LSHL, 19).and(0x600000).or(ONE).reinterpretAsFloats();
-                    d3 = (FloatVector) e3.lanewise(VectorOperators.LSHL, 19).and(0x600000).or(ONE).reinterpretAsFloats();
+                    d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 19).and(mask).or(one).reinterpretAsFloats();
+                    d1 = (FloatVector) e1.lanewise(VectorOperators.LSHL, 19).and(mask).or(one).reinterpretAsFloats();
+                    d2 = (FloatVector) e2.lanewise(VectorOperators.LSHL, 19).and(mask).or(one).reinterpretAsFloats();
+                    d3 = (FloatVector) e3.lanewise(VectorOperators.LSHL, 19).and(mask).or(one).reinterpretAsFloats();
                     { FloatVector xv = FloatVector.broadcast(S, x[kx + 1]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); a20 = d2.fma(xv, a20); a30 = d3.fma(xv, a30); }
-                    d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 17).and(0x600000).or(ONE).reinterpretAsFloats();
-                    d1 = (FloatVector) e1.lanewise(VectorOperators.LSHL, 17).and(0x600000).or(ONE).reinterpretAsFloats();
-                    d2 = (FloatVector) e2.lanewise(VectorOperators.LSHL, 17).and(0x600000).or(ONE).reinterpretAsFloats();
-                    d3 = (FloatVector) e3.lanewise(VectorOperators.LSHL, 17).and(0x600000).or(ONE).reinterpretAsFloats();
+                    d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 17).and(mask).or(one).reinterpretAsFloats();
+                    d1 = (FloatVector) e1.lanewise(VectorOperators.LSHL, 17).and(mask).or(one).reinterpretAsFloats();
+                    d2 = (FloatVector) e2.lanewise(VectorOperators.LSHL, 17).and(mask).or(one).reinterpretAsFloats();
+                    d3 = (FloatVector) e3.lanewise(VectorOperators.LSHL, 17).and(mask).or(one).reinterpretAsFloats();
                     { FloatVector xv = FloatVector.broadcast(S, x[kx + 2]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); a20 = d2.fma(xv, a20); a30 = d3.fma(xv, a30); }
-                    d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 15).and(0x600000).or(ONE).reinterpretAsFloats();
-                    d1 = (FloatVector) e1.lanewise(VectorOperators.LSHL, 15).and(0x600000).or(ONE).reinterpretAsFloats();
-                    d2 = (FloatVector) e2.lanewise(VectorOperators.LSHL, 15).and(0x600000).or(ONE).reinterpretAsFloats();
-                    d3 = (FloatVector) e3.lanewise(VectorOperators.LSHL, 15).and(0x600000).or(ONE).reinterpretAsFloats();
+                    d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 15).and(mask).or(one).reinterpretAsFloats();
+                    d1 = (FloatVector) e1.lanewise(VectorOperators.LSHL, 15).and(mask).or(one).reinterpretAsFloats();
+                    d2 = (FloatVector) e2.lanewise(VectorOperators.LSHL, 15).and(mask).or(one).reinterpretAsFloats();
+                    d3 = (FloatVector) e3.lanewise(VectorOperators.LSHL, 15).and(mask).or(one).reinterpretAsFloats();
                     { FloatVector xv = FloatVector.broadcast(S, x[kx + 3]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); a20 = d2.fma(xv, a20); a30 = d3.fma(xv, a30); }
                 }
             }
@@ -1809,6 +1860,7 @@ final class AffineTileDots {
     }
 
     static void t1r1b2p(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, MemorySegment pm, long so, long bo, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
+        IntVector one = IntVector.fromArray(IS, DECODE_WORDS, 0), mask = IntVector.fromArray(IS, DECODE_WORDS, 3 * V);
         FloatVector o00 = FloatVector.zero(S);
         for (int g = 0; g < groups; g++) {
             FloatVector a00 = FloatVector.zero(S);
@@ -1818,13 +1870,13 @@ final class AffineTileDots {
                 for (int q = 0; q < 4; q++) {
                     int kx = xo + w * 16 + q * 4;
                     IntVector e0 = c0.lanewise(VectorOperators.LSHR, q * 8);
-                    FloatVector d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 21).and(0x600000).or(ONE).reinterpretAsFloats();
+                    FloatVector d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 21).and(mask).or(one).reinterpretAsFloats();
                     { FloatVector xv = FloatVector.broadcast(S, x[kx + 0]); a00 = d0.fma(xv, a00); }
-                    d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 19).and(0x600000).or(ONE).reinterpretAsFloats();
+                    d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 19).and(mask).or(one).reinterpretAsFloats();
                     { FloatVector xv = FloatVector.broadcast(S, x[kx + 1]); a00 = d0.fma(xv, a00); }
-                    d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 17).and(0x600000).or(ONE).reinterpretAsFloats();
+                    d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 17).and(mask).or(one).reinterpretAsFloats();
                     { FloatVector xv = FloatVector.broadcast(S, x[kx + 2]); a00 = d0.fma(xv, a00); }
-                    d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 15).and(0x600000).or(ONE).reinterpretAsFloats();
+                    d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 15).and(mask).or(one).reinterpretAsFloats();
                     { FloatVector xv = FloatVector.broadcast(S, x[kx + 3]); a00 = d0.fma(xv, a00); }
                 }
             }
@@ -1836,6 +1888,7 @@ final class AffineTileDots {
     }
 
     static void t2r2b2p(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, MemorySegment pm, long so, long bo, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
+        IntVector one = IntVector.fromArray(IS, DECODE_WORDS, 0), mask = IntVector.fromArray(IS, DECODE_WORDS, 3 * V);
         FloatVector o00 = FloatVector.zero(S), o01 = FloatVector.zero(S), o10 = FloatVector.zero(S), o11 = FloatVector.zero(S);
         for (int g = 0; g < groups; g++) {
             FloatVector a00 = FloatVector.zero(S), a01 = FloatVector.zero(S), a10 = FloatVector.zero(S), a11 = FloatVector.zero(S);
@@ -1847,8 +1900,8 @@ final class AffineTileDots {
                     int kx = xo + w * 32 + q * 2;
                     IntVector e0 = c0;
                     IntVector e1 = c1;
-                    FloatVector d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 21).and(0x600000).or(ONE).reinterpretAsFloats();
-                    FloatVector d1 = (FloatVector) e1.lanewise(VectorOperators.LSHL, 21).and(0x600000).or(ONE).reinterpretAsFloats();
+                    FloatVector d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 21).and(mask).or(one).reinterpretAsFloats();
+                    FloatVector d1 = (FloatVector) e1.lanewise(VectorOperators.LSHL, 21).and(mask).or(one).reinterpretAsFloats();
                     { FloatVector xv = FloatVector.broadcast(S, x[kx + 0]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
                     { FloatVector xv = FloatVector.broadcast(S, x[kx + 1]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
                     c0 = c0.lanewise(VectorOperators.LSHR, 2);
@@ -1869,6 +1922,7 @@ final class AffineTileDots {
     }
 
     static void t1r2b2p(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, MemorySegment pm, long so, long bo, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
+        IntVector one = IntVector.fromArray(IS, DECODE_WORDS, 0), mask = IntVector.fromArray(IS, DECODE_WORDS, 3 * V);
         FloatVector o00 = FloatVector.zero(S), o01 = FloatVector.zero(S);
         for (int g = 0; g < groups; g++) {
             FloatVector a00 = FloatVector.zero(S), a01 = FloatVector.zero(S);
@@ -1878,7 +1932,7 @@ final class AffineTileDots {
                 for (int q = 0; q < 16; q++) {
                     int kx = xo + w * 32 + q * 2;
                     IntVector e0 = c0;
-                    FloatVector d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 21).and(0x600000).or(ONE).reinterpretAsFloats();
+                    FloatVector d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 21).and(mask).or(one).reinterpretAsFloats();
                     { FloatVector xv = FloatVector.broadcast(S, x[kx + 0]); a00 = d0.fma(xv, a00); }
                     { FloatVector xv = FloatVector.broadcast(S, x[kx + 1]); a01 = d0.fma(xv, a01); }
                     c0 = c0.lanewise(VectorOperators.LSHR, 2);
@@ -1894,6 +1948,7 @@ final class AffineTileDots {
     }
 
     static void t2r4b2p(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, MemorySegment pm, long so, long bo, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
+        IntVector one = IntVector.fromArray(IS, DECODE_WORDS, 0), mask = IntVector.fromArray(IS, DECODE_WORDS, 3 * V);
         FloatVector o00 = FloatVector.zero(S), o01 = FloatVector.zero(S), o02 = FloatVector.zero(S), o03 = FloatVector.zero(S), o10 = FloatVector.zero(S), o11 = FloatVector.zero(S), o12 = FloatVector.zero(S), o13 = FloatVector.zero(S);
         for (int g = 0; g < groups; g++) {
             FloatVector a00 = FloatVector.zero(S), a01 = FloatVector.zero(S), a02 = FloatVector.zero(S), a03 = FloatVector.zero(S), a10 = FloatVector.zero(S), a11 = FloatVector.zero(S), a12 = FloatVector.zero(S), a13 = FloatVector.zero(S);
@@ -1905,8 +1960,8 @@ final class AffineTileDots {
                     int kx = xo + w * 64 + q * 4;
                     IntVector e0 = c0;
                     IntVector e1 = c1;
-                    FloatVector d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 21).and(0x600000).or(ONE).reinterpretAsFloats();
-                    FloatVector d1 = (FloatVector) e1.lanewise(VectorOperators.LSHL, 21).and(0x600000).or(ONE).reinterpretAsFloats();
+                    FloatVector d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 21).and(mask).or(one).reinterpretAsFloats();
+                    FloatVector d1 = (FloatVector) e1.lanewise(VectorOperators.LSHL, 21).and(mask).or(one).reinterpretAsFloats();
                     { FloatVector xv = FloatVector.broadcast(S, x[kx + 0]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
                     { FloatVector xv = FloatVector.broadcast(S, x[kx + 1]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
                     { FloatVector xv = FloatVector.broadcast(S, x[kx + 2]); a02 = d0.fma(xv, a02); a12 = d1.fma(xv, a12); }
@@ -1935,6 +1990,7 @@ final class AffineTileDots {
     }
 
     static void t1r4b2p(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, MemorySegment pm, long so, long bo, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
+        IntVector one = IntVector.fromArray(IS, DECODE_WORDS, 0), mask = IntVector.fromArray(IS, DECODE_WORDS, 3 * V);
         FloatVector o00 = FloatVector.zero(S), o01 = FloatVector.zero(S), o02 = FloatVector.zero(S), o03 = FloatVector.zero(S);
         for (int g = 0; g < groups; g++) {
             FloatVector a00 = FloatVector.zero(S), a01 = FloatVector.zero(S), a02 = FloatVector.zero(S), a03 = FloatVector.zero(S);
@@ -1944,7 +2000,7 @@ final class AffineTileDots {
                 for (int q = 0; q < 16; q++) {
                     int kx = xo + w * 64 + q * 4;
                     IntVector e0 = c0;
-                    FloatVector d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 21).and(0x600000).or(ONE).reinterpretAsFloats();
+                    FloatVector d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 21).and(mask).or(one).reinterpretAsFloats();
                     { FloatVector xv = FloatVector.broadcast(S, x[kx + 0]); a00 = d0.fma(xv, a00); }
                     { FloatVector xv = FloatVector.broadcast(S, x[kx + 1]); a01 = d0.fma(xv, a01); }
                     { FloatVector xv = FloatVector.broadcast(S, x[kx + 2]); a02 = d0.fma(xv, a02); }
@@ -1966,6 +2022,7 @@ final class AffineTileDots {
     }
 
     static void t1r8b2p(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, MemorySegment pm, long so, long bo, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
+        IntVector one = IntVector.fromArray(IS, DECODE_WORDS, 0), mask = IntVector.fromArray(IS, DECODE_WORDS, 3 * V);
         FloatVector o00 = FloatVector.zero(S), o01 = FloatVector.zero(S), o02 = FloatVector.zero(S), o03 = FloatVector.zero(S), o04 = FloatVector.zero(S), o05 = FloatVector.zero(S), o06 = FloatVector.zero(S), o07 = FloatVector.zero(S);
         for (int g = 0; g < groups; g++) {
             FloatVector a00 = FloatVector.zero(S), a01 = FloatVector.zero(S), a02 = FloatVector.zero(S), a03 = FloatVector.zero(S), a04 = FloatVector.zero(S), a05 = FloatVector.zero(S), a06 = FloatVector.zero(S), a07 = FloatVector.zero(S);
@@ -1975,7 +2032,7 @@ final class AffineTileDots {
                 for (int q = 0; q < 16; q++) {
                     int kx = xo + w * 128 + q * 8;
                     IntVector e0 = c0;
-                    FloatVector d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 21).and(0x600000).or(ONE).reinterpretAsFloats();
+                    FloatVector d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 21).and(mask).or(one).reinterpretAsFloats();
                     { FloatVector xv = FloatVector.broadcast(S, x[kx + 0]); a00 = d0.fma(xv, a00); }
                     { FloatVector xv = FloatVector.broadcast(S, x[kx + 1]); a01 = d0.fma(xv, a01); }
                     { FloatVector xv = FloatVector.broadcast(S, x[kx + 2]); a02 = d0.fma(xv, a02); }
@@ -2009,6 +2066,7 @@ final class AffineTileDots {
     }
 
     static void t2r8b2p(MemorySegment c, long cw, long ts, int groups, int wpg, float[] x, int xo, MemorySegment pm, long so, long bo, int pts, float[] xs, int xso, float[] out, int oo, int ldo) {
+        IntVector one = IntVector.fromArray(IS, DECODE_WORDS, 0), mask = IntVector.fromArray(IS, DECODE_WORDS, 3 * V);
         FloatVector zero = FloatVector.zero(S);
         zero.intoArray(out, oo + 0 * ldo + 0 * V);
         zero.intoArray(out, oo + 1 * ldo + 0 * V);
@@ -2036,8 +2094,8 @@ final class AffineTileDots {
                     int kx = xo + w * 128 + q * 8;
                     IntVector e0 = c0;
                     IntVector e1 = c1;
-                    FloatVector d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 21).and(0x600000).or(ONE).reinterpretAsFloats();
-                    FloatVector d1 = (FloatVector) e1.lanewise(VectorOperators.LSHL, 21).and(0x600000).or(ONE).reinterpretAsFloats();
+                    FloatVector d0 = (FloatVector) e0.lanewise(VectorOperators.LSHL, 21).and(mask).or(one).reinterpretAsFloats();
+                    FloatVector d1 = (FloatVector) e1.lanewise(VectorOperators.LSHL, 21).and(mask).or(one).reinterpretAsFloats();
                     { FloatVector xv = FloatVector.broadcast(S, x[kx + 0]); a00 = d0.fma(xv, a00); a10 = d1.fma(xv, a10); }
                     { FloatVector xv = FloatVector.broadcast(S, x[kx + 1]); a01 = d0.fma(xv, a01); a11 = d1.fma(xv, a11); }
                     { FloatVector xv = FloatVector.broadcast(S, x[kx + 2]); a02 = d0.fma(xv, a02); a12 = d1.fma(xv, a12); }
