@@ -168,7 +168,8 @@ final class DecodeMeasurement {
      */
     Decode decode(int rows, int context, int warmup, int steps, boolean realPrefill) {
         try (Rows run = new Rows(rows, context, warmup, steps, realPrefill)) {
-            int warmed = warmup + JitActivity.runUntilQuiet(run::warmStep);
+            int warmed = warmup + run.warmCycle() + JitActivity.runUntilQuiet(run::warmStep);
+            run.endWarmup();
             int timedFrom = context + run.kept;
             if (timer != null) timer.recording = true;
             PageFaults before = PageFaults.now();
@@ -197,10 +198,16 @@ final class DecodeMeasurement {
                                boolean realPrefill) {
         try (Rows a = first.new Rows(rows, context, warmup, steps, realPrefill);
              Rows b = second.new Rows(rows, context, warmup, steps, realPrefill)) {
-            int warmed = warmup + JitActivity.runUntilQuiet(() -> {
+            for (int i = 0; i < WARM_CYCLE; i++) {
+                a.warmStep();
+                b.warmStep();
+            }
+            int warmed = warmup + WARM_CYCLE + JitActivity.runUntilQuiet(() -> {
                 a.warmStep();
                 b.warmStep();
             });
+            a.endWarmup();
+            b.endWarmup();
             int timedFrom = context + a.kept;
             PageFaults before = PageFaults.now();
             long[] eachA = new long[steps], eachB = new long[steps];
@@ -220,6 +227,15 @@ final class DecodeMeasurement {
     }
 
     /**
+     * Warm-up steps per cycle of context lengths. Trimmed after every step, the warm-up attended over one length, so
+     * the JIT profiled kernels whose tails branch on the number of keys (modulo a vector's lanes: {@code
+     * VectorMath.expShifted}, {@code KeyScores.f32}) at that length only, and the timed steps, one token longer each,
+     * reached the untaken branch within a vector's worth of steps: the method deoptimized and ran in a slower tier
+     * while C2 compiled it again (MoE preset, 2026-12-06: tenths of the timed steps at 19–21 ms against 14–15).
+     */
+    static final int WARM_CYCLE = 32;
+
+    /**
      * Rows being decoded: caches for the context, the warm-up and the timed steps, filled with {@code context}
      * tokens and past {@code warmup} untimed steps. {@link #step} runs one more and returns its nanoseconds.
      */
@@ -232,7 +248,7 @@ final class DecodeMeasurement {
 
         Rows(int rows, int context, int warmup, int steps, boolean realPrefill) {
             this.rows = rows;
-            this.caches = caches(rows, (long) context + warmup + steps + 2);
+            this.caches = caches(rows, (long) context + warmup + WARM_CYCLE + steps + 2);
             try {
                 if (realPrefill) {
                     next = forward(randomIds(rows, context), rows, context, caches);
@@ -254,13 +270,34 @@ final class DecodeMeasurement {
             return System.nanoTime() - t0;
         }
 
+        /** Warm-up steps appended since the rows were last trimmed back. */
+        private int grown;
+
         /**
-         * One more untimed step, whose token is then trimmed off every row, so the context stays where the warm-up
-         * left it. A window that wrapped cannot trim, and needs not: its context no longer grows.
+         * One more untimed step. Its token stays until {@link #WARM_CYCLE} of them have been appended, then all are
+         * trimmed off every row together, so the warm-up attends over every length of a cycle and the context keeps
+         * where the warm-up started ({@link #endWarmup}). A window that wrapped cannot trim, and needs not: its context
+         * no longer grows.
          */
         void warmStep() {
             step();
-            if (!caches.trim(1)) kept++;
+            if (++grown == WARM_CYCLE) giveBack();
+        }
+
+        /** {@link #WARM_CYCLE} warm-up steps, so the JIT has seen every length of a cycle; returns how many ran. */
+        int warmCycle() {
+            for (int i = 0; i < WARM_CYCLE; i++) warmStep();
+            return WARM_CYCLE;
+        }
+
+        /** Trims the warm-up's tokens still appended, so the timed steps start where the warm-up did. */
+        void endWarmup() {
+            giveBack();
+        }
+
+        private void giveBack() {
+            if (!caches.trim(grown)) kept += grown;
+            grown = 0;
         }
 
         @Override

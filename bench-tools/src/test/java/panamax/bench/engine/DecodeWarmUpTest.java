@@ -19,9 +19,10 @@ import panamax.engine.plugins.PluginRegistry;
 import panamax.engine.wiring.Engine;
 
 /**
- * The decode benchmark's extra warm-up steps (as many as the JIT needs) leave the context where the minimum warm-up
- * left it, so the timed steps attend over {@code --context} + {@code --warmup} tokens however long the JIT took; a
- * window that wrapped cannot give a token back and needs not (it holds no more than its window), and those steps count.
+ * The decode benchmark's extra warm-up steps (as many as the JIT needs) grow the context through a cycle of lengths and
+ * give their tokens back at each cycle's end and at the warm-up's, so the timed steps attend over {@code --context} +
+ * {@code --warmup} tokens however long the JIT took; a window that wrapped cannot give tokens back and needs not (it
+ * holds no more than its window), and those steps count.
  */
 class DecodeWarmUpTest {
     @Test
@@ -35,8 +36,14 @@ class DecodeWarmUpTest {
              RuntimeModel model = engine.models().get(resolved.plugin()).load(demo, backend, LoadOptions.defaults())) {
             DecodeMeasurement full = new DecodeMeasurement(engine, resolved.spec(), KvScheme.identity(), model.graph(), backend, 7);
             try (DecodeMeasurement.Rows run = full.new Rows(2, 8, 3, 4, false)) {
-                for (int i = 0; i < 5; i++) run.warmStep();
                 assertArrayEquals(new int[] {11, 11}, run.caches.layer(0).offsets(), "8 tokens of context, 3 warm-up steps kept");
+                for (int i = 0; i < 5; i++) run.warmStep();
+                assertArrayEquals(new int[] {16, 16}, run.caches.layer(0).offsets(), "a cycle's steps keep their tokens until it ends");
+                for (int i = 5; i < DecodeMeasurement.WARM_CYCLE; i++) run.warmStep();
+                assertArrayEquals(new int[] {11, 11}, run.caches.layer(0).offsets(), "a whole cycle gives its tokens back");
+                for (int i = 0; i < 5; i++) run.warmStep();
+                run.endWarmup();
+                assertArrayEquals(new int[] {11, 11}, run.caches.layer(0).offsets(), "the end of the warm-up gives back the rest");
                 assertEquals(3, run.kept);
                 run.step();
                 assertArrayEquals(new int[] {12, 12}, run.caches.layer(0).offsets(), "a timed step keeps its token");
@@ -46,6 +53,7 @@ class DecodeWarmUpTest {
             DecodeMeasurement windowed = new DecodeMeasurement(engine, resolved.spec(), window, model.graph(), backend, 7);
             try (DecodeMeasurement.Rows run = windowed.new Rows(1, 16, 1, 2, false)) {
                 for (int i = 0; i < 3; i++) run.warmStep();
+                run.endWarmup();
                 assertEquals(4, run.kept, "the ring wrapped at 8 tokens: every step keeps its token");
                 assertArrayEquals(new int[] {20}, run.caches.layer(0).offsets());
             }
