@@ -321,7 +321,7 @@ def decoder(bits):
     w·(32/bits) + j, tile i of T: constant shifts, as the register kernels' straight parts take them."""
     cpw = 32 // bits
     top = 23 - bits
-    mask = ((1 << bits) - 1) << top
+    mask = code_mask(bits)
     L = [f"    static void decode{bits}(MemorySegment c, long cw, int w0, int wpg, float[] d, int T, int i) {{"]
     L.append("        for (int w = 0; w < wpg; w++) {")
     L.append("            IntVector cv = IntVector.fromMemorySegment(IS, c, (cw + (long) (w0 + w) * V) * 4, LE);")

@@ -168,7 +168,7 @@ final class DecodeMeasurement {
      */
     Decode decode(int rows, int context, int warmup, int steps, boolean realPrefill) {
         try (Rows run = new Rows(rows, context, warmup, steps, realPrefill)) {
-            int warmed = warmup + run.warmCycle() + JitActivity.runUntilQuiet(run::warmStep);
+            int warmed = warmup + warmUp(run::warmStep);
             run.endWarmup();
             int timedFrom = context + run.kept;
             if (timer != null) timer.recording = true;
@@ -198,11 +198,7 @@ final class DecodeMeasurement {
                                boolean realPrefill) {
         try (Rows a = first.new Rows(rows, context, warmup, steps, realPrefill);
              Rows b = second.new Rows(rows, context, warmup, steps, realPrefill)) {
-            for (int i = 0; i < WARM_CYCLE; i++) {
-                a.warmStep();
-                b.warmStep();
-            }
-            int warmed = warmup + WARM_CYCLE + JitActivity.runUntilQuiet(() -> {
+            int warmed = warmup + warmUp(() -> {
                 a.warmStep();
                 b.warmStep();
             });
@@ -234,6 +230,15 @@ final class DecodeMeasurement {
      * while C2 compiled it again (MoE preset, 2026-12-06: tenths of the timed steps at 19–21 ms against 14–15).
      */
     static final int WARM_CYCLE = 32;
+
+    /**
+     * The untimed steps after the rows' minimum warm-up: one whole cycle of context lengths, then as many more as the JIT
+     * needs ({@link JitActivity#runUntilQuiet}); returns how many ran.
+     */
+    private static int warmUp(JitActivity.Step<RuntimeException> warmStep) {
+        for (int i = 0; i < WARM_CYCLE; i++) warmStep.run();
+        return WARM_CYCLE + JitActivity.runUntilQuiet(warmStep);
+    }
 
     /**
      * Rows being decoded: caches for the context, the warm-up and the timed steps, filled with {@code context}
@@ -282,12 +287,6 @@ final class DecodeMeasurement {
         void warmStep() {
             step();
             if (++grown == WARM_CYCLE) giveBack();
-        }
-
-        /** {@link #WARM_CYCLE} warm-up steps, so the JIT has seen every length of a cycle; returns how many ran. */
-        int warmCycle() {
-            for (int i = 0; i < WARM_CYCLE; i++) warmStep();
-            return WARM_CYCLE;
         }
 
         /** Trims the warm-up's tokens still appended, so the timed steps start where the warm-up did. */
