@@ -12,6 +12,7 @@ import panamax.api.tensor.Backend;
 import panamax.api.tensor.BackendOptions;
 import panamax.api.tensor.BackendProvider;
 import panamax.api.tensor.DType;
+import panamax.api.tensor.QuantizedMatrix;
 import panamax.api.tensor.Shape;
 import panamax.api.tensor.Tensor;
 
@@ -66,6 +67,34 @@ final class BenchSession implements AutoCloseable {
         float[] values = new float[Math.toIntExact(shape.size())];
         for (int i = 0; i < values.length; i++) values[i] = (float) (random.nextDouble() * 2 - 1);
         return keep(backend.fromFloats(values, shape, DType.F32));
+    }
+
+    /**
+     * {@code count} quantized matrices: {@code first}, then copies of it made by the backend and owned by this session
+     * (each copied tensor kept on its own, so a failure half-way still closes the others). Cycling through them, the
+     * products read their weights from DRAM, as a model's layers do ({@link Workloads#copiesFor}).
+     */
+    QuantizedMatrix[] copies(QuantizedMatrix first, int count) {
+        QuantizedMatrix[] all = new QuantizedMatrix[count];
+        all[0] = first;
+        for (int i = 1; i < count; i++) {
+            all[i] = new QuantizedMatrix(keep(backend.ops().copy(first.packed())), keep(backend.ops().copy(first.scales())),
+                    keep(backend.ops().copy(first.biases())), first.groupSize(), first.bits());
+        }
+        return all;
+    }
+
+    /**
+     * One product of {@code x} over every matrix: a matrix's first product repacks it (tiles, or widened codes), as a
+     * loaded model's first forward does, so this runs in a benchmark's setup and the timed products are the steady state
+     * (timed, the repacks of {@code MatVecQ4}'s 4096-row copies filled all eight iterations).
+     */
+    void repackEach(Tensor x, QuantizedMatrix[] weights) {
+        for (QuantizedMatrix w : weights) {
+            try (Tensor y = backend.ops().quantizedMatmul(x, w, true)) {
+                backend.eval(y);
+            }
+        }
     }
 
     /** Throws when {@code t} does not have the shape a benchmark expects, naming both. */

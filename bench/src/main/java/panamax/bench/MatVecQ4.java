@@ -56,25 +56,12 @@ public class MatVecQ4 {
             throw new IllegalStateException("quantized weight: expected " + Workloads.quantizedMatrixBytes(n)
                     + " bytes (packed + bf16 scales + biases), found " + bytes);
         }
-        weightsQ = new QuantizedMatrix[Workloads.copiesFor(bytes)];
-        weightsQ[0] = weightQ;
-        for (int i = 1; i < weightsQ.length; i++) {
-            // each copied tensor is kept on its own, so a failure half-way still closes the others
-            weightsQ[i] = new QuantizedMatrix(session.keep(ops.copy(weightQ.packed())),
-                    session.keep(ops.copy(weightQ.scales())), session.keep(ops.copy(weightQ.biases())),
-                    weightQ.groupSize(), weightQ.bits());
-        }
+        weightsQ = session.copies(weightQ, Workloads.copiesFor(bytes));
         x = session.randomF32(Shape.of(1, Workloads.HIDDEN), Workloads.SEED + 1);
         try (Tensor y = ops.quantizedMatmul(x, weightsQ[0], true)) {
             BenchSession.requireShape("quantizedMatmul(x, Wq, true)", y, Shape.of(1, n));
         }
-        // every copy's first product repacks it into tiles, as a loaded model's first forward does: done here, so the
-        // timed products are the steady state (timed, the 4096-row copies' repacks filled all eight iterations)
-        for (QuantizedMatrix w : weightsQ) {
-            try (Tensor y = ops.quantizedMatmul(x, w, true)) {
-                session.backend().eval(y);
-            }
-        }
+        session.repackEach(x, weightsQ);
     }
 
     @TearDown(Level.Trial)

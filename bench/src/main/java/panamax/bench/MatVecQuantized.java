@@ -78,23 +78,12 @@ public class MatVecQuantized {
         if (stored != bytes(k, n, bits)) {
             throw new IllegalStateException("quantized weight: expected " + bytes(k, n, bits) + " bytes, found " + stored);
         }
-        weights = new QuantizedMatrix[Workloads.copiesFor(stored)];
-        weights[0] = first;
-        for (int i = 1; i < weights.length; i++) {
-            weights[i] = new QuantizedMatrix(session.keep(ops.copy(first.packed())), session.keep(ops.copy(first.scales())),
-                    session.keep(ops.copy(first.biases())), first.groupSize(), first.bits());
-        }
+        weights = session.copies(first, Workloads.copiesFor(stored));
         x = session.randomF32(Shape.of(rows, k), Workloads.SEED + 1);
         try (Tensor y = ops.quantizedMatmul(x, first, true)) {
             BenchSession.requireShape("quantizedMatmul(x, Wq, true)", y, Shape.of(rows, n));
         }
-        // every copy's first product repacks it (tiles, or widened codes), as a loaded model's first forward does:
-        // done here, so the timed products are the steady state whatever the width
-        for (QuantizedMatrix w : weights) {
-            try (Tensor y = ops.quantizedMatmul(x, w, true)) {
-                session.backend().eval(y);
-            }
-        }
+        session.repackEach(x, weights);
     }
 
     @TearDown(Level.Trial)

@@ -168,8 +168,7 @@ final class DecodeMeasurement {
      */
     Decode decode(int rows, int context, int warmup, int steps, boolean realPrefill) {
         try (Rows run = new Rows(rows, context, warmup, steps, realPrefill)) {
-            int warmed = warmup + warmUp(run::warmStep);
-            run.endWarmup();
+            int warmed = warmup + warmUp(run);
             int timedFrom = context + run.kept;
             if (timer != null) timer.recording = true;
             PageFaults before = PageFaults.now();
@@ -198,12 +197,7 @@ final class DecodeMeasurement {
                                boolean realPrefill) {
         try (Rows a = first.new Rows(rows, context, warmup, steps, realPrefill);
              Rows b = second.new Rows(rows, context, warmup, steps, realPrefill)) {
-            int warmed = warmup + warmUp(() -> {
-                a.warmStep();
-                b.warmStep();
-            });
-            a.endWarmup();
-            b.endWarmup();
+            int warmed = warmup + warmUp(a, b);
             int timedFrom = context + a.kept;
             PageFaults before = PageFaults.now();
             long[] eachA = new long[steps], eachB = new long[steps];
@@ -232,12 +226,18 @@ final class DecodeMeasurement {
     static final int WARM_CYCLE = 32;
 
     /**
-     * The untimed steps after the rows' minimum warm-up: one whole cycle of context lengths, then as many more as the JIT
-     * needs ({@link JitActivity#runUntilQuiet}); returns how many ran.
+     * The untimed steps after the rows' minimum warm-up, each row's in turn: one whole cycle of context lengths, then as
+     * many more as the JIT needs ({@link JitActivity#runUntilQuiet}); then every row gives the warm-up's tokens back.
+     * Returns how many steps ran.
      */
-    private static int warmUp(JitActivity.Step<RuntimeException> warmStep) {
-        for (int i = 0; i < WARM_CYCLE; i++) warmStep.run();
-        return WARM_CYCLE + JitActivity.runUntilQuiet(warmStep);
+    private static int warmUp(Rows... rows) {
+        JitActivity.Step<RuntimeException> step = () -> {
+            for (Rows r : rows) r.warmStep();
+        };
+        for (int i = 0; i < WARM_CYCLE; i++) step.run();
+        int steps = WARM_CYCLE + JitActivity.runUntilQuiet(step);
+        for (Rows r : rows) r.giveBack();
+        return steps;
     }
 
     /**
@@ -280,21 +280,20 @@ final class DecodeMeasurement {
 
         /**
          * One more untimed step. Its token stays until {@link #WARM_CYCLE} of them have been appended, then all are
-         * trimmed off every row together, so the warm-up attends over every length of a cycle and the context keeps
-         * where the warm-up started ({@link #endWarmup}). A window that wrapped cannot trim, and needs not: its context
-         * no longer grows.
+         * trimmed off every row together ({@link #giveBack}), so the warm-up attends over every length of a cycle and the
+         * context keeps where the warm-up started. A window that wrapped cannot trim, and needs not: its context no longer
+         * grows.
          */
         void warmStep() {
             step();
             if (++grown == WARM_CYCLE) giveBack();
         }
 
-        /** Trims the warm-up's tokens still appended, so the timed steps start where the warm-up did. */
-        void endWarmup() {
-            giveBack();
-        }
-
-        private void giveBack() {
+        /**
+         * Trims the warm-up steps' tokens still appended (at a cycle's end, and at the warm-up's), counting them as kept
+         * where a wrapped window cannot trim.
+         */
+        void giveBack() {
             if (!caches.trim(grown)) kept += grown;
             grown = 0;
         }

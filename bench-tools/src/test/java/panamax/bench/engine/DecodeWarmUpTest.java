@@ -42,7 +42,7 @@ class DecodeWarmUpTest {
                 for (int i = 5; i < DecodeMeasurement.WARM_CYCLE; i++) run.warmStep();
                 assertArrayEquals(new int[] {11, 11}, run.caches.layer(0).offsets(), "a whole cycle gives its tokens back");
                 for (int i = 0; i < 5; i++) run.warmStep();
-                run.endWarmup();
+                run.giveBack();
                 assertArrayEquals(new int[] {11, 11}, run.caches.layer(0).offsets(), "the end of the warm-up gives back the rest");
                 assertEquals(3, run.kept);
                 run.step();
@@ -53,7 +53,7 @@ class DecodeWarmUpTest {
             DecodeMeasurement windowed = new DecodeMeasurement(engine, resolved.spec(), window, model.graph(), backend, 7);
             try (DecodeMeasurement.Rows run = windowed.new Rows(1, 16, 1, 2, false)) {
                 for (int i = 0; i < 3; i++) run.warmStep();
-                run.endWarmup();
+                run.giveBack();
                 assertEquals(4, run.kept, "the ring wrapped at 8 tokens: every step keeps its token");
                 assertArrayEquals(new int[] {20}, run.caches.layer(0).offsets());
             }
