@@ -143,7 +143,8 @@ final class ServeBench {
                     SchedulerStats after = settled(server.scheduler());
                     double prefill = after.prefillSeconds() - before.prefillSeconds(), decode = after.decodeSeconds() - before.decodeSeconds();
                     int tokens = samples.stream().mapToInt(Sample::tokens).sum();
-                    double[] ttft = samples.stream().mapToDouble(Sample::ttft).sorted().toArray();
+                    // a request whose tokens all decode to no text (a random model's) has no first token to time
+                    double[] ttft = samples.stream().mapToDouble(Sample::ttft).filter(t -> t >= 0).sorted().toArray();
                     double[] itl = samples.stream().flatMapToDouble(s -> Arrays.stream(s.gaps())).sorted().toArray();
                     double tps = tokens / wall;
                     if (clients == 1) {
@@ -155,22 +156,22 @@ final class ServeBench {
                     row.put("clients", clients);
                     row.put("requests", samples.size());
                     row.put("tok_s", round(tps));
-                    row.put("ttft_p50_ms", round(1000 * pct(ttft, 0.5)));
-                    row.put("ttft_p99_ms", round(1000 * pct(ttft, 0.99)));
-                    row.put("itl_p50_ms", round(1000 * pct(itl, 0.5)));
-                    row.put("itl_p99_ms", round(1000 * pct(itl, 0.99)));
+                    row.put("ttft_p50_ms", roundOrNull(1000 * pct(ttft, 0.5)));
+                    row.put("ttft_p99_ms", roundOrNull(1000 * pct(ttft, 0.99)));
+                    row.put("itl_p50_ms", roundOrNull(1000 * pct(itl, 0.5)));
+                    row.put("itl_p99_ms", roundOrNull(1000 * pct(itl, 0.99)));
                     row.put("scheduler_busy", round2((prefill + decode) / wall));
                     row.put("prefill_share", round2(prefill / (prefill + decode)));
                     boolean vsOne = !Double.isNaN(oneTps); // only when the 1-client level ran first
                     if (vsOne) {
                         row.put("tok_s_vs_1_client", round2(tps / oneTps));
-                        row.put("ttft_p99_vs_1_client", round2(pct(ttft, 0.99) / oneTtft));
+                        row.put("ttft_p99_vs_1_client", round2OrNull(pct(ttft, 0.99) / oneTtft));
                     }
                     report(out, mapper, o.json(), row, header, String.format(Locale.ROOT,
-                            "%-9d %8d %9.1f %8.1fms %8.1fms %8.1fms %8.1fms %5.0f%% %8.0f%% %9s %11s",
-                            clients, samples.size(), tps, 1000 * pct(ttft, 0.5), 1000 * pct(ttft, 0.99), 1000 * pct(itl, 0.5),
-                            1000 * pct(itl, 0.99), 100 * (prefill + decode) / wall, 100 * prefill / (prefill + decode), vsOne ? String.format(Locale.ROOT, "%.2fx", tps / oneTps) : "-",
-                            vsOne ? String.format(Locale.ROOT, "%.2fx", pct(ttft, 0.99) / oneTtft) : "-"));
+                            "%-9d %8d %9.1f %10s %10s %10s %10s %5.0f%% %8.0f%% %9s %11s",
+                            clients, samples.size(), tps, millis(pct(ttft, 0.5)), millis(pct(ttft, 0.99)), millis(pct(itl, 0.5)),
+                            millis(pct(itl, 0.99)), 100 * (prefill + decode) / wall, 100 * prefill / (prefill + decode), vsOne ? times(tps / oneTps) : "-",
+                            vsOne ? times(pct(ttft, 0.99) / oneTtft) : "-"));
                     header = null;
                 }
             }
@@ -285,6 +286,24 @@ final class ServeBench {
 
     private static double round2(double v) {
         return Math.round(v * 100) / 100.0;
+    }
+
+    /** {@link #round}, or null (JSON's null) where there was nothing to measure. */
+    private static Double roundOrNull(double v) {
+        return Double.isNaN(v) ? null : round(v);
+    }
+
+    private static Double round2OrNull(double v) {
+        return Double.isNaN(v) ? null : round2(v);
+    }
+
+    /** Seconds as milliseconds for the table, or "-" where there was nothing to measure. */
+    static String millis(double seconds) {
+        return Double.isNaN(seconds) ? "-" : String.format(Locale.ROOT, "%.1fms", 1000 * seconds);
+    }
+
+    static String times(double ratio) {
+        return Double.isNaN(ratio) || Double.isInfinite(ratio) ? "-" : String.format(Locale.ROOT, "%.2fx", ratio);
     }
 
     private static void report(PrintWriter out, ObjectMapper mapper, boolean json, Map<String, Object> row, String header, String line) {

@@ -119,4 +119,13 @@ class ServeBenchTest {
         assertEquals(2, exit);
         assertTrue(err.toString(StandardCharsets.UTF_8).contains("--warmup"), err.toString(StandardCharsets.UTF_8));
     }
+
+    @Test
+    void aLevelWithNothingToTimePrintsADashNotANumber() {
+        assertEquals("-", ServeBench.millis(Double.NaN), "no request of the level streamed any text");
+        assertEquals("12.3ms", ServeBench.millis(0.0123));
+        assertEquals("-", ServeBench.times(Double.NaN));
+        assertEquals("-", ServeBench.times(Double.POSITIVE_INFINITY));
+        assertEquals("1.66x", ServeBench.times(28.3 / 17.05));
+    }
 }
