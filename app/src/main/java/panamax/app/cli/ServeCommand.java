@@ -55,8 +55,12 @@ public final class ServeCommand implements Runnable {
     @Option(names = "--api-key", paramLabel = "KEY", description = "require 'Authorization: Bearer KEY' on every /v1 call")
     String apiKey;
 
-    @Option(names = "--prefill-chunk", paramLabel = "N", defaultValue = "512", description = "prompt tokens per prefill pass; running streams decode between passes (default 512)")
+    @Option(names = "--prefill-chunk", paramLabel = "N", defaultValue = "512", description = "most prompt tokens per prefill pass; running streams decode between passes (default 512)")
     int prefillChunk;
+
+    @Option(names = "--prefill-step-ms", paramLabel = "MS", defaultValue = "" + ServingConfig.DEFAULT_PREFILL_STEP_MILLIS,
+            description = "while streams are running, cut prefill passes to about this long, so they keep flowing; 0: passes of --prefill-chunk (default 250)")
+    int prefillStepMillis;
 
     @Option(names = "--served-model-name", paramLabel = "ID", description = "the model id clients send and see (default: the model directory's name)")
     String servedName;
@@ -81,11 +85,12 @@ public final class ServeCommand implements Runnable {
     public void run() {
         String problem = model.problem();
         if (problem != null) throw usage(problem);
+        if (prefillStepMillis < 0) throw usage("--prefill-step-ms: expected 0 (no target) or more milliseconds, found " + prefillStepMillis);
         ServingConfig config;
         ServerOptions options;
         try {
             config = new ServingConfig(maxBatch, memoryBudget == null ? ServingConfig.DEFAULT_MEMORY_BUDGET : memoryBudget, prefixShare,
-                    maxQueue, prefillChunk);
+                    maxQueue, prefillChunk, prefillStepMillis);
             options = ServerOptions.defaults().withHost(host).withPort(port).withApiKey(apiKey)
                     .withMaxBodyBytes(maxBody == null ? ServerOptions.DEFAULT_MAX_BODY_BYTES : (int) Math.min(Integer.MAX_VALUE, maxBody))
                     .withDrainTimeout(Duration.ofSeconds(drainSeconds));

@@ -23,12 +23,19 @@ class CliTest {
     void usageMistakesPrintOneLineNamingTheFlagAndExitTwo() {
         for (String[] args : List.of(new String[] {"plan", "--kv-bitz", "4"}, new String[] {"plan", "--kv-group-size", "32"},
                 new String[] {"plan", "--memory-budget", "8 gigs"}, new String[] {"plan", "--model", "m", "--preset", "8b"},
-                new String[] {"plan", "--batch", "0"}, new String[] {"plan", "--preset", "70b"}, new String[] {"frobnicate"})) {
+                new String[] {"plan", "--batch", "0"}, new String[] {"plan", "--preset", "70b"}, new String[] {"frobnicate"},
+                new String[] {"serve", "--prefill-step-ms", "-1"})) {
             Run r = run(args);
             assertEquals(Cli.USAGE, r.exit(), String.join(" ", args));
             assertEquals(1, r.err().size(), String.join(" ", args) + " printed " + r.err());
             assertTrue(r.err().getFirst().startsWith("panamax"), r.err().getFirst());
         }
+    }
+
+    @Test
+    void aNegativePrefillStepNamesItsFlag() {
+        Run r = run("serve", "--prefill-step-ms", "-1");
+        assertTrue(r.err().getFirst().contains("--prefill-step-ms: expected 0 (no target) or more milliseconds, found -1"), r.err().toString());
     }
 
     @Test

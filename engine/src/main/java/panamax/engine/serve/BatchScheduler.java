@@ -46,6 +46,7 @@ public final class BatchScheduler implements AutoCloseable {
     private final Thread thread;
     private final Speculation speculation;  // null: one token per row and step
     private final SpeculativeDecoder speculative;
+    private final PrefillPacer pacer;
 
     private final Object lock = new Object();
     // guarded by lock
@@ -71,6 +72,7 @@ public final class BatchScheduler implements AutoCloseable {
         this.observer = observer;
         this.forward = new ForwardPass(session.graph(), session.backend());
         this.prefixCache = new ServingPrefixCache(plan.prefixReuse() ? plan.config().prefixCacheBytes() : 0);
+        this.pacer = new PrefillPacer(plan.config().prefillChunk(), plan.config().prefillStepMillis());
         this.stats = new SchedulerStats(0, 0, 0, 0, 0, plan.config().memoryBudget(), 0, 0, 0);
         this.thread = Thread.ofPlatform().name("panamax-scheduler").daemon().unstarted(this::loop);
     }
@@ -325,7 +327,11 @@ public final class BatchScheduler implements AutoCloseable {
         PrefillCohort c = cohort;
         float[] logits;
         try {
-            logits = c.step(forward, plan.config().prefillChunk());
+            int budget = pacer.budget(c.rows.size(), !rows.isEmpty());
+            int tokens = c.tokens(budget);
+            long start = System.nanoTime();
+            logits = c.step(forward, budget);
+            pacer.observe(tokens, System.nanoTime() - start);
             steps++;
         } catch (RuntimeException e) {
             cohort = null;

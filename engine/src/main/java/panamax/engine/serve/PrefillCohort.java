@@ -28,7 +28,9 @@ final class PrefillCohort implements AutoCloseable {
             remaining[r] = java.util.Arrays.copyOfRange(ids, cached, ids.length);
         }
         this.prompts = LeftPaddedPrompts.of(remaining);
-        if (prompts.padded()) caches.preparePrefill(prompts.lengths(), prompts.left(), new int[remaining.length]);
+        // planned even without padding: the layouts then keep the cohort's columns in order until the last pass, so a
+        // prompt cut into passes (by the chunk, or by the pacer's time) attends over its keys as in one pass
+        caches.preparePrefill(prompts.lengths(), prompts.left(), new int[remaining.length]);
     }
 
     /**
@@ -37,12 +39,21 @@ final class PrefillCohort implements AutoCloseable {
      * last column's logits {@code [rows * vocab]} once every prompt is in the cache, else null.
      */
     float[] step(ForwardPass forward, int chunk) {
-        int n = Math.min(Math.max(1, chunk / prompts.rows()), prompts.width() - done);
+        int n = columns(chunk);
         boolean last = done + n == prompts.width();
         float[] logits = forward.run(caches, prompts.columns(done, n), prompts.rows(), n, last);
         done += n;
-        if (last && prompts.padded()) caches.finalizePrefill();
+        if (last) caches.finalizePrefill();
         return logits;
+    }
+
+    /** Prompt tokens the next {@link #step} with this {@code chunk} prefills, over all rows (padding included). */
+    int tokens(int chunk) {
+        return columns(chunk) * prompts.rows();
+    }
+
+    private int columns(int chunk) {
+        return Math.min(Math.max(1, chunk / prompts.rows()), prompts.width() - done);
     }
 
     /** Columns per row this cohort will span once prefilled. */

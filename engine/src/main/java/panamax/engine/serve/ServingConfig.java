@@ -7,9 +7,16 @@ package panamax.engine.serve;
  * @param memoryBudget      bytes the KV cache of running rows and the prefix cache may take together
  * @param prefixCacheShare  the share of the budget kept for finished rows' KV (prefix reuse); 0 turns reuse off
  * @param maxQueue          requests that may wait for admission; one more is refused (HTTP 429)
- * @param prefillChunk      prompt columns per prefill forward pass; decode steps of running rows run between chunks
+ * @param prefillChunk      the most prompt tokens of a cohort per prefill forward pass; decode steps of running rows run
+ *                          between passes
+ * @param prefillStepMillis while rows are running, the length a cohort's prefill pass is cut to (from the time per token
+ *                          of earlier passes), so that their streams keep flowing; 0 leaves passes at {@code prefillChunk}
  */
-public record ServingConfig(int maxBatch, long memoryBudget, double prefixCacheShare, int maxQueue, int prefillChunk) {
+public record ServingConfig(int maxBatch, long memoryBudget, double prefixCacheShare, int maxQueue, int prefillChunk,
+                            int prefillStepMillis) {
+    /** The target length of a prefill pass while streams are running, when none is given. */
+    public static final int DEFAULT_PREFILL_STEP_MILLIS = 250;
+
     /** 4 GiB: the KV budget when none is given. */
     public static final long DEFAULT_MEMORY_BUDGET = 4L << 30;
 
@@ -21,11 +28,17 @@ public record ServingConfig(int maxBatch, long memoryBudget, double prefixCacheS
         }
         if (maxQueue < 1) throw new IllegalArgumentException("max queue: expected at least 1 request, found " + maxQueue);
         if (prefillChunk < 1) throw new IllegalArgumentException("prefill chunk: expected at least 1 token, found " + prefillChunk);
+        if (prefillStepMillis < 0) {
+            throw new IllegalArgumentException("prefill step: expected 0 (no limit) or more milliseconds, found " + prefillStepMillis);
+        }
     }
 
-    /** Batch 8, a 4 GiB budget of which a quarter holds reusable prefixes, a queue of 64, prefill in chunks of 512. */
+    /**
+     * Batch 8, a 4 GiB budget of which a quarter holds reusable prefixes, a queue of 64, prefill in passes of 512 tokens
+     * at most, cut to about 250 ms while streams are running.
+     */
     public static ServingConfig defaults() {
-        return new ServingConfig(8, DEFAULT_MEMORY_BUDGET, 0.25, 64, 512);
+        return new ServingConfig(8, DEFAULT_MEMORY_BUDGET, 0.25, 64, 512, DEFAULT_PREFILL_STEP_MILLIS);
     }
 
     /** Bytes the prefix cache may hold. */
@@ -34,22 +47,26 @@ public record ServingConfig(int maxBatch, long memoryBudget, double prefixCacheS
     }
 
     public ServingConfig withMaxBatch(int rows) {
-        return new ServingConfig(rows, memoryBudget, prefixCacheShare, maxQueue, prefillChunk);
+        return new ServingConfig(rows, memoryBudget, prefixCacheShare, maxQueue, prefillChunk, prefillStepMillis);
     }
 
     public ServingConfig withMemoryBudget(long bytes) {
-        return new ServingConfig(maxBatch, bytes, prefixCacheShare, maxQueue, prefillChunk);
+        return new ServingConfig(maxBatch, bytes, prefixCacheShare, maxQueue, prefillChunk, prefillStepMillis);
     }
 
     public ServingConfig withPrefixCacheShare(double share) {
-        return new ServingConfig(maxBatch, memoryBudget, share, maxQueue, prefillChunk);
+        return new ServingConfig(maxBatch, memoryBudget, share, maxQueue, prefillChunk, prefillStepMillis);
     }
 
     public ServingConfig withMaxQueue(int requests) {
-        return new ServingConfig(maxBatch, memoryBudget, prefixCacheShare, requests, prefillChunk);
+        return new ServingConfig(maxBatch, memoryBudget, prefixCacheShare, requests, prefillChunk, prefillStepMillis);
     }
 
     public ServingConfig withPrefillChunk(int tokens) {
-        return new ServingConfig(maxBatch, memoryBudget, prefixCacheShare, maxQueue, tokens);
+        return new ServingConfig(maxBatch, memoryBudget, prefixCacheShare, maxQueue, tokens, prefillStepMillis);
+    }
+
+    public ServingConfig withPrefillStepMillis(int millis) {
+        return new ServingConfig(maxBatch, memoryBudget, prefixCacheShare, maxQueue, prefillChunk, millis);
     }
 }

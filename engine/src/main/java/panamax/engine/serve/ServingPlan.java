@@ -85,7 +85,9 @@ public record ServingPlan(ResolvedExecution execution, Batching batching, String
         lines.add("admission: a request waits until its projected KV bytes (prompt + max tokens, padded to the batch) fit "
                 + config.memoryBudget() + " bytes next to the running rows and the prefix cache (evicted first); at most "
                 + config.maxQueue() + " wait, more get 429");
-        lines.add("prefill: chunks of " + config.prefillChunk() + " tokens, with a decode step of the running rows between chunks");
+        lines.add("prefill: passes of at most " + config.prefillChunk() + " tokens, with a decode step of the running rows between passes"
+                + (config.prefillStepMillis() > 0 ? "; while rows are running, a pass is cut to about " + config.prefillStepMillis()
+                        + " ms from the time per token of earlier passes" : ""));
         return lines;
     }
 
@@ -101,6 +103,7 @@ public record ServingPlan(ResolvedExecution execution, Batching batching, String
         m.put("prefix_cache_bytes", prefixReuse ? config.prefixCacheBytes() : 0);
         m.put("max_queue", config.maxQueue());
         m.put("prefill_chunk", config.prefillChunk());
+        m.put("prefill_step_ms", config.prefillStepMillis());
         return m;
     }
 }

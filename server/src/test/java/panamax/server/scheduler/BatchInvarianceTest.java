@@ -21,7 +21,7 @@ import panamax.engine.serve.ServingConfig;
 /**
  * A seeded row gives the same tokens from bit-identical logits whether it runs alone or in a batch
  * of 2 to 8 rows of other prompt lengths (left-padded prefill, merged with a running row), and
- * whether its prompt starts from a prefix-cache hit or not.
+ * whether its prompt starts from a prefix-cache hit or not, and however its prompt is cut into prefill passes.
  */
 class BatchInvarianceTest {
     static final List<String> MODELS = Models.ALL;
@@ -70,8 +70,23 @@ class BatchInvarianceTest {
                     compared++;
                 }
             }
+            // prefill passes of 3 tokens: the pacer cuts a cohort's passes by their measured time, so the cut must not matter
+            try (BatchScheduler s = Models.scheduler(session, config.withPrefixCacheShare(0).withPrefillChunk(3))) {
+                equal &= compare("prefill in passes of 3 tokens", alone, submitAlone(s, target), report);
+                equal &= compare("passes of 3 tokens, batch of 4", alone, runInBatch(s, target, 3, vocab, new Random(SEED + 11)), report);
+                compared += 2;
+            }
+            try (BatchScheduler s = Models.scheduler(session, config.withPrefillChunk(3))) {
+                Recorder warm = new Recorder();
+                s.submit(new ServeRequest(new GenerationRequest(Arrays.copyOf(prompt, prefix), SamplingParams.greedy(), 1, Set.of()), -1, warm));
+                warm.await(60);
+                Recorder hit = submitAlone(s, target);
+                assertEquals(prefix, hit.await(60).cachedTokens(), "tokens taken from the prefix cache");
+                equal &= compare("prefix hit, the rest in passes of 3", alone, hit, report);
+                compared++;
+            }
             System.out.println(model + ":\n  " + String.join("\n  ", report));
-            assertEquals(9, compared);
+            assertEquals(12, compared);
             assertTrue(equal, model + ": a row's ids or logits depend on its batch (" + TOKENS + " steps x " + vocab + " logits each):\n  "
                     + String.join("\n  ", report));
         }

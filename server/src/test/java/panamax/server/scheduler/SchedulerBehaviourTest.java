@@ -109,6 +109,37 @@ class SchedulerBehaviourTest {
         }
     }
 
+    @Test
+    void whileRowsRunALongPromptIsPrefilledInPassesThatLetThemDecode() throws Exception {
+        StringBuilder text = new StringBuilder();
+        while (prompt(text.toString()).length < 300) text.append("The river ran past the mill and the miller counted the sacks of grain. ");
+        int[] longPrompt = Arrays.copyOf(prompt(text.toString()), 300);
+        for (int stepMillis : new int[] {0, 1}) {
+            try (BatchScheduler s = Models.scheduler(session, NO_PREFIX_CACHE.withPrefillStepMillis(stepMillis))) {
+                Recorder cohort = new Recorder();
+                int[] whilePrefilling = {0}; // the running row's tokens between the cohort's admission and its first token
+                Recorder running = new Recorder() {
+                    @Override
+                    public void onToken(panamax.engine.serve.TokenEvent token) {
+                        super.onToken(token);
+                        if (cohort.admitted.isDone() && cohort.tokens.isEmpty()) whilePrefilling[0]++;
+                    }
+                };
+                s.submit(new ServeRequest(greedy(prompt("A row that keeps running"), 160), -1, running));
+                eventually("the first row decodes", () -> running.tokens.size() >= 2);
+                s.submit(new ServeRequest(greedy(longPrompt, 2), -1, cohort));
+                assertEquals(2, cohort.await(60).completionTokens());
+                running.await(60);
+                if (stepMillis == 0) {
+                    assertEquals(0, whilePrefilling[0], "with no target a 300-token prompt is one pass (chunk 512)");
+                } else {
+                    assertTrue(whilePrefilling[0] >= 4, "with a 1 ms target the running row decoded " + whilePrefilling[0]
+                            + " tokens while the 300-token prompt was prefilled, expected it to keep flowing");
+                }
+            }
+        }
+    }
+
     private static int indexOf(int[] ids, int id) {
         for (int i = 0; i < ids.length; i++) if (ids[i] == id) return i;
         return -1;
