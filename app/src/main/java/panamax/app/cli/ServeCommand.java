@@ -59,7 +59,7 @@ public final class ServeCommand implements Runnable {
     int prefillChunk;
 
     @Option(names = "--prefill-step-ms", paramLabel = "MS", defaultValue = "" + ServingConfig.DEFAULT_PREFILL_STEP_MILLIS,
-            description = "while streams are running, cut prefill passes to about this long, so they keep flowing; 0: passes of --prefill-chunk (default 250)")
+            description = "while streams are running, cut prefill passes to about this long, so they keep flowing; 0: passes of --prefill-chunk (default 1000)")
     int prefillStepMillis;
 
     @Option(names = "--served-model-name", paramLabel = "ID", description = "the model id clients send and see (default: the model directory's name)")

@@ -54,10 +54,10 @@ final class ServeBench {
             + " to sea as soon as I can. This is my substitute for pistol and ball. ";
     private static final String COMPLETIONS = "/v1/completions";
     private static final String USAGE = "usage: panamax bench serve [--model DIR] [--clients 1,8,32] [--prompt-tokens 64] [--max-tokens 64]"
-            + " [--requests-per-client 3] [--max-batch 8] [--rounds 5] [--warmup 3] [--reconnect] [--json]";
+            + " [--requests-per-client 3] [--max-batch 8] [--prefill-step-ms 1000] [--rounds 5] [--warmup 3] [--reconnect] [--json]";
 
-    private record Options(Path model, List<Integer> clients, int promptTokens, int maxTokens, int requests, int maxBatch, int rounds,
-                           int warmup, boolean reconnect, boolean json) {
+    private record Options(Path model, List<Integer> clients, int promptTokens, int maxTokens, int requests, int maxBatch,
+                           int prefillStepMillis, int rounds, int warmup, boolean reconnect, boolean json) {
     }
 
     /** One streamed request as a client saw it. */
@@ -91,6 +91,7 @@ final class ServeBench {
             int[] encoded = tokenizer.encode(promptText, true);
             err.println("prompt: " + encoded.length + " tokens; max tokens " + o.maxTokens() + "; model " + dir);
             ServingConfig config = ServingConfig.defaults().withMaxBatch(o.maxBatch()).withPrefixCacheShare(0)
+                    .withPrefillStepMillis(o.prefillStepMillis())
                     .withMaxQueue(Math.max(64, o.clients().stream().mapToInt(Integer::intValue).max().orElse(1) * 2));
             try (PanamaxServer server = PanamaxServer.start(ServerOptions.defaults().withPort(0));
                  LoopbackSseClient client = new LoopbackSseClient("127.0.0.1", server.port(), o.reconnect())) {
@@ -322,7 +323,7 @@ final class ServeBench {
     private static Options parse(List<String> args) {
         Path model = null;
         List<Integer> clients = List.of(1, 8, 32);
-        int prompt = 64, max = 64, requests = 3, batch = 8, rounds = 5, warmup = 3;
+        int prompt = 64, max = 64, requests = 3, batch = 8, rounds = 5, warmup = 3, stepMillis = ServingConfig.DEFAULT_PREFILL_STEP_MILLIS;
         boolean json = false, reconnect = false;
         for (int i = 0; i < args.size(); i++) {
             String a = args.get(i);
@@ -344,6 +345,7 @@ final class ServeBench {
                     case "--max-tokens" -> max = Integer.parseInt(v);
                     case "--requests-per-client" -> requests = Integer.parseInt(v);
                     case "--max-batch" -> batch = Integer.parseInt(v);
+                    case "--prefill-step-ms" -> stepMillis = Integer.parseInt(v);
                     case "--rounds" -> rounds = Integer.parseInt(v);
                     case "--warmup" -> warmup = Integer.parseInt(v);
                     default -> throw new IllegalArgumentException("unknown option " + a);
@@ -355,6 +357,7 @@ final class ServeBench {
         if (clients.isEmpty() || clients.stream().anyMatch(c -> c < 1)) throw new IllegalArgumentException("--clients: expected positive counts");
         if (prompt < 1 || max < 1 || requests < 1 || batch < 1 || rounds < 1) throw new IllegalArgumentException("counts must be at least 1");
         if (warmup < 0) throw new IllegalArgumentException("--warmup: expected 0 or more runs");
-        return new Options(model, clients, prompt, max, requests, batch, rounds, warmup, reconnect, json);
+        if (stepMillis < 0) throw new IllegalArgumentException("--prefill-step-ms: expected 0 (no target) or more milliseconds, found " + stepMillis);
+        return new Options(model, clients, prompt, max, requests, batch, stepMillis, rounds, warmup, reconnect, json);
     }
 }

@@ -15,7 +15,7 @@ package panamax.engine.serve;
 public record ServingConfig(int maxBatch, long memoryBudget, double prefixCacheShare, int maxQueue, int prefillChunk,
                             int prefillStepMillis) {
     /** The target length of a prefill pass while streams are running, when none is given. */
-    public static final int DEFAULT_PREFILL_STEP_MILLIS = 250;
+    public static final int DEFAULT_PREFILL_STEP_MILLIS = 1000;
 
     /** 4 GiB: the KV budget when none is given. */
     public static final long DEFAULT_MEMORY_BUDGET = 4L << 30;
@@ -35,7 +35,7 @@ public record ServingConfig(int maxBatch, long memoryBudget, double prefixCacheS
 
     /**
      * Batch 8, a 4 GiB budget of which a quarter holds reusable prefixes, a queue of 64, prefill in passes of 512 tokens
-     * at most, cut to about 250 ms while streams are running.
+     * at most, cut to about a second while streams are running.
      */
     public static ServingConfig defaults() {
         return new ServingConfig(8, DEFAULT_MEMORY_BUDGET, 0.25, 64, 512, DEFAULT_PREFILL_STEP_MILLIS);
