@@ -157,14 +157,16 @@ public final class Generator {
     private float[] prefill(KvSession kv, Set<KvLayout> layouts, int[][] prompts, int width, GenerationListener listener) {
         LeftPaddedPrompts padded = LeftPaddedPrompts.of(prompts);
         int rows = padded.rows();
-        if (padded.padded()) for (KvLayout layout : layouts) layout.preparePrefill(padded.lengths(), padded.left(), new int[rows]);
+        // planned even without padding: a bounded layout then takes every chunk, a last one of one column included, in
+        // time order, so a prompt cut into chunks attends over its keys as in one pass
+        for (KvLayout layout : layouts) layout.preparePrefill(padded.lengths(), padded.left(), new int[rows]);
         float[] logits = null;
         for (int from = 0; from < width; from += prefillChunk) {
             int n = Math.min(prefillChunk, width - from);
             logits = forward.run(kv, padded.columns(from, n), rows, n, from + n == width);
             listener.onPrefill(from + n, width);
         }
-        if (padded.padded()) for (KvLayout layout : layouts) layout.finalizePrefill();
+        for (KvLayout layout : layouts) layout.finalizePrefill();
         return logits;
     }
 

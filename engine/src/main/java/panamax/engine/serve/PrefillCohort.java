@@ -28,8 +28,8 @@ final class PrefillCohort implements AutoCloseable {
             remaining[r] = java.util.Arrays.copyOfRange(ids, cached, ids.length);
         }
         this.prompts = LeftPaddedPrompts.of(remaining);
-        // planned even without padding: the layouts then keep the cohort's columns in order until the last pass, so a
-        // prompt cut into passes (by the chunk, or by the pacer's time) attends over its keys as in one pass
+        // planned even without padding: a bounded layout then takes every pass, a last one of one column included, in
+        // time order, so a prompt cut into passes (by the chunk, or by the pacer's time) attends over its keys as in one pass
         caches.preparePrefill(prompts.lengths(), prompts.left(), new int[remaining.length]);
     }
 
