@@ -204,7 +204,7 @@ public final class PanamaxChatModels implements AutoCloseable {
             return this;
         }
 
-        /** Batch size, KV memory budget, prefix-cache share, queue length and prefill chunk; default {@link ServingConfig#defaults()}. */
+        /** Batch size, KV memory budget, prefix-cache share, queue length, prefill chunk and prefill step; default {@link ServingConfig#defaults()}. */
         public Builder servingConfig(ServingConfig config) {
             this.config = Objects.requireNonNull(config, "config");
             return this;
