@@ -7,7 +7,7 @@ package panamax.engine.serve;
  * model's weights streamed once) plus a part per token; since the estimate is the last passes' time divided by their
  * tokens, a pass that came out short of the target raises the next budget and one that ran long lowers it, and the
  * budget settles where a pass takes the target (a 4-bit 1B model at 11 ms a token: a cohort of seven 64-token prompts
- * had held its running streams for 4.9 s in one pass of 448 tokens). Used on the scheduler thread only.
+ * takes 4.9 s in one pass of 448 tokens, which running streams would wait through). Used on the scheduler thread only.
  */
 final class PrefillPacer {
     /** Weight of the newest pass in the running estimate: enough to follow a change of batch or prompt mix in a few passes. */
