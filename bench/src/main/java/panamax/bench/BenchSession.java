@@ -85,14 +85,16 @@ final class BenchSession implements AutoCloseable {
     }
 
     /**
-     * One product of {@code x} over every matrix: a matrix's first product repacks it (tiles, or widened codes), as a
-     * loaded model's first forward does, so this runs in a benchmark's setup and the timed products are the steady state
-     * (timed, the repacks of {@code MatVecQ4}'s 4096-row copies filled all eight iterations).
+     * One product of {@code x} over every matrix, each checked to have shape {@code expected}: a matrix's first product
+     * repacks it (tiles, or widened codes), as a loaded model's first forward does, so this runs in a benchmark's setup
+     * and the timed products are the steady state (timed, the repacks of {@code MatVecQ4}'s 4096-row copies filled all
+     * eight iterations).
      */
-    void repackEach(Tensor x, QuantizedMatrix[] weights) {
+    void repackEach(Tensor x, QuantizedMatrix[] weights, Shape expected) {
         for (QuantizedMatrix w : weights) {
             try (Tensor y = backend.ops().quantizedMatmul(x, w, true)) {
                 backend.eval(y);
+                requireShape("quantizedMatmul(x, Wq, true)", y, expected);
             }
         }
     }

@@ -158,12 +158,9 @@ final class DraftModelDrafter implements Drafter {
         RowCaches cohort = model.openCaches(n);
         try {
             int[] left = new int[n];
-            boolean padded = false;
-            for (int i = 0; i < n; i++) {
-                left[i] = width - lengths[i];
-                padded |= left[i] > 0;
-            }
-            if (padded) cohort.preparePrefill(lengths, left, new int[n]);
+            for (int i = 0; i < n; i++) left[i] = width - lengths[i];
+            // planned even without padding, as Generator's prefill: a last chunk of one column attends in time order too
+            cohort.preparePrefill(lengths, left, new int[n]);
             for (int from = 0; from < width; from += PREFILL_CHUNK) {
                 int cols = Math.min(PREFILL_CHUNK, width - from);
                 int[] ids = new int[n * cols];
@@ -175,7 +172,7 @@ final class DraftModelDrafter implements Drafter {
                 }
                 forwardInto(cohort, ids, n, cols);
             }
-            if (padded) cohort.finalizePrefill();
+            cohort.finalizePrefill();
             if (caches == null) {
                 caches = cohort;
                 cohort = null;
