@@ -103,12 +103,13 @@ public final class CodeColumns {
         // whatever the number of keys, so a key's score does not depend on how many others a call scores
         boolean nibbles = bits == 2;
         if (nibbles) nibbleTables(x, CODE_BITS);
+        long rangeEnd = Math.min(base + n1 * rowBytes, packed.byteSize());
         // two tiles per pass, each query element broadcast feeding both (the last pair may be partial)
         for (int t0 = n0; t0 < n1; t0 += 2 * TILE) {
             int first = Math.min(TILE, n1 - t0);
             int second = Math.min(TILE, n1 - t0 - first);
-            transpose(packed, base + t0 * rowBytes, rowBytes, first, columns);
-            transpose(packed, base + (t0 + TILE) * rowBytes, rowBytes, second, columns2);
+            transpose(packed, base + t0 * rowBytes, rowBytes, first, rangeEnd, columns);
+            transpose(packed, base + (t0 + TILE) * rowBytes, rowBytes, second, rangeEnd, columns2);
             laneParameters(params, t0, first + second);
             if (nibbles) nibbleTiles();
             else if (m <= 2) affineTiles2(x);
@@ -155,12 +156,13 @@ public final class CodeColumns {
             Arrays.fill(laneBiases, 0, 2 * TILE, 0f);
             Arrays.fill(xSums, 0f);
         }
+        long rangeEnd = Math.min(base + n1 * rowBytes, packed.byteSize());
         // two tiles per pass, each query element broadcast feeding both (the last pair may be partial)
         for (int t0 = n0; t0 < n1; t0 += 2 * TILE) {
             int first = Math.min(TILE, n1 - t0);
             int second = Math.min(TILE, n1 - t0 - first);
-            transpose(packed, base + t0 * rowBytes, rowBytes, first, columns);
-            transpose(packed, base + (t0 + TILE) * rowBytes, rowBytes, second, columns2);
+            transpose(packed, base + t0 * rowBytes, rowBytes, first, rangeEnd, columns);
+            transpose(packed, base + (t0 + TILE) * rowBytes, rowBytes, second, rangeEnd, columns2);
             if (nibbles) nibbleTiles();
             else codebookTiles(x, book);
             if (add) { // separate loops: a vector merged from two branches is boxed
@@ -175,18 +177,21 @@ public final class CodeColumns {
 
     /**
      * columns[w·16 + l] = word w of key row l: {@link KeyColumns}' register transposition where the
-     * segment holds sixteen words (a multiple of sixteen for longer rows) from the tile's last row on
-     * (rows of fewer words are over-read, and the extra columns never used), else word by word (zero past
-     * the tile).
+     * call's rows ({@code end}: the byte after its last key row) hold sixteen words (a multiple of sixteen for
+     * longer rows) from the tile's last row on (rows of fewer words are over-read, and the extra columns never
+     * used), else word by word (zero past the tile). Bounded by the call's rows rather than the segment, the
+     * word-by-word path serves the last tile of every call, so the JIT always sees it taken: bounded by the
+     * segment it ran only once a cache's last head had filled its plane, and that first run threw the compiled
+     * {@code affineScores} away (an uncommon trap) mid-generation.
      */
-    private void transpose(MemorySegment packed, long first, long rowBytes, int tile, int[] columns) {
+    private void transpose(MemorySegment packed, long first, long rowBytes, int tile, long end, int[] columns) {
         if (tile == 0) { // the empty second tile of a last pair
             Arrays.fill(columns, 0);
             return;
         }
         int block = words <= 8 ? 8 : 16;
         long last = first + (tile - 1) * rowBytes;
-        if (KeyColumns.supported() && last + 4L * ((words + 15) / 16 * 16) <= packed.byteSize()) {
+        if (KeyColumns.supported() && last + 4L * ((words + 15) / 16 * 16) <= end) {
             if (block == 8) KeyColumns.transpose8(packed, first, rowBytes, tile, columns);
             else for (int w0 = 0; w0 < words; w0 += 16) KeyColumns.transpose16(packed, first, rowBytes, tile, w0, columns);
             return;
