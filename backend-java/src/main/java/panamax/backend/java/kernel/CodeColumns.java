@@ -180,9 +180,9 @@ public final class CodeColumns {
      * call's rows ({@code end}: the byte after its last key row) hold sixteen words (a multiple of sixteen for
      * longer rows) from the tile's last row on (rows of fewer words are over-read, and the extra columns never
      * used), else word by word (zero past the tile). Bounded by the call's rows rather than the segment, the
-     * word-by-word path serves the last tile of every call, so the JIT always sees it taken: bounded by the
-     * segment it ran only once a cache's last head had filled its plane, and that first run threw the compiled
-     * {@code affineScores} away (an uncommon trap) mid-generation.
+     * word-by-word path serves every call's last tile of such short rows, so the JIT always sees it taken.
+     * Bounded by the segment, it ran only once a cache's last head had filled its plane, and that first run
+     * threw the compiled {@code affineScores} away (an uncommon trap) mid-generation.
      */
     private void transpose(MemorySegment packed, long first, long rowBytes, int tile, long end, int[] columns) {
         if (tile == 0) { // the empty second tile of a last pair
