@@ -34,9 +34,7 @@ class AffineTilesTest {
     private final Random random = new Random(23);
 
     private float[] gaussian(int n) {
-        float[] v = new float[n];
-        for (int i = 0; i < v.length; i++) v[i] = (float) random.nextGaussian();
-        return v;
+        return GaussianFloats.of(random, n);
     }
 
     @Test

@@ -28,9 +28,7 @@ class Bf16TilesTest {
     private final Random random = new Random(29);
 
     private float[] gaussian(int n) {
-        float[] v = new float[n];
-        for (int i = 0; i < v.length; i++) v[i] = (float) random.nextGaussian();
-        return v;
+        return GaussianFloats.of(random, n);
     }
 
     /** n × k bf16 rows (row stride k·2 bytes) of Gaussian values, and the values they hold. */

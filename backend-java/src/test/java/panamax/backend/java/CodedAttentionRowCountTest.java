@@ -127,8 +127,6 @@ class CodedAttentionRowCountTest {
     }
 
     private float[] gaussian(int length) {
-        float[] v = new float[length];
-        for (int i = 0; i < length; i++) v[i] = (float) random.nextGaussian();
-        return v;
+        return GaussianFloats.of(random, length);
     }
 }

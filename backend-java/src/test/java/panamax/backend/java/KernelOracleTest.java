@@ -26,9 +26,7 @@ class KernelOracleTest {
     private final Random random = new Random(11);
 
     private float[] gaussian(int n) {
-        float[] v = new float[n];
-        for (int i = 0; i < n; i++) v[i] = (float) random.nextGaussian();
-        return v;
+        return GaussianFloats.of(random, n);
     }
 
     private static void assertNear(float want, float got, double scale, String what) {

@@ -24,9 +24,7 @@ class MultiRowKernelsTest {
     private final Random random = new Random(5);
 
     private float[] gaussian(int n) {
-        float[] v = new float[n];
-        for (int i = 0; i < n; i++) v[i] = (float) random.nextGaussian();
-        return v;
+        return GaussianFloats.of(random, n);
     }
 
     /** Prefill-sized calls: several L2 tiles of x rows and panels of weight rows, with leftover rows of both and k tails. */

@@ -18,9 +18,7 @@ class WidenedCodesTest {
     private final Random random = new Random(23);
 
     private float[] gaussian(int n) {
-        float[] v = new float[n];
-        for (int i = 0; i < n; i++) v[i] = (float) random.nextGaussian();
-        return v;
+        return GaussianFloats.of(random, n);
     }
 
     @Test

@@ -29,7 +29,7 @@ public record ServingConfig(int maxBatch, long memoryBudget, double prefixCacheS
         if (maxQueue < 1) throw new IllegalArgumentException("max queue: expected at least 1 request, found " + maxQueue);
         if (prefillChunk < 1) throw new IllegalArgumentException("prefill chunk: expected at least 1 token, found " + prefillChunk);
         if (prefillStepMillis < 0) {
-            throw new IllegalArgumentException("prefill step: expected 0 (no limit) or more milliseconds, found " + prefillStepMillis);
+            throw new IllegalArgumentException("prefill step: expected 0 (no target) or more milliseconds, found " + prefillStepMillis);
         }
     }
 
