@@ -34,7 +34,7 @@ class ValueAccumulationTest {
         int tk = 37;
         int checked = 0;
         for (int dv : new int[] {64, 128}) {
-            if (!ValueAccumulation.supports(dv)) continue; // dv not whole blocks of four vectors here
+            if (!ValueAccumulation.supports(dv)) continue; // dv not whole register blocks here
             checked++;
             for (int rows = 1; rows <= 9; rows++) {
                 try (Arena arena = Arena.ofShared()) {

@@ -12,8 +12,10 @@ import jdk.incubator.vector.VectorSpecies;
  * Attention scores {@code scores[m·lds + j] = q_m · key_j} for a few query rows against many keys
  * of a short head dim (64, 128): with so few products per key, reducing each key's vector to one
  * number costs as much as the products, so the per-key vectors of {@link #BLOCK} keys are stored
- * and reduced together ({@link Lanes#sums}), for head dims of four or eight vectors (64 and 128
- * with 16 lanes). The results are bit-identical to {@link MatVec#f32} / {@link MatVec#bf16} on the
+ * and reduced together ({@link Lanes#sums}), the query row in registers: for head dims of four or eight
+ * vectors (64 and 128 with 16 lanes) whole, for multiples of eight (128 with AVX2's 8 lanes, whose 16
+ * registers cannot hold that row; 256) in slices of eight vectors, the keys' chains carried between slices
+ * through the scratch. The results are bit-identical to {@link MatVec#f32} / {@link MatVec#bf16} on the
  * same rows; other head dims, and keys past the last full block, go through those kernels.
  * Thread-safe; callers own the arrays.
  */
@@ -28,20 +30,26 @@ public final class KeyScores {
     private KeyScores() {
     }
 
-    /** Floats of scratch that {@link #f32} and {@link #bf16} need. */
+    /** Where a block's carried chains start in the scratch: after its per-key vectors. */
+    private static final int CHAINS = BLOCK * F;
+
+    /** Floats of scratch that {@link #f32} and {@link #bf16} need: the block's per-key vectors and four chains per key. */
     public static int scratchLength() {
-        return BLOCK * F;
+        return CHAINS + 4 * BLOCK * F;
     }
 
     /**
      * f32 keys {@code [j0, j1)} (key j at byte {@code kOff + j·ldk}), queries {@code q[m·d ..]} in natural order. Each
-     * key's score has the same bits whatever range it is scored in. Head dims other than four or eight vectors, and
-     * keys past the range's last full block, go to {@link MatVec#f32}.
+     * key's score has the same bits whatever range it is scored in. Head dims other than four vectors or a multiple of
+     * eight, and keys past the range's last full block, go to {@link MatVec#f32}.
      */
     public static void f32(MemorySegment keys, long kOff, long ldk, int d, float[] q, int rows, int j0, int j1,
                            float[] scores, int lds, float[] scratch) {
-        int full = d == 4 * F || d == 8 * F ? j1 - (j1 - j0) % BLOCK : j0;
-        if (full > j0) f32Hoisted(keys, kOff, ldk, q, rows, j0, full, scores, lds, scratch, d == 8 * F);
+        int full = d == 4 * F || d % (8 * F) == 0 ? j1 - (j1 - j0) % BLOCK : j0;
+        if (full > j0) {
+            if (d <= 8 * F) f32Hoisted(keys, kOff, ldk, q, rows, j0, full, scores, lds, scratch, d == 8 * F);
+            else f32Sliced(keys, kOff, ldk, d, q, rows, j0, full, scores, lds, scratch);
+        }
         if (full < j1) MatVec.f32(keys, kOff, ldk, d, q, rows, full, j1, scores, 0, lds);
     }
 
@@ -49,8 +57,11 @@ public final class KeyScores {
     public static void bf16(MemorySegment keys, long kOff, long ldk, int d, float[] qi, int rows, int j0, int j1,
                             float[] scores, int lds, float[] scratch) {
         int b = MatVec.BF16_BLOCK;
-        int full = d == 2 * b || d == 4 * b ? j1 - (j1 - j0) % BLOCK : j0;
-        if (full > j0) bf16Hoisted(keys, kOff, ldk, qi, rows, j0, full, scores, lds, scratch, d == 4 * b);
+        int full = d == 2 * b || d % (4 * b) == 0 ? j1 - (j1 - j0) % BLOCK : j0;
+        if (full > j0) {
+            if (d <= 4 * b) bf16Hoisted(keys, kOff, ldk, qi, rows, j0, full, scores, lds, scratch, d == 4 * b);
+            else bf16Sliced(keys, kOff, ldk, d, qi, rows, j0, full, scores, lds, scratch);
+        }
         if (full < j1) MatVec.bf16(keys, kOff, ldk, d, qi, rows, full, j1, scores, 0, lds);
     }
 
@@ -124,6 +135,96 @@ public final class KeyScores {
                         a3 = w3.and(0xffff0000).reinterpretAsFloats().fma(q7, a3);
                     }
                     a0.add(a1).add(a2.add(a3)).intoArray(scratch, j * F);
+                }
+                Lanes.sums(scratch, 0, BLOCK, scores, m * lds + j0);
+            }
+        }
+    }
+
+    /**
+     * {@link #f32Hoisted} for head dims of a multiple of eight vectors above eight: per block and query row, slices
+     * of eight vectors with that slice of the query in registers, each key's four chains (over the vectors
+     * {@code 4t + c}, as in MatVec.f32) stored after a slice and taken up by the next, then added as
+     * {@code (a0 + a1) + (a2 + a3)}. The chains start from stored zeros: {@code fma(k, q, +0.0)} either way.
+     */
+    private static void f32Sliced(MemorySegment keys, long kOff, long ldk, int d, float[] q, int rows, int from, int full,
+                                  float[] scores, int lds, float[] scratch) {
+        int slice = 8 * F;
+        for (int j0 = from; j0 < full; j0 += BLOCK) {
+            for (int m = 0; m < rows; m++) {
+                java.util.Arrays.fill(scratch, CHAINS, CHAINS + 4 * BLOCK * F, 0f);
+                for (int s = 0; s < d; s += slice) {
+                    int xo = m * d + s;
+                    boolean last = s + slice == d;
+                    FloatVector q0 = FloatVector.fromArray(S, q, xo), q1 = FloatVector.fromArray(S, q, xo + F);
+                    FloatVector q2 = FloatVector.fromArray(S, q, xo + 2 * F), q3 = FloatVector.fromArray(S, q, xo + 3 * F);
+                    FloatVector q4 = FloatVector.fromArray(S, q, xo + 4 * F), q5 = FloatVector.fromArray(S, q, xo + 5 * F);
+                    FloatVector q6 = FloatVector.fromArray(S, q, xo + 6 * F), q7 = FloatVector.fromArray(S, q, xo + 7 * F);
+                    for (int j = 0; j < BLOCK; j++) {
+                        long row = kOff + (j0 + j) * ldk + 4L * s;
+                        int c = CHAINS + 4 * j * F;
+                        FloatVector a0 = FloatVector.fromMemorySegment(S, keys, row, LE).fma(q0, FloatVector.fromArray(S, scratch, c));
+                        FloatVector a1 = FloatVector.fromMemorySegment(S, keys, row + 4L * F, LE).fma(q1, FloatVector.fromArray(S, scratch, c + F));
+                        FloatVector a2 = FloatVector.fromMemorySegment(S, keys, row + 8L * F, LE).fma(q2, FloatVector.fromArray(S, scratch, c + 2 * F));
+                        FloatVector a3 = FloatVector.fromMemorySegment(S, keys, row + 12L * F, LE).fma(q3, FloatVector.fromArray(S, scratch, c + 3 * F));
+                        a0 = FloatVector.fromMemorySegment(S, keys, row + 16L * F, LE).fma(q4, a0);
+                        a1 = FloatVector.fromMemorySegment(S, keys, row + 20L * F, LE).fma(q5, a1);
+                        a2 = FloatVector.fromMemorySegment(S, keys, row + 24L * F, LE).fma(q6, a2);
+                        a3 = FloatVector.fromMemorySegment(S, keys, row + 28L * F, LE).fma(q7, a3);
+                        if (last) {
+                            a0.add(a1).add(a2.add(a3)).intoArray(scratch, j * F);
+                        } else {
+                            a0.intoArray(scratch, c);
+                            a1.intoArray(scratch, c + F);
+                            a2.intoArray(scratch, c + 2 * F);
+                            a3.intoArray(scratch, c + 3 * F);
+                        }
+                    }
+                }
+                Lanes.sums(scratch, 0, BLOCK, scores, m * lds + j0);
+            }
+        }
+    }
+
+    /** {@link #f32Sliced} for bf16 keys of a multiple of four {@link MatVec#BF16_BLOCK}s above four, in MatVec.bf16's order. */
+    private static void bf16Sliced(MemorySegment keys, long kOff, long ldk, int d, float[] qi, int rows, int from, int full,
+                                   float[] scores, int lds, float[] scratch) {
+        int b = MatVec.BF16_BLOCK;
+        int slice = 4 * b;
+        for (int j0 = from; j0 < full; j0 += BLOCK) {
+            for (int m = 0; m < rows; m++) {
+                java.util.Arrays.fill(scratch, CHAINS, CHAINS + 4 * BLOCK * F, 0f);
+                for (int s = 0; s < d; s += slice) {
+                    int xo = m * d + s;
+                    boolean last = s + slice == d;
+                    FloatVector q0 = FloatVector.fromArray(S, qi, xo), q1 = FloatVector.fromArray(S, qi, xo + F);
+                    FloatVector q2 = FloatVector.fromArray(S, qi, xo + b), q3 = FloatVector.fromArray(S, qi, xo + b + F);
+                    FloatVector q4 = FloatVector.fromArray(S, qi, xo + 2 * b), q5 = FloatVector.fromArray(S, qi, xo + 2 * b + F);
+                    FloatVector q6 = FloatVector.fromArray(S, qi, xo + 3 * b), q7 = FloatVector.fromArray(S, qi, xo + 3 * b + F);
+                    for (int j = 0; j < BLOCK; j++) {
+                        long row = kOff + (j0 + j) * ldk + 2L * s;
+                        int c = CHAINS + 4 * j * F;
+                        IntVector w0 = ShortVector.fromMemorySegment(SS, keys, row, LE).reinterpretAsInts();
+                        IntVector w1 = ShortVector.fromMemorySegment(SS, keys, row + 2L * b, LE).reinterpretAsInts();
+                        FloatVector a0 = w0.lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats().fma(q0, FloatVector.fromArray(S, scratch, c));
+                        FloatVector a1 = w0.and(0xffff0000).reinterpretAsFloats().fma(q1, FloatVector.fromArray(S, scratch, c + F));
+                        FloatVector a2 = w1.lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats().fma(q2, FloatVector.fromArray(S, scratch, c + 2 * F));
+                        FloatVector a3 = w1.and(0xffff0000).reinterpretAsFloats().fma(q3, FloatVector.fromArray(S, scratch, c + 3 * F));
+                        IntVector w2 = ShortVector.fromMemorySegment(SS, keys, row + 4L * b, LE).reinterpretAsInts();
+                        IntVector w3 = ShortVector.fromMemorySegment(SS, keys, row + 6L * b, LE).reinterpretAsInts();
+                        a0 = w2.lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats().fma(q4, a0);
+                        a1 = w2.and(0xffff0000).reinterpretAsFloats().fma(q5, a1);
+                        a2 = w3.lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats().fma(q6, a2);
+                        a3 = w3.and(0xffff0000).reinterpretAsFloats().fma(q7, a3);
+                        if (last) {
+                            a0.add(a1).add(a2.add(a3)).intoArray(scratch, j * F);
+                        } else {
+                            a0.intoArray(scratch, c);
+                            a1.intoArray(scratch, c + F);
+                            a2.intoArray(scratch, c + 2 * F);
+                            a3.intoArray(scratch, c + 3 * F);
+                        }
+                    }
                 }
                 Lanes.sums(scratch, 0, BLOCK, scores, m * lds + j0);
             }
