@@ -2,6 +2,7 @@ package panamax.backend.java.kernel;
 
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteOrder;
+import java.util.Arrays;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.IntVector;
 import jdk.incubator.vector.ShortVector;
@@ -152,7 +153,7 @@ public final class KeyScores {
         int slice = 8 * F;
         for (int j0 = from; j0 < full; j0 += BLOCK) {
             for (int m = 0; m < rows; m++) {
-                java.util.Arrays.fill(scratch, CHAINS, CHAINS + 4 * BLOCK * F, 0f);
+                Arrays.fill(scratch, CHAINS, CHAINS + 4 * BLOCK * F, 0f);
                 for (int s = 0; s < d; s += slice) {
                     int xo = m * d + s;
                     boolean last = s + slice == d;
@@ -193,7 +194,7 @@ public final class KeyScores {
         int slice = 4 * b;
         for (int j0 = from; j0 < full; j0 += BLOCK) {
             for (int m = 0; m < rows; m++) {
-                java.util.Arrays.fill(scratch, CHAINS, CHAINS + 4 * BLOCK * F, 0f);
+                Arrays.fill(scratch, CHAINS, CHAINS + 4 * BLOCK * F, 0f);
                 for (int s = 0; s < d; s += slice) {
                     int xo = m * d + s;
                     boolean last = s + slice == d;
