@@ -187,7 +187,11 @@ public final class KeyScores {
         }
     }
 
-    /** {@link #f32Sliced} for bf16 keys of a multiple of four {@link MatVec#BF16_BLOCK}s above four, in MatVec.bf16's order. */
+    /**
+     * {@link #f32Sliced} for bf16 keys of a multiple of four {@link MatVec#BF16_BLOCK}s above four, in MatVec.bf16's order.
+     * A copy, not one loop with a per-type key load ({@code ValueAccumulation}'s way): that version's key vectors were
+     * boxed, five times slower for both types.
+     */
     private static void bf16Sliced(MemorySegment keys, long kOff, long ldk, int d, float[] qi, int rows, int from, int full,
                                    float[] scores, int lds, float[] scratch) {
         int b = MatVec.BF16_BLOCK;
